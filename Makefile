@@ -1,0 +1,82 @@
+# The course from the repository root. `make help` lists the targets.
+BUILD    ?= build
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+CHAPTERS := 11-streaming
+CHAPTER  ?= 11-streaming
+# ARCH="80;90" overrides the CUDA architectures (default: the GPUs present, else 90).
+ARCH     ?=
+PYTHON   ?= python3
+# matplotlib may live in another interpreter than the first python3 on PATH (pyenv, venvs).
+PLOT_PYTHON := $(shell for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done)
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: help deps configure build check tour bench sanitize sass sass-count sass-diff plots doctor exercises reset clean
+
+help:
+	@echo "The CUDA Handbook, Part III, as staged exercises. From the repository root:"
+	@echo ""
+	@echo "  make tour                    build, then run every chapter's reference stages with its progression table"
+	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
+	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
+	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
+	@echo "  make sanitize [STAGE=...]    GPU tests under compute-sanitizer memcheck, racecheck, synccheck"
+	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels"
+	@echo "  make sass-count STAGE=...    instruction counts by class"
+	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
+	@echo "  make plots                   PNG charts from results/*.json"
+	@echo "  make doctor                  what this machine has, and what of the course runs here"
+	@echo "  make exercises               regenerate chapters/ stage files from solutions/ (keeps your regions)"
+	@echo "  make reset STAGE=11-streaming/01_grid_stride           put the exercise stub back"
+	@echo "  make clean"
+	@echo ""
+	@echo "Stages:"
+	@for c in $(CHAPTERS); do for f in solutions/$$c/[0-9]*.cu; do s=$${f#solutions/}; echo "  $${s%.cu}"; done; done
+
+deps:
+	@harness/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	@harness/deps.sh
+	cmake -S . -B $(BUILD) $(GENERATOR) $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURES="$(ARCH)")
+
+configure: $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE sanitize $(if $(STAGE),-R "$(STAGE)")
+
+tour: build
+	@for c in $(CHAPTERS); do $(BUILD)/bin/bench-$$c $(ARGS) || exit 1; done
+
+bench: build
+	$(BUILD)/bin/bench-$(CHAPTER)$(if $(EXERCISE),-exercise) $(ARGS)
+
+sanitize: build
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -L sanitize $(if $(STAGE),-R "$(STAGE)")
+
+sass: build
+	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(STAGE)
+
+sass-count: build
+	@$(PYTHON) harness/sass.py count --build $(BUILD) $(STAGE)
+
+sass-diff: build
+	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(A) $(B)
+
+plots:
+	@if [ -z "$(PLOT_PYTHON)" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi
+	@$(PLOT_PYTHON) plots/plot.py
+
+doctor:
+	@bash harness/doctor.sh
+
+exercises:
+	@$(PYTHON) harness/exercises.py generate
+
+reset:
+	@$(PYTHON) harness/exercises.py reset $(STAGE)
+
+clean:
+	rm -rf $(BUILD)

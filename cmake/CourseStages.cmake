@@ -1,0 +1,127 @@
+# How a chapter declares its stages, tests, wrong variants and benchmark.
+#
+#   course_add_stages(CHAPTER 11-streaming TEST test_device_stages.cpp STAGES 01_grid_stride ...
+#                     [SOURCES extra.cu ...] [LIBS ...])
+# builds each stage twice, from solutions/<chapter>/<stage>.cu and chapters/<chapter>/<stage>.cu,
+# as object libraries, and one test program per stage and variant, registered with CTest as
+# solution/<chapter>/<stage> and exercise/<chapter>/<stage> (labels: gpu, the chapter, the variant).
+# A stage file that still holds the exercise stub (a line "COURSE_TODO();") is compiled with
+# COURSE_STAGE_TODO=1, and its tests report TODO (skipped). Editing the file re-runs this check.
+#
+#   course_add_wrong_variant(CHAPTER ... STAGE ... TEST ... NAME ... FIND "text" REPLACE "text" WHY "...")
+# makes a deliberately wrong copy of a solution stage in the build tree and a test that passes
+# only if the stage's tests reject it (the checker checks itself).
+#
+#   course_add_bench(CHAPTER ... NAME ... SOURCES ... [LIBS ...])
+# links every stage of the chapter into one benchmark, once with the solutions (bench-<chapter>)
+# and once with the exercises (bench-<chapter>-exercise).
+
+set_property(GLOBAL PROPERTY COURSE_STAGE_MANIFEST "")
+
+function(_course_stage_object target source chapter stage variant)
+  add_library(${target} OBJECT ${source})
+  file(STRINGS ${source} _todo REGEX "^[ \t]*COURSE_TODO\\(\\);")
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${source})
+  if(_todo)
+    set(_is_todo 1)
+  else()
+    set(_is_todo 0)
+  endif()
+  target_compile_definitions(${target} PRIVATE COURSE_STAGE_ID="${stage}" COURSE_STAGE_FILE="${source}"
+                                               COURSE_STAGE_TODO=${_is_todo})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/chapters/${chapter})
+  target_link_libraries(${target} PUBLIC course_common)
+  set_property(GLOBAL APPEND PROPERTY COURSE_STAGE_MANIFEST
+    "{\"id\": \"${chapter}/${stage}\", \"variant\": \"${variant}\", \"todo\": ${_is_todo}, \"objects\": [\"$<JOIN:$<TARGET_OBJECTS:${target}>,\"$<COMMA> \">\"], \"source\": \"${source}\"}")
+endfunction()
+
+function(_course_test_program name test_object stage_object variant chapter stage extra_args labels)
+  add_executable(${name} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${stage_object}>)
+  target_link_libraries(${name} PRIVATE course_test_main course_common ${ARGN})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args})
+  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES
+    SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS "gpu;${chapter};${variant};${labels}")
+endfunction()
+
+function(course_add_stages)
+  cmake_parse_arguments(A "" "CHAPTER;TEST" "STAGES;SOURCES;LIBS" ${ARGN})
+  set(dir ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
+  set(test_object ${A_CHAPTER}.${A_TEST}.test)
+  string(REPLACE "/" "-" test_object "${test_object}")
+  add_library(${test_object} OBJECT ${dir}/${A_TEST})
+  target_include_directories(${test_object} PRIVATE ${dir})
+  target_link_libraries(${test_object} PUBLIC course_common course_test_support)
+  foreach(stage IN LISTS A_STAGES)
+    foreach(variant solution exercise)
+      if(variant STREQUAL "solution")
+        set(source ${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${stage}.cu)
+      else()
+        set(source ${dir}/${stage}.cu)
+      endif()
+      set(obj ${variant}.${A_CHAPTER}.${stage})
+      _course_stage_object(${obj} ${source} ${A_CHAPTER} ${stage} ${variant})
+      target_sources(${obj} PRIVATE ${A_SOURCES})
+      _course_test_program(test.${obj} ${test_object} ${obj} ${variant} ${A_CHAPTER} ${stage} "" "" ${A_LIBS})
+      set_property(GLOBAL APPEND PROPERTY COURSE_${variant}_OBJECTS_${A_CHAPTER} ${obj})
+      # Sanitizer runs of the reference solutions: make sanitize (label sanitize, not in make check).
+      if(variant STREQUAL "solution")
+        foreach(tool memcheck racecheck synccheck)
+          add_test(NAME sanitize/${tool}/${A_CHAPTER}/${stage}
+                   COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:test.${obj}>)
+          set_tests_properties(sanitize/${tool}/${A_CHAPTER}/${stage} PROPERTIES
+            SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS "sanitize;${A_CHAPTER}")
+        endforeach()
+      endif()
+    endforeach()
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY COURSE_TEST_OBJECT_${A_CHAPTER}_${A_TEST} ${test_object})
+endfunction()
+
+function(course_add_wrong_variant)
+  cmake_parse_arguments(A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY" "SOURCES;LIBS" ${ARGN})
+  set(solution ${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${A_STAGE}.cu)
+  file(READ ${solution} text)
+  string(FIND "${text}" "${A_FIND}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "wrong variant ${A_NAME}: '${A_FIND}' is not in ${solution}; update the variant with the stage")
+  endif()
+  string(REPLACE "${A_FIND}" "${A_REPLACE}" text "${text}")
+  set(wrong ${PROJECT_BINARY_DIR}/wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}.cu)
+  file(WRITE ${wrong}.tmp "// DELIBERATELY WRONG (${A_NAME}): ${A_WHY}\n${text}")
+  configure_file(${wrong}.tmp ${wrong} COPYONLY)
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${solution})
+  set(obj wrong.${A_CHAPTER}.${A_STAGE}.${A_NAME})
+  _course_stage_object(${obj} ${wrong} ${A_CHAPTER} ${A_STAGE} wrong)
+  target_sources(${obj} PRIVATE ${A_SOURCES})
+  set(test_object ${A_CHAPTER}.${A_TEST}.test)
+  string(REPLACE "/" "-" test_object "${test_object}")
+  _course_test_program(test.${obj} ${test_object} ${obj} wrong ${A_CHAPTER} ${A_STAGE}.${A_NAME} "--expect-reject" "" ${A_LIBS})
+endfunction()
+
+function(course_add_bench)
+  cmake_parse_arguments(A "" "CHAPTER;NAME" "SOURCES;LIBS" ${ARGN})
+  set(dir ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
+  foreach(variant solution exercise)
+    get_property(objects GLOBAL PROPERTY COURSE_${variant}_OBJECTS_${A_CHAPTER})
+    set(target bench-${A_CHAPTER})
+    if(variant STREQUAL "exercise")
+      set(target bench-${A_CHAPTER}-exercise)
+    endif()
+    set(object_files "")
+    foreach(o IN LISTS objects)
+      list(APPEND object_files $<TARGET_OBJECTS:${o}>)
+    endforeach()
+    add_executable(${target} ${A_SOURCES} ${object_files})
+    target_include_directories(${target} PRIVATE ${dir})
+    target_link_libraries(${target} PRIVATE course_bench course_test_support course_common ${A_LIBS})
+    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  endforeach()
+endfunction()
+
+# build/stages.json: where each stage's object file is, for harness/sass.py.
+function(course_write_stage_manifest)
+  get_property(entries GLOBAL PROPERTY COURSE_STAGE_MANIFEST)
+  string(REPLACE ";{" ",\n  {" body "${entries}")
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/stages.json CONTENT "{\"stages\": [\n  ${body}\n]}\n")
+endfunction()

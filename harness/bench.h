@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The benchmark harness: event timing (warm-up, median of repeats), ceilings measured in the same
+// run, and the progression table printed aligned on stdout and written as CSV + JSON under
+// results/ for plots/plot.py.
+#pragma once
+
+#include "common/check.h"
+#include "common/device.h"
+#include "common/memory.h"
+#include "common/timer.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace course {
+namespace bench {
+
+struct timing {
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  int repeats = 0;
+};
+
+timing summarize(std::vector<double> ms);
+
+// Times fn(stream), device work enqueued on `stream`, between two events per repeat; the first
+// `warmup` calls are not timed (module loading, first-touch, clocks ramping up).
+template <class F>
+timing time_device(F &&fn, cudaStream_t stream, int warmup = 3, int repeats = 20) {
+  event start, stop;
+  for (int i = 0; i < warmup; ++i) fn(stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    CUDA_CHECK(cudaEventRecord(start, stream));
+    fn(stream);
+    CUDA_CHECK(cudaEventRecord(stop, stream));
+    ms.push_back(elapsed_ms(start, stop));
+  }
+  return summarize(std::move(ms));
+}
+
+// Wall-clock time of fn(), which must return with its work complete (host<->device streaming).
+template <class F>
+timing time_host(F &&fn, int warmup = 1, int repeats = 5) {
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> ms;
+  for (int i = 0; i < repeats; ++i) {
+    host_timer t;
+    fn();
+    ms.push_back(t.elapsed_ms());
+  }
+  return summarize(std::move(ms));
+}
+
+// --- ceilings, measured on this GPU in this run ---------------------------------------------
+// Device-to-device cudaMemcpy of `bytes`, reported as (read + written) / time.
+double d2d_memcpy_gbs(std::size_t bytes);
+// A float4 grid-stride copy kernel over `bytes`, (read + written) / time.
+double copy_kernel_gbs(std::size_t bytes);
+// Reading `bytes` with a float4 sum kernel, read bytes / time.
+double read_kernel_gbs(std::size_t bytes);
+// Independent FMA chains in registers: FP32 TFLOP/s (2 flops per FMA).
+double fma_tflops();
+
+struct pcie_rates {
+  double h2d_gbs = 0, d2h_gbs = 0, both_gbs = 0;  // both: bytes moved in the two directions at once / time
+};
+// Pinned-memory copies of `bytes` each way, on their own and overlapped in two streams.
+pcie_rates pinned_copy_rates(std::size_t bytes);
+
+// --- tables and results --------------------------------------------------------------------
+using cell = std::variant<std::monostate, double, std::string>;  // monostate prints as "-"
+
+struct column {
+  std::string name;
+  int precision = 2;  // digits after the point for numbers
+};
+
+class table {
+ public:
+  table(std::string name, std::string title, std::vector<column> columns)
+      : name_(std::move(name)), title_(std::move(title)), columns_(std::move(columns)) {}
+  void add_row(std::vector<cell> row) { rows_.push_back(std::move(row)); }
+  // A hint for plots/plot.py, as a JSON object text: {"kind": "bars", "x": "stage", "y": "GB/s"}.
+  void set_plot(std::string json_object) { plot_ = std::move(json_object); }
+  void print(std::FILE *out = stdout) const;
+  std::string csv() const;
+  std::string json() const;
+  const std::string &name() const { return name_; }
+  const std::vector<std::vector<cell>> &rows() const { return rows_; }
+
+ private:
+  std::string name_, title_;
+  std::vector<column> columns_;
+  std::vector<std::vector<cell>> rows_;
+  std::string plot_;
+};
+
+// One benchmark run: the device, the parameters and the tables, written to
+// <dir>/<bench>.json and <dir>/<bench>.<table>.csv.
+class report {
+ public:
+  report(std::string bench, std::string title, device_info device);
+  void param(const std::string &name, double value);
+  void param(const std::string &name, const std::string &value);
+  void add(table t) { tables_.push_back(std::move(t)); }
+  void write(const std::string &dir) const;  // prints where it wrote
+  // The device preamble printed before the tables.
+  void print_preamble(std::FILE *out = stdout) const;
+
+ private:
+  std::string bench_, title_, date_;
+  device_info device_;
+  std::vector<std::pair<std::string, std::string>> params_;  // value already JSON-encoded
+  std::vector<table> tables_;
+};
+
+std::string json_string(const std::string &s);
+
+}  // namespace bench
+}  // namespace course

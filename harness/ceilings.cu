@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Ceilings measured on the GPU at hand, so every table can say "% of what this GPU can do"
+// without quoting a datasheet.
+#include "harness/bench.h"
+
+#include "common/launch.h"
+#include "common/random_fill.h"
+
+#include <cstring>
+
+namespace course {
+namespace bench {
+namespace {
+
+// Four independent 16-byte loads in flight per thread before the first store.
+__global__ void copy4_kernel(float4 *__restrict__ out, const float4 *__restrict__ in, std::size_t n4) {
+  std::size_t stride = std::size_t(blockDim.x) * gridDim.x;
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    float4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+    out[i] = a; out[i + stride] = b; out[i + 2 * stride] = c; out[i + 3 * stride] = d;
+  }
+  for (; i < n4; i += stride) out[i] = in[i];
+}
+
+__global__ void read4_kernel(float *sink, const float4 *__restrict__ in, std::size_t n4) {
+  std::size_t stride = std::size_t(blockDim.x) * gridDim.x;
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  float acc = 0;
+  for (; i + 3 * stride < n4; i += 4 * stride) {
+    float4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+  }
+  for (; i < n4; i += stride) acc += in[i].x + in[i].y + in[i].z + in[i].w;
+  if (acc == 12345.678f) *sink = acc;  // keeps the loads alive; (almost) never true
+}
+
+constexpr int fma_chains = 8;
+constexpr int fma_iterations = 4096;
+
+__global__ void fma_kernel(float *sink, float seed) {
+  float v[fma_chains];
+#pragma unroll
+  for (int c = 0; c < fma_chains; ++c) v[c] = seed + threadIdx.x + c;
+  for (int it = 0; it < fma_iterations; ++it) {
+#pragma unroll
+    for (int c = 0; c < fma_chains; ++c) v[c] = fmaf(v[c], 0.999999f, 1e-7f);
+  }
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < fma_chains; ++c) s += v[c];
+  if (s == 12345.678f) *sink = s;
+}
+
+}  // namespace
+
+double d2d_memcpy_gbs(std::size_t bytes) {
+  device_buffer<char> a(bytes), b(bytes);
+  fill_random_device(reinterpret_cast<float *>(a.get()), bytes / 4, 1);
+  stream s;
+  timing t = time_device([&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st)); }, s);
+  return 2.0 * bytes / (t.median_ms * 1e6);
+}
+
+double copy_kernel_gbs(std::size_t bytes) {
+  std::size_t n4 = bytes / 16;
+  device_buffer<float4> a(n4), b(n4);
+  fill_random_device(reinterpret_cast<float *>(a.get()), n4 * 4, 2);
+  int blocks = resident_blocks(copy4_kernel, 256);
+  stream s;
+  timing t = time_device([&](cudaStream_t st) {
+    copy4_kernel<<<blocks, 256, 0, st>>>(b.get(), a.get(), n4);
+    CUDA_CHECK_LAUNCH();
+  }, s);
+  return 2.0 * n4 * 16 / (t.median_ms * 1e6);
+}
+
+double read_kernel_gbs(std::size_t bytes) {
+  std::size_t n4 = bytes / 16;
+  device_buffer<float4> a(n4);
+  device_buffer<float> sink(1);
+  fill_random_device(reinterpret_cast<float *>(a.get()), n4 * 4, 3);
+  int blocks = resident_blocks(read4_kernel, 256);
+  stream s;
+  timing t = time_device([&](cudaStream_t st) {
+    read4_kernel<<<blocks, 256, 0, st>>>(sink.get(), a.get(), n4);
+    CUDA_CHECK_LAUNCH();
+  }, s);
+  return 1.0 * n4 * 16 / (t.median_ms * 1e6);
+}
+
+double fma_tflops() {
+  device_buffer<float> sink(1);
+  int blocks = resident_blocks(fma_kernel, 256) * 4;
+  stream s;
+  timing t = time_device([&](cudaStream_t st) {
+    fma_kernel<<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
+    CUDA_CHECK_LAUNCH();
+  }, s);
+  double flops = 2.0 * fma_chains * fma_iterations * double(blocks) * 256;
+  return flops / (t.median_ms * 1e9);
+}
+
+pcie_rates pinned_copy_rates(std::size_t bytes) {
+  host_buffer<char> h_up(bytes, host_memory::pinned), h_down(bytes, host_memory::pinned);
+  device_buffer<char> d_up(bytes), d_down(bytes);
+  std::memset(h_up.get(), 1, bytes);
+  stream up, down;
+  pcie_rates r;
+  timing t = time_device([&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(d_up.get(), h_up.get(), bytes, cudaMemcpyHostToDevice, st)); }, up, 1, 5);
+  r.h2d_gbs = bytes / (t.median_ms * 1e6);
+  t = time_device([&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(h_down.get(), d_down.get(), bytes, cudaMemcpyDeviceToHost, st)); }, down, 1, 5);
+  r.d2h_gbs = bytes / (t.median_ms * 1e6);
+  // Both directions at once: the second stream waits on an event recorded in the first, so both
+  // copies start together and the events of `up` bracket the pair.
+  event go, down_done;
+  t = time_device([&](cudaStream_t st) {
+    CUDA_CHECK(cudaEventRecord(go, st));
+    CUDA_CHECK(cudaStreamWaitEvent(down, go, 0));
+    CUDA_CHECK(cudaMemcpyAsync(h_down.get(), d_down.get(), bytes, cudaMemcpyDeviceToHost, down));
+    CUDA_CHECK(cudaEventRecord(down_done, down));
+    CUDA_CHECK(cudaMemcpyAsync(d_up.get(), h_up.get(), bytes, cudaMemcpyHostToDevice, st));
+    CUDA_CHECK(cudaStreamWaitEvent(st, down_done, 0));
+  }, up, 1, 5);
+  r.both_gbs = 2.0 * bytes / (t.median_ms * 1e6);
+  return r;
+}
+
+}  // namespace bench
+}  // namespace course

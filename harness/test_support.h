@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Helpers shared by every chapter's tests: poisoned outputs, guard zones past the end of a
+// buffer, and element checks whose failure names the stage, the size, the first wrong index and
+// the expected and actual values.
+#pragma once
+
+#include "common/check.h"
+#include "common/memory.h"
+#include "common/parallel.h"
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+namespace course {
+namespace test {
+
+// 0xFF bytes: a float NaN (any comparison fails) and an int -1. Checks recognise it and say
+// "never written" rather than quoting a NaN.
+constexpr unsigned char poison_byte = 0xFF;
+// Elements past the end of each output, also poisoned; a stage that writes there fails.
+constexpr std::size_t guard_elements = 256;
+
+inline bool is_poison(float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return bits == 0xFFFFFFFFu;
+}
+
+template <class T>
+void poison_device(T *d, std::size_t count, cudaStream_t s = nullptr) {
+  if (count) CUDA_CHECK(cudaMemsetAsync(d, poison_byte, count * sizeof(T), s));
+}
+template <class T>
+void poison_host(T *h, std::size_t count) {
+  if (count) std::memset(h, poison_byte, count * sizeof(T));
+}
+
+// Result of comparing n elements.
+struct element_report {
+  std::size_t wrong = 0;
+  std::size_t first = 0;
+  double expected = 0, actual = 0;
+  bool actual_is_poison = false;
+  bool ok() const { return wrong == 0; }
+};
+
+// Checks got(i) against want(i) with ok(i, got, want) on all cores; keeps the lowest wrong index.
+template <class Got, class Want, class Ok>
+element_report check_elements(std::size_t n, Got got, Want want, Ok ok) {
+  std::atomic<std::size_t> wrong{0};
+  std::mutex m;
+  element_report r;
+  r.first = std::numeric_limits<std::size_t>::max();
+  parallel_for(n, [&](std::size_t b, std::size_t e, unsigned) {
+    std::size_t local = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      auto g = got(i);
+      double w = static_cast<double>(want(i));
+      if (ok(i, g, w)) continue;
+      if (local++ == 0) {
+        std::lock_guard<std::mutex> lock(m);
+        if (i < r.first) {
+          r.first = i;
+          r.expected = w;
+          r.actual = static_cast<double>(g);
+          if constexpr (std::is_same_v<decltype(g), float>) r.actual_is_poison = is_poison(g);
+        }
+      }
+    }
+    wrong += local;
+  });
+  r.wrong = wrong;
+  return r;
+}
+
+// "stage 02_unrolled_templated, n=1000003: 3 of 1000003 elements wrong; first [1000000]: expected 0.25, got never written (poison)"
+inline std::string describe(const std::string &stage, const std::string &what, std::size_t n, const element_report &r) {
+  std::ostringstream os;
+  os.precision(9);
+  os << "stage " << stage << ", " << what << ": " << r.wrong << " of " << n << " elements wrong; first [" << r.first
+     << "]: expected " << r.expected << ", got ";
+  if (r.actual_is_poison) os << "never written (poison)";
+  else os << r.actual;
+  return os.str();
+}
+
+// Relative error of a float against a float64 reference, scaled by the magnitude of the terms
+// that produced it: |got - want| <= bound * scale.
+inline bool close(double got, double want, double scale, double bound) {
+  return std::isfinite(got) && std::fabs(got - want) <= bound * scale;
+}
+
+}  // namespace test
+}  // namespace course
