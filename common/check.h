@@ -29,6 +29,7 @@ struct cuda_error : std::runtime_error {
     if (course_status_ != cudaSuccess) course::throw_cuda_error(course_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
-// After a <<<...>>> launch: catches bad launch configurations at once. Faults inside the kernel
+// After a <<<...>>> launch: catches bad launch configurations at once (and clears them, so the
+// next launch does not report them again). Faults inside the kernel
 // surface at the next synchronising call, which is checked too.
-#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaPeekAtLastError())
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())

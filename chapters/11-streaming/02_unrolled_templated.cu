@@ -11,10 +11,7 @@
 // of n fits, and finishes the last partial group with a guarded pass.
 // What to look for: n LDGs per array issued back to back before the first FFMA in the SASS; the
 // block size x unroll table of the benchmark (listing 11.3's shape).
-#include "streaming.h"
-
-#include "common/check.h"
-#include "common/launch.h"
+#include "streaming_launch.cuh"
 
 namespace {
 
@@ -32,10 +29,7 @@ void saxpy(float *out, const float *x, const float *y, std::size_t n, float alph
            cudaStream_t stream) {
   if (n == 0) return;
   streaming::dispatch_unroll(cfg.unroll, [&](auto unroll) {
-    auto kernel = saxpy_kernel<decltype(unroll)::value>;
-    int blocks = cfg.blocks ? cfg.blocks : course::resident_blocks(kernel, cfg.threads);
-    kernel<<<blocks, cfg.threads, 0, stream>>>(out, x, y, n, alpha);
-    CUDA_CHECK_LAUNCH();
+    streaming::launch(saxpy_kernel<decltype(unroll)::value>, cfg, stream, out, x, y, n, alpha);
   });
 }
 

@@ -2,10 +2,7 @@
 // The kernel of the host-memory stages (04-07): stage 01's grid-stride SAXPY. Those stages teach
 // how data reaches the GPU; at 128M floats the kernel is about 2% of their time, so its form
 // hardly matters, except under mapped memory, where it is the kernel's loads that cross PCIe.
-#include "streaming.h"
-
-#include "common/check.h"
-#include "common/launch.h"
+#include "streaming_launch.cuh"
 
 namespace streaming {
 namespace {
@@ -20,9 +17,7 @@ __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::si
 void launch_saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const launch_config &cfg,
                   cudaStream_t stream) {
   if (n == 0) return;
-  int blocks = cfg.blocks ? cfg.blocks : course::resident_blocks(saxpy_kernel, cfg.threads);
-  saxpy_kernel<<<blocks, cfg.threads, 0, stream>>>(out, x, y, n, alpha);
-  CUDA_CHECK_LAUNCH();
+  launch(saxpy_kernel, cfg, stream, out, x, y, n, alpha);
 }
 
 }  // namespace streaming

@@ -7,10 +7,7 @@
 // bound by memory bandwidth. What to look for: in the SASS, one 32-bit LDG per array and one STG
 // per iteration (`make sass STAGE=11-streaming/01_grid_stride`); in the timings, how close a
 // plain loop already gets to the copy ceiling, and how few bytes each thread keeps in flight.
-#include "streaming.h"
-
-#include "common/check.h"
-#include "common/launch.h"
+#include "streaming_launch.cuh"
 
 namespace {
 
@@ -25,9 +22,7 @@ __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::si
 void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const streaming::launch_config &cfg,
            cudaStream_t stream) {
   if (n == 0) return;
-  int blocks = cfg.blocks ? cfg.blocks : course::resident_blocks(saxpy_kernel, cfg.threads);
-  saxpy_kernel<<<blocks, cfg.threads, 0, stream>>>(out, x, y, n, alpha);
-  CUDA_CHECK_LAUNCH();
+  streaming::launch(saxpy_kernel, cfg, stream, out, x, y, n, alpha);
 }
 
 }  // namespace

@@ -10,10 +10,7 @@
 // gives 256, and the stage refuses other pointers rather than fault.
 // What to look for: LDG.E.128 / STG.E.128 in the SASS instead of LDG.E; the benchmark's GB/s
 // against the device-to-device copy ceiling and cuBLAS.
-#include "streaming.h"
-
-#include "common/check.h"
-#include "common/launch.h"
+#include "streaming_launch.cuh"
 
 #include <cstdint>
 #include <stdexcept>
@@ -63,10 +60,7 @@ void saxpy(float *out, const float *x, const float *y, std::size_t n, float alph
   if (!aligned16(out) || !aligned16(x) || !aligned16(y))
     throw std::invalid_argument("stage 03_vectorized_float4 needs 16-byte aligned arrays (float4 accesses)");
   streaming::dispatch_unroll(cfg.unroll, [&](auto unroll) {
-    auto kernel = saxpy_kernel<decltype(unroll)::value>;
-    int blocks = cfg.blocks ? cfg.blocks : course::resident_blocks(kernel, cfg.threads);
-    kernel<<<blocks, cfg.threads, 0, stream>>>(out, x, y, n, alpha);
-    CUDA_CHECK_LAUNCH();
+    streaming::launch(saxpy_kernel<decltype(unroll)::value>, cfg, stream, out, x, y, n, alpha);
   });
 }
 
