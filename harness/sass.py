@@ -1,0 +1,712 @@
+#!/usr/bin/env python3
+"""Read the SASS (the GPU's native machine code) that nvcc generated for a course stage.
+
+It shows what the compiler really did with a kernel: whether loads were
+vectorised (LDG.E.128), whether a loop was unrolled, what a warp reduction
+costs in shuffles, and how two versions of a kernel differ.
+
+    sass.py dump    SRC [--kernel REGEX] [--arch sm_90]           cleaned listing per kernel
+    sass.py count   SRC [--kernel REGEX] [--json] [--opcodes]     instruction mix per kernel
+    sass.py diff    A B [--kernel REGEX] [--kernel-b REGEX]       listings and mixes side by side
+    sass.py capture --out DIR [--kernel REGEX] STAGE...           save raw `cuobjdump -sass` output
+
+SRC is a stage id such as ``11-streaming/01_grid_stride`` (optionally prefixed
+``solution/`` or ``exercise/``; solution by default), looked up in
+``<build>/stages.json`` (written by CMake); or a path to an object, cubin or
+executable (disassembled with cuobjdump); or a captured ``.sass`` text file,
+which needs no CUDA tools: the captures taken on the reference GPU are
+committed under ``chapters/<chapter>/sass/sm_90/``.
+
+Instruction classes used by ``count`` are keyed by base opcode: modifiers are
+stripped (LDG.E.128 counts as LDG) and a uniform-datapath ``U`` prefix is
+dropped when the rest is a known opcode (UIADD3 counts as IADD3):
+
+    global memory      LDG STG LD ST ATOM ATOMG RED REDG LDGSTS, TMA/bulk copies
+    local memory       LDL STL
+    shared memory      LDS STS ATOMS LDSM STSM
+    constant memory    LDC ULDC LDCU
+    texture/surface    TEX TLD TLD4 TXD TXQ SULD SUST SUATOM SURED
+    shuffle            SHFL
+    vote               VOTE VOTEU MATCH REDUX
+    barrier/fence      BAR MEMBAR FENCE DEPBAR ERRBAR CCTL SYNCS (mbarrier) ...
+    branch/convergence BRA BRX JMP CALL RET EXIT BSSY BSYNC WARPSYNC BREAK ...
+    predicate/select   ISETP FSETP DSETP HSETP2 PLOP3 SEL FSEL P2R R2P FCHK ...
+    fp arithmetic      FFMA FADD FMUL FMNMX MUFU DFMA DADD DMUL HFMA2 HMMA ...
+    int arithmetic     IMAD IADD3 LEA SHF LOP3 IMNMX POPC FLO IDP VIADD IABS PRMT ...
+    conversion         F2I I2F F2F I2I F2FP I2FP FRND ...
+    move               MOV S2R CS2R S2UR R2UR ...
+    other              anything else (NOP inside a kernel, ...)
+
+`count --help` prints the complete table. IMAD.MOV is the compiler moving a value
+through the multiply-add unit; by its opcode it counts as int arithmetic.
+
+The padding ptxas appends to every kernel (a branch to itself after the last
+instruction, then NOPs) never executes: it is neither listed nor counted.
+Branch targets, which cuobjdump prints as addresses, are shown as labels.
+"""
+
+import argparse
+import difflib
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REFERENCE_ARCH = "sm_90"
+
+# Ordered: this is also the row order of the count tables.
+CLASSES = {
+    "global memory": "LDG STG LD ST ATOM ATOMG RED REDG LDGSTS "
+                     "UTMALDG UTMASTG UTMAPF UTMAREDG UBLKCP UBLKRED UBLKPF",
+    "local memory": "LDL STL",
+    "shared memory": "LDS STS ATOMS LDSM STSM",
+    "constant memory": "LDC ULDC LDCU",
+    "texture/surface": "TEX TLD TLD4 TXD TXQ TMML SULD SUST SUATOM SURED",
+    "shuffle": "SHFL",
+    "vote": "VOTE VOTEU MATCH REDUX",
+    "barrier/fence": "BAR MEMBAR FENCE DEPBAR ERRBAR CCTL CCTLL LDGDEPBAR ARRIVES SYNCS "
+                     "WARPGROUP UCGABAR_ARV UCGABAR_WAIT UTMACCTL UTMACMDFLUSH",
+    "branch/convergence": "BRA BRX BRXU JMP JMX JMXU CALL RET EXIT BSSY BSYNC WARPSYNC BREAK "
+                          "BPT YIELD KILL BMOV NANOSLEEP SSY SYNC PBK BRK PCNT CONT",
+    "predicate/select": "ISETP FSETP DSETP HSETP2 PSETP PLOP3 SEL FSEL P2R R2P FCHK "
+                        "FSET DSET HSET2 ISET",
+    "fp arithmetic": "FFMA FFMA32I FADD FADD32I FMUL FMUL32I FMNMX FMNMX3 FFMA2 FADD2 FMUL2 "
+                     "MUFU FSWZADD DFMA DADD DMUL DMNMX HFMA2 HADD2 HMUL2 HMNMX2 "
+                     "HMMA HGMMA DMMA QGMMA BMMA",
+    "int arithmetic": "IMAD IMAD32I IMADSP IMUL IMUL32I IADD IADD3 IADD32I ISCADD XMAD LEA SHF SHL SHR "
+                      "LOP LOP3 LOP32I IMNMX VIMNMX VIMNMX3 VIADD VIADDMNMX POPC FLO IDP IDP4A "
+                      "IABS BREV BMSK BFE BFI SGXT PRMT VABSDIFF VABSDIFF4 IMMA IGMMA",
+    "conversion": "F2I I2F F2F I2I F2FP I2FP F2IP I2IP FRND DRND",
+    "move": "MOV MOV32I MOVM S2R CS2R S2UR R2UR B2R R2B LEPC",
+}
+_CLASS_OF = {op: cls for cls, ops in CLASSES.items() for op in ops.split()}
+OTHER = "other"
+
+# Uniform-datapath instructions: the U* opcodes plus these, which also run there.
+_UNIFORM_EXTRA = {"S2UR", "R2UR", "LDCU", "VOTEU"}
+
+# Control-flow opcodes whose final hex operand is a code address; they get labels.
+_TARGETED = {"BRA", "BRX", "JMP", "CALL", "BSSY", "SSY", "PBK", "PCNT"}
+
+_ARCH_RE = re.compile(r"^\s*code for (sm_\w+)")
+_FUNCTION_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
+_INSTRUCTION_RE = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s*(.*)$")
+_LABEL_RE = re.compile(r"^\s*([.\w$]+):\s*$")
+_ENCODING_RE = re.compile(r"/\*\s*0x[0-9a-fA-F]+\s*\*/")
+_GUARD_RE = re.compile(r"^(@!?U?P(?:\d+|T))\s+(.*)$")
+# Scheduling annotations some disassemblers append (&wr=0x1 ?trans1): not semantics.
+_ANNOTATION_RE = re.compile(r"\s+[&?]\S+")
+_HEX_TARGET_RE = re.compile(r"(?<![\w.])0x([0-9a-fA-F]+)$")
+
+
+class UsageError(Exception):
+    """A problem with the arguments or inputs; exit status 2 (1 for 'nothing found')."""
+
+    def __init__(self, message, status=2):
+        super().__init__(message)
+        self.status = status
+
+
+class ToolMissing(Exception):
+    """cuobjdump is not installed; exit status 3."""
+
+
+@dataclass
+class Instruction:
+    address: int
+    guard: str          # "@P0", "@!PT" or "" when unpredicated
+    opcode: str         # full form with modifiers, e.g. "LDG.E.128"
+    operands: str
+    labels: list = field(default_factory=list)
+    padding: bool = False
+
+    @property
+    def base(self):
+        return self.opcode.split(".", 1)[0]
+
+    @property
+    def uniform(self):
+        return self.base.startswith("U") or self.base in _UNIFORM_EXTRA
+
+    @property
+    def text(self):
+        return f"{self.opcode} {self.operands}".rstrip()
+
+    def is_self_branch(self):
+        if self.base != "BRA" or self.guard:
+            return False
+        target = self.operands.strip("`() ")
+        if target in self.labels:
+            return True
+        match = _HEX_TARGET_RE.search(target)
+        return bool(match) and int(match.group(1), 16) == self.address
+
+
+@dataclass
+class Kernel:
+    name: str
+    arch: str
+    instructions: list = field(default_factory=list)
+    title: str = ""     # demangled name; the raw name until demangle() runs
+
+    @property
+    def body(self):
+        return [insn for insn in self.instructions if not insn.padding]
+
+
+def classify(opcode):
+    base = opcode.split(".", 1)[0]
+    cls = _CLASS_OF.get(base)
+    if cls is None and base.startswith("U"):
+        cls = _CLASS_OF.get(base[1:])
+    return cls or OTHER
+
+
+# ---------------------------------------------------------------- parsing
+
+def parse(text):
+    """Kernels in `cuobjdump -sass` (or nvdisasm-style) text, in file order."""
+    kernels, arch, kernel, labels = [], "", None, []
+    for line in text.splitlines():
+        if line.startswith("Fatbin"):
+            kernel = None
+        elif m := _ARCH_RE.match(line):
+            arch, kernel = m.group(1), None
+        elif m := _FUNCTION_RE.match(line):
+            kernel, labels = Kernel(m.group(1), arch), []
+            kernel.title = kernel.name
+            kernels.append(kernel)
+        elif kernel is None:
+            continue
+        elif m := _LABEL_RE.match(line):
+            labels.append(m.group(1))
+        elif m := _INSTRUCTION_RE.match(line):
+            insn = _parse_instruction(int(m.group(1), 16), m.group(2))
+            if insn:
+                insn.labels, labels = labels, []
+                kernel.instructions.append(insn)
+    for kernel in kernels:
+        _mark_padding(kernel.instructions)
+        _label_hex_targets(kernel.instructions)
+    return kernels
+
+
+def _parse_instruction(address, rest):
+    body = _ENCODING_RE.sub("", rest).split(";", 1)[0]
+    # Pre-Volta listings group dual-issued instructions in braces.
+    body = body.replace("{", " ").replace("}", " ")
+    body = _ANNOTATION_RE.sub("", body)
+    # .reuse is an operand-cache hint for the scheduler; it only adds noise to diffs.
+    body = " ".join(body.replace(".reuse", "").split())
+    if not body:
+        return None
+    guard = ""
+    if m := _GUARD_RE.match(body):
+        guard, body = m.groups()
+    opcode, _, operands = body.partition(" ")
+    return Instruction(address, guard, opcode, operands.strip())
+
+
+def _mark_padding(instructions):
+    # ptxas ends every kernel with a branch-to-self and NOPs up to an alignment
+    # boundary; they are never executed, so they are not part of the kernel.
+    for insn in reversed(instructions):
+        if insn.opcode != "NOP" and not insn.is_self_branch():
+            break
+        insn.padding = True
+
+
+def _label_hex_targets(instructions):
+    """cuobjdump prints branch targets as addresses; the listing drops addresses,
+    so name each target .L_x_N (N in address order) and mark it with a label."""
+    by_address = {insn.address: insn for insn in instructions if not insn.padding}
+    targets = set()
+    for insn in by_address.values():
+        m = _HEX_TARGET_RE.search(insn.operands)
+        if insn.base in _TARGETED and m and int(m.group(1), 16) in by_address:
+            targets.add(int(m.group(1), 16))
+    if not targets:
+        return
+    taken = {label for insn in instructions for label in insn.labels}
+    names, serial = {}, itertools.count()
+    for address in sorted(targets):
+        name = f".L_x_{next(serial)}"
+        while name in taken:
+            name = f".L_x_{next(serial)}"
+        names[address] = name
+        by_address[address].labels.append(name)
+    for insn in by_address.values():
+        m = _HEX_TARGET_RE.search(insn.operands)
+        if insn.base in _TARGETED and m and int(m.group(1), 16) in names:
+            insn.operands = insn.operands[:m.start()] + f"`({names[int(m.group(1), 16)]})"
+
+
+def keep_functions(text, names):
+    """cuobjdump output with only the named functions' blocks; headers stay."""
+    lines, keep = [], True
+    for line in text.splitlines(keepends=True):
+        if m := _FUNCTION_RE.match(line):
+            keep = m.group(1) in names
+        elif line.startswith("Fatbin") or _ARCH_RE.match(line):
+            keep = True
+        if keep:
+            lines.append(line)
+    return "".join(lines)
+
+
+# ---------------------------------------------------------------- counting
+
+def count(kernel):
+    """Instruction mix of one kernel (padding excluded), as a JSON-ready dict."""
+    body = kernel.body
+    classes = Counter(classify(insn.opcode) for insn in body)
+    return {
+        "name": kernel.name,
+        "demangled": kernel.title,
+        "arch": kernel.arch,
+        "total": len(body),
+        "predicated": sum(1 for insn in body if insn.guard),
+        "uniform": sum(1 for insn in body if insn.uniform),
+        "padding": len(kernel.instructions) - len(body),
+        "classes": {cls: classes[cls] for cls in [*CLASSES, OTHER] if classes[cls]},
+        "opcodes": dict(Counter(insn.opcode for insn in body).most_common()),
+    }
+
+
+def _opcode_rows(opcodes):
+    """(class, opcode, count) sorted by class order, then by count."""
+    order = {cls: i for i, cls in enumerate([*CLASSES, OTHER])}
+    rows = [(classify(op), op, n) for op, n in opcodes.items()]
+    return sorted(rows, key=lambda row: (order[row[0]], -row[2], row[1]))
+
+
+# ---------------------------------------------------------------- inputs
+
+@dataclass
+class Source:
+    label: str          # what the user asked for, for headings
+    text: str           # cuobjdump -sass output
+    name: str = ""      # capture file stem, for stages and objects
+
+
+def _is_binary(path):
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    return head.startswith(b"\x7fELF") or b"\0" in head
+
+
+# Where the CUDA Toolkit puts its tools when it is not on PATH.
+ROOT = Path(__file__).resolve().parent.parent
+CUDA_FALLBACK_DIRS = ["/usr/local/cuda/bin"]
+
+
+def find_tool(name):
+    """A CUDA tool on PATH, else next to nvcc ($CUDA_HOME/bin, /usr/local/cuda/bin)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    dirs = [os.environ.get(var) for var in ("CUDA_HOME", "CUDA_PATH")]
+    dirs = [str(Path(d) / "bin") for d in dirs if d] + CUDA_FALLBACK_DIRS
+    for directory in dirs:
+        candidate = Path(directory) / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
+
+
+def _missing_cuobjdump(stage=None):
+    where, hint = "chapters/<chapter>/sass/sm_90/", ""
+    if stage and "/" in stage["id"]:
+        where = f"chapters/{stage['id'].split('/', 1)[0]}/sass/{REFERENCE_ARCH}/"
+        hint = f"; e.g. harness/sass.py dump {where}{_capture_name(stage)}.sass"
+    return ToolMissing(
+        "sass: cuobjdump not found (it ships with the CUDA Toolkit's cuda-cuobjdump package); "
+        f"the SASS captured on the reference GPU is committed under {where}{hint}")
+
+
+def disassemble(obj, stage=None):
+    tool = find_tool("cuobjdump")
+    if tool is None:
+        raise _missing_cuobjdump(stage)
+    if not Path(obj).is_file():
+        raise UsageError(f"sass: {obj} does not exist; build it first (cmake --build build)")
+    run = subprocess.run([tool, "-sass", str(obj)], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise UsageError(f"sass: cuobjdump failed on {obj}: {run.stderr.strip()}")
+    return run.stdout
+
+
+def split_stage(arg):
+    """'exercise/11-streaming/01_grid_stride' -> ('exercise', '11-streaming/01_grid_stride')."""
+    variant, _, rest = arg.partition("/")
+    if variant in ("solution", "exercise") and rest:
+        return variant, rest
+    return "solution", arg
+
+
+def _read_manifest(build):
+    manifest = Path(build) / "stages.json"
+    if not manifest.is_file():
+        raise UsageError(f"sass: {manifest} not found; configure the build first "
+                         f"(cmake -B {build}) or pass a captured .sass file")
+    return json.loads(manifest.read_text())["stages"]
+
+
+def find_stage(arg, build):
+    variant, stage_id = split_stage(arg)
+    stages = [s for s in _read_manifest(build) if s["variant"] == variant]
+    exact = [s for s in stages if s["id"] == stage_id]
+    # The start of an id or of a stage name (01_grid, 11-streaming/03) is enough when unambiguous.
+    matches = exact or [s for s in stages if s["id"].startswith(stage_id)
+                        or s["id"].rsplit("/", 1)[-1].startswith(stage_id)]
+    if len(matches) == 1:
+        return matches[0]
+    known = sorted(s["id"] for s in (matches or stages))
+    raise UsageError(f"sass: {'ambiguous' if matches else 'unknown'} {variant} stage "
+                     f"'{stage_id}'; known: {', '.join(known) or 'none'}")
+
+
+def _stage_for_source(path, build):
+    for stage in _read_manifest(build):
+        if Path(stage["source"]).resolve() == path.resolve():
+            return stage
+    raise UsageError(f"sass: {path} is not a stage source listed in {Path(build) / 'stages.json'}")
+
+
+def _capture_name(stage):
+    name = stage["id"].rsplit("/", 1)[-1]
+    return name if stage["variant"] == "solution" else f"{name}.{stage['variant']}"
+
+
+def _stage_source(stage):
+    # The manifest lists a stage's object files ("objects"); one "object" is accepted too.
+    objects = stage.get("objects") or [stage["object"]]
+    text = "".join(disassemble(obj, stage) for obj in objects)
+    return Source(f"{stage['variant']}/{stage['id']}", text, _capture_name(stage))
+
+
+def load(arg, build):
+    """Resolve SRC (stage id, .cu source, object, or captured text) to SASS text."""
+    path = Path(arg)
+    if path.is_file() and path.suffix == ".cu":
+        return _stage_source(_stage_for_source(path, build))
+    if path.is_file():
+        if _is_binary(path):
+            return Source(arg, disassemble(path), path.name.split(".", 1)[0])
+        return Source(arg, path.read_text())
+    # Without cuobjdump, a solution stage falls back to the SASS captured on the reference GPU.
+    if find_tool("cuobjdump") is None:
+        variant, stage_id = split_stage(arg)
+        if variant == "solution" and "/" in stage_id:
+            chapter, name = stage_id.split("/", 1)
+            captured = ROOT / "chapters" / chapter / "sass" / REFERENCE_ARCH / f"{name}.sass"
+            if captured.is_file():
+                print(f"sass: cuobjdump not found; showing the SASS captured on the reference GPU "
+                      f"({captured.relative_to(ROOT)})", file=sys.stderr)
+                return Source(f"{stage_id} ({REFERENCE_ARCH}, captured)", captured.read_text(), name)
+        raise _missing_cuobjdump({"id": stage_id, "variant": variant})
+    return _stage_source(find_stage(arg, build))
+
+
+def demangle(kernels):
+    """Fill in Kernel.title with one demangler run for all names."""
+    # c++filt prints template arguments as written (reduce<256, int>(int*, ...));
+    # cu++filt prints them as T1, T2, so it is only the fallback.
+    tool = shutil.which("c++filt") or find_tool("cu++filt")
+    names = sorted({k.name for k in kernels})
+    if not tool or not names:
+        return
+    try:
+        run = subprocess.run([tool, *names], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return
+    lines = run.stdout.splitlines()
+    if len(lines) == len(names):
+        titles = dict(zip(names, lines))
+        for kernel in kernels:
+            kernel.title = titles[kernel.name]
+
+
+def kernels_of(source, pattern, arch=None):
+    kernels = parse(source.text)
+    if not kernels:
+        raise UsageError(f"sass: no SASS in {source.label} (compiled for PTX only? "
+                         "set CMAKE_CUDA_ARCHITECTURES to a real architecture such as 90)", 1)
+    demangle(kernels)
+    if pattern:
+        try:
+            regex = re.compile(pattern)
+        except re.error as err:
+            raise UsageError(f"sass: bad --kernel regex '{pattern}': {err}")
+        chosen = [k for k in kernels if regex.search(k.name) or regex.search(k.title)]
+        if not chosen:
+            names = ", ".join(sorted({k.title for k in kernels}))
+            raise UsageError(f"sass: no kernel in {source.label} matches '{pattern}'; "
+                             f"kernels: {names}", 1)
+        kernels = chosen
+    if arch:
+        chosen = [k for k in kernels if k.arch == arch]
+        if not chosen:
+            archs = ", ".join(sorted({k.arch for k in kernels}))
+            raise UsageError(f"sass: no {arch} code in {source.label}; it has: {archs}", 1)
+        kernels = chosen
+    return kernels
+
+
+# ---------------------------------------------------------------- output
+
+def heading(kernel, extra=""):
+    return f"// {kernel.title}  [{kernel.arch or '?'}]{extra}"
+
+
+def listing(kernel, guard_width=6):
+    lines = []
+    for insn in kernel.body:
+        lines += [f"{label}:" for label in insn.labels]
+        lines.append(f"{insn.guard:>{guard_width}} {insn.text}")
+    return lines
+
+
+def count_table(stats, opcodes=False):
+    rows = [(cls, n) for cls, n in stats["classes"].items()]
+    width = max(len("uniform datapath"), *(len(cls) for cls, _ in rows))
+    total = stats["total"] or 1
+    lines = [f"  {'class':<{width}} {'count':>6} {'%':>6}"]
+    lines += [f"  {cls:<{width}} {n:>6} {100 * n / total:>6.1f}" for cls, n in rows]
+    lines.append(f"  {'total':<{width}} {stats['total']:>6} {100.0 if stats['total'] else 0:>6.1f}")
+    lines.append(f"  {'predicated (@P)':<{width}} {stats['predicated']:>6}")
+    lines.append(f"  {'uniform datapath':<{width}} {stats['uniform']:>6}")
+    if opcodes:
+        lines.append("  opcodes:")
+        lines += [f"    {op:<32} {n:>5}  {cls}" for cls, op, n in _opcode_rows(stats["opcodes"])]
+    return lines
+
+
+def _align(left, right, keys):
+    """Pairs (a, b), None on the side that lacks a row: aligned on keys[0], then on
+    keys[1:] inside each stretch that differs."""
+    matcher = difflib.SequenceMatcher(a=[keys[0](r) for r in left], b=[keys[0](r) for r in right],
+                                      autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or len(keys) == 1:
+            yield from itertools.zip_longest(left[i1:i2], right[j1:j2])
+        else:
+            yield from _align(left[i1:i2], right[j1:j2], keys[1:])
+
+
+def side_by_side(left, right, width):
+    """Rows of (opcode, text) side by side, aligned on the full opcode, then on the
+    base opcode (so LDG.E faces LDG.E.128). Marks: ' ' same, '|' changed, '<' '>' one side."""
+    column = max(20, (width - 3) // 2)
+
+    def fit(text):
+        return text if len(text) <= column else text[:column - 1] + "~"
+
+    keys = (lambda row: row[0], lambda row: row[0].split(".", 1)[0])
+    lines = []
+    for a, b in _align(left, right, keys):
+        if a and b:
+            mark = " " if a[1] == b[1] else "|"
+        else:
+            mark = "<" if a else ">"
+        lines.append(f"{fit(a[1] if a else ''):<{column}} {mark} {fit(b[1] if b else '')}".rstrip())
+    return lines
+
+
+def _diff_rows(kernel):
+    rows = []
+    for insn in kernel.body:
+        rows += [(":", f"{label}:") for label in insn.labels]
+        rows.append((insn.opcode, f"{insn.guard:>5} {insn.text}"))
+    return rows
+
+
+def compare_tables(a, b):
+    classes = [cls for cls in [*CLASSES, OTHER] if cls in a["classes"] or cls in b["classes"]]
+    rows = [(cls, a["classes"].get(cls, 0), b["classes"].get(cls, 0)) for cls in classes]
+    rows += [("total", a["total"], b["total"]),
+             ("predicated (@P)", a["predicated"], b["predicated"]),
+             ("uniform datapath", a["uniform"], b["uniform"])]
+    # Memory opcodes with modifiers show vectorisation (LDG.E -> LDG.E.128) at a glance.
+    memory = {"global memory", "local memory", "shared memory", "texture/surface"}
+    ops = sorted({op for op in [*a["opcodes"], *b["opcodes"]] if classify(op) in memory})
+    rows += [(f"  {op}", a["opcodes"].get(op, 0), b["opcodes"].get(op, 0)) for op in ops]
+    width = max(len(name) for name, _, _ in rows)
+    lines = [f"  {'class':<{width}} {'A':>6} {'B':>6} {'B-A':>6}"]
+    for name, x, y in rows:
+        delta = f"{y - x:+d}" if y != x else "0"
+        lines.append(f"  {name:<{width}} {x:>6} {y:>6} {delta:>6}")
+    return lines
+
+
+def _pairs(kernels_a, kernels_b):
+    """Kernels to compare: the only one on each side, else those with the same
+    demangled name (the same architecture first, so sm_90 pairs with sm_90)."""
+    if len(kernels_a) == 1 and len(kernels_b) == 1:
+        return [(kernels_a[0], kernels_b[0])]
+    pairs, unpaired = [], list(kernels_b)
+    for same_arch in (True, False):
+        for ka in kernels_a:
+            if any(ka is a for a, _ in pairs):
+                continue
+            for kb in unpaired:
+                # Anonymous-namespace kernels are mangled with a per-file hash, so
+                # the same kernel in two stages only shares its demangled name.
+                if kb.title == ka.title and (kb.arch == ka.arch or not same_arch):
+                    pairs.append((ka, kb))
+                    unpaired.remove(kb)
+                    break
+    if not pairs:
+        def names(kernels):
+            return "; ".join(f"{k.title} [{k.arch}]" for k in kernels)
+        raise UsageError("sass: A and B have several kernels and none in common; pick one on "
+                         f"each side with --kernel/--kernel-b (and --arch).\n  A: {names(kernels_a)}"
+                         f"\n  B: {names(kernels_b)}", 1)
+    order = {id(k): i for i, k in enumerate(kernels_a)}
+    return sorted(pairs, key=lambda pair: order[id(pair[0])])
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_dump(args):
+    for kernel in kernels_of(load(args.src, args.build), args.kernel, args.arch):
+        padding = len(kernel.instructions) - len(kernel.body)
+        print(heading(kernel, f"  {len(kernel.body)} instructions (+{padding} padding not shown)"))
+        if kernel.title != kernel.name:
+            print(f"// {kernel.name}")
+        print("\n".join(listing(kernel)))
+        print()
+
+
+def cmd_count(args):
+    stats = [count(k) for k in kernels_of(load(args.src, args.build), args.kernel, args.arch)]
+    if args.json:
+        print(json.dumps({"source": args.src, "kernels": stats}, indent=2))
+        return
+    for kernel_stats in stats:
+        print(f"{kernel_stats['demangled']}  [{kernel_stats['arch'] or '?'}]")
+        print("\n".join(count_table(kernel_stats, args.opcodes)))
+        print()
+
+
+def cmd_diff(args):
+    source_a, source_b = load(args.a, args.build), load(args.b, args.build)
+    kernels_a = kernels_of(source_a, args.kernel, args.arch)
+    kernels_b = kernels_of(source_b, args.kernel_b or args.kernel, args.arch)
+    width = args.width or shutil.get_terminal_size((160, 24)).columns
+    for ka, kb in _pairs(kernels_a, kernels_b):
+        print(f"A: {source_a.label}  {ka.title}  [{ka.arch}]")
+        print(f"B: {source_b.label}  {kb.title}  [{kb.arch}]")
+        print("\n".join(side_by_side(_diff_rows(ka), _diff_rows(kb), width)))
+        print()
+        print("\n".join(compare_tables(count(ka), count(kb))))
+        print()
+
+
+def cmd_capture(args):
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for arg in args.stages:
+        source = load(arg, args.build)
+        if not source.name:
+            raise UsageError(f"sass: capture needs a stage or an object, not {arg}")
+        text = source.text
+        if args.kernel:
+            # A stage with many template instantiations disassembles to megabytes;
+            # keep the functions worth committing.
+            text = keep_functions(text, {k.name for k in kernels_of(source, args.kernel)})
+        elif not parse(text):
+            print(f"sass: warning: no SASS in {source.label}", file=sys.stderr)
+        target = out / f"{source.name}.sass"
+        target.write_text(text)
+        print(target)
+
+
+def _class_table():
+    return "\n".join(textwrap.fill(" ".join(ops.split()), 79, initial_indent=f"  {cls:<19} ",
+                                   subsequent_indent=" " * 22) for cls, ops in CLASSES.items())
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="sass.py", description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="SRC: a stage id (11-streaming/01_grid_stride, exercise/11-streaming/...), "
+               "a .cu stage source, an object/cubin/executable, or a captured .sass file.\n"
+               "Exit status: 0 ok, 1 nothing found, 2 usage, 3 cuobjdump missing.")
+    parser.add_argument("--build", default="build", help="build directory holding stages.json")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name, help_text, **kwargs):
+        command = sub.add_parser(name, help=help_text, description=help_text,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+        command.add_argument("--build", default=argparse.SUPPRESS,
+                             help="build directory holding stages.json (default: build)")
+        command.add_argument("--kernel", metavar="REGEX",
+                             help="only kernels whose raw or demangled name matches")
+        if name != "capture":
+            command.add_argument("--arch", metavar="SM",
+                                 help="only code for this architecture, e.g. sm_90")
+        return command
+
+    dump = add("dump", "print the cleaned SASS listing of each kernel")
+    dump.add_argument("src", metavar="SRC")
+    dump.set_defaults(run=cmd_dump)
+
+    count_cmd = add("count", "print the instruction mix of each kernel",
+                    epilog="Counts exclude the end-of-kernel padding (the branch-to-self after "
+                           "the last\ninstruction and the NOPs after it), which never runs. "
+                           "Predicated instructions\n(@P0 ..., @!PT ...) count by their opcode. "
+                           "Classes, by base opcode (modifiers\nstripped, U prefix dropped when "
+                           "the rest is known):\n" + _class_table())
+    count_cmd.add_argument("src", metavar="SRC")
+    count_cmd.add_argument("--json", action="store_true",
+                           help="JSON, with per-opcode counts including modifiers (LDG.E.128)")
+    count_cmd.add_argument("--opcodes", action="store_true",
+                           help="also list every opcode with its modifiers")
+    count_cmd.set_defaults(run=cmd_count)
+
+    diff = add("diff", "show two kernels' SASS and instruction mixes side by side",
+               epilog="Markers: ' ' same, '|' changed, '<' only in A, '>' only in B.")
+    diff.add_argument("a", metavar="A")
+    diff.add_argument("b", metavar="B")
+    diff.add_argument("--kernel-b", metavar="REGEX",
+                      help="B's kernels, when they differ from A's (default: --kernel)")
+    diff.add_argument("--width", type=int, help="output width (default: terminal, else 160)")
+    diff.set_defaults(run=cmd_diff)
+
+    capture = add("capture", "save raw `cuobjdump -sass` output as <DIR>/<stage name>.sass",
+                  epilog="With --kernel, only the matching functions are kept (the file stays "
+                         "raw cuobjdump output).")
+    capture.add_argument("--out", required=True, metavar="DIR")
+    capture.add_argument("stages", nargs="+", metavar="STAGE")
+    capture.set_defaults(run=cmd_capture)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except ToolMissing as err:
+        print(err, file=sys.stderr)
+        return 3
+    except UsageError as err:
+        print(err, file=sys.stderr)
+        return err.status
+    except BrokenPipeError:
+        # `sass.py dump ... | head` closes the pipe early; that is not an error,
+        # and the final flush of stdout must not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Tests for plots/plot.py: a synthetic result file becomes one PNG per hinted table."""
+
+import contextlib
+import importlib.util
+import io
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+PLOTS = Path(__file__).resolve().parents[2] / "plots"
+sys.path.insert(0, str(PLOTS))
+import plot  # noqa: E402
+
+HAVE_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+
+RESULT = {
+    "schema": "cuda-course-bench/1", "bench": "11-streaming", "title": "synthetic",
+    "device": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "sms": 132},
+    "cuda": {"runtime": "13.0", "driver": "13.0"}, "date": "2026-11-22T04:00:00Z",
+    "params": {"N": 268435456},
+    "tables": [
+        {"name": "device_saxpy", "title": "SAXPY", "columns": ["stage", "time_ms", "GB/s"],
+         "rows": [["01_grid_stride", 1.21, 2660.3], ["02_unrolled", 1.15, 2801.0],
+                  ["03_vectorized", None, None]],
+         "plot": {"kind": "bars", "x": "stage", "y": "GB/s", "ceiling": 2990.0,
+                  "ceiling_label": "D2D memcpy"}},
+        {"name": "host_progression", "title": "through the host", "columns": ["stage", "wall_ms"],
+         "rows": [["04_sync_pageable", 90.0], ["05_async_pinned", 60.0], ["floor: copies", 40.0]],
+         "plot": {"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": "floor: copies",
+                  "lower_is_better": True}},
+        {"name": "streams", "title": "streams", "columns": ["streams", "size", "time_ms"],
+         "rows": [[1, 1024, 3.0], [2, 1024, 2.0], [4, 1024, 1.6], [1, 4096, 9.0], [2, 4096, 5.0]],
+         "plot": {"kind": "lines", "x": "streams", "y": "time_ms", "series": "size", "logx": True}},
+        {"name": "sweep/long", "title": "block x unroll", "columns": ["threads", "unroll", "GB/s"],
+         "rows": [[128, 1, 2000.0], [256, 1, 2200.0], [128, 4, 2500.0], [256, 4, 2600.0]],
+         "plot": {"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s"}},
+        {"name": "sweep_wide", "title": "block x unroll, wide",
+         "columns": ["unroll", "128", "256", "max_GB/s"],
+         "rows": [[1.0, 2000.0, 2200.0, 2200.0], [4.0, 2500.0, 2600.0, 2600.0]],
+         "plot": {"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s",
+                  "columns_are_x": True, "skip_columns": ["max_GB/s"]}},
+        {"name": "no_plot", "columns": ["a"], "rows": [[1]]},
+    ],
+}
+
+
+def run_plot(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = plot.main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+class PlotTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.results = Path(self.tmp.name) / "results"
+        self.results.mkdir()
+
+    def write(self, doc, name="11-streaming.json"):
+        (self.results / name).write_text(json.dumps(doc))
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
+    def test_one_png_per_hinted_table(self):
+        self.write(RESULT)
+        status, out, err = run_plot("--results", self.results)
+        self.assertEqual((status, err), (0, ""))
+        pngs = sorted(p.name for p in (self.results / "plots").iterdir())
+        self.assertEqual(pngs, ["11-streaming-device_saxpy.png", "11-streaming-host_progression.png",
+                                "11-streaming-streams.png", "11-streaming-sweep-long.png",
+                                "11-streaming-sweep_wide.png"])
+        self.assertEqual(len(out.splitlines()), 5)
+        for png in (self.results / "plots").iterdir():
+            self.assertEqual(png.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
+    def test_bad_table_is_reported_and_others_drawn(self):
+        doc = json.loads(json.dumps(RESULT))
+        doc["tables"][0]["plot"]["y"] = "missing"
+        self.write(doc)
+        out_dir = Path(self.tmp.name) / "pngs"
+        status, out, err = run_plot("--out", out_dir, self.results / "11-streaming.json")
+        self.assertEqual(status, 1)
+        self.assertIn("device_saxpy", err)
+        self.assertEqual(len(list(out_dir.iterdir())), 4)
+
+    def test_missing_matplotlib_is_one_line_and_status_3(self):
+        self.write(RESULT)
+        # A None entry in sys.modules makes `import matplotlib` fail, as if it were not installed.
+        code = ("import sys; sys.modules['matplotlib'] = None; sys.path.insert(0, sys.argv[1]); "
+                "import plot; sys.exit(plot.main(['--results', sys.argv[2]]))")
+        run = subprocess.run([sys.executable, "-c", code, str(PLOTS), str(self.results)],
+                             capture_output=True, text=True)
+        self.assertEqual(run.returncode, 3)
+        self.assertEqual(len(run.stderr.splitlines()), 1)
+        self.assertIn("apt-get install python3-matplotlib", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,303 @@
+"""Tests for harness/sass.py on small synthetic `cuobjdump -sass` captures (no GPU, no CUDA tools)."""
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import sass  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SAXPY = FIXTURES / "saxpy_sm90.sass"          # grid-stride loop, hex branch targets
+VEC4 = FIXTURES / "saxpy_vec4_sm90.sass"      # the same with 128-bit loads
+MULTI = FIXTURES / "multi.sass"               # sm_80 + sm_90 sections, nvdisasm-style labels
+
+
+def kernels(path):
+    return sass.parse(path.read_text())
+
+
+def run_main(*argv):
+    """sass.main(argv) -> (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = sass.main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+class ParseTest(unittest.TestCase):
+    def test_kernels_and_architectures(self):
+        found = kernels(MULTI)
+        self.assertEqual([(k.name, k.arch) for k in found],
+                         [("_Z4fillPfif", "sm_80"), ("_Z6reduceILi256EEvPfPKfi", "sm_90"),
+                          ("_Z4fillPfif", "sm_90")])
+
+    def test_instruction_fields(self):
+        (kernel,) = kernels(SAXPY)
+        first, exit_if = kernel.instructions[0], kernel.instructions[6]
+        self.assertEqual((first.address, first.guard, first.opcode, first.operands),
+                         (0, "", "LDC", "R1, c[0x0][0x28]"))
+        self.assertEqual((exit_if.guard, exit_if.text), ("@P0", "EXIT"))
+
+    def test_encodings_and_reuse_flags_are_dropped(self):
+        (kernel,) = kernels(SAXPY)
+        text = "\n".join(sass.listing(kernel))
+        self.assertNotIn("0x000fe", text)
+        self.assertNotIn(".reuse", text)
+        self.assertNotIn("/*", text)
+        self.assertIn("IMAD.SHL.U32 R2, R0, 0x4, RZ", text)
+
+    def test_hex_branch_targets_become_labels(self):
+        (kernel,) = kernels(SAXPY)
+        lines = sass.listing(kernel)
+        self.assertIn(".L_x_0:", lines)
+        self.assertTrue(lines[lines.index(".L_x_0:") + 1].endswith("IMAD.SHL.U32 R2, R0, 0x4, RZ"))
+        self.assertIn("  @!P0 BRA `(.L_x_0)", lines)
+
+    def test_existing_labels_are_kept(self):
+        reduce = kernels(MULTI)[1]
+        lines = sass.listing(reduce)
+        self.assertIn(".L_x_1:", lines)
+        self.assertIn(".L_x_3:", lines)
+        self.assertNotIn(".L_x_4:", lines)   # labels the padding branch, which is not listed
+
+    def test_text_without_sass(self):
+        self.assertEqual(sass.parse("Fatbin ptx code:\n================\narch = sm_90\n"), [])
+
+
+class PaddingTest(unittest.TestCase):
+    def test_self_branch_and_trailing_nops_are_padding(self):
+        (kernel,) = kernels(SAXPY)
+        padding = [i.text for i in kernel.instructions if i.padding]
+        self.assertEqual(padding, ["BRA 0x110", "NOP", "NOP", "NOP"])
+        self.assertEqual(kernel.body[-1].text, "EXIT")
+
+    def test_label_style_self_branch(self):
+        fill = kernels(MULTI)[2]
+        self.assertEqual([i.text for i in fill.instructions if i.padding], ["BRA `(.L_x_5)"])
+
+    def test_code_after_last_exit_still_counts(self):
+        reduce = kernels(MULTI)[1]
+        body = [i.opcode for i in reduce.body]
+        self.assertEqual(body[-3:], ["EXIT", "MUFU.RCP", "RET.REL.NODEC"])
+        self.assertIn("NOP", body)       # a NOP inside the kernel is real code
+        self.assertEqual(sass.count(reduce)["padding"], 3)
+
+
+class ClassifyTest(unittest.TestCase):
+    def test_classes(self):
+        cases = {
+            "LDG.E.128": "global memory", "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU": "global memory",
+            "LDL": "local memory", "LDS.U.128": "shared memory", "ULDC.64": "constant memory",
+            "LDCU.128": "constant memory", "SHFL.BFLY": "shuffle", "VOTEU.ANY": "vote",
+            "MEMBAR.SC.GPU": "barrier/fence", "BSSY.RECONVERGENT": "branch/convergence",
+            "ISETP.GE.U32.AND.EX": "predicate/select", "FSEL": "predicate/select",
+            "HFMA2.MMA": "fp arithmetic", "IMAD.MOV.U32": "int arithmetic",
+            "I2FP.F32.S32": "conversion", "CS2R": "move", "WEIRDOP": "other",
+        }
+        for opcode, expected in cases.items():
+            with self.subTest(opcode=opcode):
+                self.assertEqual(sass.classify(opcode), expected)
+
+    def test_uniform_prefix_counts_by_base_class(self):
+        self.assertEqual(sass.classify("UIADD3"), "int arithmetic")
+        self.assertEqual(sass.classify("UMOV"), "move")
+        self.assertEqual(sass.classify("UISETP.NE.AND"), "predicate/select")
+
+
+class CountTest(unittest.TestCase):
+    def test_reduce_mix(self):
+        stats = sass.count(kernels(MULTI)[1])
+        self.assertEqual(stats["total"], 25)
+        self.assertEqual(stats["predicated"], 4)       # @P0, @!P1, @!PT, @P2
+        self.assertEqual(stats["uniform"], 3)          # UMOV, ULDC.64, UIADD3
+        self.assertEqual(stats["classes"], {
+            "global memory": 2, "shared memory": 3, "constant memory": 2, "shuffle": 1, "vote": 1,
+            "barrier/fence": 1, "branch/convergence": 6, "predicate/select": 1,
+            "fp arithmetic": 2, "int arithmetic": 1, "conversion": 1, "move": 2, "other": 2})
+        self.assertEqual(sum(stats["classes"].values()), stats["total"])
+
+    def test_modifiers_kept_per_opcode(self):
+        vec4 = sass.count(kernels(VEC4)[0])
+        scalar = sass.count(kernels(SAXPY)[0])
+        self.assertEqual(vec4["opcodes"]["LDG.E.128"], 2)
+        self.assertEqual(vec4["classes"]["global memory"], 3)
+        self.assertEqual(scalar["opcodes"]["LDG.E"], 2)
+        self.assertNotIn("LDG.E", vec4["opcodes"])
+
+    def test_table_is_aligned(self):
+        lines = sass.count_table(sass.count(kernels(SAXPY)[0]))
+        self.assertEqual(len({len(line) for line in lines[:-2]}), 1)
+        self.assertIn("total", lines[-3])
+
+    def test_json_output(self):
+        status, out, _ = run_main("count", VEC4, "--json")
+        self.assertEqual(status, 0)
+        (stats,) = json.loads(out)["kernels"]
+        self.assertEqual((stats["arch"], stats["total"], stats["padding"]), ("sm_90", 17, 2))
+        self.assertEqual(stats["opcodes"]["STG.E.128"], 1)
+
+
+class FilterTest(unittest.TestCase):
+    def test_kernel_regex_and_arch(self):
+        status, out, _ = run_main("count", MULTI, "--kernel", "fill", "--json")
+        self.assertEqual([k["arch"] for k in json.loads(out)["kernels"]], ["sm_80", "sm_90"])
+        status, out, _ = run_main("count", MULTI, "--kernel", "fill", "--arch", "sm_90", "--json")
+        self.assertEqual(len(json.loads(out)["kernels"]), 1)
+
+    @unittest.skipUnless(shutil.which("c++filt"), "needs c++filt to demangle")
+    def test_regex_matches_demangled_name(self):
+        status, out, _ = run_main("dump", MULTI, "--kernel", r"reduce<256>\(float")
+        self.assertEqual(status, 0)
+        self.assertIn("// void reduce<256>(float*, float const*, int)  [sm_90]", out)
+
+    def test_no_match_lists_kernels(self):
+        status, _, err = run_main("dump", MULTI, "--kernel", "nope")
+        self.assertEqual(status, 1)
+        self.assertIn("no kernel", err)
+
+
+class DiffTest(unittest.TestCase):
+    def test_side_by_side_shape(self):
+        status, out, _ = run_main("diff", SAXPY, VEC4, "--width", "100")
+        self.assertEqual(status, 0)
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("A: ") and lines[1].startswith("B: "))
+        listing = lines[2:lines.index("")]
+        self.assertTrue(all(len(line) <= 100 for line in listing))
+        # Two 48-character columns with the mark between them.
+        self.assertTrue(all(line[48] == " " and line[49] in " |<>" for line in listing))
+        self.assertIn("LDC R1, c[0x0][0x28]", listing[0][50:])
+        vector = [line for line in listing if "LDG.E.128" in line[50:]]
+        self.assertTrue(vector and all("LDG.E " in line[:48] and line[49] == "|" for line in vector))
+
+    def test_count_columns_and_difference(self):
+        out = run_main("diff", SAXPY, VEC4, "--width", "100")[1]
+        table = out.splitlines()[out.splitlines().index("") + 1:]
+        rows = {line.split()[0]: line.split()[1:] for line in table if line.strip()}
+        self.assertEqual(rows["class"], ["A", "B", "B-A"])
+        self.assertEqual(rows["total"], ["17", "17", "0"])
+        self.assertEqual(rows["fp"], ["arithmetic", "1", "4", "+3"])
+        self.assertEqual(rows["LDG.E"], ["2", "0", "-2"])
+        self.assertEqual(rows["LDG.E.128"], ["0", "2", "+2"])
+
+    def test_separate_kernel_filter_for_b(self):
+        status, out, _ = run_main("diff", SAXPY, MULTI, "--kernel-b", "reduce", "--width", "120")
+        self.assertEqual(status, 0)
+        self.assertTrue(out.splitlines()[1].startswith("B: ") and "reduce" in out.splitlines()[1])
+        status, _, err = run_main("diff", SAXPY, MULTI)
+        self.assertEqual(status, 1)
+        self.assertIn("--kernel-b", err)
+
+    def test_pairs_kernels_by_name(self):
+        out = run_main("diff", MULTI, MULTI, "--width", "120")[1]
+        headings = [line for line in out.splitlines() if line.startswith("A: ")]
+        self.assertEqual(len(headings), 3)
+
+    def test_alignment_marks(self):
+        left = [("LDG.E", "LDG.E R2"), ("FFMA", "FFMA R1"), ("EXIT", "EXIT")]
+        right = [("LDG.E", "LDG.E R4"), ("EXIT", "EXIT")]
+        marks = [line[21] for line in sass.side_by_side(left, right, 43)]
+        self.assertEqual(marks, ["|", "<", " "])
+
+
+class ToolTest(unittest.TestCase):
+    """cuobjdump is simulated through PATH: absent, or a script replaying a fixture."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.bin = self.tmp / "bin"
+        self.bin.mkdir()
+        env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
+        env["PATH"] = str(self.bin)
+        for patcher in (mock.patch.dict(os.environ, env, clear=True),
+                        mock.patch.object(sass, "CUDA_FALLBACK_DIRS", [])):
+            patcher.start()
+            self.addCleanup(patcher.stop)
+
+    def make_build(self):
+        obj = self.tmp / "01_grid_stride.cu.o"
+        obj.write_bytes(b"\x7fELF fake object")
+        build = self.tmp / "build"
+        build.mkdir()
+        stages = [{"id": "11-streaming/01_grid_stride", "variant": variant, "objects": [str(obj)],
+                   "source": f"/src/{variant}s/11-streaming/01_grid_stride.cu"}
+                  for variant in ("solution", "exercise")]
+        (build / "stages.json").write_text(json.dumps({"stages": stages}))
+        return build
+
+    def fake_cuobjdump(self, fixture):
+        script = self.bin / "cuobjdump"
+        script.write_text(f'#!/bin/sh\n[ "$1" = -sass ] || exit 1\nexec /bin/cat "{fixture}"\n')
+        script.chmod(0o755)
+
+    def test_missing_cuobjdump_for_stage(self):
+        status, out, err = run_main("dump", "11-streaming/01_grid_stride")
+        self.assertEqual(status, 3)
+        self.assertEqual(out, "")
+        self.assertEqual(len(err.splitlines()), 1)
+        self.assertIn("cuobjdump not found", err)
+        self.assertIn("chapters/11-streaming/sass/sm_90/", err)
+
+    def test_missing_cuobjdump_for_object(self):
+        obj = self.tmp / "k.o"
+        obj.write_bytes(b"\x7fELF")
+        status, _, err = run_main("count", obj)
+        self.assertEqual((status, len(err.splitlines())), (3, 1))
+
+    def test_captured_text_needs_no_tools(self):
+        self.assertEqual(run_main("count", SAXPY)[0], 0)
+
+    def test_stage_lookup_and_dump(self):
+        build = self.make_build()
+        self.fake_cuobjdump(SAXPY)
+        for stage in ("11-streaming/01_grid_stride", "exercise/11-streaming/01_grid_stride",
+                      "01_grid_stride", "01_grid", "11-streaming/01"):
+            status, out, _ = run_main("dump", stage, "--build", build)
+            self.assertEqual(status, 0, stage)
+            self.assertIn("LDG.E R4, desc[UR6][R2.64]", out)
+
+    def test_unknown_stage_and_missing_manifest(self):
+        self.fake_cuobjdump(SAXPY)
+        status, _, err = run_main("dump", "11-streaming/99_nope", "--build", self.make_build())
+        self.assertEqual(status, 2)
+        self.assertIn("11-streaming/01_grid_stride", err)
+        status, _, err = run_main("dump", "11-streaming/01_grid_stride", "--build", self.tmp / "none")
+        self.assertEqual(status, 2)
+        self.assertIn("stages.json", err)
+
+    def test_capture_writes_raw_output(self):
+        build = self.make_build()
+        self.fake_cuobjdump(MULTI)
+        out_dir = self.tmp / "sass"
+        status, out, _ = run_main("capture", "--out", out_dir, "--build", build,
+                                  "11-streaming/01_grid_stride", "exercise/11-streaming/01_grid_stride")
+        self.assertEqual(status, 0)
+        self.assertEqual(sorted(p.name for p in out_dir.iterdir()),
+                         ["01_grid_stride.exercise.sass", "01_grid_stride.sass"])
+        self.assertEqual((out_dir / "01_grid_stride.sass").read_text(), MULTI.read_text())
+
+    def test_capture_keeps_only_selected_functions(self):
+        build = self.make_build()
+        self.fake_cuobjdump(MULTI)
+        out_dir = self.tmp / "sass"
+        status, _, _ = run_main("capture", "--out", out_dir, "--build", build, "--kernel", "fill",
+                                "11-streaming/01_grid_stride")
+        self.assertEqual(status, 0)
+        text = (out_dir / "01_grid_stride.sass").read_text()
+        self.assertEqual([(k.name, k.arch) for k in sass.parse(text)],
+                         [("_Z4fillPfif", "sm_80"), ("_Z4fillPfif", "sm_90")])
+        self.assertNotIn("reduce", text)
+        self.assertIn("Fatbin elf code:", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

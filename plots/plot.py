@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Draw the course's benchmark results (JSON, schema cuda-course-bench/1) as PNG charts.
+
+    python3 plots/plot.py [--results DIR] [--out DIR] [FILES...]
+
+Every table of a result file that carries a "plot" hint becomes
+<out>/<bench>-<table>.png; tables without one are skipped. Hint kinds:
+
+    {"kind": "bars", "x": COL, "y": COL, "ceiling": 2990.0, "ceiling_label": "D2D memcpy"}
+        "ceiling_from_row": LABEL instead of "ceiling": that row (by its x) is the ceiling line;
+        "lower_is_better": true says so on the y axis.
+    {"kind": "lines", "x": COL, "y": COL, "series": COL, "logx": true, "logy": false, "ceiling": ...}
+        x numeric; one line per value of the optional series column.
+    {"kind": "heatmap", "x": COL, "y": COL, "value": COL}
+        or a wide table, {"kind": "heatmap", "x": NAME, "y": COL, "value": NAME,
+        "columns_are_x": true, "skip_columns": [COL, ...]}: one row per y, one column per x.
+
+Exit status: 0 ok, 1 a file or table could not be drawn, 3 matplotlib missing.
+"""
+
+import argparse
+import json
+import math
+import re
+import sys
+from datetime import datetime
+from pathlib import Path
+
+SCHEMA = "cuda-course-bench/"
+DPI = 150
+
+
+class PlotError(Exception):
+    """A table whose hint does not fit its columns; reported, and the next table is drawn."""
+
+
+def import_pyplot():
+    """matplotlib.pyplot on the Agg backend, or None when matplotlib is missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    matplotlib.use("Agg")   # files only: GPU servers have no display
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def column(table, name):
+    try:
+        index = table["columns"].index(name)
+    except ValueError:
+        raise PlotError(f"no column '{name}' (columns: {', '.join(table['columns'])})") from None
+    return [row[index] for row in table["rows"]]
+
+
+def number(value):
+    return math.nan if value is None else float(value)
+
+
+def label_of(value):
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def value_text(value):
+    """2660 rather than 2.66e+03: rates in the thousands are read as whole numbers."""
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def title_of(doc, table):
+    device = doc.get("device", {}).get("name", "unknown device")
+    when = doc.get("date", "")
+    try:
+        when = datetime.fromisoformat(when.replace("Z", "+00:00")).strftime("%Y-%m-%d")
+    except ValueError:
+        pass
+    runtime = doc.get("cuda", {}).get("runtime")
+    cuda = f", CUDA {runtime}" if runtime else ""
+    return f"{table.get('title') or table['name']}\n{device}{cuda}, {when}".rstrip(", ")
+
+
+def draw_ceiling(ax, hint):
+    if hint.get("ceiling") is not None:
+        ax.axhline(hint["ceiling"], linestyle="--", color="0.4", linewidth=1,
+                   label=hint.get("ceiling_label", "ceiling"))
+
+
+def draw_bars(ax, table, hint):
+    labels = [label_of(v) for v in column(table, hint["x"])]
+    values = [number(v) for v in column(table, hint["y"])]
+    ceiling = hint.get("ceiling")
+    if hint.get("ceiling_from_row") is not None:
+        # The ceiling is one of the table's rows: draw it as the line, not as a bar.
+        row = label_of(hint["ceiling_from_row"])
+        if row not in labels:
+            raise PlotError(f"ceiling_from_row '{row}' is not a value of column '{hint['x']}'")
+        ceiling = values.pop(labels.index(row))
+        labels.remove(row)
+        hint = {"ceiling_label": row, **hint}
+    bars = ax.bar(range(len(values)), values, color="tab:blue")
+    ax.bar_label(bars, labels=["" if math.isnan(v) else value_text(v) for v in values],
+                 fontsize=8, padding=2)
+    for i, v in enumerate(values):
+        if math.isnan(v):   # a row without a value (a stage still TODO) keeps its place
+            ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=8, color="0.4")
+    slanted = max(map(len, labels), default=0) > 8
+    ax.set_xticks(range(len(labels)), labels, rotation=30 if slanted else 0,
+                  ha="right" if slanted else "center", rotation_mode="anchor")
+    ax.set_xlim(-0.6, len(labels) - 0.4)   # keeps value-less bars on the axis
+    ax.set_xlabel(hint["x"])
+    ax.set_ylabel(hint["y"] + ("  (lower is better)" if hint.get("lower_is_better") else ""))
+    draw_ceiling(ax, {**hint, "ceiling": ceiling})
+    ax.set_ylim(bottom=0)   # rates and times: a bar must start at zero to be read honestly
+    ax.margins(y=0.12)
+
+
+def _powers_of_two(values):
+    return all(v > 0 and float(v).is_integer() and (int(v) & (int(v) - 1)) == 0 for v in values)
+
+
+def draw_lines(ax, table, hint):
+    xs = [number(v) for v in column(table, hint["x"])]
+    ys = [number(v) for v in column(table, hint["y"])]
+    series = column(table, hint["series"]) if hint.get("series") else [None] * len(xs)
+    for name in dict.fromkeys(series):      # first-appearance order, for a stable legend
+        points = sorted((x, y) for x, y, s in zip(xs, ys, series) if s == name)
+        ax.plot([x for x, _ in points], [y for _, y in points], marker="o", markersize=4,
+                label=None if name is None else label_of(name))
+    if hint.get("logx"):
+        ax.set_xscale("log", base=2 if _powers_of_two(xs) else 10)
+    ticks = sorted({x for x in xs if not math.isnan(x)})
+    if len(ticks) <= 12:
+        # Few measured x values (block sizes, stream counts): tick exactly those, as plain numbers.
+        ax.set_xticks(ticks, [label_of(x) for x in ticks])
+        ax.minorticks_off()
+    if hint.get("logy"):
+        ax.set_yscale("log")
+    elif all(y >= 0 for y in ys if not math.isnan(y)):
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(hint["x"])
+    ax.set_ylabel(hint["y"])
+    draw_ceiling(ax, hint)
+    ax.grid(True, which="major", alpha=0.3)
+    if hint.get("series"):
+        ax.legend(title=hint["series"], fontsize=8)
+
+
+def _ordered(values):
+    unique = list(dict.fromkeys(values))
+    if all(isinstance(v, (int, float)) for v in unique):
+        return sorted(unique)
+    return unique
+
+
+def _as_number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def heatmap_cells(table, hint):
+    """(x, y, value) triples. A long table has x, y and value columns; a wide one
+    ("columns_are_x": true) has one row per y, and its column names are the x values."""
+    ys = column(table, hint["y"])
+    if not hint.get("columns_are_x"):
+        return list(zip(column(table, hint["x"]), ys, column(table, hint["value"])))
+    skip = {hint["y"], *hint.get("skip_columns", [])}
+    cells = []
+    for name in table["columns"]:
+        if name not in skip:
+            cells += [(_as_number(name), y, v) for y, v in zip(ys, column(table, name))]
+    return cells
+
+
+def draw_heatmap(fig, ax, table, hint):
+    cells = [(x, y, number(v)) for x, y, v in heatmap_cells(table, hint)]
+    x_keys, y_keys = _ordered([x for x, _, _ in cells]), _ordered([y for _, y, _ in cells])
+    grid = [[math.nan] * len(x_keys) for _ in y_keys]
+    for x, y, v in cells:
+        grid[y_keys.index(y)][x_keys.index(x)] = v
+    image = ax.imshow(grid, cmap="viridis", aspect="auto", origin="lower")
+    fig.colorbar(image, ax=ax, label=hint["value"])
+    finite = [v for _, _, v in cells if not math.isnan(v)]
+    middle = (min(finite) + max(finite)) / 2 if finite else 0
+    for row, values in enumerate(grid):
+        for col, v in enumerate(values):
+            if not math.isnan(v):
+                # Light text on the dark (low) end of viridis, dark text on the bright end.
+                ax.text(col, row, value_text(v), ha="center", va="center", fontsize=8,
+                        color="white" if v < middle else "black")
+    ax.set_xticks(range(len(x_keys)), [label_of(k) for k in x_keys])
+    ax.set_yticks(range(len(y_keys)), [label_of(k) for k in y_keys])
+    ax.set_xlabel(hint["x"])
+    ax.set_ylabel(hint["y"])
+
+
+def output_name(bench, table):
+    name = f"{bench}-{table}"
+    return re.sub(r"[^\w.+-]", "-", name) + ".png"   # '/' and spaces would make paths
+
+
+def plot_table(plt, doc, table, out_dir):
+    hint = table["plot"]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    try:
+        kind = hint.get("kind")
+        if kind == "bars":
+            draw_bars(ax, table, hint)
+        elif kind == "lines":
+            draw_lines(ax, table, hint)
+        elif kind == "heatmap":
+            draw_heatmap(fig, ax, table, hint)
+        else:
+            raise PlotError(f"unknown plot kind '{kind}'")
+        ax.set_title(title_of(doc, table), fontsize=10)
+        if ax.get_legend() is None and ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = out_dir / output_name(doc.get("bench", "bench"), table["name"])
+        fig.savefig(path, dpi=DPI)
+        return path
+    finally:
+        plt.close(fig)   # many tables in one run: do not keep every figure in memory
+
+
+def plot_file(plt, path, out_dir):
+    """Draw every hinted table of one result file; return the number of failures."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        print(f"plot: cannot read {path}: {err}", file=sys.stderr)
+        return 1
+    if not str(doc.get("schema", "")).startswith(SCHEMA):
+        print(f"plot: {path}: not a {SCHEMA}* result file, skipped", file=sys.stderr)
+        return 1
+    failures = 0
+    for table in doc.get("tables", []):
+        if not table.get("plot"):
+            continue
+        try:
+            print(plot_table(plt, doc, table, out_dir))
+        except (PlotError, KeyError, TypeError, ValueError) as err:
+            print(f"plot: {path}: table '{table.get('name')}': {err}", file=sys.stderr)
+            failures += 1
+    return failures
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", default="results", help="where result JSON files are (default: results)")
+    parser.add_argument("--out", help="where PNGs go (default: <results>/plots)")
+    parser.add_argument("files", nargs="*", help="result files (default: every <results>/*.json)")
+    args = parser.parse_args(argv)
+
+    plt = import_pyplot()
+    if plt is None:
+        print(f"plot: matplotlib is not installed for {sys.executable}; install it with: "
+              "sudo apt-get install python3-matplotlib (or: pip install matplotlib)", file=sys.stderr)
+        return 3
+    files = args.files or sorted(Path(args.results).glob("*.json"))
+    if not files:
+        print(f"plot: no result files in {args.results}/ (run the benchmarks first: make bench)",
+              file=sys.stderr)
+        return 1
+    out_dir = Path(args.out or Path(args.results) / "plots")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    failures = sum(plot_file(plt, path, out_dir) for path in files)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
