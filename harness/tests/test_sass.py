@@ -239,8 +239,14 @@ class ToolTest(unittest.TestCase):
         script.write_text(f'#!/bin/sh\n[ "$1" = -sass ] || exit 1\nexec /bin/cat "{fixture}"\n')
         script.chmod(0o755)
 
+    def test_missing_cuobjdump_falls_back_to_the_committed_capture(self):
+        status, out, err = run_main("count", "11-streaming/01_grid_stride")
+        self.assertEqual(status, 0)
+        self.assertIn("saxpy_kernel", out)
+        self.assertIn("captured on the reference GPU", err)
+
     def test_missing_cuobjdump_for_stage(self):
-        status, out, err = run_main("dump", "11-streaming/01_grid_stride")
+        status, out, err = run_main("dump", "exercise/11-streaming/01_grid_stride")
         self.assertEqual(status, 3)
         self.assertEqual(out, "")
         self.assertEqual(len(err.splitlines()), 1)
