@@ -70,7 +70,7 @@ function(course_add_stages)
           add_test(NAME sanitize/${tool}/${A_CHAPTER}/${stage}
                    COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:test.${obj}>)
           set_tests_properties(sanitize/${tool}/${A_CHAPTER}/${stage} PROPERTIES
-            SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS "sanitize;${A_CHAPTER}")
+            SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu TIMEOUT 300 LABELS "sanitize;${A_CHAPTER}")
         endforeach()
       endif()
     endforeach()
