@@ -45,6 +45,7 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 check: build
+	@$(PYTHON) harness/check_notes.py $(BUILD)
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE sanitize $(if $(STAGE),-R "$(STAGE)")
 
 tour: build
