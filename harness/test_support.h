@@ -7,6 +7,7 @@
 #include "common/check.h"
 #include "common/memory.h"
 #include "common/parallel.h"
+#include "common/stage.h"
 
 #include <cuda_runtime.h>
 
@@ -17,7 +18,9 @@
 #include <limits>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace course {
 namespace test {
@@ -28,10 +31,42 @@ constexpr unsigned char poison_byte = 0xFF;
 // Elements past the end of each output, also poisoned; a stage that writes there fails.
 constexpr std::size_t guard_elements = 256;
 
-inline bool is_poison(float v) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &v, 4);
-  return bits == 0xFFFFFFFFu;
+// Whether v still holds nothing but poison bytes (never written), for any element type.
+template <class T>
+bool is_poison(const T &v) {
+  const auto *bytes = reinterpret_cast<const unsigned char *>(&v);
+  for (std::size_t b = 0; b < sizeof(T); ++b)
+    if (bytes[b] != poison_byte) return false;
+  return true;
+}
+
+// Whole-buffer copies for checks (synchronous).
+template <class T>
+std::vector<T> copy_to_host(const T *d, std::size_t count) {
+  std::vector<T> h(count);
+  if (count) CUDA_CHECK(cudaMemcpy(h.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
+  return h;
+}
+template <class T>
+void copy_to_device(T *d, const std::vector<T> &h) {
+  if (!h.empty()) CUDA_CHECK(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+// The first element of got[from, end) that is no longer all poison bytes, or got.size() if none:
+// for guard zones and for outputs a stage must leave alone.
+template <class T>
+std::size_t first_written(const std::vector<T> &got, std::size_t from) {
+  for (std::size_t i = from; i < got.size(); ++i)
+    if (!is_poison(got[i])) return i;
+  return got.size();
+}
+
+// The one stage of kind Stage that a test program is linked with.
+template <class Stage>
+const Stage &stage_under_test() {
+  auto &stages = registered<Stage>();
+  if (stages.size() != 1) throw std::logic_error("a test program links exactly one stage of its kind");
+  return stages.front();
 }
 
 template <class T>

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 03: a single warp's commutative reduction in shared memory. After the article "single-warp
+// parallel reduction of commutative operators" (sumCommSingleWarp, sumCommSingleBlockWithWarps)
+// and the warp-synchronous tail of The CUDA Handbook 12.2.
+//
+// The 32 values of a warp sit in 32 ints of shared memory; five halving steps add the upper half
+// onto the lower (16, 8, 4, 2, 1 lanes at work), and every lane then reads the total from the
+// first int. The book and the article need no barrier between the steps because "a warp executes
+// in lockstep", and mark the array volatile so that each += really reads and writes memory.
+//
+// What changed: since Volta the lanes of a warp are scheduled independently. Nothing guarantees
+// that the lanes still adding in step k have seen the stores other lanes made in step k-1: they
+// may not even have executed them yet, and after the `if (lane < h)` the warp need not be
+// converged. volatile only stops the compiler keeping values in registers; it orders nothing
+// between lanes. The code is a data race, which compute-sanitizer's racecheck reports and which
+// tests seldom catch (on today's GPUs the warp usually still runs converged). __syncwarp() between
+// the steps is the barrier (and the memory ordering) the code relied on; with it, volatile is
+// not needed.
+//
+// The article's shortened variant lets lanes 1..15 go on adding after their sums stop mattering,
+// to save the conditions. In lockstep each step's reads came before its writes because one
+// instruction did both for all lanes; under independent scheduling lane 0 may read lane 8's slot
+// while lane 8 is rewriting it. So each step reads into a register, synchronises, writes,
+// synchronises: two barriers a step instead of one, among the 16 lanes that take part.
+//
+// What to look for in SASS (`make sass-diff A=08-warp/02_warp_reduce B=08-warp/03_single_warp_shared`):
+// the shuffle version's SHFL.BFLY + IADD3 per step against LDS, IADD3, STS per step here, plus
+// what each __syncwarp became (a WARPSYNC where the compiler cannot prove the lanes converged).
+#include "warp_launch.cuh"
+
+namespace {
+
+// Every lane of the warp returns the sum of sh[0..32), the warp's own 32 ints of shared memory,
+// which its lanes have just stored. Overwrites sh. All 32 lanes must call it.
+__device__ int warp_sum_shared(int *sh, int lane) {
+  // EXERCISE BEGIN: make the lanes' stores visible to the warp (__syncwarp), then for h = 16, 8, 4,
+  // 2, 1 the lanes below h add sh[lane + h] onto sh[lane], with a __syncwarp after each step.
+  __syncwarp();
+#pragma unroll
+  for (int h = warp::lanes / 2; h > 0; h /= 2) {
+    if (lane < h) sh[lane] += sh[lane + h];
+    __syncwarp();
+  }
+  // EXERCISE END
+  return sh[0];
+}
+
+// The same, with lanes 0..15 all adding at every step (the article's shortened variant).
+__device__ int warp_sum_shared_short(int *sh, int lane) {
+  __syncwarp();
+  if (lane < warp::lanes / 2) {
+    // EXERCISE BEGIN: five steps h = 16, 8, 4, 2, 1 in which all 16 of these lanes add sh[lane + h]
+    // to a running sum v kept in a register and store v to sh[lane]; separate each step's reads
+    // from its writes, and its writes from the next step's reads, with a __syncwarp whose mask
+    // names these 16 lanes alone (the other 16 never reach it).
+    constexpr unsigned low_half = 0x0000ffffu;
+    int v = sh[lane];
+#pragma unroll
+    for (int h = warp::lanes / 2; h > 0; h /= 2) {
+      v += sh[lane + h];
+      __syncwarp(low_half);
+      sh[lane] = v;
+      __syncwarp(low_half);
+    }
+    // EXERCISE END
+  }
+  __syncwarp();
+  return sh[0];
+}
+
+template <bool Short>
+__global__ void warp_sum_kernel(int *out, const int *in, int n_warps) {
+  __shared__ int sh[warp::warps_per_block * warp::lanes];
+  if (warp::warp_in_grid() >= std::size_t(n_warps)) return;
+  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  const int lane = warp::lane_id();
+  int *mine = sh + warp::warp_in_block() * warp::lanes;
+  mine[lane] = in[i];
+  out[i] = Short ? warp_sum_shared_short(mine, lane) : warp_sum_shared(mine, lane);
+}
+
+// out[blockIdx.x] = the sum of this block's grid-stride share of in[0, n): the article's
+// sumCommSingleBlockWithWarps. blockDim.x is a multiple of 32.
+__global__ void block_sum_kernel(int *out, const int *in, std::size_t n) {
+  __shared__ int r[1024];
+  const int tid = threadIdx.x, lane = warp::lane_id();
+  r[tid] = warp::grid_stride_sum(in, n);
+  warp_sum_shared(r + tid - lane, lane);  // each warp's sum lands in the first int of its 32
+  __syncthreads();
+  if (tid < warp::lanes) {
+    r[tid] = tid * warp::lanes < int(blockDim.x) ? r[tid * warp::lanes] : 0;
+    const int total = warp_sum_shared(r, tid);
+    if (tid == 0) out[blockIdx.x] = total;
+  }
+}
+
+void warp_sums(int *out, const int *in, int n_warps) {
+  warp::launch_warps(warp_sum_kernel<false>, n_warps, out, in, n_warps);
+}
+
+void warp_sums_short(int *out, const int *in, int n_warps) {
+  warp::launch_warps(warp_sum_kernel<true>, n_warps, out, in, n_warps);
+}
+
+void sum(int *out, const int *in, std::size_t n, const warp::reduce_config &cfg) {
+  warp::sum_two_pass(block_sum_kernel, out, in, n, cfg);
+}
+
+}  // namespace
+
+WARP_STAGE(reduce_stage, "single-warp reduction in shared memory, with __syncwarp (12.2)", warp_sums,
+           warp_sums_short, sum);

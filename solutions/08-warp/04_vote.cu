@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 04: warp votes and lane masks. After The CUDA Handbook 8.6.1 (warp-level primitives) and
+// 12.7 (predicate reductions with __ballot and __popc).
+//
+// A vote reduces one bit per lane across the warp in one instruction: __ballot_sync gathers the
+// 32 predicates into a word every lane receives; __any_sync and __all_sync reduce them to one
+// bit. With __popc on that word a lane counts the predicates, and with a lane mask (the bits of
+// the lanes below it: %lanemask_lt) it counts those below itself, which is its place among the
+// lanes whose predicate holds. That makes warp-level stream compaction one ballot and two popc:
+// each kept value goes to slot popc(ballot & lanemask_lt), and the warp keeps popc(ballot).
+// Chapter 13 scales the same idea to a whole array.
+//
+// What changed from the book: the _sync forms name the lanes that take part. Lanes outside the
+// mask contribute 0 to a ballot and are not counted by any/all. The lanes past the end of the
+// array in the last warp still vote (false): a full-mask vote waits for all 32.
+//
+// What to look for in SASS: VOTE.ANY R (ballot), VOTE.ANY and VOTE.ALL on predicates, POPC, FLO
+// (find leading one, which __ffs uses after a bit reversal), and S2R SR_LTMASK etc. for the lane
+// masks read from the hardware.
+#include "warp_launch.cuh"
+
+namespace {
+
+// The lane masks of this lane, from the PTX special registers.
+__device__ unsigned lanemask_lt() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+__device__ unsigned lanemask_le() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_le;" : "=r"(m));
+  return m;
+}
+__device__ unsigned lanemask_eq() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_eq;" : "=r"(m));
+  return m;
+}
+__device__ unsigned lanemask_ge() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_ge;" : "=r"(m));
+  return m;
+}
+__device__ unsigned lanemask_gt() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_gt;" : "=r"(m));
+  return m;
+}
+
+__global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsigned *masks, int n_warps) {
+  const std::size_t w = warp::warp_in_grid();
+  if (w >= std::size_t(n_warps)) return;
+  const unsigned mask = masks[w];
+  const int lane = warp::lane_id();
+  if (!(mask >> lane & 1u)) return;  // not in this vote
+  const std::size_t i = w * warp::lanes + lane;
+  warp::vote_result r{};
+  // EXERCISE BEGIN: vote on p = pred[i] != 0 among the lanes of mask: fill in r.ballot, r.any,
+  // r.all (0 or 1), r.count, r.rank (lanes below this one whose p holds; compute the lanes-below
+  // mask from the lane id, without the PTX register) and r.leader (lowest lane whose p holds, or -1).
+  const bool p = pred[i] != 0;
+  r.ballot = __ballot_sync(mask, p);
+  r.any = __any_sync(mask, p) != 0;
+  r.all = __all_sync(mask, p) != 0;
+  r.count = __popc(r.ballot);
+  r.rank = __popc(r.ballot & ((1u << lane) - 1));
+  r.leader = __ffs(r.ballot) - 1;
+  // EXERCISE END
+  r.lanemask_lt = lanemask_lt();
+  r.lanemask_le = lanemask_le();
+  r.lanemask_eq = lanemask_eq();
+  r.lanemask_ge = lanemask_ge();
+  r.lanemask_gt = lanemask_gt();
+  out[i] = r;
+}
+
+__global__ void compact_kernel(int *out, int *counts, const int *in, std::size_t n) {
+  const std::size_t w = warp::warp_in_grid();
+  if (w * warp::lanes >= n) return;  // whole warps: the last one may be partly past n
+  // EXERCISE BEGIN: this lane's value is in[32w + lane], if that is below n. Keep it if it is
+  // positive (lanes past n keep nothing, but they vote): store it to out[32w + its rank among the
+  // kept values of the warp], and let one lane store the warp's count to counts[w]. Use the
+  // hardware's lanemask_lt() this time.
+  const int lane = warp::lane_id();
+  const std::size_t i = w * warp::lanes + lane;
+  const int v = i < n ? in[i] : 0;
+  const bool keep = v > 0;
+  const unsigned kept = __ballot_sync(warp::full_mask, keep);
+  if (keep) out[w * warp::lanes + __popc(kept & lanemask_lt())] = v;
+  if (lane == 0) counts[w] = __popc(kept);
+  // EXERCISE END
+}
+
+void vote(warp::vote_result *out, const int *pred, const unsigned *masks, int n_warps) {
+  warp::launch_warps(vote_kernel, n_warps, out, pred, masks, n_warps);
+}
+
+void compact(int *out, int *counts, const int *in, std::size_t n) {
+  warp::launch_warps(compact_kernel, (n + warp::lanes - 1) / warp::lanes, out, counts, in, n);
+}
+
+}  // namespace
+
+WARP_STAGE(vote_stage, "ballot, any, all, popc and lane masks; warp-level compaction (8.6.1, 12.7)", vote, compact);
