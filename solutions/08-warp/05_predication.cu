@@ -23,8 +23,9 @@
 // saves the lanes that must meet at label in barrier register B0, and BSYNC B0 there waits for
 // them. A WARPSYNC, as for __syncwarp, is the explicit form of the same thing.
 //
-// What to look for (`make sass STAGE=08-warp/05_predication --kernel short_if`, and the counts
-// table of the chapter README): guarded instructions and SEL/FSEL in the short kernels; BSSY,
+// What to look for (`make sass STAGE=08-warp/05_predication`, one kernel with
+// `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts table
+// of the chapter README): guarded instructions and SEL/FSEL in the short kernels; BSSY,
 // BRA and BSYNC in long_if_else and data_loop; IMNMX (VIMNMX), IABS, FMNMX and a |R| operand in
 // the last two; and the N at which branch_of first shows a BRA.
 #include "warp_launch.cuh"
