@@ -21,30 +21,20 @@
 
 namespace {
 
-// The lane masks of this lane, from the PTX special registers.
-__device__ unsigned lanemask_lt() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-  return m;
-}
-__device__ unsigned lanemask_le() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_le;" : "=r"(m));
-  return m;
-}
-__device__ unsigned lanemask_eq() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_eq;" : "=r"(m));
-  return m;
-}
-__device__ unsigned lanemask_ge() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_ge;" : "=r"(m));
-  return m;
-}
-__device__ unsigned lanemask_gt() {
-  unsigned m;
-  asm("mov.u32 %0, %%lanemask_gt;" : "=r"(m));
+// This lane's masks, from the PTX special registers: the lanes below it (lt), up to and including
+// it (le), itself (eq), from it up (ge), above it (gt).
+struct lane_masks {
+  unsigned lt, le, eq, ge, gt;
+};
+
+__device__ lane_masks hardware_lane_masks() {
+  lane_masks m;
+  asm("mov.u32 %0, %%lanemask_lt;\n\t"
+      "mov.u32 %1, %%lanemask_le;\n\t"
+      "mov.u32 %2, %%lanemask_eq;\n\t"
+      "mov.u32 %3, %%lanemask_ge;\n\t"
+      "mov.u32 %4, %%lanemask_gt;"
+      : "=r"(m.lt), "=r"(m.le), "=r"(m.eq), "=r"(m.ge), "=r"(m.gt));
   return m;
 }
 
@@ -67,11 +57,12 @@ __global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsig
   r.rank = __popc(r.ballot & ((1u << lane) - 1));
   r.leader = __ffs(r.ballot) - 1;
   // EXERCISE END
-  r.lanemask_lt = lanemask_lt();
-  r.lanemask_le = lanemask_le();
-  r.lanemask_eq = lanemask_eq();
-  r.lanemask_ge = lanemask_ge();
-  r.lanemask_gt = lanemask_gt();
+  const lane_masks m = hardware_lane_masks();
+  r.lanemask_lt = m.lt;
+  r.lanemask_le = m.le;
+  r.lanemask_eq = m.eq;
+  r.lanemask_ge = m.ge;
+  r.lanemask_gt = m.gt;
   out[i] = r;
 }
 
@@ -81,13 +72,13 @@ __global__ void compact_kernel(int *out, int *counts, const int *in, std::size_t
   // EXERCISE BEGIN: this lane's value is in[32w + lane], if that is below n. Keep it if it is
   // positive (lanes past n keep nothing, but they vote): store it to out[32w + its rank among the
   // kept values of the warp], and let one lane store the warp's count to counts[w]. Use the
-  // hardware's lanemask_lt() this time.
+  // hardware's mask this time: hardware_lane_masks().lt.
   const int lane = warp::lane_id();
   const std::size_t i = w * warp::lanes + lane;
   const int v = i < n ? in[i] : 0;
   const bool keep = v > 0;
   const unsigned kept = __ballot_sync(warp::full_mask, keep);
-  if (keep) out[w * warp::lanes + __popc(kept & lanemask_lt())] = v;
+  if (keep) out[w * warp::lanes + __popc(kept & hardware_lane_masks().lt)] = v;
   if (lane == 0) counts[w] = __popc(kept);
   // EXERCISE END
 }
