@@ -30,7 +30,7 @@ help:
 	@echo "  make clean"
 	@echo ""
 	@echo "Stages:"
-	@for c in $(CHAPTERS); do for f in solutions/$$c/[0-9]*.cu; do s=$${f#solutions/}; echo "  $${s%.cu}"; done; done
+	@for f in solutions/*/[0-9]*.cu; do s=$${f#solutions/}; echo "  $${s%.cu}"; done
 
 deps:
 	@harness/deps.sh

@@ -24,7 +24,7 @@
 namespace {
 
 // The value this lane receives in shuffle c. Every lane of c.mask calls it with the same c.
-__device__ int shuffle(const warp::shuffle_case &c, int v, int lane) {
+__device__ int shuffled(const warp::shuffle_case &c, int v, int lane) {
   // EXERCISE BEGIN: return v as read by this lane in each form of warp::shuffle_form (see warp.h),
   // with c.mask, c.arg and c.width. Rotate is a broadcast whose source is this lane's position in
   // its segment plus c.arg; the shuffle wraps a source outside [0, width) into the segment.
@@ -47,7 +47,7 @@ __global__ void shuffle_kernel(int *out, const int *in, const warp::shuffle_case
   const std::size_t i = w * warp::lanes + lane;
   int v = in[i];
   // Lanes outside the mask must not execute the shuffle: they keep their own value.
-  if (c.mask >> lane & 1u) v = shuffle(c, v, lane);
+  if (c.mask >> lane & 1u) v = shuffled(c, v, lane);
   out[i] = v;
 }
 
