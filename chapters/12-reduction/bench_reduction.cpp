@@ -10,11 +10,11 @@
 // stage 10 and CUB: where launch overhead ends and bandwidth begins.
 // Every answer is checked against the host's sum; a wrong one ends the program with status 1.
 #include "cub_baseline.h"
+#include "host_reference.h"
 #include "reduction.h"
 
 #include "common/cli.h"
 #include "common/device.h"
-#include "common/parallel.h"
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
@@ -25,7 +25,6 @@
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 using course::bench::cell;
@@ -42,20 +41,6 @@ struct options_t {
   std::string results = "results";
 };
 
-// f(i) summed over [0, n) on all cores.
-template <class T, class F>
-T host_sum(std::size_t n, F f) {
-  std::vector<T> parts(std::max(1u, std::thread::hardware_concurrency()), T(0));  // one per parallel_for worker
-  course::parallel_for(n, [&](std::size_t b, std::size_t e, unsigned worker) {
-    T sum = T(0);
-    for (std::size_t i = b; i < e; ++i) sum += f(i);
-    parts[worker] = sum;
-  });
-  T total = T(0);
-  for (T p : parts) total += p;
-  return total;
-}
-
 // The host's answers for the prefixes of the input the benchmark sums: the sum mod 2^32 (the
 // GPU's int arithmetic) and, for the whole input, the count of elements > 0.
 struct reference {
@@ -63,10 +48,10 @@ struct reference {
   unsigned long long positives = 0;
   reference(const std::vector<std::size_t> &sizes, std::size_t n) {
     for (std::size_t m : sizes) {
-      const long long s = host_sum<long long>(m, [](std::size_t i) { return course::random_int(seed, i, lo, hi); });
-      sums[m] = int(std::uint32_t(static_cast<unsigned long long>(s)));
+      const long long s = reduction::host_sum<long long>(m, [](std::size_t i) { return course::random_int(seed, i, lo, hi); });
+      sums[m] = reduction::wrap32(s);
     }
-    positives = host_sum<unsigned long long>(n, [](std::size_t i) { return course::random_int(seed, i, lo, hi) > 0 ? 1ull : 0ull; });
+    positives = reduction::host_sum<unsigned long long>(n, [](std::size_t i) { return course::random_int(seed, i, lo, hi) > 0 ? 1ull : 0ull; });
   }
   int sum(std::size_t m) const { return sums.at(m); }
   unsigned long long count_positive() const { return positives; }

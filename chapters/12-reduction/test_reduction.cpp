@@ -7,10 +7,10 @@
 // reference is the exact sum in 64 bits, reduced mod 2^32 the same way, and the two must be equal.
 // (With inputs this small the true sum of random data stays far inside int range in practice:
 // about 577 * sqrt(n), so no partial sum on the GPU overflows either.)
+#include "host_reference.h"
 #include "reduction.h"
 
 #include "common/device.h"
-#include "common/parallel.h"
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/catch.h"
@@ -23,10 +23,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 using course::test::guard_elements;
+using reduction::host_sum;
+using reduction::wrap32;
 
 namespace {
 
@@ -56,23 +57,6 @@ std::string describe_config(std::size_t n, const reduction::config &cfg, std::si
          (cfg.blocks ? std::to_string(cfg.blocks) : std::string("resident")) +
          (offset ? " offset=" + std::to_string(offset) + " ints" : "");
 }
-
-// f(i) summed over [0, n) on all cores, in T.
-template <class T, class F>
-T host_sum(std::size_t n, F f) {
-  std::vector<T> parts(std::max(1u, std::thread::hardware_concurrency()), T(0));  // one per parallel_for worker
-  course::parallel_for(n, [&](std::size_t b, std::size_t e, unsigned worker) {
-    T s = T(0);
-    for (std::size_t i = b; i < e; ++i) s += f(i);
-    parts[worker] = s;
-  });
-  T total = T(0);
-  for (T p : parts) total += p;
-  return total;
-}
-
-// The sum mod 2^32, as the GPU's int arithmetic gives it.
-int wrap32(long long s) { return static_cast<int>(static_cast<std::uint32_t>(static_cast<unsigned long long>(s))); }
 
 int reference_sum(std::uint64_t seed, std::size_t offset, std::size_t n) {
   return wrap32(host_sum<long long>(n, [&](std::size_t i) { return course::random_int(seed, offset + i, lo, hi); }));
