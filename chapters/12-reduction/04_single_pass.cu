@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 04: one pass, the last block to finish adds up the partial sums. The CUDA Handbook 12.4,
+// Stage 04: one pass, the last block to finish adds up the partial sums. The CUDA Handbook 12.3,
 // listing 12.6.
 //
 // Changes from stage 03: one kernel launch instead of two. Each block writes its partial sum to
@@ -49,5 +49,5 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("single pass, __threadfence + retirement counter (12.4)"), reduce, sizes,
+REDUCTION_STAGE(COURSE_THIS_STAGE("single pass, __threadfence + retirement counter (12.3)"), reduce, sizes,
                 min_threads);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 06: any block size, not only powers of two. The CUDA Handbook 12.5.
+// Stage 06: any block size, not only powers of two. The CUDA Handbook 12.5, listing 12.8.
 //
 // Changes from stage 01 (compare with that stage: `make sass-diff A=12-reduction/01_two_pass
 // B=12-reduction/06_any_block_size`, or diff the files): before the halving steps, the block
@@ -41,4 +41,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("any block size (12.5)"), reduce, sizes, min_threads);
+REDUCTION_STAGE(COURSE_THIS_STAGE("any block size (12.5, listing 12.8)"), reduce, sizes, min_threads);

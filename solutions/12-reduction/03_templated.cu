@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: the block size as a template parameter, fully unrolled. The CUDA Handbook 12.3,
+// Stage 03: the block size as a template parameter, fully unrolled. The CUDA Handbook 12.2,
 // listings 12.3 and 12.4.
 //
 // Changes from stage 02: the kernel is a template on its block size B, and the host picks the
@@ -8,7 +8,7 @@
 // known to the compiler: the loops unroll, dead steps disappear, the shared array has a static
 // size, and the grid stride is a constant times gridDim. The fold itself is
 // reduction::block_reduce<B> in reduction_common.cuh (stage 02's fold written for a compile-time
-// B, also used by stages 04, 05 and 07): read it there. Blocks of fewer than 32 threads work too:
+// B, also used by stages 04, 05, 07 and 10): read it there. Blocks of fewer than 32 threads work too:
 // the warp tail's __syncwarp() mask names only the lanes that exist.
 // What to look for: in the SASS of one instantiation (`make sass STAGE=12-reduction/03_templated`),
 // a straight line of LDS/IADD/STS with no loop counter in the fold; in the timing, next to no
@@ -43,4 +43,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("block size as a template parameter (12.3)"), reduce, sizes, min_threads);
+REDUCTION_STAGE(COURSE_THIS_STAGE("block size as a template parameter (12.2, listing 12.3)"), reduce, sizes, min_threads);

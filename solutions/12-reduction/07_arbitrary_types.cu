@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 07: any input type, any reduction type, any associative operator. The CUDA Handbook 12.6.
+// Stage 07: any input type, any reduction type, any associative operator. The CUDA Handbook
+// 12.6, listings 12.9 and 12.10.
 //
 // Changes from stage 03 (compare with that stage): the kernel is a template on an operator class
 // Op as well as on B. Op names the reduction type (Op::type), its identity, how one input element
