@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
     std::size_t free_b = 0, total_b = 0;
     course::device_memory(free_b, total_b);
     std::size_t n = std::size_t(opt.n_m) * mega;
-    const std::size_t fit = free_b / 100 * 80 / sizeof(int);
+    const std::size_t fit = free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
     if (n > fit) {
       std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)opt.n_m,
                   free_b / 1073741824.0, fit / mega);
