@@ -17,7 +17,8 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
 
-// EXERCISE BEGIN: the warp's sum in every lane: five __shfl_xor_sync steps over the full warp.
+// EXERCISE BEGIN: define __device__ int warp_sum(int v), which returns the warp's sum of v in
+// every lane: five __shfl_xor_sync steps (offsets 16, 8, 4, 2, 1) over the full warp.
 __device__ int warp_sum(int v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
