@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 02: the last warp folds without block barriers. The CUDA Handbook 12.2, listing 12.2.
+//
+// Changes from stage 01: the halving steps with __syncthreads() stop at 64 values; warp 0 folds
+// those 64 alone, the steps separated by __syncwarp(), which waits only for the 32 lanes of the
+// warp. The book's listing relies on the warp moving in lock-step ("warp-synchronous" code, a
+// volatile pointer and no barrier at all). Since Volta, lanes of a warp are scheduled
+// independently, so that form is a data race: lane 0 may read partials[16] before lane 16 has
+// written it (see the chapter README for what racecheck says). Here each step reads slots that
+// no lane writes in that step, writes only the lower half, and __syncwarp() publishes the writes
+// to the next step. Block sizes: powers of two from 32 (warp 0 must be a whole warp).
+// What to look for: in the SASS (`make sass-diff A=12-reduction/01_two_pass
+// B=12-reduction/02_warp_synchronous`), the last five BAR.SYNC become WARPSYNC (or vanish: on
+// sm_90 a full-mask __syncwarp() in converged code may compile to nothing but a memory fence of
+// the compiler); in the timing, little: the fold is not where the time goes.
+#include "reduction_common.cuh"
+
+namespace {
+
+constexpr auto sizes = reduction::block_sizes::powers_of_two;
+constexpr int min_threads = 32;
+
+// out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared memory.
+__global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
+  extern __shared__ int partials[];
+  int sum = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+    sum += in[i];
+  partials[threadIdx.x] = sum;
+  __syncthreads();
+  // EXERCISE BEGIN: halve the active threads with __syncthreads() while more than 64 values are
+  // left; then warp 0 folds the last 64 (32 if the block has only 32 threads) in steps of
+  // 32, 16, 8, 4, 2, 1: lanes below the offset add the slot `offset` above and store, and a
+  // __syncwarp() ends each step. Keep the running sum in a register. Thread 0 writes out[blockIdx.x].
+  COURSE_TODO();
+  // EXERCISE END
+}
+
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
+            cudaStream_t stream) {
+  reduction::require_block_size(cfg.threads, sizes, min_threads);
+  reduction::two_pass(reduce_kernel, d_answer, d_in, n, cfg, ws, stream, cfg.threads * sizeof(int));
+}
+
+}  // namespace
+
+REDUCTION_STAGE(COURSE_THIS_STAGE("warp-synchronous tail, __syncwarp (12.2)"), reduce, sizes, min_threads);

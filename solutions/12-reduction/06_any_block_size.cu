@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 06: any block size, not only powers of two. The CUDA Handbook 12.5, listing 12.8.
+//
+// Changes from stage 01 (compare with that stage: `make sass-diff A=12-reduction/01_two_pass
+// B=12-reduction/06_any_block_size`, or diff the files): before the halving steps, the block
+// folds itself down to the largest power of two that fits. For blockDim.x = 100 that is 64:
+// threads 64..99 add their values into slots 0..35, one __syncthreads(), and from there the
+// usual halving steps run on 64 values. A block of a power-of-two size skips the extra step.
+// Why want it: the occupancy calculator, or a kernel's register count, may make 96 or 192 or
+// 640 threads per block the best choice.
+// What to look for: in the timing, the odd block sizes in the benchmark's sweep; in the SASS,
+// one extra guarded LDS/IADD/STS and BAR.SYNC before the loop.
+#include "reduction_common.cuh"
+
+namespace {
+
+constexpr auto sizes = reduction::block_sizes::any;
+constexpr int min_threads = 1;
+
+// out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared memory.
+__global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
+  extern __shared__ int partials[];
+  int sum = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+    sum += in[i];
+  partials[threadIdx.x] = sum;
+  __syncthreads();
+  // EXERCISE BEGIN: find the largest power of two p <= blockDim.x (clear the lowest set bit until
+  // one is left, or use __clz); if blockDim.x is not p, threads p and above add their value
+  // into slot threadIdx.x - p, then __syncthreads(). Then halve from p / 2 as in stage 01.
+  const unsigned p = 1u << (31 - __clz(blockDim.x));
+  if (p != blockDim.x) {
+    if (threadIdx.x >= p) partials[threadIdx.x - p] += partials[threadIdx.x];
+    __syncthreads();
+  }
+  for (unsigned active = p / 2; active > 0; active /= 2) {
+    if (threadIdx.x < active) partials[threadIdx.x] += partials[threadIdx.x + active];
+    __syncthreads();
+  }
+  // EXERCISE END
+  if (threadIdx.x == 0) out[blockIdx.x] = partials[0];
+}
+
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
+            cudaStream_t stream) {
+  reduction::require_block_size(cfg.threads, sizes, min_threads);
+  reduction::two_pass(reduce_kernel, d_answer, d_in, n, cfg, ws, stream, cfg.threads * sizeof(int));
+}
+
+}  // namespace
+
+REDUCTION_STAGE(COURSE_THIS_STAGE("any block size (12.5, listing 12.8)"), reduce, sizes, min_threads);

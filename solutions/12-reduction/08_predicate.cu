@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 08: counting the elements that meet a predicate, with votes. The CUDA Handbook 12.7.
+//
+// A different reduction: not a sum of values but a count of elements with in[i] > threshold.
+// A warp can count its 32 predicates in two instructions: __ballot_sync() gathers one bit per
+// lane into a 32-bit mask, __popc() counts its bits. Each warp walks its share of the input 32
+// elements at a time (the loop is the same for the whole warp, so every lane reaches the vote),
+// lane 0 of each warp leaves the warp's count in shared memory, and thread 0 adds the block's
+// count to the answer with one atomicAdd (stage 05's way of combining blocks).
+// The second kernel does it with the block-wide vote __syncthreads_count(), which returns to
+// every thread the number of threads of the block whose argument was non-zero: simpler, but a
+// block barrier per element per thread. Block sizes: multiples of 32 (whole warps for the ballot).
+// What to look for: in the timing, the ballot kernel near the read ceiling and the
+// __syncthreads_count kernel well below it; in the SASS, VOTE.ANY and POPC, against BAR.RED.POPC.
+#include "reduction_common.cuh"
+
+namespace {
+
+constexpr auto sizes = reduction::block_sizes::multiples_of_32;
+constexpr int min_threads = 32;
+
+__global__ void count_ballot_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
+  __shared__ unsigned warp_counts[32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // EXERCISE BEGIN: each warp starts at its first 32 elements and strides by the grid; every lane
+  // votes (i < n && in[i] > threshold) with __ballot_sync and the warp adds __popc of the
+  // ballot. Lane 0 stores the warp's count in warp_counts[warp]; after a __syncthreads(),
+  // thread 0 adds the block's counts up and atomicAdds the total to *count.
+  unsigned warp_count = 0;  // the same in every lane
+  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) + warp * 32; base < n;
+       base += std::size_t(blockDim.x) * gridDim.x) {
+    const std::size_t i = base + lane;
+    warp_count += __popc(__ballot_sync(0xffffffffu, i < n && in[i] > threshold));
+  }
+  if (lane == 0) warp_counts[warp] = warp_count;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long block_count = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) block_count += warp_counts[w];
+    atomicAdd(count, block_count);
+  }
+  // EXERCISE END
+}
+
+__global__ void count_syncthreads_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
+  // EXERCISE BEGIN: the block walks the input blockDim.x elements at a time (the same number of
+  // steps for every thread: all must reach the barrier), each step's count is
+  // __syncthreads_count(i < n && in[i] > threshold); thread 0 keeps the running total and
+  // atomicAdds it to *count at the end.
+  unsigned long long block_count = 0;
+  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x); base < n; base += std::size_t(blockDim.x) * gridDim.x) {
+    const std::size_t i = base + threadIdx.x;
+    block_count += __syncthreads_count(i < n && in[i] > threshold);
+  }
+  if (threadIdx.x == 0) atomicAdd(count, block_count);
+  // EXERCISE END
+}
+
+void count_greater(unsigned long long *d_count, const int *d_in, std::size_t n, int threshold,
+                   bool use_syncthreads_count, const reduction::config &cfg, reduction::workspace &,
+                   cudaStream_t stream) {
+  reduction::require_block_size(cfg.threads, sizes, min_threads);
+  CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(*d_count), stream));
+  auto kernel = use_syncthreads_count ? count_syncthreads_kernel : count_ballot_kernel;
+  kernel<<<reduction::grid_size(kernel, cfg, n), cfg.threads, 0, stream>>>(d_count, d_in, n, threshold);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+REDUCTION_STAGE(COURSE_THIS_STAGE("count a predicate: __ballot_sync + __popc, __syncthreads_count (12.7)"), nullptr,
+                sizes, min_threads, nullptr, count_greater);
