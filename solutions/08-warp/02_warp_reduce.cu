@@ -14,7 +14,7 @@
 // back for the host to add; here a second launch of the same kernel, in one block, adds them. The
 // blocks also read with a grid-stride loop, so any grid covers any n.
 //
-// What to look for in SASS: five SHFL.BFLY, each followed by its IADD3, and no shared memory in
+// What to look for in SASS: five SHFL.BFLY, each followed by its add (IMAD.IADD on sm_90), and no shared memory in
 // the warp sum; one STS, one BAR.SYNC and one LDS between the two warp sums of the block kernel.
 #include "warp_launch.cuh"
 

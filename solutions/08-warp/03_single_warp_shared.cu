@@ -24,8 +24,9 @@
 // synchronises: two barriers a step instead of one, among the 16 lanes that take part.
 //
 // What to look for in SASS (`make sass-diff A=08-warp/02_warp_reduce B=08-warp/03_single_warp_shared`):
-// the shuffle version's SHFL.BFLY + IADD3 per step against LDS, IADD3, STS per step here, plus
-// what each __syncwarp became (a WARPSYNC where the compiler cannot prove the lanes converged).
+// the shuffle version's SHFL.BFLY + add per step against two LDS, an add and an STS per step here,
+// and what each __syncwarp became: on sm_90 a NOP on the converged path, and WARPSYNC only in the
+// copy of the steps the compiler makes for a warp whose lanes have split (behind a BRA.DIV).
 #include "warp_launch.cuh"
 
 namespace {

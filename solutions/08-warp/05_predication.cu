@@ -13,7 +13,7 @@
 //   branch_of<N>                 one if with N dependent multiply-adds: where between N = 1 and
 //                                32 the compiler stops predicating and starts branching (the book
 //                                quotes up to 7 instructions for the compilers of its day).
-//   min_max_abs, clamp_abs       conditions the hardware does in one instruction: IMNMX and FMNMX
+//   min_max_abs, clamp_abs       conditions the hardware does in one instruction: VIMNMX and FMNMX
 //                                for min and max, IABS, and the |x| operand modifier of float
 //                                instructions.
 //
@@ -25,8 +25,8 @@
 //
 // What to look for (`make sass STAGE=08-warp/05_predication`, one kernel with
 // `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts table
-// of the chapter README): guarded instructions and SEL/FSEL in the short kernels; BSSY,
-// BRA and BSYNC in long_if_else and data_loop; IMNMX (VIMNMX), IABS, FMNMX and a |R| operand in
+// of the chapter README): guarded instructions in the short kernels (a SEL in branch_of<1>); BSSY,
+// BRA and BSYNC in long_if_else and data_loop; VIMNMX, IABS, FMNMX and a |R| operand in
 // the last two; and the N at which branch_of first shows a BRA.
 #include "warp_launch.cuh"
 
