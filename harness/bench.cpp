@@ -63,7 +63,7 @@ std::string json_cell(const cell &c) {
   double v = std::get<double>(c);
   if (!std::isfinite(v)) return "null";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  std::snprintf(buf, sizeof buf, "%.12g", v);
   return buf;
 }
 

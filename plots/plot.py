@@ -58,7 +58,19 @@ def number(value):
 
 
 def label_of(value):
+    """Whole numbers as integers (1048576, not 1.04858e+06); others as short decimals."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def power_label(value):
+    """2^20 for a large power of two on a log2 axis; otherwise as label_of."""
+    if isinstance(value, (int, float)) and value >= 1024 and float(value).is_integer():
+        k = int(value).bit_length() - 1
+        if 1 << k == int(value):
+            return f"2^{k}"
+    return label_of(value)
 
 
 def value_text(value):
@@ -128,9 +140,12 @@ def draw_lines(ax, table, hint):
     if hint.get("logx"):
         ax.set_xscale("log", base=2 if _powers_of_two(xs) else 10)
     ticks = sorted({x for x in xs if not math.isnan(x)})
+    # Sizes on a log2 axis read best as 2^k; block sizes and stream counts as plain numbers.
+    fmt = power_label if hint.get("logx") and _powers_of_two(xs) else label_of
+    if len(ticks) > 12:
+        ticks = ticks[::2]
     if len(ticks) <= 12:
-        # Few measured x values (block sizes, stream counts): tick exactly those, as plain numbers.
-        ax.set_xticks(ticks, [label_of(x) for x in ticks])
+        ax.set_xticks(ticks, [fmt(x) for x in ticks])
         ax.minorticks_off()
     if hint.get("logy"):
         ax.set_yscale("log")
