@@ -198,5 +198,28 @@ void report::write(const std::string &dir) const {
   std::printf("\nresults: %s (and one CSV per table beside it)\n", json_path.c_str());
 }
 
+int run(const std::string &program, const std::string &bench, const std::string &title, const std::string &results_dir,
+        const std::function<bool(report &)> &body) {
+  gpu_status gpu = probe_gpu();
+  if (!gpu.usable) {
+    std::printf("%s: skipped: %s\n", program.c_str(), gpu.reason.c_str());
+    return 0;
+  }
+  try {
+    report rep(bench, title, query_device());
+    rep.print_preamble();
+    bool ok = body(rep);
+    rep.write(results_dir);
+    if (!ok) {
+      std::fprintf(stderr, "%s: a stage computed a wrong result (see above)\n", program.c_str());
+      return 1;
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace bench
 }  // namespace course

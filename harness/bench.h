@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -122,6 +123,13 @@ class report {
 };
 
 std::string json_string(const std::string &s);
+
+// The common frame of every chapter's benchmark: skip (status 0) with the reason when there is no
+// usable GPU; print the device preamble; run body(report), which returns false when a stage
+// computed a wrong result; write the results; exit 1 on a wrong result or an exception, naming
+// the program.
+int run(const std::string &program, const std::string &bench, const std::string &title, const std::string &results_dir,
+        const std::function<bool(report &)> &body);
 
 }  // namespace bench
 }  // namespace course

@@ -298,25 +298,11 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "bench_streaming: --part: expected device, host or all, got '%s'\n", opt.part.c_str());
     return 2;
   }
-  auto gpu = course::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("bench_streaming: skipped: %s\n", gpu.reason.c_str());
-    return 0;
-  }
-  try {
-    course::bench::report rep("11-streaming", "Chapter 11: streaming workloads (SAXPY)", course::query_device());
-    rep.print_preamble();
-    bool ok = true;
-    if (opt.part != "host") ok &= device_part(rep, opt);
-    if (opt.part != "device") ok &= host_part(rep, opt);
-    rep.write(opt.results);
-    if (!ok) {
-      std::fprintf(stderr, "bench_streaming: a stage computed a wrong result (see above)\n");
-      return 1;
-    }
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "bench_streaming: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return course::bench::run("bench_streaming", "11-streaming", "Chapter 11: streaming workloads (SAXPY)", opt.results,
+                            [&](course::bench::report &rep) {
+                              bool ok = true;
+                              if (opt.part != "host") ok &= device_part(rep, opt);
+                              if (opt.part != "device") ok &= host_part(rep, opt);
+                              return ok;
+                            });
 }

@@ -82,14 +82,8 @@ int main(int argc, char **argv) {
       .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
       .add("results", opt.results, "directory for the CSV and JSON results");
   cli.parse(argc, argv);
-  auto gpu = course::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("bench_reduction: skipped: %s\n", gpu.reason.c_str());
-    return 0;
-  }
-  try {
-    course::bench::report rep("12-reduction", "Chapter 12: reduction", course::query_device());
-    rep.print_preamble();
+  return course::bench::run("bench_reduction", "12-reduction", "Chapter 12: reduction", opt.results,
+                            [&](course::bench::report &rep) {
 
     std::size_t free_b = 0, total_b = 0;
     course::device_memory(free_b, total_b);
@@ -202,14 +196,6 @@ int main(int argc, char **argv) {
     by_n.print();
     rep.add(by_n);
 
-    rep.write(opt.results);
-    if (!ok) {
-      std::fprintf(stderr, "bench_reduction: a stage computed a wrong result (see above)\n");
-      return 1;
-    }
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "bench_reduction: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return ok;
+  });
 }
