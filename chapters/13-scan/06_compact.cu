@@ -25,7 +25,7 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
                                scan::predicate p) {
   __shared__ int sh[B];
   const std::size_t begin = blockIdx.x * tiles_per_block * B;
-  const std::size_t end = std::min(n, begin + tiles_per_block * B);
+  const std::size_t end = min(n, begin + tiles_per_block * B);
   unsigned carry = blockIdx.x ? unsigned(partials[blockIdx.x - 1]) : 0u;
   for (std::size_t tile = begin; tile < end; tile += B) {  // every thread runs the same trips
     const std::size_t i = tile + threadIdx.x;

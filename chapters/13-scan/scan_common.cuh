@@ -133,7 +133,7 @@ template <unsigned B, class BlockScan, class Op = identity>
 __global__ void reduce_ranges(int *partials, const int *in, std::size_t n, std::size_t tiles_per_block, Op op = {}) {
   __shared__ typename BlockScan::template storage<B> s;
   const std::size_t begin = blockIdx.x * tiles_per_block * B;
-  const std::size_t end = std::min(n, begin + tiles_per_block * B);
+  const std::size_t end = min(n, begin + tiles_per_block * B);
   int sum = 0;
   for (std::size_t i = begin + threadIdx.x; i < end; i += B) sum += op(in[i]);
   int total;
@@ -162,7 +162,7 @@ __global__ void scan_ranges(int *out, const int *in, const int *partials, std::s
                             bool inclusive) {
   __shared__ typename BlockScan::template storage<B> s;
   const std::size_t begin = blockIdx.x * tiles_per_block * B;
-  const std::size_t end = std::min(n, begin + tiles_per_block * B);
+  const std::size_t end = min(n, begin + tiles_per_block * B);
   int carry = blockIdx.x ? partials[blockIdx.x - 1] : 0;
   for (std::size_t tile = begin; tile < end; tile += B) {  // every thread runs the same trips
     const std::size_t i = tile + threadIdx.x;
