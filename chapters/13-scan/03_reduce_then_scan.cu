@@ -47,8 +47,7 @@ void reduce_then_scan(int *out, const int *in, std::size_t n, bool inclusive, in
 
 void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
-  scan::require_threads(cfg.threads);
-  scan::dispatch_threads(cfg.threads, [&](auto b) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     reduce_then_scan<B>(d_out, d_in, n, inclusive, ws.ints(scan::recursive_partials(n, B)), stream);
   });

@@ -35,6 +35,13 @@ void dispatch_threads(int threads, F &&f) {
   }
 }
 
+// require_threads, then dispatch_threads: what every stage's entry point starts with.
+template <class F>
+void with_block_size(int threads, F &&f) {
+  require_threads(threads);
+  dispatch_threads(threads, f);
+}
+
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // The recursive stages (02, 03): the partial sums of every level of the recursion, one level

@@ -56,8 +56,7 @@ void scan_then_fan(int *out, const int *in, std::size_t n, bool inclusive, int *
 
 void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
-  scan::require_threads(cfg.threads);
-  scan::dispatch_threads(cfg.threads, [&](auto b) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     scan_then_fan<B>(d_out, d_in, n, inclusive, ws.ints(scan::recursive_partials(n, B)), stream);
   });

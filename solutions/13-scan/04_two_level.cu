@@ -17,8 +17,7 @@ namespace {
 
 void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
-  scan::require_threads(cfg.threads);
-  scan::dispatch_threads(cfg.threads, [&](auto b) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     // EXERCISE BEGIN: run the three passes of scan::two_level_scan (scan_common.cuh) on the
     // shared-memory scanBlock, scan::shared_block_scan; read the kernels there first.

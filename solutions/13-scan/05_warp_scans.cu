@@ -142,8 +142,7 @@ void warp_scan_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form
 
 void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
-  scan::require_threads(cfg.threads);
-  scan::dispatch_threads(cfg.threads, [&](auto b) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     scan::two_level_scan<B, scan::warp_block_scan<scan::shfl_warp_scan>>(d_out, d_in, n, inclusive, cfg, ws, stream);
   });
