@@ -45,6 +45,7 @@ class workspace {
     if (bytes > status_.size()) {
       status_ = course::device_buffer<unsigned char>(bytes);
       CUDA_CHECK(cudaMemset(status_.get(), 0, bytes));
+      CUDA_CHECK(cudaDeviceSynchronize());  // so that work in a non-blocking stream sees the zeros
     }
     return reinterpret_cast<unsigned long long *>(status_.get());
   }
