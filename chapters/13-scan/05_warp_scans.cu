@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 05: warp scans. The CUDA Handbook 13.5 (listings 13-13 .. 13-18).
+//
+// Changes from stage 04: the block scan. Instead of scanBlock's 2 log2(B) barriers, each warp
+// scans its 32 values on its own, then one warp scans the warps' totals (13-18). This stage has
+// every warp scan of the book, each runnable in isolation over 32-element segments (warp_scan):
+//   conditional (13-13)    shared memory, each step guarded by lane >= offset;
+//   zero-padded (13-14)    16 zeros below each warp's 32 slots: every lane adds, no guard;
+//   templated (13-15/16)   one template that is either of the two (run here zero-padded);
+//   __shfl_up_sync         registers only, the guard on lane >= offset;
+//   shfl.sync.up PTX (13-17) the shuffle's predicate (source lane in range) guards the add.
+// Unlike the book, the shared-memory forms are not "warp-synchronous": __syncwarp() separates
+// each step's reads from its writes (Volta and later schedule lanes independently), and the
+// shuffles are the _sync forms with a member mask. The main scan entry is stage 04's two-level
+// scan on the shuffle block scan (scan::warp_block_scan<scan::shfl_warp_scan>, scan_common.cuh).
+// What to look for: in the timing, the shuffle forms about twice as fast as the conditional one
+// (the book); in the SASS (13.5.4; the book counts 30 / 17 / 11 instructions on SM 3.0),
+// LDS/STS and the ISETP+branch or predicated IADD of the guard, against SHFL.UP with its
+// predicate output feeding a predicated IADD3 and no compare at all in the PTX form.
+#include "scan_common.cuh"
+
+namespace {
+
+constexpr unsigned warps_per_block = 8;
+constexpr unsigned pad = 16;  // zeros below each warp's 32 slots in the zero-padded forms
+
+// 13-13. sh: this warp's 32 ints.
+__device__ int warp_scan_conditional(int *sh, int x, unsigned lane) {
+  // EXERCISE BEGIN: store x in sh[lane]; for offset 1, 2, 4, 8, 16 lanes >= offset add
+  // sh[lane - offset]. Separate each step's reads from its writes with __syncwarp().
+  COURSE_TODO();
+  // EXERCISE END
+}
+
+// 13-14. sh: this warp's pad + 32 ints; sh[0, pad) are zeros, so lane - offset never needs a guard.
+__device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
+  // EXERCISE BEGIN: zero sh[0, 16), store x in sh[16 + lane]; every lane adds sh[16 + lane - offset].
+  COURSE_TODO();
+  // EXERCISE END
+}
+
+// 13-15/13-16: one template for both; the book's deleted zero-padded form, restored correctly.
+template <bool zero_padded>
+__device__ int warp_scan_templated(int *sh, int x, unsigned lane) {
+  const unsigned base = zero_padded ? pad : 0;
+  if (zero_padded && lane < pad) sh[lane] = 0;
+  sh[base + lane] = x;
+  __syncwarp();
+#pragma unroll
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    if (zero_padded || lane >= offset) x += sh[base + lane - offset];
+    __syncwarp();
+    sh[base + lane] = x;
+    __syncwarp();
+  }
+  return x;
+}
+
+// 13-17: the shuffle's predicate p is false where lane - offset < 0; the add is skipped there.
+__device__ int warp_scan_ptx(int x) {
+#pragma unroll
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    // EXERCISE BEGIN: one shfl.sync.up.b32 r|p, x, offset, 0, membermask; then @p add.s32.
+    COURSE_TODO();
+    // EXERCISE END
+  }
+  return x;
+}
+
+template <scan::warp_form F>
+__device__ int warp_scan_any(int *sh, int x, unsigned lane) {
+  if constexpr (F == scan::warp_form::conditional) return warp_scan_conditional(sh, x, lane);
+  else if constexpr (F == scan::warp_form::zero_padded) return warp_scan_zero_padded(sh, x, lane);
+  else if constexpr (F == scan::warp_form::templated) return warp_scan_templated<true>(sh, x, lane);
+  else if constexpr (F == scan::warp_form::shuffle) return scan::shfl_warp_scan::inclusive(x, lane);
+  else return warp_scan_ptx(x);
+}
+
+// Each warp scans 32-element segments, grid-stride; the loop is the same for the warp's 32 lanes.
+template <scan::warp_form F>
+__global__ void warp_segments(int *out, const int *in, std::size_t n, bool inclusive) {
+  __shared__ int sh[warps_per_block][pad + 32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::size_t segments = (n + 31) / 32;
+  for (std::size_t seg = blockIdx.x * std::size_t(warps_per_block) + warp; seg < segments;
+       seg += std::size_t(gridDim.x) * warps_per_block) {
+    const std::size_t i = seg * 32 + lane;
+    const int x = i < n ? in[i] : 0;
+    const int incl = warp_scan_any<F>(sh[warp], x, lane);
+    if (i < n) out[i] = inclusive ? incl : incl - x;
+  }
+}
+
+template <scan::warp_form F>
+void launch_segments(int *d_out, const int *d_in, std::size_t n, bool inclusive, cudaStream_t stream) {
+  auto kernel = warp_segments<F>;
+  const std::size_t needed = scan::ceil_div(scan::ceil_div(n, 32), warps_per_block);
+  const std::size_t resident = std::size_t(course::resident_blocks(kernel, 32 * warps_per_block));
+  const unsigned blocks = unsigned(std::max<std::size_t>(1, std::min(needed, resident)));
+  kernel<<<blocks, 32 * warps_per_block, 0, stream>>>(d_out, d_in, n, inclusive);
+  CUDA_CHECK_LAUNCH();
+}
+
+void warp_scan_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form, bool inclusive,
+                     cudaStream_t stream) {
+  if (n == 0) return;
+  switch (form) {
+    case scan::warp_form::conditional: return launch_segments<scan::warp_form::conditional>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::zero_padded: return launch_segments<scan::warp_form::zero_padded>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::templated: return launch_segments<scan::warp_form::templated>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::shuffle: return launch_segments<scan::warp_form::shuffle>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::shuffle_ptx: return launch_segments<scan::warp_form::shuffle_ptx>(d_out, d_in, n, inclusive, stream);
+  }
+  throw std::invalid_argument("unknown warp scan form");
+}
+
+void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
+                scan::workspace &ws, cudaStream_t stream) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
+    constexpr unsigned B = decltype(b)::value;
+    scan::two_level_scan<B, scan::warp_block_scan<scan::shfl_warp_scan>>(d_out, d_in, n, inclusive, cfg, ws, stream);
+  });
+}
+
+}  // namespace
+
+SCAN_STAGE(COURSE_THIS_STAGE("warp scans; two-level on the shuffle block scan (13.5)"), scan_entry, true,
+           warp_scan_entry, nullptr, 3);

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 06: stream compaction. The CUDA Handbook 13.6 (keeping the odd elements), generalised to
+// a predicate (scan::predicate).
+//
+// Changes from stage 04: what is scanned is a 0/1 flag per element, keep(x), and the exclusive
+// scan of the flags is where a kept element goes: out[rank] = x. Same two-level structure: pass 1
+// counts the kept elements of each range, pass 2 scans the counts, pass 3 recomputes the flags
+// tile by tile, scans them across the block and scatters the kept elements. The last scanned
+// count is the number kept, copied back to the host (the call waits for it).
+// Global traffic per element: read, read, write of the kept ones only: 2N + kept.
+// What to look for: in the timing, throughput that rises as fewer elements are kept (fewer
+// writes); in the SASS, the predicated STG of the scatter.
+#include "scan_common.cuh"
+
+namespace {
+
+struct keep_op {
+  scan::predicate p;
+  __device__ int operator()(int x) const { return scan::keep(p, x) ? 1 : 0; }
+};
+
+// Pass 3: block b walks its range tile by tile; kept elements go to out[carry + exclusive rank].
+template <unsigned B>
+__global__ void scatter_ranges(int *out, const int *in, const int *partials, std::size_t n, std::size_t tiles_per_block,
+                               scan::predicate p) {
+  __shared__ int sh[B];
+  const std::size_t begin = blockIdx.x * tiles_per_block * B;
+  const std::size_t end = min(n, begin + tiles_per_block * B);
+  unsigned carry = blockIdx.x ? unsigned(partials[blockIdx.x - 1]) : 0u;
+  for (std::size_t tile = begin; tile < end; tile += B) {  // every thread runs the same trips
+    const std::size_t i = tile + threadIdx.x;
+    const int x = i < end ? in[i] : 0;
+    const int flag = (i < end && scan::keep(p, x)) ? 1 : 0;
+    int total;
+    const int incl = scan::scan_block<B>(sh, flag, total);
+    // EXERCISE BEGIN: a kept element's place is carry + the number of kept elements before it
+    // in the tile (the exclusive scan of the flags); then carry moves past the tile's total.
+    COURSE_TODO();
+    // EXERCISE END
+  }
+}
+
+std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
+                          scan::workspace &ws, cudaStream_t stream) {
+  scan::require_threads(cfg.threads);
+  if (n == 0) return 0;
+  if (n > 0x7fffffffu) throw std::invalid_argument("stage 06 counts in 32 bits: at most 2^31 - 1 elements");
+  unsigned count = 0;
+  scan::dispatch_threads(cfg.threads, [&](auto b) {
+    constexpr unsigned B = decltype(b)::value;
+    using block_scan = scan::shared_block_scan;
+    auto count_kernel = scan::reduce_ranges<B, block_scan, keep_op>;
+    const std::size_t wanted =
+        cfg.partials > 0 ? std::size_t(cfg.partials) : std::size_t(course::resident_blocks(count_kernel, B));
+    const scan::two_level_plan plan = scan::plan_two_level(n, B, wanted);
+    int *partials = ws.ints(plan.blocks);
+    count_kernel<<<unsigned(plan.blocks), B, 0, stream>>>(partials, d_in, n, plan.tiles_per_block, keep_op{p});
+    CUDA_CHECK_LAUNCH();
+    scan::scan_partials<B, block_scan><<<1, B, 0, stream>>>(partials, plan.blocks);
+    CUDA_CHECK_LAUNCH();
+    scatter_ranges<B><<<unsigned(plan.blocks), B, 0, stream>>>(d_out, d_in, partials, n, plan.tiles_per_block, p);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpyAsync(&count, partials + plan.blocks - 1, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+  });
+  return count;
+}
+
+}  // namespace
+
+SCAN_STAGE(COURSE_THIS_STAGE("stream compaction with a predicate (13.6)"), nullptr, true, nullptr, compact_entry, 2);

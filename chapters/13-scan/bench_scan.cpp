@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Chapter 13 benchmark: every scan stage, CUB's DeviceScan and DeviceSelect, in one run.
+//
+// Part 1 (--N Mints, default 256M): each scan stage's inclusive scan at its best block size out
+// of 128..1024: Gelem/s, the book's global traffic per element (ints moved: 4 for scan-then-fan,
+// 3 for reduce-then-scan, 2 for a single pass) and the ratio to CUB DeviceScan::InclusiveSum
+// measured here. Goals (reported, not asserted): two-level >= 0.75x CUB, look-back >= 0.95x CUB.
+// Part 2: compaction of the odd ints (stage 06) against CUB DeviceSelect::If (goal >= 0.9x).
+// Part 3: stage 05's warp scans in isolation over 32-element segments, and their ratio to the
+// conditional form (the book: the shuffle about 2x faster).
+// Part 4: Gelem/s against n, 2^10 .. 2^28, for the two-level scan, the look-back scan and CUB.
+// Every output is compared with the host's scan; a wrong one ends the program with status 1.
+#include "cub_baseline.h"
+#include "host_scan.h"
+#include "scan.h"
+
+#include "common/cli.h"
+#include "common/device.h"
+#include "common/random_fill.h"
+#include "harness/bench.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using course::bench::cell;
+using course::bench::table;
+
+namespace {
+
+constexpr std::size_t mega = std::size_t(1) << 20;
+constexpr std::uint64_t seed = 13;
+constexpr int lo = -1000, hi = 1000;
+
+struct options_t {
+  std::int64_t n_m = 256, repeats = 20;
+  std::string results = "results";
+};
+
+bool ok = true;
+
+// got[0, m) == want[0, m), else a message and a failed run.
+void verify(const std::string &who, const int *d_got, const int *want, std::size_t m) {
+  std::vector<int> got(m);
+  if (m) CUDA_CHECK(cudaMemcpy(got.data(), d_got, m * sizeof(int), cudaMemcpyDeviceToHost));
+  const auto mismatch = std::mismatch(got.begin(), got.end(), want);
+  if (mismatch.first == got.end()) return;
+  const std::size_t i = std::size_t(mismatch.first - got.begin());
+  std::fprintf(stderr, "WRONG RESULT: %s, n=%zu: first wrong [%zu]: expected %d, got %d\n", who.c_str(), m, i, want[i],
+               got[i]);
+  ok = false;
+}
+
+const scan::stage *find_stage(const char *prefix) {
+  for (const auto &s : course::registered<scan::stage>())
+    if (s.info.id.rfind(prefix, 0) == 0 && !s.info.todo) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  options_t opt;
+  course::options cli("bench_scan", "Chapter 13: scan, every stage against CUB.");
+  cli.add("N", opt.n_m, 1, 1024, "ints to scan, in units of 2^20")
+      .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
+      .add("results", opt.results, "directory for the CSV and JSON results");
+  cli.parse(argc, argv);
+  auto gpu = course::probe_gpu();
+  if (!gpu.usable) {
+    std::printf("bench_scan: skipped: %s\n", gpu.reason.c_str());
+    return 0;
+  }
+  try {
+    course::bench::report rep("13-scan", "Chapter 13: scan", course::query_device());
+    rep.print_preamble();
+
+    std::size_t free_b = 0, total_b = 0;
+    course::device_memory(free_b, total_b);
+    std::size_t n = std::size_t(opt.n_m) * mega;
+    const std::size_t fit = free_b / 100 * 30 / sizeof(int);  // input, output, CUB's temporaries
+    if (n > fit) {
+      n = fit / mega * mega;
+      std::printf("note: --N %lldM does not fit; using %zuM ints\n", (long long)opt.n_m, n / mega);
+    }
+    rep.param("n", double(n));
+    std::printf("\nScan of %zuM random ints in [%d, %d]\n", n / mega, lo, hi);
+
+    std::vector<int> h_in(n), h_incl(n);
+    course::fill_random_host(h_in.data(), n, seed, lo, hi);
+    scan::host_inclusive_scan(h_incl.data(), h_in.data(), n);
+    course::device_buffer<int> in(n), out(n);
+    CUDA_CHECK(cudaMemcpy(in.get(), h_in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    course::device_buffer<unsigned> d_count(1);
+    course::stream s;
+    scan::workspace ws;
+    scan::cub_baseline cub;
+    auto gelems = [](double ms, std::size_t m) { return double(m) / (ms * 1e6); };
+    auto clear = [&] { CUDA_CHECK(cudaMemset(out.get(), 0xFF, n * sizeof(int))); };
+
+    // --- Part 1: the progression ---------------------------------------------------------------
+    clear();
+    auto cub_t = course::bench::time_device([&](cudaStream_t st) { cub.inclusive_sum(out.get(), in.get(), n, st); }, s,
+                                            3, int(opt.repeats));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    verify("CUB DeviceScan::InclusiveSum", out.get(), h_incl.data(), n);
+    rep.param("cub_scan_gelems", gelems(cub_t.median_ms, n));
+
+    table prog("progression", "Inclusive scan progression (" + std::to_string(n / mega) + "M ints)",
+               {{"stage", 0}, {"threads", 0}, {"traffic_per_elem", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
+    for (const auto &stage : course::registered<scan::stage>()) {
+      if (!stage.scan) continue;
+      if (stage.info.todo) {
+        prog.add_row({stage.info.id, std::string("TODO: not yet implemented"), {}, {}, {}, {}});
+        continue;
+      }
+      auto run = [&](int threads) {
+        scan::config cfg;
+        cfg.threads = threads;
+        return [&stage, &in, &out, &ws, n, cfg](cudaStream_t st) { stage.scan(out.get(), in.get(), n, true, cfg, ws, st); };
+      };
+      int best_threads = 0;
+      double best_ms = 0;
+      for (int t : {128, 256, 512, 1024}) {
+        auto tm = course::bench::time_device(run(t), s, 1, 5);
+        if (best_ms == 0 || tm.median_ms < best_ms) best_ms = tm.median_ms, best_threads = t;
+      }
+      clear();
+      auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      verify(stage.info.id, out.get(), h_incl.data(), n);
+      prog.add_row({stage.info.id, double(best_threads), std::to_string(stage.traffic) + "N", tm.median_ms,
+                    gelems(tm.median_ms, n), cub_t.median_ms / tm.median_ms});
+    }
+    prog.add_row({std::string("CUB DeviceScan::InclusiveSum"), std::string("library"), std::string("2N"), cub_t.median_ms,
+                  gelems(cub_t.median_ms, n), 1.0});
+    prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "Gelem/s"})");
+    prog.print();
+    std::printf("goals (reported, not asserted): 04_two_level >= 0.75x CUB, 07_decoupled_lookback >= 0.95x CUB\n");
+    rep.add(prog);
+
+    // --- Part 2: compaction of the odd ints -------------------------------------------------------
+    std::vector<int> h_odd;
+    for (int x : h_in)
+      if (x & 1) h_odd.push_back(x);
+    table compact("compaction", "Stream compaction, keep the odd ints (" + std::to_string(n / mega) + "M ints)",
+                  {{"series", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
+    clear();
+    auto cub_sel = course::bench::time_device(
+        [&](cudaStream_t st) { cub.select_odd(out.get(), d_count.get(), in.get(), n, st); }, s, 3, int(opt.repeats));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    unsigned cub_count = 0;
+    CUDA_CHECK(cudaMemcpy(&cub_count, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost));
+    if (cub_count != h_odd.size()) {
+      std::fprintf(stderr, "WRONG RESULT: CUB DeviceSelect::If count %u, expected %zu\n", cub_count, h_odd.size());
+      ok = false;
+    }
+    verify("CUB DeviceSelect::If", out.get(), h_odd.data(), h_odd.size());
+    if (const scan::stage *st = find_stage("06")) {
+      std::size_t count = 0;
+      scan::config cfg;
+      clear();
+      // The stage's call waits for its count: the event timing includes that copy and wait.
+      auto tm = course::bench::time_device(
+          [&](cudaStream_t stream) { count = st->compact(out.get(), in.get(), n, scan::predicate::odd, cfg, ws, stream); },
+          s, 3, int(opt.repeats));
+      if (count != h_odd.size()) {
+        std::fprintf(stderr, "WRONG RESULT: %s count %zu, expected %zu\n", st->info.id.c_str(), count, h_odd.size());
+        ok = false;
+      }
+      verify(st->info.id, out.get(), h_odd.data(), h_odd.size());
+      compact.add_row({st->info.id, tm.median_ms, gelems(tm.median_ms, n), cub_sel.median_ms / tm.median_ms});
+    }
+    compact.add_row({std::string("CUB DeviceSelect::If"), cub_sel.median_ms, gelems(cub_sel.median_ms, n), 1.0});
+    compact.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
+    compact.print();
+    std::printf("goal (reported, not asserted): 06_compact >= 0.9x CUB\n");
+    rep.add(compact);
+
+    // --- Part 3: the warp scans in isolation -----------------------------------------------------
+    if (const scan::stage *st = find_stage("05"); st && st->warp_scan) {
+      std::vector<int> h_seg(n);
+      for (std::size_t b = 0; b < n; b += 32)
+        scan::host_inclusive_scan(h_seg.data() + b, h_in.data() + b, std::min<std::size_t>(32, n - b));
+      table warps("warp_scans", "Warp scans over 32-element segments (" + std::to_string(n / mega) + "M ints)",
+                  {{"form", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_conditional", 2}});
+      double conditional_ms = 0;
+      for (scan::warp_form form : scan::all_warp_forms) {
+        clear();
+        auto tm = course::bench::time_device([&](cudaStream_t stream) { st->warp_scan(out.get(), in.get(), n, form, true, stream); },
+                                             s, 3, int(opt.repeats));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        verify(std::string("warp scan ") + scan::to_string(form), out.get(), h_seg.data(), n);
+        if (form == scan::warp_form::conditional) conditional_ms = tm.median_ms;
+        warps.add_row({std::string(scan::to_string(form)), tm.median_ms, gelems(tm.median_ms, n),
+                       conditional_ms / tm.median_ms});
+      }
+      warps.set_plot(R"({"kind": "bars", "x": "form", "y": "Gelem/s"})");
+      warps.print();
+      rep.add(warps);
+    }
+
+    // --- Part 4: throughput against n ------------------------------------------------------------
+    table by_n("by_n", "Gelem/s against n: two-level, decoupled look-back and CUB",
+               {{"n", 0}, {"series", 0}, {"time_us", 1}, {"Gelem/s", 2}});
+    auto sweep = [&](const std::string &name, auto fn) {
+      for (int e = 10; e <= 28; e += 2) {
+        const std::size_t m = std::size_t(1) << e;
+        if (m > n) break;
+        auto tm = course::bench::time_device([&](cudaStream_t st) { fn(m, st); }, s, 3, int(opt.repeats));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        verify(name, out.get(), h_incl.data(), m);  // the scan of a prefix is the prefix of the scan
+        by_n.add_row({double(m), name, 1000 * tm.median_ms, gelems(tm.median_ms, m)});
+      }
+    };
+    for (const char *id : {"04", "07"}) {
+      if (const scan::stage *st = find_stage(id)) {
+        scan::config cfg;
+        sweep(st->info.id, [&, st, cfg](std::size_t m, cudaStream_t stream) {
+          st->scan(out.get(), in.get(), m, true, cfg, ws, stream);
+        });
+      }
+    }
+    sweep("CUB", [&](std::size_t m, cudaStream_t st) { cub.inclusive_sum(out.get(), in.get(), m, st); });
+    by_n.set_plot(R"({"kind": "lines", "x": "n", "y": "Gelem/s", "series": "series", "logx": true})");
+    by_n.print();
+    rep.add(by_n);
+
+    rep.write(opt.results);
+    if (!ok) {
+      std::fprintf(stderr, "bench_scan: a stage computed a wrong result (see above)\n");
+      return 1;
+    }
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_scan: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

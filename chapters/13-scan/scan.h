@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Chapter 13, scan: the entry points every stage implements, so one test file and one benchmark
+// cover them all, and the workspace the multi-pass stages keep their partial sums in.
+//
+// Every scan stage scans n ints in 32-bit two's-complement arithmetic (wrap-around):
+//   inclusive: out[i] = in[0] + ... + in[i]
+//   exclusive: out[i] = in[0] + ... + in[i-1], out[0] = 0
+// d_out may equal d_in (in place). Block sizes: powers of two, 32..1024.
+#pragma once
+
+#include "common/check.h"
+#include "common/memory.h"
+#include "common/stage.h"
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace scan {
+
+struct config {
+  int threads = 256;  // per block: a power of two in 32..1024
+  int partials = 0;   // two-level stages: how many partial sums (blocks); 0: as many blocks as the GPU holds at once
+};
+
+// Device memory a scan needs besides its input and output. The caller owns it and may reuse it
+// for any number of calls in one stream; calls that may overlap (several streams) need one each.
+class workspace {
+ public:
+  workspace() : counter_(1) {
+    CUDA_CHECK(cudaMemset(counter_.get(), 0, sizeof(unsigned)));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  // Room for `count` ints of partial sums (grows, never shrinks).
+  int *ints(std::size_t count) {
+    const std::size_t bytes = (count ? count : 1) * sizeof(int);
+    if (bytes > ints_.size()) ints_ = course::device_buffer<unsigned char>(bytes);
+    return reinterpret_cast<int *>(ints_.get());
+  }
+  // Stage 07: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
+  // so a freshly grown array holds no valid status.
+  unsigned long long *tile_status(std::size_t tiles) {
+    const std::size_t bytes = (tiles ? tiles : 1) * sizeof(unsigned long long);
+    if (bytes > status_.size()) {
+      status_ = course::device_buffer<unsigned char>(bytes);
+      CUDA_CHECK(cudaMemset(status_.get(), 0, bytes));
+      CUDA_CHECK(cudaDeviceSynchronize());  // so that work in a non-blocking stream sees the zeros
+    }
+    return reinterpret_cast<unsigned long long *>(status_.get());
+  }
+  // Stage 07: the epoch of the next call, 1, 2, ... (30 bits, then round again from 1).
+  unsigned next_epoch() {
+    epoch_ = epoch_ % ((1u << 30) - 1) + 1;
+    return epoch_;
+  }
+  unsigned *counter() const { return counter_.get(); }
+
+ private:
+  course::device_buffer<unsigned char> ints_, status_;
+  course::device_buffer<unsigned> counter_;
+  unsigned epoch_ = 0;
+};
+
+// d_out = scan of d_in[0, n), device pointers, work enqueued on `stream`.
+using scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, bool inclusive, const config &cfg,
+                         workspace &ws, cudaStream_t stream);
+
+// --- stage 05: warp scans in isolation (13.5) ---------------------------------------------------
+enum class warp_form {
+  conditional,   // 13-13: shared memory, each step guarded by lane >= offset
+  zero_padded,   // 13-14: shared memory with 16 zeros below each warp's 32 slots, no guard
+  templated,     // 13-15/13-16: one template doing either (here instantiated zero-padded)
+  shuffle,       // __shfl_up_sync, guard on lane >= offset
+  shuffle_ptx    // 13-17: shfl.sync.up.b32 whose predicate skips the add
+};
+constexpr warp_form all_warp_forms[] = {warp_form::conditional, warp_form::zero_padded, warp_form::templated,
+                                        warp_form::shuffle, warp_form::shuffle_ptx};
+inline const char *to_string(warp_form f) {
+  switch (f) {
+    case warp_form::conditional: return "conditional (13-13)";
+    case warp_form::zero_padded: return "zero-padded (13-14)";
+    case warp_form::templated: return "templated (13-15/16)";
+    case warp_form::shuffle: return "__shfl_up_sync";
+    case warp_form::shuffle_ptx: return "shfl.sync.up PTX (13-17)";
+  }
+  return "?";
+}
+// Scans d_in in independent segments of 32 elements (d_in[32k .. 32k+31]) with one warp scan per
+// segment; the last segment may be short.
+using warp_scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form, bool inclusive,
+                              cudaStream_t stream);
+
+// --- stage 06: stream compaction (13.6) ---------------------------------------------------------
+#ifdef __CUDACC__
+#define SCAN_HOST_DEVICE __host__ __device__
+#else
+#define SCAN_HOST_DEVICE
+#endif
+enum class predicate { odd, even, positive, all, none };
+SCAN_HOST_DEVICE inline bool keep(predicate p, int x) {
+  switch (p) {
+    case predicate::odd: return (x & 1) != 0;
+    case predicate::even: return (x & 1) == 0;
+    case predicate::positive: return x > 0;
+    case predicate::all: return true;
+    case predicate::none: return false;
+  }
+  return false;
+}
+inline const char *to_string(predicate p) {
+  switch (p) {
+    case predicate::odd: return "odd";
+    case predicate::even: return "even";
+    case predicate::positive: return "positive";
+    case predicate::all: return "all";
+    case predicate::none: return "none";
+  }
+  return "?";
+}
+// Writes the kept elements of d_in, in order, to d_out[0, count) and returns count (waits for
+// the stream). d_out must not overlap d_in.
+using compact_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p, const config &cfg,
+                                   workspace &ws, cudaStream_t stream);
+
+struct stage {
+  course::stage_info info;
+  scan_fn scan;                        // null for stage 06, which compacts
+  bool two_level = false;              // honours config::partials
+  warp_scan_fn warp_scan = nullptr;    // stage 05 only
+  compact_fn compact = nullptr;        // stage 06 only
+  int traffic = 0;                     // global ints moved per element by the book's formulation (4, 3, 2)
+};
+
+inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0; }
+
+}  // namespace scan
+
+#define SCAN_STAGE(...) \
+  static course::registrar<scan::stage> COURSE_CONCAT(course_registrar_, __LINE__){scan::stage{__VA_ARGS__}}
