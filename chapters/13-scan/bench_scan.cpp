@@ -69,14 +69,7 @@ int main(int argc, char **argv) {
       .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
       .add("results", opt.results, "directory for the CSV and JSON results");
   cli.parse(argc, argv);
-  auto gpu = course::probe_gpu();
-  if (!gpu.usable) {
-    std::printf("bench_scan: skipped: %s\n", gpu.reason.c_str());
-    return 0;
-  }
-  try {
-    course::bench::report rep("13-scan", "Chapter 13: scan", course::query_device());
-    rep.print_preamble();
+  return course::bench::run("bench_scan", "13-scan", "Chapter 13: scan", opt.results, [&](course::bench::report &rep) {
 
     std::size_t free_b = 0, total_b = 0;
     course::device_memory(free_b, total_b);
@@ -229,14 +222,6 @@ int main(int argc, char **argv) {
     by_n.print();
     rep.add(by_n);
 
-    rep.write(opt.results);
-    if (!ok) {
-      std::fprintf(stderr, "bench_scan: a stage computed a wrong result (see above)\n");
-      return 1;
-    }
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "bench_scan: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return ok;
+  });
 }
