@@ -114,7 +114,8 @@ void warp_scan_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form
   throw std::invalid_argument("unknown warp scan form");
 }
 
-void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
+template <class T>
+void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
@@ -124,5 +125,5 @@ void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, cons
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("warp scans; two-level on the shuffle block scan (13.5)"), scan_entry, true,
-           warp_scan_entry, nullptr, 3);
+SCAN_STAGE(COURSE_THIS_STAGE("warp scans; two-level on the shuffle block scan (13.5)"), scan_entry<int>,
+           scan_entry<float>, true, warp_scan_entry, nullptr, 3);

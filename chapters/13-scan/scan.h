@@ -2,7 +2,7 @@
 // Chapter 13, scan: the entry points every stage implements, so one test file and one benchmark
 // cover them all, and the workspace the multi-pass stages keep their partial sums in.
 //
-// Every scan stage scans n ints in 32-bit two's-complement arithmetic (wrap-around):
+// Every scan stage scans n ints in 32-bit two's-complement arithmetic (wrap-around), or n floats:
 //   inclusive: out[i] = in[0] + ... + in[i]
 //   exclusive: out[i] = in[0] + ... + in[i-1], out[0] = 0
 // d_out may equal d_in (in place). Block sizes: powers of two, 32..1024.
@@ -28,17 +28,18 @@ struct config {
 // for any number of calls in one stream; calls that may overlap (several streams) need one each.
 class workspace {
  public:
-  workspace() : counter_(1) {
-    CUDA_CHECK(cudaMemset(counter_.get(), 0, sizeof(unsigned)));
+  workspace() : counter_(2) {
+    CUDA_CHECK(cudaMemset(counter_.get(), 0, 2 * sizeof(unsigned)));
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-  // Room for `count` ints of partial sums (grows, never shrinks).
-  int *ints(std::size_t count) {
-    const std::size_t bytes = (count ? count : 1) * sizeof(int);
-    if (bytes > ints_.size()) ints_ = course::device_buffer<unsigned char>(bytes);
-    return reinterpret_cast<int *>(ints_.get());
+  // Room for `count` partial sums of type T (grows, never shrinks).
+  template <class T>
+  T *partials(std::size_t count) {
+    const std::size_t bytes = (count ? count : 1) * sizeof(T);
+    if (bytes > partials_.size()) partials_ = course::device_buffer<unsigned char>(bytes);
+    return reinterpret_cast<T *>(partials_.get());
   }
-  // Stage 07: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
+  // Stages 07 and 08: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
   // so a freshly grown array holds no valid status.
   unsigned long long *tile_status(std::size_t tiles) {
     const std::size_t bytes = (tiles ? tiles : 1) * sizeof(unsigned long long);
@@ -49,22 +50,28 @@ class workspace {
     }
     return reinterpret_cast<unsigned long long *>(status_.get());
   }
-  // Stage 07: the epoch of the next call, 1, 2, ... (30 bits, then round again from 1).
+  // Stages 07 and 08: the epoch of the next call, 1, 2, ... (30 bits, then round again from 1).
   unsigned next_epoch() {
     epoch_ = epoch_ % ((1u << 30) - 1) + 1;
     return epoch_;
   }
+  // Stages 07 and 08: the tile counter, reset before each call.
   unsigned *counter() const { return counter_.get(); }
+  // Stage 08: where the last tile leaves the number of kept elements.
+  unsigned *kept() const { return counter_.get() + 1; }
 
  private:
-  course::device_buffer<unsigned char> ints_, status_;
+  course::device_buffer<unsigned char> partials_, status_;
   course::device_buffer<unsigned> counter_;
   unsigned epoch_ = 0;
 };
 
-// d_out = scan of d_in[0, n), device pointers, work enqueued on `stream`.
-using scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, bool inclusive, const config &cfg,
-                         workspace &ws, cudaStream_t stream);
+// d_out = scan of d_in[0, n), device pointers, work enqueued on `stream`; T is int or float.
+template <class T>
+using scan_fn_of = void (*)(T *d_out, const T *d_in, std::size_t n, bool inclusive, const config &cfg,
+                            workspace &ws, cudaStream_t stream);
+using scan_fn = scan_fn_of<int>;
+using scan_float_fn = scan_fn_of<float>;
 
 // --- stage 05: warp scans in isolation (13.5) ---------------------------------------------------
 enum class warp_form {
@@ -91,7 +98,7 @@ inline const char *to_string(warp_form f) {
 using warp_scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form, bool inclusive,
                               cudaStream_t stream);
 
-// --- stage 06: stream compaction (13.6) ---------------------------------------------------------
+// --- stages 06 and 08: stream compaction (13.6) ---------------------------------------------------------
 #ifdef __CUDACC__
 #define SCAN_HOST_DEVICE __host__ __device__
 #else
@@ -125,11 +132,12 @@ using compact_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, p
 
 struct stage {
   course::stage_info info;
-  scan_fn scan;                        // null for stage 06, which compacts
+  scan_fn scan;                        // null for the compaction stages
+  scan_float_fn scan_float;            // the same scan on floats
   bool two_level = false;              // honours config::partials
   warp_scan_fn warp_scan = nullptr;    // stage 05 only
-  compact_fn compact = nullptr;        // stage 06 only
-  int traffic = 0;                     // global ints moved per element by the book's formulation (4, 3, 2)
+  compact_fn compact = nullptr;        // stages 06 and 08
+  int traffic = 0;                     // global elements moved per element by the stage's formulation (4, 3, 2)
 };
 
 inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0; }

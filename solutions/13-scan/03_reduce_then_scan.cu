@@ -11,53 +11,55 @@
 
 namespace {
 
-template <unsigned B>
-__global__ void reduce_blocks(int *partials, const int *in, std::size_t n) {
-  __shared__ int sh[B];
+template <unsigned B, class T>
+__global__ void reduce_blocks(T *partials, const T *in, std::size_t n) {
+  __shared__ T sh[B];
   const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;
-  int total;
-  scan::scan_block<B>(sh, i < n ? in[i] : 0, total);
+  T total;
+  scan::scan_block<B>(sh, i < n ? in[i] : T(0), total);
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
 }
 
 // Scans block b's elements and adds base = partials[b - 1] (0 for block 0 or without partials).
-template <unsigned B>
-__global__ void scan_with_base(int *out, const int *in, const int *partials, std::size_t n, bool inclusive) {
-  __shared__ int sh[B];
+template <unsigned B, class T>
+__global__ void scan_with_base(T *out, const T *in, const T *partials, std::size_t n, bool inclusive) {
+  __shared__ T sh[B];
   // EXERCISE BEGIN: load x (0 past n), scan it with scan::scan_block, and write
   // base + the inclusive or exclusive value to out[i] for i < n.
   const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;
-  const int x = i < n ? in[i] : 0;
-  const int base = (partials && blockIdx.x) ? partials[blockIdx.x - 1] : 0;
-  int total;
-  const int incl = scan::scan_block<B>(sh, x, total);
+  const T x = i < n ? in[i] : T(0);
+  const T base = (partials && blockIdx.x) ? partials[blockIdx.x - 1] : T(0);
+  T total;
+  const T incl = scan::scan_block<B>(sh, x, total);
   if (i < n) out[i] = base + (inclusive ? incl : incl - x);
   // EXERCISE END
 }
 
-template <unsigned B>
-void reduce_then_scan(int *out, const int *in, std::size_t n, bool inclusive, int *scratch, cudaStream_t stream) {
+template <unsigned B, class T>
+void reduce_then_scan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch, cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t blocks = scan::ceil_div(n, B);
-  int *partials = nullptr;
+  T *partials = nullptr;
   if (blocks > 1) {
     partials = scratch;
-    reduce_blocks<B><<<unsigned(blocks), B, 0, stream>>>(partials, in, n);
+    reduce_blocks<B, T><<<unsigned(blocks), B, 0, stream>>>(partials, in, n);
     CUDA_CHECK_LAUNCH();
-    reduce_then_scan<B>(partials, partials, blocks, true, scratch + blocks, stream);
+    reduce_then_scan<B, T>(partials, partials, blocks, true, scratch + blocks, stream);
   }
-  scan_with_base<B><<<unsigned(blocks), B, 0, stream>>>(out, in, partials, n, inclusive);
+  scan_with_base<B, T><<<unsigned(blocks), B, 0, stream>>>(out, in, partials, n, inclusive);
   CUDA_CHECK_LAUNCH();
 }
 
-void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
+template <class T>
+void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    reduce_then_scan<B>(d_out, d_in, n, inclusive, ws.ints(scan::recursive_partials(n, B)), stream);
+    reduce_then_scan<B, T>(d_out, d_in, n, inclusive, ws.partials<T>(scan::recursive_partials(n, B)), stream);
   });
 }
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("recursive reduce-then-scan (13.4.2)"), scan_entry, false, nullptr, nullptr, 3);
+SCAN_STAGE(COURSE_THIS_STAGE("recursive reduce-then-scan (13.4.2)"), scan_entry<int>, scan_entry<float>, false,
+           nullptr, nullptr, 3);

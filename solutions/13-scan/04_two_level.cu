@@ -3,19 +3,23 @@
 // 13.4.3 (after Merrill).
 //
 // Changes from stage 03: no recursion. The grid is as many blocks as the GPU holds at once (or
-// config::partials), each owning one contiguous range of many tiles of B elements. Pass 1 sums
-// each range into one partial; pass 2, a single block, scans those few partials; pass 3 scans
-// each range tile by tile, carrying the running sum from tile to tile, starting from the
-// partial of the ranges before it. Three launches whatever n is. Still 3N of global traffic, but
-// the per-level launches and the small, latency-bound levels of the recursion are gone.
+// config::partials), each owning one contiguous range of many tiles. Pass 1 sums each range into
+// one partial; pass 2, a single block, scans those few partials; pass 3 scans each range tile by
+// tile, carrying the running sum from tile to tile, starting from the partial of the ranges
+// before it. Three launches whatever n is. Still 3N of global traffic, but the per-level
+// launches and the small, latency-bound levels of the recursion are gone. And, as Merrill's
+// kernels (and CUB) do, each thread owns four consecutive elements of a tile of 4B, read and
+// written as one 16-byte vector: scanBlock then scans one sum per four elements.
 // The kernels live in scan_common.cuh (stage 05 runs them on its warp-shuffle block scan).
 // What to look for: in the timing, a flat curve over n once the GPU is full, and the gap to CUB
-// (about 2N of traffic); in the SASS, the tile loop around scanBlock's BAR.SYNCs.
+// (about 2N of traffic); in the SASS, LDG.E.128 and STG.E.128, and the tile loop around
+// scanBlock's BAR.SYNCs.
 #include "scan_common.cuh"
 
 namespace {
 
-void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
+template <class T>
+void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
@@ -28,5 +32,5 @@ void scan_entry(int *d_out, const int *d_in, std::size_t n, bool inclusive, cons
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("two-level reduce-then-scan, fixed partials (13.4.3)"), scan_entry, true, nullptr,
-           nullptr, 3);
+SCAN_STAGE(COURSE_THIS_STAGE("two-level reduce-then-scan, fixed partials (13.4.3)"), scan_entry<int>,
+           scan_entry<float>, true, nullptr, nullptr, 3);

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What the single-pass stages (07: scan, 08: compaction) share: the tile layout, the warp scan of
+// a tile's rows, and decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan
+// with Decoupled Look-back", 2016), the protocol by which a tile learns the sum of every element
+// before it without a second pass over the data.
+//
+// Tile layout. A block of B threads takes a tile of 16B elements; warp w owns the 512 elements
+// [w*512, (w+1)*512) of the tile, as four rows of 128: in row r, lane l holds the four consecutive
+// elements at r*128 + 4l, read with one 16-byte load, so each of the warp's four loads is one
+// fully used 512-byte line. A row is scanned by the warp (each lane's four, then a shuffle scan of
+// the lanes' sums); the rows one after the other; then the warps' totals across the block.
+//
+// Look-back. Tiles are numbered in the order blocks start (a global counter, not blockIdx.x: a
+// tile only waits for tiles whose blocks are already running, so the wait always ends). Each tile
+// has a 64-bit status word: (epoch, status, value). A tile publishes its own total at once
+// (AGGREGATE), looks back over the tiles before it, 32 at a time with one warp, adding their
+// values up to and including the nearest that carries the sum of everything before it and itself
+// (PREFIX), then publishes that inclusive prefix. Value and status travel in one word, written and
+// read whole with relaxed device-scope atomics: no fence is needed between them. The epoch, new
+// for each call, makes the words of earlier calls stale without clearing the array.
+#pragma once
+
+#include "scan_common.cuh"
+
+#include <cuda/atomic>
+
+#include <cstring>
+
+namespace scan::lookback {
+
+constexpr unsigned items = 16;                // elements per thread: four rows of four
+constexpr unsigned rows = items / 4;          // 16-byte loads per thread
+constexpr unsigned warp_elements = 32 * items;  // 512
+template <unsigned B>
+constexpr std::size_t tile_elements = std::size_t(B) * items;
+
+// --- rows ------------------------------------------------------------------------------------------
+// The first element of this lane's four in row r of the warp's part of the tile.
+template <unsigned B>
+__device__ std::size_t row_index(std::size_t tile, unsigned r) {
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  return tile * tile_elements<B> + warp * warp_elements + r * 128 + 4 * lane;
+}
+
+// Scans the warp's four rows of lane sums: base[r] becomes this lane's exclusive prefix within the
+// warp's 512 elements for row r. Returns the warp's total (to every lane).
+template <class T>
+__device__ T scan_rows(T (&base)[rows], const T (&sum)[rows]) {
+  const unsigned lane = threadIdx.x % 32;
+  T carry = 0;
+#pragma unroll
+  for (unsigned r = 0; r < rows; ++r) {
+    const T incl = shfl_warp_scan::inclusive(sum[r], lane);
+    base[r] = carry + (incl - sum[r]);
+    carry += __shfl_sync(full_mask, incl, 31);
+  }
+  return carry;
+}
+
+// --- status words ----------------------------------------------------------------------------------
+constexpr unsigned status_aggregate = 1, status_prefix = 2;
+using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+template <class T>
+__device__ unsigned long long pack(unsigned epoch, unsigned status, T value) {
+  unsigned bits;
+  memcpy(&bits, &value, sizeof bits);
+  return (static_cast<unsigned long long>((epoch << 2) | status) << 32) | bits;
+}
+__device__ inline unsigned epoch_of(unsigned long long word) { return unsigned(word >> 32) >> 2; }
+__device__ inline unsigned status_of(unsigned long long word) { return unsigned(word >> 32) & 3u; }
+template <class T>
+__device__ T value_of(unsigned long long word) {
+  const unsigned bits = unsigned(word);
+  T value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+template <class T>
+__device__ void publish(unsigned long long *status, unsigned tile, unsigned kind, T value, unsigned epoch) {
+  status_ref(status[tile]).store(pack(epoch, kind, value), cuda::memory_order_relaxed);
+}
+
+// One warp, all 32 lanes: the sum of the values of every tile before `tile` (tile > 0). Lane i
+// watches tile window - 1 - i; the warp waits until all 32 words of its window are this call's,
+// then adds the values of the lanes up to the nearest PREFIX, or of all 32 and moves 32 back.
+template <class T>
+__device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned epoch) {
+  const unsigned lane = threadIdx.x % 32;
+  T prefix = 0;
+  for (long long window = tile;; window -= 32) {
+    const long long j = window - 1 - lane;
+    unsigned long long word;
+    do {  // before tile 0 there is nothing: a PREFIX of 0
+      word = j >= 0 ? status_ref(status[j]).load(cuda::memory_order_relaxed) : pack(epoch, status_prefix, T(0));
+    } while (!__all_sync(full_mask, epoch_of(word) == epoch));
+    const unsigned prefixes = __ballot_sync(full_mask, status_of(word) == status_prefix);
+    const unsigned last = prefixes ? __ffs(prefixes) - 1 : 31;  // the nearest PREFIX, or the whole window
+    T v = lane <= last ? value_of<T>(word) : T(0);
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
+    prefix += v;
+    if (prefixes) return prefix;
+  }
+}
+
+// The tile's place in the whole input. Every thread of the block calls it with its warp's total
+// (the same in all lanes); returns the sum of every element before this warp's 512, and sets
+// through_tile to the sum of every element up to the end of the tile. Warp 0 publishes the tile's
+// total, looks back and publishes the tile's inclusive prefix.
+template <unsigned B, class T>
+__device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile, unsigned epoch, T &through_tile) {
+  constexpr unsigned warps = B / 32;
+  __shared__ T warp_sums[warps];
+  __shared__ T inclusive_prefix;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = warp_total;
+  __syncthreads();
+  if (warp == 0) {
+    T w = lane < warps ? warp_sums[lane] : T(0);
+    w = shfl_warp_scan::inclusive(w, lane);  // inclusive prefix of the warps' totals
+    const T aggregate = __shfl_sync(full_mask, w, warps - 1);
+    T before = 0;
+    if (tile == 0) {
+      if (lane == 0) publish(status, 0, status_prefix, aggregate, epoch);
+    } else {
+      if (lane == 0) publish(status, tile, status_aggregate, aggregate, epoch);
+      before = warp_look_back<T>(status, tile, epoch);
+      if (lane == 0) publish(status, tile, status_prefix, before + aggregate, epoch);
+    }
+    if (lane < warps) warp_sums[lane] = before + (w - warp_sums[lane]);  // exclusive, from the start
+    if (lane == 0) inclusive_prefix = before + aggregate;
+  }
+  __syncthreads();
+  through_tile = inclusive_prefix;
+  return warp_sums[warp];
+}
+
+// The next tile number, from the counter reset before the launch, to every thread of the block.
+__device__ inline unsigned next_tile(unsigned *counter) {
+  __shared__ unsigned tile;
+  if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  return tile;
+}
+
+}  // namespace scan::lookback
