@@ -122,6 +122,10 @@ struct warp_block_scan {
     if (warp == 0) {
       T w = lane < warps ? s.warp_sums[lane] : T(0);
       w = WarpScan::inclusive(w, lane);
+      // Every lane has read before any lane writes. Not only lane < warps reads: racecheck caught
+      // the compiler loading warp_sums[0] in every lane at B = 32 (warps = 1), where lane 0 then
+      // writes it; a shuffle orders the lanes' registers, not their shared-memory accesses.
+      __syncwarp();
       if (lane < warps) s.warp_sums[lane] = w;
     }
     __syncthreads();

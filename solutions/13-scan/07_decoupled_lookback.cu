@@ -3,15 +3,16 @@
 // names the single-pass idea; this is its modern form, what CUB's DeviceScan does.
 //
 // Changes from stage 05: one pass, 2N of global traffic. A block takes the next tile number from
-// a global counter, loads its 16B elements (four 16-byte loads per thread, each a full line for
-// the warp), scans them in registers (lookback.cuh: rows, warps), and learns the sum of every
+// a global counter, loads its 8192 elements (up to 256 threads: eight 16-byte loads per thread,
+// each a full line for the warp), scans them in registers (lookback.cuh: rows, then warps), and
+// learns the sum of every
 // element before the tile by decoupled look-back: it publishes the tile's total at once, adds up
 // the published values of the tiles before it, 32 at a time with one warp, until one of them
 // carries its inclusive prefix, and publishes its own. Then it writes its elements, once. The
 // protocol and the tile layout are in lookback.cuh (stage 08 compacts on the same machinery).
 // What to look for: in the timing, the ratio to CUB (goal 0.95x) and a flat curve over n; in the
-// SASS, the ATOMG of the tile number, four LDG.E.128 and four STG.E.128 per thread, and the
-// LDG.E.64.STRONG.GPU spin of the look-back with its VOTE.ALL.
+// SASS, the ATOMG of the tile number, eight LDG.E.128 and eight STG.E.128 per thread, and the
+// LDG.E.64.STRONG.GPU spin of the look-back with its VOTE.ALL and NANOSLEEP.
 #include "lookback.cuh"
 
 namespace {
@@ -24,19 +25,20 @@ __global__ void __launch_bounds__(B) lookback_scan(T *out, const T *in, std::siz
                                                    unsigned epoch) {
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
-  T v[lb::rows][4], sum[lb::rows], base[lb::rows];
+  constexpr unsigned rows = lb::rows<B>;
+  T v[rows][4], sum[rows], base[rows];
 #pragma unroll
-  for (unsigned r = 0; r < lb::rows; ++r) scan::load4(v[r], in, lb::row_index<B>(tile, r), n, aligned);
+  for (unsigned r = 0; r < rows; ++r) scan::load4(v[r], in, lb::row_index<B>(tile, r), n, aligned);
 #pragma unroll
-  for (unsigned r = 0; r < lb::rows; ++r) sum[r] = v[r][0] + v[r][1] + v[r][2] + v[r][3];
+  for (unsigned r = 0; r < rows; ++r) sum[r] = v[r][0] + v[r][1] + v[r][2] + v[r][3];
   const T warp_total = lb::scan_rows(base, sum);
   T through_tile;
   const T before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
   // EXERCISE BEGIN: each row's four elements start from before (all the elements before this
-  // warp's 512) + base[r] (this lane's place in the warp's part); scan them (scan::scan4) and
-  // store them (scan::store4) at the row's index.
+  // warp's part of the tile) + base[r] (this lane's place in the warp's part); scan them
+  // (scan::scan4) and store them (scan::store4) at the row's index.
 #pragma unroll
-  for (unsigned r = 0; r < lb::rows; ++r) {
+  for (unsigned r = 0; r < rows; ++r) {
     scan::scan4(v[r], before + base[r], inclusive);
     scan::store4(out, lb::row_index<B>(tile, r), n, v[r], aligned);
   }

@@ -5,13 +5,14 @@
 // Changes from stage 07: what is scanned is the count of kept elements, keep(x) for each of a
 // lane's four, and where stage 07 stores every element, this stage stores the kept ones at their
 // rank. Storing them straight from registers would leave each store instruction's 32 addresses
-// scattered over a row's output with gaps; instead each warp packs a row's kept elements into
-// shared memory at their rank in the row, then writes the row's run with consecutive lanes on
-// consecutive addresses. Global traffic per element: one read, and one write per kept element.
-// The last tile leaves the total kept in the workspace; the call copies it back and waits for it.
+// scattered over the warp's output with gaps; instead each warp packs its kept elements into
+// shared memory at their rank within the warp's part of the tile (before the look-back, so the
+// packing overlaps its wait), then writes them out with consecutive lanes on consecutive
+// addresses. Global traffic per element: one read, and one write per kept element. The last tile
+// leaves the total kept in the workspace; the call copies it back and waits for it.
 // What to look for: in the timing, the ratio to CUB DeviceSelect::If (goal 0.9x), throughput that
-// rises as fewer elements are kept; in the SASS, STS then LDS/STG of the packed row between two
-// WARPSYNCs (or NOPs where the warp is known to be converged).
+// rises as fewer elements are kept; in the SASS, the predicated STS of the packing, then the
+// LDS/STG loop of the write-out.
 #include "lookback.cuh"
 
 namespace {
@@ -22,14 +23,14 @@ template <unsigned B>
 __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, std::size_t n, scan::predicate p,
                                                       bool aligned, unsigned long long *status, unsigned *tile_counter,
                                                       unsigned tiles, unsigned epoch, unsigned *kept) {
-  __shared__ int packed[B / 32][128];  // one row of each warp
+  constexpr unsigned rows = lb::rows<B>;
+  __shared__ int packed[B / 32][128 * rows];  // each warp's kept elements, 32 KB in all from B = 256
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset
-  const unsigned lane = threadIdx.x % 32;
-  int v[lb::rows][4], count[lb::rows], base[lb::rows];
-  bool flag[lb::rows][4];
+  int v[rows][4], count[rows], base[rows];
+  bool flag[rows][4];
 #pragma unroll
-  for (unsigned r = 0; r < lb::rows; ++r) {
+  for (unsigned r = 0; r < rows; ++r) {
     const std::size_t i = lb::row_index<B>(tile, r);
     scan::load4(v[r], in, i, n, aligned);
     count[r] = 0;
@@ -39,27 +40,25 @@ __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, s
       count[r] += flag[r][k];
     }
   }
-  const int warp_total = lb::scan_rows(base, count);
-  int through_tile;
-  const int before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
-  int *row = packed[threadIdx.x / 32];
+  const int warp_kept = lb::scan_rows(base, count);
+  int *buf = packed[threadIdx.x / 32];
+  // EXERCISE BEGIN: pack this lane's kept elements into buf[] from base[r] on (its rank in the
+  // warp's part of the tile), row after row, in order.
 #pragma unroll
-  for (unsigned r = 0; r < lb::rows; ++r) {
-    const int row_start = __shfl_sync(scan::full_mask, base[r], 0);  // kept in the warp's rows before r
-    const int row_kept = __shfl_sync(scan::full_mask, base[r] + count[r], 31) - row_start;
-    // EXERCISE BEGIN: pack this lane's kept elements into row[] from base[r] - row_start on, in
-    // order; then (after __syncwarp) the warp writes row[0, row_kept) to out from
-    // before + row_start on, lane i taking elements i, i + 32, ...; __syncwarp again before the
-    // next row reuses row[].
-    int rank = base[r] - row_start;
+  for (unsigned r = 0; r < rows; ++r) {
+    int rank = base[r];
 #pragma unroll
     for (unsigned k = 0; k < 4; ++k)
-      if (flag[r][k]) row[rank++] = v[r][k];
-    __syncwarp();
-    for (int i = lane; i < row_kept; i += 32) out[std::size_t(before) + row_start + i] = row[i];
-    __syncwarp();
-    // EXERCISE END
+      if (flag[r][k]) buf[rank++] = v[r][k];
   }
+  // EXERCISE END
+  int through_tile;
+  const int before = lb::warp_prefix<B>(warp_kept, status, tile, epoch, through_tile);
+  __syncwarp();  // the warp's packing is done before any lane reads buf
+  // EXERCISE BEGIN: the warp writes buf[0, warp_kept) to out from before (the kept elements
+  // before this warp) on, lane i taking elements i, i + 32, ...
+  for (int i = threadIdx.x % 32; i < warp_kept; i += 32) out[std::size_t(before) + i] = buf[i];
+  // EXERCISE END
   if (tile == tiles - 1 && threadIdx.x == 0) *kept = unsigned(through_tile);
 }
 
