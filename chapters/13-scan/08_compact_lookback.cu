@@ -19,9 +19,10 @@ namespace {
 
 namespace lb = scan::lookback;
 
-template <unsigned B>
-__global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, std::size_t n, scan::predicate p,
-                                                      bool aligned, unsigned long long *status, unsigned *tile_counter,
+// P is a template argument: keep(P, x) folds to one or two instructions per element.
+template <unsigned B, scan::predicate P>
+__global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, std::size_t n, bool aligned,
+                                                      unsigned long long *status, unsigned *tile_counter,
                                                       unsigned tiles, unsigned epoch, unsigned *kept) {
   constexpr unsigned rows = lb::rows<B>;
   __shared__ int packed[B / 32][128 * rows];  // each warp's kept elements, 32 KB in all from B = 256
@@ -36,7 +37,7 @@ __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, s
     count[r] = 0;
 #pragma unroll
     for (unsigned k = 0; k < 4; ++k) {
-      flag[r][k] = i + k < n && scan::keep(p, v[r][k]);
+      flag[r][k] = i + k < n && scan::keep(P, v[r][k]);
       count[r] += flag[r][k];
     }
   }
@@ -67,9 +68,11 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
     unsigned long long *status = ws.tile_status(tiles);
     CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
-    lookback_compact<B><<<unsigned(tiles), B, 0, stream>>>(d_out, d_in, n, p, scan::aligned16(d_in), status,
-                                                            ws.counter(), unsigned(tiles), ws.next_epoch(), ws.kept());
-    CUDA_CHECK_LAUNCH();
+    scan::dispatch_predicate(p, [&](auto pred) {
+      lookback_compact<B, decltype(pred)::value><<<unsigned(tiles), B, 0, stream>>>(
+          d_out, d_in, n, scan::aligned16(d_in), status, ws.counter(), unsigned(tiles), ws.next_epoch(), ws.kept());
+      CUDA_CHECK_LAUNCH();
+    });
     CUDA_CHECK(cudaMemcpyAsync(&count, ws.kept(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
   });

@@ -37,6 +37,21 @@ void dispatch_threads(int threads, F &&f) {
   }
 }
 
+// Calls f(std::integral_constant<predicate, P>{}) for P == p: a kernel templated on the predicate
+// tests it with a constant, where a run-time p costs a switch per element (stage 08).
+template <class F>
+void dispatch_predicate(predicate p, F &&f) {
+  using P = predicate;
+  switch (p) {
+    case P::odd: return f(std::integral_constant<P, P::odd>{});
+    case P::even: return f(std::integral_constant<P, P::even>{});
+    case P::positive: return f(std::integral_constant<P, P::positive>{});
+    case P::all: return f(std::integral_constant<P, P::all>{});
+    case P::none: return f(std::integral_constant<P, P::none>{});
+  }
+  throw std::invalid_argument("unknown predicate");
+}
+
 // require_threads, then dispatch_threads: what every stage's entry point starts with.
 template <class F>
 void with_block_size(int threads, F &&f) {
