@@ -59,11 +59,7 @@ __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, s
 
 std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
                           scan::workspace &ws, cudaStream_t stream) {
-  scan::require_threads(cfg.threads);
-  if (n == 0) return 0;
-  if (n > 0x7fffffffu) throw std::invalid_argument("stage 08 counts in 32 bits: at most 2^31 - 1 elements");
-  unsigned count = 0;
-  scan::dispatch_threads(cfg.threads, [&](auto b) {
+  return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
     unsigned long long *status = ws.tile_status(tiles);
@@ -73,10 +69,8 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
           d_out, d_in, n, scan::aligned16(d_in), status, ws.counter(), unsigned(tiles), ws.next_epoch(), ws.kept());
       CUDA_CHECK_LAUNCH();
     });
-    CUDA_CHECK(cudaMemcpyAsync(&count, ws.kept(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return static_cast<const unsigned *>(ws.kept());
   });
-  return count;
 }
 
 }  // namespace

@@ -61,6 +61,23 @@ void with_block_size(int threads, F &&f) {
 
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+// What the compaction stages' entry points (06, 08) do around their kernels: refuse block sizes
+// and sizes whose count would not fit 32 bits, switch on the block size, then copy the count of
+// kept elements back and wait for it. launch(std::integral_constant<unsigned, B>) enqueues the
+// kernels and returns the device address where the count will be.
+template <class F>
+std::size_t compact_with_block_size(std::size_t n, const config &cfg, cudaStream_t stream, F &&launch) {
+  require_threads(cfg.threads);
+  if (n == 0) return 0;
+  if (n > 0x7fffffffu) throw std::invalid_argument("compaction counts in 32 bits: at most 2^31 - 1 elements");
+  const unsigned *d_count = nullptr;
+  dispatch_threads(cfg.threads, [&](auto b) { d_count = launch(b); });
+  unsigned count = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return count;
+}
+
 // The recursive stages (02, 03): the partial sums of every level of the recursion, one level
 // after the other, for n elements in blocks of B.
 inline std::size_t recursive_partials(std::size_t n, unsigned B) {

@@ -55,11 +55,7 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
 
 std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
                           scan::workspace &ws, cudaStream_t stream) {
-  scan::require_threads(cfg.threads);
-  if (n == 0) return 0;
-  if (n > 0x7fffffffu) throw std::invalid_argument("stage 06 counts in 32 bits: at most 2^31 - 1 elements");
-  unsigned count = 0;
-  scan::dispatch_threads(cfg.threads, [&](auto b) {
+  return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     using block_scan = scan::shared_block_scan;
     auto count_kernel = scan::reduce_ranges<B, block_scan, int, keep_op>;
@@ -74,10 +70,8 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
     scatter_ranges<B><<<unsigned(plan.blocks), B, 0, stream>>>(d_out, d_in, partials, n, plan.tiles_per_block, p,
                                                                aligned);
     CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemcpyAsync(&count, partials + plan.blocks - 1, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return reinterpret_cast<const unsigned *>(partials + plan.blocks - 1);  // the last scanned count
   });
-  return count;
 }
 
 }  // namespace
