@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(32 * warps_per_block)
     for (unsigned s = 0; s < 32; ++s) {
       const float4 o = col[(lane + s) % 32];
       const float dx = o.x - me.x, dy = o.y - me.y, dz = o.z - me.z;
-      const float inv = rsqrtf(dx * dx + dy * dy + dz * dz + softening2);
+      const float inv = nbody::reciprocal_sqrt(dx * dx + (dy * dy + (dz * dz + softening2)));
       const float inv3 = inv * inv * inv;
       const float si = o.w * inv3, sj = me.w * inv3;
       fx += dx * si, fy += dy * si, fz += dz * si;
