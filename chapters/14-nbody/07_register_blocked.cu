@@ -4,8 +4,9 @@
 //
 // Changes from stage 03: (1) register blocking: each thread keeps R bodies (rows) and their sums
 // in registers, so every body read from shared memory (one broadcast LDS.128) feeds R
-// interactions; (2) the tile loop is unrolled 8 times (a template argument), so the loop's
-// compare and branch are paid once per 8 x R interactions; (3) when there are too few row blocks to fill every SM, the
+// interactions; (2) the tile loop is unrolled U times (a template argument), so the loop's
+// compare and branch are paid once per U x R interactions (config::unroll: 8, 16 or 32;
+// anything else: 8); (3) when there are too few row blocks to fill every SM, the
 // columns are split into slices computed by different blocks, which add their sums with atomicAdd;
 // (4) rsqrtf, one MUFU.RSQ (as every GPU stage). The kernel, nbody::register_blocked_forces, lives
 // in nbody_common.cuh because stage 09 runs it on every GPU.
@@ -31,11 +32,11 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
   const int R = cfg.rows_per_thread ? cfg.rows_per_thread : default_rows_per_thread;
   // The stage's own block size unless asked for one of those it is compiled for (128 or 256).
   const int threads = (cfg.threads == 128 || cfg.threads == 256) ? cfg.threads : default_threads;
-  nbody::dispatch_blocking(R, threads, [&](auto r, auto b) {
-    constexpr int RR = decltype(r)::value, B = decltype(b)::value;
+  nbody::dispatch_blocking(R, threads, cfg.unroll, [&](auto r, auto b, auto u) {
+    constexpr int RR = decltype(r)::value, B = decltype(b)::value, U = decltype(u)::value;
     // EXERCISE BEGIN: count the row blocks (R * B rows each), pick the column split with
     // nbody::column_split so every SM has several blocks, and launch
-    // nbody::launch_register_blocked<RR, B, U> over all n rows (U = 8: the unroll of the tile loop).
+    // nbody::launch_register_blocked<RR, B, U> over all n rows.
     COURSE_TODO();
     // EXERCISE END
   });

@@ -140,8 +140,9 @@ int main(int argc, char **argv) {
     rep.add(unroll);
 
     table tune("blocking", "Stage 07: rows per thread x threads per block at N = " + kilo(n),
-               {{"rows_per_thread", 0}, {"threads", 0}, {"time_ms", 3}, {"Ginteractions/s", 1}, {"pct_fp32_ceiling", 1}});
-    int best_r = 4, best_b = 128;
+               {{"rows_per_thread", 0}, {"threads", 0}, {"unroll", 0}, {"time_ms", 3}, {"Ginteractions/s", 1},
+                {"pct_fp32_ceiling", 1}});
+    int best_r = 4, best_b = 128, best_u = 8;
     const nbody::stage *st07 = nullptr;
     for (const auto &st : course::registered<nbody::stage>())
       if (st.blocked && !st.info.todo) st07 = &st;
@@ -149,13 +150,16 @@ int main(int argc, char **argv) {
       double best = 0;
       for (int r : {1, 2, 4, 8}) {
         for (int b : {128, 256}) {
-          nbody::config cfg;
-          cfg.rows_per_thread = r;
-          cfg.threads = b;
-          const auto t = time_stage(*st07, cfg, n, d_body.get(), reps);
-          const double g = rate(n, t.median_ms);
-          tune.add_row({double(r), double(b), t.median_ms, g / 1e9, 100 * g / ceiling});
-          if (g > best) best = g, best_r = r, best_b = b;
+          for (int u : {8, 16, 32}) {
+            nbody::config cfg;
+            cfg.rows_per_thread = r;
+            cfg.threads = b;
+            cfg.unroll = u;
+            const auto t = time_stage(*st07, cfg, n, d_body.get(), reps);
+            const double g = rate(n, t.median_ms);
+            tune.add_row({double(r), double(b), double(u), t.median_ms, g / 1e9, 100 * g / ceiling});
+            if (g > best) best = g, best_r = r, best_b = b, best_u = u;
+          }
         }
       }
       tune.print();
@@ -179,8 +183,8 @@ int main(int argc, char **argv) {
       for (auto &[id, u] : best_unroll)
         if (id == st.info.id) cfg.unroll = u, label += ", unroll " + std::to_string(u);
       if (st.blocked) {
-        cfg.rows_per_thread = best_r, cfg.threads = best_b;
-        label = "R " + std::to_string(best_r) + ", threads " + std::to_string(best_b);
+        cfg.rows_per_thread = best_r, cfg.threads = best_b, cfg.unroll = best_u;
+        label = "R " + std::to_string(best_r) + ", threads " + std::to_string(best_b) + ", unroll " + std::to_string(best_u);
       }
       if (st.info.id.rfind("04", 0) == 0) label += ", 4000 bodies/pass";
       if (st.info.id.rfind("06", 0) == 0) label = "4 warps, N^2/2 pairs";
@@ -217,7 +221,7 @@ int main(int argc, char **argv) {
         const std::string &id = st.info.id;
         if (id.rfind("03", 0) && id.rfind("05", 0) && id.rfind("06", 0) && id.rfind("07", 0)) continue;
         nbody::config cfg;
-        if (st.blocked) cfg.rows_per_thread = best_r, cfg.threads = best_b;
+        if (st.blocked) cfg.rows_per_thread = best_r, cfg.threads = best_b, cfg.unroll = best_u;
         for (std::size_t m = 1024; m <= most; m *= 2) {
           const auto t = course::bench::time_device(
               [&](cudaStream_t stream) { st.forces(d_out.get(), d_big.get(), m, softening2, cfg, stream); }, s, 1,

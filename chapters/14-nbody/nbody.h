@@ -22,7 +22,8 @@ namespace nbody {
 
 struct config {
   int threads = 256;        // per block: 32..1024, a multiple of 32 (stage 06: fixed by the stage)
-  int unroll = 4;           // stages 02, 03: the unroll factor of the inner loop, 1, 2, 4, 8, 16 or 32
+  int unroll = 4;           // stages 02, 03: the unroll factor of the inner loop, 1, 2, 4, 8, 16 or 32;
+                            // stage 07: 8, 16 or 32 (others: 8)
   int rows_per_thread = 0;  // stage 07: bodies per thread, 1, 2, 4 or 8; 0: the stage's choice
   int parts = 0;            // stage 09: row parts, dealt round-robin to the GPUs; 0: one per GPU
   int gpus = 0;             // stage 09: how many visible GPUs to use; 0: all

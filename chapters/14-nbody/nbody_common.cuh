@@ -159,13 +159,21 @@ void launch_register_blocked(float4 *force, const float4 *body, std::size_t n, s
   CUDA_CHECK_LAUNCH();
 }
 
-// The rows per thread and threads per block stage 07 is compiled for: f(R, B) as integral constants.
+// The rows per thread, threads per block and tile-loop unroll factors stage 07 is compiled for:
+// f(R, B, U) as integral constants. unroll: 8, 16 or 32 (anything else: 8).
 template <class F>
-void dispatch_blocking(int rows_per_thread, int threads, F &&f) {
+void dispatch_blocking(int rows_per_thread, int threads, int unroll, F &&f) {
+  auto with_rb = [&](auto r, auto b) {
+    switch (unroll) {
+      case 16: return f(r, b, std::integral_constant<int, 16>{});
+      case 32: return f(r, b, std::integral_constant<int, 32>{});
+      default: return f(r, b, std::integral_constant<int, 8>{});
+    }
+  };
   auto with_r = [&](auto r) {
     switch (threads) {
-      case 128: return f(r, std::integral_constant<int, 128>{});
-      case 256: return f(r, std::integral_constant<int, 256>{});
+      case 128: return with_rb(r, std::integral_constant<int, 128>{});
+      case 256: return with_rb(r, std::integral_constant<int, 256>{});
     }
     throw std::invalid_argument("stage 07 is compiled for 128 or 256 threads per block, not " + std::to_string(threads));
   };

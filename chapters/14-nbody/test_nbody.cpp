@@ -148,10 +148,13 @@ TEST_CASE("every register blocking of stage 07", "[nbody]") {
   if (!stage_under_test().blocked) return;
   for (int rows : {1, 2, 4, 8}) {
     for (int threads : {128, 256}) {
-      nbody::config cfg;
-      cfg.rows_per_thread = rows;
-      cfg.threads = threads;
-      for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(4097)}) check(n, cfg);
+      for (int unroll : {8, 16, 32}) {
+        nbody::config cfg;
+        cfg.rows_per_thread = rows;
+        cfg.threads = threads;
+        cfg.unroll = unroll;
+        for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(4097)}) check(n, cfg);
+      }
     }
   }
 }
