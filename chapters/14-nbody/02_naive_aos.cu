@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 02: the naive GPU kernel, AOS. The CUDA Handbook 14.2, listing 14.3, and table 14.1.
+//
+// Changes from the host reference (stage 01, host_nbody.h): one thread per body i (a grid-stride
+// loop over rows) sums the pull of every body j, read straight from global memory. All threads of
+// a warp read the same body j at once, so each load is one broadcast through L1: the kernel is
+// bound by instruction issue, not by memory. The unroll factor of the j loop is a template
+// argument (1..32), as the book's #pragma unroll sweep of table 14.1.
+// What to look for: in the timing, the unroll sweep (the book: 25e9 interactions/s without unroll,
+// about 1.4x with 16); in the SASS, one LDG.E.128 per interaction beside the 12 FP32 instructions
+// and the MUFU.RSQ, and the loop's ISETP/BRA disappearing as the unroll factor grows.
+#include "nbody_common.cuh"
+
+#include "common/check.h"
+
+namespace {
+
+template <int U>
+__global__ void naive_forces(float4 *force, const float4 *body, std::size_t n, float softening2) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x) {
+    // EXERCISE BEGIN: sum the pull of every body j on body i with nbody::body_body_interaction,
+    // the j loop unrolled U times (#pragma unroll U), and store (fx, fy, fz, 0) in force[i].
+    COURSE_TODO();
+    // EXERCISE END
+  }
+}
+
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
+            cudaStream_t stream) {
+  nbody::require(cfg);
+  nbody::dispatch_unroll(cfg.unroll, [&](auto u) {
+    if (n == 0) return;
+    const unsigned blocks = unsigned(nbody::ceil_div(n, std::size_t(cfg.threads)));
+    naive_forces<decltype(u)::value><<<blocks, cfg.threads, 0, stream>>>(d_force, d_body, n, softening2);
+    CUDA_CHECK_LAUNCH();
+  });
+}
+
+}  // namespace
+
+NBODY_STAGE(COURSE_THIS_STAGE("naive AOS, unrolled (14.2)"), forces, nullptr, true, false);

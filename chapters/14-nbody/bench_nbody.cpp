@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Chapter 14 benchmark: every N-body stage, the CPU rival and several GPUs, in one run.
+//
+// Part 1 (--N thousands of bodies, default 128 = 131072): the progression at one N: each GPU
+// stage's time, body-body interactions per second (N^2 / time; stage 06 computes about half the
+// pairs and is reported in the same brute-force-equivalent unit), the book's 20-flop GFLOP/s
+// beside it, and % of the FP32-pipe ceiling = (FMA rate measured in this run) / 12 FP32
+// instructions per interaction. Goal (reported, not asserted): the best >= 2.0e12 interactions/s.
+// Part 2: the unroll sweeps of stages 02 and 03 (tables 14.1 and 14.2), and stage 07's blocking.
+// Part 3: interactions/s against N for stages 03, 05, 06 and 07.
+// Part 4: the CPU (--cpu-N, default 16K bodies): scalar (listing 14.2), each SIMD width on one
+// thread, the widest on every core (table 14.4); the widest on every core again at --N, for the
+// GPU/CPU ratio.
+// Part 5: several GPUs (--mgpu-N, default 256K): stage 09 on 1..all visible GPUs (table 14.3's
+// efficiency: rate / (GPUs x the 1-GPU rate)), host to host, copies included; on one GPU it also
+// shows the cost of 2 and 3 parts.
+// Every result is checked against the float64 reference on 512 sampled rows; a wrong one ends
+// the program with status 1.
+#include "cpu_nbody.h"
+#include "host_nbody.h"
+#include "nbody.h"
+
+#include "common/cli.h"
+#include "common/device.h"
+#include "common/memory.h"
+#include "common/parallel.h"
+#include "harness/bench.h"
+#include "harness/test_support.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using course::bench::cell;
+using course::bench::table;
+
+namespace {
+
+constexpr std::uint64_t seed = 14;
+constexpr float softening2 = 0.01f * 0.01f;
+constexpr std::size_t sampled_rows = 512;
+
+struct options_t {
+  std::int64_t n_k = 128, cpu_n_k = 16, mgpu_n_k = 256, repeats = 10;
+  std::string results = "results";
+  bool skip_cpu = false;
+};
+
+bool ok = true;
+
+// Checks got against the float64 reference on evenly spaced rows.
+void verify(const std::string &who, const std::vector<float4> &body, const float4 *got) {
+  const std::size_t n = body.size();
+  const std::size_t step = std::max<std::size_t>(1, n / sampled_rows);
+  for (std::size_t i = 0; i < n; i += step) {
+    const auto want = nbody::host_force_f64(body.data(), n, i, softening2);
+    const double err = nbody::relative_error(got[i], want);
+    if (!(err <= nbody::error_bound(n)) || got[i].w != 0.f) {
+      std::fprintf(stderr, "WRONG RESULT: %s, n=%zu: force [%zu] relative error %g > %g\n", who.c_str(), n, i, err,
+                   nbody::error_bound(n));
+      ok = false;
+      return;
+    }
+  }
+}
+void verify_device(const std::string &who, const std::vector<float4> &body, const float4 *d_got) {
+  std::vector<float4> got(body.size());
+  CUDA_CHECK(cudaMemcpy(got.data(), d_got, got.size() * sizeof(float4), cudaMemcpyDeviceToHost));
+  verify(who, body, got.data());
+}
+
+double rate(std::size_t n, double ms) { return double(n) * double(n) / (ms * 1e-3); }
+std::string kilo(std::size_t n) { return std::to_string(n / 1024) + "K"; }
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  options_t opt;
+  course::options cli("bench_nbody", "Chapter 14: N-body, every stage, the CPU and several GPUs.");
+  cli.add("N", opt.n_k, 1, 1024, "bodies of the progression, in thousands (x 1024)")
+      .add("cpu-N", opt.cpu_n_k, 1, 1024, "bodies of the CPU table, in thousands (x 1024)")
+      .add("mgpu-N", opt.mgpu_n_k, 1, 4096, "bodies of the multi-GPU table, in thousands (x 1024)")
+      .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
+      .add("results", opt.results, "directory for the CSV and JSON results")
+      .flag("skip-cpu", opt.skip_cpu, "leave out the CPU table");
+  cli.parse(argc, argv);
+  const int reps = int(opt.repeats);
+  return course::bench::run("bench_nbody", "14-nbody", "Chapter 14: N-body", opt.results, [&](course::bench::report &rep) {
+    const std::size_t n = std::size_t(opt.n_k) * 1024;
+    rep.param("n", double(n));
+    rep.param("softening", 0.01);
+
+    // --- the ceiling ------------------------------------------------------------------------
+    const double fma_tflops = course::bench::fma_tflops();
+    const double ceiling = fma_tflops * 1e12 / 2 / nbody::fp32_instructions_per_interaction;
+    rep.param("fma_tflops", fma_tflops);
+    rep.param("fp32_ceiling_interactions_per_s", ceiling);
+    std::printf("\nFP32 FMA rate measured: %.1f TFLOP/s -> FP32-pipe ceiling %.3g interactions/s (%g FP32 instructions each)\n",
+                fma_tflops, ceiling, nbody::fp32_instructions_per_interaction);
+
+    const auto body = nbody::random_bodies(n, seed);
+    course::device_buffer<float4> d_body(n), d_force(n);
+    CUDA_CHECK(cudaMemcpy(d_body.get(), body.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+    course::stream s;
+    auto clear = [&] { CUDA_CHECK(cudaMemset(d_force.get(), 0xFF, n * sizeof(float4))); };
+    auto time_stage = [&](const nbody::stage &st, const nbody::config &cfg, std::size_t m, const float4 *in, int r) {
+      return course::bench::time_device(
+          [&](cudaStream_t stream) { st.forces(d_force.get(), in, m, softening2, cfg, stream); }, s, 1, r);
+    };
+
+    // --- Part 2 first (it picks the unroll factors and blocking of Part 1) ----------------------
+    table unroll("unroll", "Unroll sweeps at N = " + kilo(n) + " (tables 14.1 and 14.2), 10^9 interactions/s",
+                 {{"unroll", 0}, {"02_naive_aos", 1}, {"03_shared_tiled", 1}});
+    std::vector<std::pair<std::string, int>> best_unroll;
+    {
+      std::vector<std::vector<cell>> rows;
+      for (int u : {1, 2, 4, 8, 16, 32}) rows.push_back({double(u), {}, {}});
+      for (const auto &st : course::registered<nbody::stage>()) {
+        if (!st.unroll_sweep || st.info.todo) continue;
+        const int col = st.info.id.rfind("02", 0) == 0 ? 1 : 2;
+        double best = 0;
+        int best_u = 4;
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+          nbody::config cfg;
+          cfg.unroll = 1 << k;
+          const double g = rate(n, time_stage(st, cfg, n, d_body.get(), std::max(3, reps / 2)).median_ms) / 1e9;
+          rows[k][col] = g;
+          if (g > best) best = g, best_u = cfg.unroll;
+        }
+        best_unroll.push_back({st.info.id, best_u});
+      }
+      for (auto &r : rows) unroll.add_row(r);
+    }
+    unroll.set_plot(R"({"kind": "lines", "x": "unroll", "y": "03_shared_tiled", "logx": true})");
+    unroll.print();
+    std::printf("(the book, GK104, table 14.1: 25e9/s without unroll, 34.3e9 with 16 (+37%%); table 14.2: best unroll 4, +18%%)\n");
+    rep.add(unroll);
+
+    table tune("blocking", "Stage 07: rows per thread x threads per block at N = " + kilo(n),
+               {{"rows_per_thread", 0}, {"threads", 0}, {"unroll", 0}, {"time_ms", 3}, {"Ginteractions/s", 1},
+                {"pct_fp32_ceiling", 1}});
+    int best_r = 4, best_b = 128, best_u = 8;
+    const nbody::stage *st07 = nullptr;
+    for (const auto &st : course::registered<nbody::stage>())
+      if (st.blocked && !st.info.todo) st07 = &st;
+    if (st07) {
+      double best = 0;
+      for (int r : {1, 2, 4, 8}) {
+        for (int b : {128, 256}) {
+          for (int u : {8, 16, 32}) {
+            nbody::config cfg;
+            cfg.rows_per_thread = r;
+            cfg.threads = b;
+            cfg.unroll = u;
+            const auto t = time_stage(*st07, cfg, n, d_body.get(), reps);
+            const double g = rate(n, t.median_ms);
+            tune.add_row({double(r), double(b), double(u), t.median_ms, g / 1e9, 100 * g / ceiling});
+            if (g > best) best = g, best_r = r, best_b = b, best_u = u;
+          }
+        }
+      }
+      tune.print();
+      rep.add(tune);
+    }
+
+    // --- Part 1: the progression ---------------------------------------------------------------
+    table prog("progression", "N-body progression at N = " + kilo(n) + " (" + std::to_string(n) + " bodies)",
+               {{"stage", 0}, {"config", 0}, {"time_ms", 3}, {"Ginteractions/s", 1}, {"GFLOP/s_20", 0},
+                {"pct_fp32_ceiling", 1}, {"vs_prev", 2}});
+    double prev = 0, best_gpu = 0;
+    std::string best_stage;
+    for (const auto &st : course::registered<nbody::stage>()) {
+      if (!st.forces) continue;  // stage 09: Part 5
+      if (st.info.todo) {
+        prog.add_row({st.info.id, std::string("TODO: not yet implemented"), {}, {}, {}, {}, {}});
+        continue;
+      }
+      nbody::config cfg;
+      std::string label = "threads 256";
+      for (auto &[id, u] : best_unroll)
+        if (id == st.info.id) cfg.unroll = u, label += ", unroll " + std::to_string(u);
+      if (st.blocked) {
+        cfg.rows_per_thread = best_r, cfg.threads = best_b, cfg.unroll = best_u;
+        label = "R " + std::to_string(best_r) + ", threads " + std::to_string(best_b) + ", unroll " + std::to_string(best_u);
+      }
+      if (st.info.id.rfind("04", 0) == 0) label += ", 4000 bodies/pass";
+      if (st.info.id.rfind("06", 0) == 0) label = "4 warps, N^2/2 pairs";
+      clear();
+      const auto t = time_stage(st, cfg, n, d_body.get(), reps);
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      verify_device(st.info.id, body, d_force.get());
+      const double g = rate(n, t.median_ms);
+      prog.add_row({st.info.id, label, t.median_ms, g / 1e9, g * nbody::flops_per_interaction / 1e9, 100 * g / ceiling,
+                    prev > 0 ? cell(g / prev) : cell()});
+      prev = g;
+      if (g > best_gpu) best_gpu = g, best_stage = st.info.id;
+    }
+    prog.add_row({std::string("FP32-pipe ceiling"), std::string("FMA rate / 12"), {}, ceiling / 1e9,
+                  ceiling * nbody::flops_per_interaction / 1e9, 100.0, {}});
+    prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "Ginteractions/s", "ceiling_from_row": "FP32-pipe ceiling"})");
+    prog.print();
+    std::printf("best single-GPU stage: %s, %.3g interactions/s = %.1f%% of the FP32-pipe ceiling; goal >= 2.0e12: %s\n",
+                best_stage.c_str(), best_gpu, 100 * best_gpu / ceiling, best_gpu >= 2.0e12 ? "met" : "MISSED");
+    std::printf("(the book, GK104: 45.2e9 interactions/s, shared memory, unroll 4)\n");
+    rep.param("best_gpu_interactions_per_s", best_gpu);
+    rep.add(prog);
+
+    // --- Part 3: against N -----------------------------------------------------------------------
+    table by_n("by_n", "Interactions/s against N", {{"stage", 0}, {"N", 0}, {"Ginteractions/s", 1}});
+    {
+      const std::size_t most = 256 * 1024;
+      const auto big = nbody::random_bodies(most, seed + 1);
+      course::device_buffer<float4> d_big(most);
+      course::device_buffer<float4> d_out(most);
+      CUDA_CHECK(cudaMemcpy(d_big.get(), big.data(), most * sizeof(float4), cudaMemcpyHostToDevice));
+      for (const auto &st : course::registered<nbody::stage>()) {
+        if (!st.forces || st.info.todo) continue;
+        const std::string &id = st.info.id;
+        if (id.rfind("03", 0) && id.rfind("05", 0) && id.rfind("06", 0) && id.rfind("07", 0)) continue;
+        nbody::config cfg;
+        if (st.blocked) cfg.rows_per_thread = best_r, cfg.threads = best_b, cfg.unroll = best_u;
+        for (std::size_t m = 1024; m <= most; m *= 2) {
+          const auto t = course::bench::time_device(
+              [&](cudaStream_t stream) { st.forces(d_out.get(), d_big.get(), m, softening2, cfg, stream); }, s, 1,
+              std::max(3, reps / 2));
+          by_n.add_row({id, double(m), rate(m, t.median_ms) / 1e9});
+        }
+      }
+    }
+    by_n.set_plot(R"({"kind": "lines", "x": "N", "y": "Ginteractions/s", "series": "stage", "logx": true})");
+    by_n.print();
+    rep.add(by_n);
+
+    // --- Part 4: the CPU -------------------------------------------------------------------------
+    const nbody::cpu::stage *cpu = nullptr;
+    for (const auto &c : course::registered<nbody::cpu::stage>())
+      if (!c.info.todo) cpu = &c;
+    if (cpu && !opt.skip_cpu) {
+      course::thread_pool pool;
+      const std::size_t cn = std::size_t(opt.cpu_n_k) * 1024;
+      const auto cbody = nbody::random_bodies(cn, seed + 2);
+      std::vector<float4> out(std::max(n, cn));
+      table ct("cpu", "CPU at N = " + kilo(cn) + " (" + std::to_string(pool.size()) + " threads), 10^6 interactions/s",
+               {{"version", 0}, {"threads", 0}, {"time_ms", 1}, {"Minteractions/s", 0}, {"vs_scalar", 1}});
+      double scalar_rate = 0;
+      auto add = [&](const std::string &name, unsigned threads, const std::function<void()> &fn, std::size_t m,
+                     const std::vector<float4> &b) {
+        const auto t = course::bench::time_host(fn, 1, 3);
+        verify(name, b, out.data());
+        const double r = rate(m, t.median_ms);
+        if (scalar_rate == 0) scalar_rate = r;
+        ct.add_row({name, double(threads), t.median_ms, r / 1e6, r / scalar_rate});
+        return r;
+      };
+      add("scalar AOS (listing 14.2)", 1, [&] { nbody::host_forces_aos(out.data(), cbody.data(), cn, softening2); }, cn, cbody);
+      for (auto isa : nbody::cpu::all_isas) {
+        if (isa == nbody::cpu::isa::scalar || !cpu->supported(isa)) continue;
+        add(std::string(nbody::cpu::to_string(isa)) + ", 1 thread", 1,
+            [&] { cpu->forces(out.data(), cbody.data(), cn, softening2, isa, nullptr); }, cn, cbody);
+      }
+      const auto widest = cpu->best();
+      add(std::string(nbody::cpu::to_string(widest)) + " x threads", pool.size(),
+          [&] { cpu->forces(out.data(), cbody.data(), cn, softening2, widest, &pool); }, cn, cbody);
+      const double cpu_big = add(std::string(nbody::cpu::to_string(widest)) + " x threads, N = " + kilo(n), pool.size(),
+                                 [&] { cpu->forces(out.data(), body.data(), n, softening2, widest, &pool); }, n, body);
+      ct.set_plot(R"({"kind": "bars", "x": "version", "y": "Minteractions/s"})");
+      ct.print();
+      std::printf("GPU/CPU at N = %s: %s %.3g / CPU %.3g interactions/s = %.1fx (the book: 8x, GK104 vs two Xeon E5-2670)\n",
+                  kilo(n).c_str(), best_stage.c_str(), best_gpu, cpu_big, best_gpu / cpu_big);
+      rep.param("cpu_interactions_per_s", cpu_big);
+      rep.param("gpu_over_cpu", best_gpu / cpu_big);
+      rep.add(ct);
+    }
+
+    // --- Part 5: several GPUs --------------------------------------------------------------------
+    const nbody::stage *multi = nullptr;
+    for (const auto &st : course::registered<nbody::stage>())
+      if (st.forces_host && !st.info.todo) multi = &st;
+    if (multi) {
+      int visible = 0;
+      CUDA_CHECK(cudaGetDeviceCount(&visible));
+      const std::size_t mn = std::size_t(opt.mgpu_n_k) * 1024;
+      const auto mbody = nbody::random_bodies(mn, seed + 3);
+      course::host_buffer<float4> h_body(mn, course::host_memory::pinned), h_force(mn, course::host_memory::pinned);
+      std::memcpy(h_body.get(), mbody.data(), mn * sizeof(float4));
+      table mt("multi_gpu", "Stage 09 at N = " + kilo(mn) + ", host to host (table 14.3)",
+               {{"setup", 0}, {"gpus", 0}, {"parts", 0}, {"time_ms", 2}, {"Ginteractions/s", 1}, {"speedup", 2}, {"efficiency_pct", 1}});
+      double one = 0;
+      auto run = [&](int gpus, int parts) {
+        nbody::config cfg;
+        cfg.gpus = gpus;
+        cfg.parts = parts;
+        course::test::poison_host(h_force.get(), mn);
+        const auto t = course::bench::time_host([&] { multi->forces_host(h_force.get(), h_body.get(), mn, softening2, cfg); },
+                                                1, std::max(3, reps / 3));
+        verify("09 on " + std::to_string(gpus) + " GPU(s)", mbody, h_force.get());
+        const double r = rate(mn, t.median_ms);
+        if (one == 0) one = r;
+        mt.add_row({std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "") + (parts ? ", " + std::to_string(parts) + " parts" : std::string()),
+                    double(gpus), double(parts ? parts : gpus), t.median_ms, r / 1e9, r / one, 100 * r / (one * gpus)});
+      };
+      for (int g = 1; g <= visible; ++g) run(g, 0);
+      if (visible == 1)
+        for (int parts : {2, 3}) run(1, parts);
+      mt.set_plot(R"({"kind": "bars", "x": "setup", "y": "Ginteractions/s"})");
+      mt.print();
+      std::printf("goal on two H200 at N = 256K: >= 1.8x one GPU (%d GPU(s) visible here)\n", visible);
+      rep.add(mt);
+    }
+    return ok;
+  });
+}

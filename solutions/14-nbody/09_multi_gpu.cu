@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 09: several GPUs. The CUDA Handbook 14.6 (and the multi-GPU patterns of chapter 9).
+//
+// Changes from stage 07: the rows of the force matrix are split across every visible GPU. The
+// bodies and the forces live in portable pinned host memory (cudaHostAllocPortable: pinned for
+// every GPU, not only the one current when it was allocated); one host thread per GPU copies all
+// n bodies to its GPU, computes its own rows with the register-blocked kernel of stage 07 and
+// copies those rows of the forces straight back into the host array. The rows are cut into
+// `parts` contiguous parts as even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so
+// any n works, not only multiples of the GPU count; the parts are dealt round-robin to the GPUs.
+// With config::parts > the GPU count, one GPU runs several parts one after the other: that is how
+// the tests exercise the split for 2 and 3 parts on a single GPU. The kernel runs with 2 rows per
+// thread and no column split (every sum stored once, no atomics), so each row is computed by the
+// same code over the columns in the same order whatever the split: the forces of any split equal
+// those of one part bit for bit, and the tests check exactly that.
+// Device memory is allocated and freed on each call, as the book's measurements did (it says so);
+// at N = 256K that is well under 1% of the time.
+// What to look for: in the timing, the efficiency table (the bench: 1..all GPUs at N = 256K;
+// the book's table 14.3 went to 4 GPUs at 96K bodies); each GPU's copies are O(N), its work
+// O(N^2 / GPUs).
+#include "nbody_common.cuh"
+
+#include "common/check.h"
+#include "common/memory.h"
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int rows_per_thread = 2;
+constexpr int threads = 128;
+
+// Rows [begin, end) of part p of k.
+inline std::size_t part_begin(std::size_t n, int p, int k) { return n * std::size_t(p) / std::size_t(k); }
+
+// What one GPU does: all bodies in, the rows of its parts computed, those forces out.
+void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force, const float4 *h_body, std::size_t n,
+                float softening2) {
+  CUDA_CHECK(cudaSetDevice(device));
+  // EXERCISE BEGIN: copy the n bodies to this GPU; for each of its parts p compute rows
+  // [part_begin(n, p, k), part_begin(n, p + 1, k)) with nbody::launch_register_blocked (no
+  // column split: 1) into a device buffer and copy them back to h_force + begin; wait for the
+  // stream before returning.
+  course::stream stream;
+  course::device_buffer<float4> d_body(n);
+  std::size_t most = 0;
+  for (int p : parts) most = std::max(most, part_begin(n, p + 1, k) - part_begin(n, p, k));
+  course::device_buffer<float4> d_force(most ? most : 1);
+  CUDA_CHECK(cudaMemcpyAsync(d_body.get(), h_body, n * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  for (int p : parts) {
+    const std::size_t begin = part_begin(n, p, k), rows = part_begin(n, p + 1, k) - begin;
+    if (rows == 0) continue;
+    nbody::launch_register_blocked<rows_per_thread, threads, 8>(d_force.get(), d_body.get(), n, begin, rows, 1,
+                                                               softening2, stream);
+    CUDA_CHECK(cudaMemcpyAsync(h_force + begin, d_force.get(), rows * sizeof(float4), cudaMemcpyDeviceToHost, stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  // EXERCISE END
+}
+
+void forces_host(float4 *h_force, const float4 *h_body, std::size_t n, float softening2, const nbody::config &cfg) {
+  nbody::require(cfg);
+  if (n == 0) return;
+  int visible = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&visible));
+  const int gpus = cfg.gpus > 0 ? std::min(cfg.gpus, visible) : visible;
+  const int k = cfg.parts > 0 ? cfg.parts : gpus;
+  int caller_device = 0;
+  CUDA_CHECK(cudaGetDevice(&caller_device));
+  std::vector<std::vector<int>> parts(gpus);
+  for (int p = 0; p < k; ++p) parts[p % gpus].push_back(p);
+  // One host thread per GPU; an error in one (CUDA_CHECK throws) is rethrown here after all joined.
+  std::vector<std::thread> workers;
+  std::exception_ptr error;
+  std::mutex m;
+  for (int g = 0; g < gpus; ++g) {
+    if (parts[g].empty()) continue;
+    workers.emplace_back([&, g] {
+      try {
+        gpu_worker(g, parts[g], k, h_force, h_body, n, softening2);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!error) error = std::current_exception();
+      }
+    });
+  }
+  for (auto &t : workers) t.join();
+  CUDA_CHECK(cudaSetDevice(caller_device));
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+NBODY_STAGE(COURSE_THIS_STAGE("rows split across GPUs (14.6)"), nullptr, forces_host, false, false);
