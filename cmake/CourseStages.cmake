@@ -79,7 +79,8 @@ function(course_add_stages)
 endfunction()
 
 function(course_add_wrong_variant)
-  cmake_parse_arguments(A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY" "SOURCES;LIBS" ${ARGN})
+  # PARSE_ARGV keeps a ";" inside FIND and REPLACE (with ${ARGN} the text would be cut at the first one).
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY" "SOURCES;LIBS")
   set(solution ${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${A_STAGE}.cu)
   file(READ ${solution} text)
   string(FIND "${text}" "${A_FIND}" at)
