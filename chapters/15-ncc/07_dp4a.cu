@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 07 (beyond the book): packed-byte arithmetic with __dp4a and register blocking.
+//
+// Changes from stage 06:
+//  - SumIT takes four byte products per instruction: __dp4a(a, b, c) = c + the dot product of
+//    the four bytes of a and b (IDP4A, SM 6.1 and later). The image is read as aligned 32-bit
+//    words; the misalignment of an output's window is moved to the template instead: the host
+//    keeps four copies of it, shifted by 0..3 bytes and padded with zeros to whole words.
+//  - Register blocking: each thread computes a 4 x R block of outputs (4 adjacent columns, the
+//    four shifts; R = 8 rows). Each image word it loads feeds up to 4 * R dp4a, so the loads no
+//    longer bound the loop: the inner loop is IDP4A and little else.
+//  - SumI and SumISq leave the inner loop: they do not depend on the template, and sliding sums
+//    (ncc::window_sums: a row pass, then a column pass) give them in a few operations per output.
+//  - As stage 06, the 8x8 and 16x16 instances are compiled with the sizes known (fully unrolled,
+//    template words as constant-bank operands); other sizes read the shifted template from
+//    global memory in a generic loop.
+// What to look for: in the timing, several times NPP at 16x16; in the SASS of the 16x16 kernel,
+// a long run of IDP4A with c[0x3][...] operands between a few LDG.E.
+#include "ncc_common.cuh"
+
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+constexpr int R = 8;             // output rows per thread
+constexpr int BX = 32, BY = 4;   // threads per block: a block covers 4*BX x R*BY outputs
+constexpr int shift_words = 4096;  // 16 KB of constant memory
+
+__constant__ std::uint32_t c_shift[shift_words];
+
+// Words per row of a shifted template: a window starting 3 bytes into a word spans this many.
+inline int words_per_row(int tw) { return (tw + 2) / 4 + 1; }
+
+// The template shifted by a = 0..3 bytes, as words: word ((a * th + r) * nw + k) holds template
+// pixels 4k - a .. 4k + 3 - a of row r (zero outside 0..tw-1), lowest byte first.
+std::vector<std::uint32_t> shifted_template(const course::gray_image &t) {
+  const int nw = words_per_row(t.width);
+  std::vector<std::uint32_t> words(std::size_t(4) * std::size_t(t.height) * std::size_t(nw), 0);
+  for (int a = 0; a < 4; ++a)
+    for (int r = 0; r < t.height; ++r)
+      for (int k = 0; k < nw; ++k) {
+        std::uint32_t w = 0;
+        for (int b = 0; b < 4; ++b) {
+          const int i = 4 * k + b - a;
+          if (i >= 0 && i < t.width) w |= std::uint32_t(t.at(i, r)) << (8 * b);
+        }
+        words[(std::size_t(a) * std::size_t(t.height) + std::size_t(r)) * std::size_t(nw) + std::size_t(k)] = w;
+      }
+  return words;
+}
+
+// What the stage keeps per problem: the shifted template (in global memory, and in constant
+// memory when it fits) and the window sums' workspace.
+struct state {
+  explicit state(const ncc::problem &p) : ws(p) {
+    words = shifted_template(p.host_template());
+    shift = course::device_buffer<std::uint32_t>(words.size());
+    CUDA_CHECK(cudaMemcpy(shift.get(), words.data(), words.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    in_constant = words.size() <= std::size_t(shift_words);
+  }
+  // Puts this problem's words in constant memory unless they are there already.
+  void load_constant(std::uint64_t id, cudaStream_t stream) const {
+    static std::uint64_t loaded = 0;
+    if (!in_constant || loaded == id) return;
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_shift, words.data(), words.size() * sizeof(std::uint32_t), 0,
+                                       cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    loaded = id;
+  }
+  std::vector<std::uint32_t> words;
+  course::device_buffer<std::uint32_t> shift;
+  ncc::window_workspace ws;
+  bool in_constant = false;
+};
+
+template <int TW>
+__device__ __forceinline__ std::uint32_t template_word(const std::uint32_t *g, int at) {
+  if constexpr (TW != 0) return c_shift[at];
+  else return __ldg(g + at);
+}
+
+template <bool Sums, int TW, int TH>
+__global__ void __launch_bounds__(BX *BY) corr_dp4a(ncc::view v, ncc::output o, const std::uint32_t *g_shift,
+                                                    const int *wsum_i, const unsigned *wsum_isq) {
+  const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
+  const int nw = (tw + 2) / 4 + 1;
+  const int x0 = 4 * int(blockIdx.x * BX + threadIdx.x), y0 = int(blockIdx.y * BY + threadIdx.y) * R;
+  const int wo = v.out_w(), ho = v.out_h();
+  if (x0 >= wo || y0 >= ho) return;
+  unsigned acc[R][4];
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int a = 0; a < 4; ++a) acc[i][a] = 0;
+  // EXERCISE BEGIN: for each image row y0 + j (j < th + R - 1; clamp to the last row: rows past
+  // it only feed outputs that are not written), for each word k < nw of that row from x0 on,
+  // add __dp4a(word, shifted template word, acc) into every acc[i][a] whose template row r = j - i
+  // is in 0..th-1: the template word is template_word<TW>(g_shift, (a * th + r) * nw + k).
+  COURSE_TODO();
+  // EXERCISE END
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int y = y0 + i;
+    if (y >= ho) break;
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      const int x = x0 + a;
+      if (x >= wo) break;
+      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      if (Sums)
+        o.sum_it[at] = int(acc[i][a]);
+      else
+        o.coef[at] = ncc::coefficient(v.n, wsum_i[at], wsum_isq[at], int(acc[i][a]), v.sum_t, v.denom_t);
+    }
+  }
+}
+
+ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
+  const ncc::view &v = p.v();
+  state &st = p.cache<state>("07_dp4a");
+  st.load_constant(p.id(), stream);
+  // The image's window sums: straight into the output, or into the workspace for the coefficients.
+  int *sum_i = out.sums() ? out.sum_i : st.ws.sum_i.get();
+  unsigned *sum_isq = out.sums() ? reinterpret_cast<unsigned *>(out.sum_isq) : st.ws.sum_isq.get();
+  ncc::window_sums(v, sum_i, sum_isq, st.ws.rows.get(), stream);
+  const dim3 block(BX, BY), grid(ncc::ceil_div(v.out_w(), 4 * BX), ncc::ceil_div(v.out_h(), R * BY));
+  auto launch = [&](auto tw, auto th) {
+    constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
+    if (out.sums())
+      corr_dp4a<true, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get(), sum_i, sum_isq);
+    else
+      corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get(), sum_i, sum_isq);
+  };
+  using k0 = std::integral_constant<int, 0>;
+  using k8 = std::integral_constant<int, 8>;
+  using k16 = std::integral_constant<int, 16>;
+  if (v.tw == 8 && v.th == 8 && st.in_constant)
+    launch(k8{}, k8{});
+  else if (v.tw == 16 && v.th == 16 && st.in_constant)
+    launch(k16{}, k16{});
+  else
+    launch(k0{}, k0{});
+  CUDA_CHECK_LAUNCH();
+  return ncc::path::own;
+}
+
+}  // namespace
+
+NCC_STAGE(COURSE_THIS_STAGE("packed bytes (__dp4a), register blocking (beyond the book)"), run);
