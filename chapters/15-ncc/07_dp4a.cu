@@ -11,9 +11,9 @@
 //    longer bound the loop: the inner loop is IDP4A and little else.
 //  - SumI and SumISq leave the inner loop: they do not depend on the template, and sliding sums
 //    (ncc::window_sums: a row pass, then a column pass) give them in a few operations per output.
-//  - As stage 06, the 8x8 and 16x16 instances are compiled with the sizes known (fully unrolled,
-//    template words as constant-bank operands); other sizes read the shifted template from
-//    global memory in a generic loop.
+//  - As stage 06, square templates of 8, 12, 16, 20, 24 and 32 are compiled with the size known
+//    (fully unrolled, template words as constant-bank operands); other sizes read the shifted
+//    template from global memory in a generic loop.
 // What to look for: in the timing, several times NPP at 16x16; in the SASS of the 16x16 kernel,
 // a long run of IDP4A with c[0x3][...] operands between a few LDG.E.
 #include "ncc_common.cuh"
@@ -23,7 +23,10 @@
 
 namespace {
 
-constexpr int R = 8;             // output rows per thread
+#ifndef NCC_DP4A_ROWS
+#define NCC_DP4A_ROWS 8  // tuned on the H100 (chapter README); -DNCC_DP4A_ROWS=... to try others
+#endif
+constexpr int R = NCC_DP4A_ROWS;  // output rows per thread
 constexpr int BX = 32, BY = 4;   // threads per block: a block covers 4*BX x R*BY outputs
 constexpr int shift_words = 4096;  // 16 KB of constant memory
 
@@ -132,15 +135,20 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
     else
       corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get(), sum_i, sum_isq);
   };
-  using k0 = std::integral_constant<int, 0>;
-  using k8 = std::integral_constant<int, 8>;
-  using k16 = std::integral_constant<int, 16>;
-  if (v.tw == 8 && v.th == 8 && st.in_constant)
-    launch(k8{}, k8{});
-  else if (v.tw == 16 && v.th == 16 && st.in_constant)
-    launch(k16{}, k16{});
-  else
-    launch(k0{}, k0{});
+  // Square sizes compiled in (fully unrolled); others, and templates too large for the
+  // constant bank, run the generic instance.
+  bool done = false;
+  auto try_size = [&](auto size) {
+    constexpr int S = decltype(size)::value;
+    if (!done && v.tw == S && v.th == S && st.in_constant) launch(size, size), done = true;
+  };
+  try_size(std::integral_constant<int, 8>{});
+  try_size(std::integral_constant<int, 12>{});
+  try_size(std::integral_constant<int, 16>{});
+  try_size(std::integral_constant<int, 20>{});
+  try_size(std::integral_constant<int, 24>{});
+  try_size(std::integral_constant<int, 32>{});
+  if (!done) launch(std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
 }

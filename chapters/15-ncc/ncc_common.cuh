@@ -109,7 +109,7 @@ static __global__ void window_rows(view v, unsigned *h1, unsigned *h2) {
 }
 
 // columns: each thread slides a window of h rows down one column, over `run` outputs.
-constexpr int window_run = 32;
+constexpr int window_run = 8;  // short runs: enough threads to fill the GPU
 static __global__ void window_cols(view v, const unsigned *h1, const unsigned *h2, int *sum_i, unsigned *sum_isq) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = blockIdx.y * window_run;
   const int wo = v.out_w();
