@@ -9,8 +9,12 @@
 //  - Register blocking: each thread computes a 4 x R block of outputs (4 adjacent columns, the
 //    four shifts; R = 8 rows). Each image word it loads feeds up to 4 * R dp4a, so the loads no
 //    longer bound the loop: the inner loop is IDP4A and little else.
-//  - SumI and SumISq leave the inner loop: they do not depend on the template, and sliding sums
-//    (ncc::window_sums: a row pass, then a column pass) give them in a few operations per output.
+//  - SumI and SumISq do not depend on the template, so they leave the per-output loop: for each
+//    image row the thread takes the row's window sums once per shift (dp4a against a byte mask
+//    of ones, and of the word with itself under the mask: words wholly inside the window are the
+//    same for all shifts, and the compiler computes them once) and adds them to each of its R
+//    outputs whose window covers that row. (A separate two-pass window-sum kernel, which stage 08
+//    uses, cost as much as this whole kernel at 16x16.)
 //  - As stage 06, square templates of 8, 12, 16, 20, 24 and 32 are compiled with the size known
 //    (fully unrolled, template words as constant-bank operands); other sizes read the shifted
 //    template from global memory in a generic loop.
@@ -24,7 +28,7 @@
 namespace {
 
 #ifndef NCC_DP4A_ROWS
-#define NCC_DP4A_ROWS 8  // tuned on the H100 (chapter README); -DNCC_DP4A_ROWS=... to try others
+#define NCC_DP4A_ROWS 4  // tuned on the H100 (chapter README); -DNCC_DP4A_ROWS=... to try others
 #endif
 constexpr int R = NCC_DP4A_ROWS;  // output rows per thread
 constexpr int BX = 32, BY = 4;   // threads per block: a block covers 4*BX x R*BY outputs
@@ -54,9 +58,9 @@ std::vector<std::uint32_t> shifted_template(const course::gray_image &t) {
 }
 
 // What the stage keeps per problem: the shifted template (in global memory, and in constant
-// memory when it fits) and the window sums' workspace.
+// memory when it fits).
 struct state {
-  explicit state(const ncc::problem &p) : ws(p) {
+  explicit state(const ncc::problem &p) {
     words = shifted_template(p.host_template());
     shift = course::device_buffer<std::uint32_t>(words.size());
     CUDA_CHECK(cudaMemcpy(shift.get(), words.data(), words.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
@@ -73,7 +77,6 @@ struct state {
   }
   std::vector<std::uint32_t> words;
   course::device_buffer<std::uint32_t> shift;
-  ncc::window_workspace ws;
   bool in_constant = false;
 };
 
@@ -83,23 +86,35 @@ __device__ __forceinline__ std::uint32_t template_word(const std::uint32_t *g, i
   else return __ldg(g + at);
 }
 
+// The bytes of word k that lie in a tw-pixel window starting a bytes into word 0: 0xFF each.
+__device__ __forceinline__ std::uint32_t window_mask(int a, int k, int tw) {
+  std::uint32_t m = 0;
+#pragma unroll
+  for (int b = 0; b < 4; ++b) {
+    const int i = 4 * k + b - a;
+    if (i >= 0 && i < tw) m |= 0xFFu << (8 * b);
+  }
+  return m;
+}
+
 template <bool Sums, int TW, int TH>
-__global__ void __launch_bounds__(BX *BY) corr_dp4a(ncc::view v, ncc::output o, const std::uint32_t *g_shift,
-                                                    const int *wsum_i, const unsigned *wsum_isq) {
+__global__ void __launch_bounds__(BX *BY) corr_dp4a(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
   const int nw = (tw + 2) / 4 + 1;
   const int x0 = 4 * int(blockIdx.x * BX + threadIdx.x), y0 = int(blockIdx.y * BY + threadIdx.y) * R;
   const int wo = v.out_w(), ho = v.out_h();
   if (x0 >= wo || y0 >= ho) return;
-  unsigned acc[R][4];
+  unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
 #pragma unroll
   for (int i = 0; i < R; ++i)
 #pragma unroll
-    for (int a = 0; a < 4; ++a) acc[i][a] = 0;
+    for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   // EXERCISE BEGIN: for each image row y0 + j (j < th + R - 1; clamp to the last row: rows past
   // it only feed outputs that are not written), for each word k < nw of that row from x0 on,
   // add __dp4a(word, shifted template word, acc) into every acc[i][a] whose template row r = j - i
   // is in 0..th-1: the template word is template_word<TW>(g_shift, (a * th + r) * nw + k).
+  // Per row, also the window sums h1[a], h2[a] (dp4a with window_mask(a, k, tw)), added into
+  // s1[i][a], s2[i][a] for the same outputs.
   COURSE_TODO();
   // EXERCISE END
 #pragma unroll
@@ -111,10 +126,13 @@ __global__ void __launch_bounds__(BX *BY) corr_dp4a(ncc::view v, ncc::output o, 
       const int x = x0 + a;
       if (x >= wo) break;
       const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
-      if (Sums)
+      if (Sums) {
+        o.sum_i[at] = int(s1[i][a]);
+        o.sum_isq[at] = int(s2[i][a]);
         o.sum_it[at] = int(acc[i][a]);
-      else
-        o.coef[at] = ncc::coefficient(v.n, wsum_i[at], wsum_isq[at], int(acc[i][a]), v.sum_t, v.denom_t);
+      } else {
+        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
+      }
     }
   }
 }
@@ -123,17 +141,13 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   const ncc::view &v = p.v();
   state &st = p.cache<state>("07_dp4a");
   st.load_constant(p.id(), stream);
-  // The image's window sums: straight into the output, or into the workspace for the coefficients.
-  int *sum_i = out.sums() ? out.sum_i : st.ws.sum_i.get();
-  unsigned *sum_isq = out.sums() ? reinterpret_cast<unsigned *>(out.sum_isq) : st.ws.sum_isq.get();
-  ncc::window_sums(v, sum_i, sum_isq, st.ws.rows.get(), stream);
   const dim3 block(BX, BY), grid(ncc::ceil_div(v.out_w(), 4 * BX), ncc::ceil_div(v.out_h(), R * BY));
   auto launch = [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
     if (out.sums())
-      corr_dp4a<true, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get(), sum_i, sum_isq);
+      corr_dp4a<true, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
     else
-      corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get(), sum_i, sum_isq);
+      corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
   };
   // Square sizes compiled in (fully unrolled); others, and templates too large for the
   // constant bank, run the generic instance.
