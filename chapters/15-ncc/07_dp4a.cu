@@ -7,7 +7,7 @@
 //    words; the misalignment of an output's window is moved to the template instead: the host
 //    keeps four copies of it, shifted by 0..3 bytes and padded with zeros to whole words.
 //  - Register blocking: each thread computes a 4 x R block of outputs (4 adjacent columns, the
-//    four shifts; R = 8 rows). Each image word it loads feeds up to 4 * R dp4a, so the loads no
+//    four shifts; R = 4 rows, 2 at 32x32). Each image word it loads feeds up to 4 * R dp4a, so the loads no
 //    longer bound the loop: the inner loop is IDP4A and little else.
 //  - SumI and SumISq do not depend on the template, so they leave the per-output loop: for each
 //    image row the thread takes the row's window sums once per shift (dp4a against a byte mask
@@ -30,8 +30,8 @@ namespace {
 #ifndef NCC_DP4A_ROWS
 #define NCC_DP4A_ROWS 4  // tuned on the H100 (chapter README); -DNCC_DP4A_ROWS=... to try others
 #endif
-constexpr int R = NCC_DP4A_ROWS;  // output rows per thread
-constexpr int BX = 32, BY = 4;   // threads per block: a block covers 4*BX x R*BY outputs
+constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
+constexpr int BX = 32, BY = 4;  // threads per block: a block covers 4*BX x R*BY outputs
 constexpr int shift_words = 4096;  // 16 KB of constant memory
 
 __constant__ std::uint32_t c_shift[shift_words];
@@ -97,7 +97,7 @@ __device__ __forceinline__ std::uint32_t window_mask(int a, int k, int tw) {
   return m;
 }
 
-template <bool Sums, int TW, int TH>
+template <bool Sums, int TW, int TH, int R>
 __global__ void __launch_bounds__(BX *BY) corr_dp4a(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
   const int nw = (tw + 2) / 4 + 1;
@@ -141,13 +141,15 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   const ncc::view &v = p.v();
   state &st = p.cache<state>("07_dp4a");
   st.load_constant(p.id(), stream);
-  const dim3 block(BX, BY), grid(ncc::ceil_div(v.out_w(), 4 * BX), ncc::ceil_div(v.out_h(), R * BY));
   auto launch = [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
+    // Measured on the H100 (README): 4 rows per thread are best, but at 32x32 2 rows are.
+    constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
+    const dim3 block(BX, BY), grid(ncc::ceil_div(v.out_w(), 4 * BX), ncc::ceil_div(v.out_h(), R * BY));
     if (out.sums())
-      corr_dp4a<true, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+      corr_dp4a<true, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
     else
-      corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+      corr_dp4a<false, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
   };
   // Square sizes compiled in (fully unrolled); others, and templates too large for the
   // constant bank, run the generic instance.
