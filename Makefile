@@ -1,7 +1,7 @@
 # The course from the repository root. `make help` lists the targets.
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
-CHAPTERS := 11-streaming 12-reduction 13-scan 14-nbody
+CHAPTERS := 11-streaming 12-reduction 13-scan 14-nbody 15-ncc
 CHAPTER  ?= 11-streaming
 # ARCH="80;90" overrides the CUDA architectures (default: the GPUs present, else 90).
 ARCH     ?=

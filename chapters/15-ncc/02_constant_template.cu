@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 02: the template in __constant__ memory, its statistics precomputed. The CUDA Handbook
+// 15.3 (corrTemplate2D).
+//
+// Changes from stage 01: the template is copied once into constant memory (as bytes, up to
+// 16384 pixels; larger ones fall back to texture-texture) and SumT, SumTSq and the template's
+// variance term N SumTSq - SumT^2 are computed once on the host (exactly, in 64-bit integers).
+// Every thread of a warp reads the same template byte at the same time: the constant cache's
+// broadcast. Three sums per pixel remain, one texture fetch instead of two.
+// What to look for: in the timing, fewer texture fetches; in the SASS, one TEX and an LDC
+// (constant load) in the inner loop, no template sums.
+#include "ncc_common.cuh"
+
+namespace {
+
+template <bool Sums>
+__global__ void corr_constant(ncc::view v, ncc::output o) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= v.out_w() || y >= v.out_h()) return;
+  int sum_i = 0, sum_it = 0;
+  unsigned sum_isq = 0;
+  // EXERCISE BEGIN: the three sums, I from v.tex_image, T from ncc::c_template (row j starts
+  // at j * v.tw).
+  COURSE_TODO();
+  // EXERCISE END
+  ncc::emit(v, o, x, y, sum_i, sum_isq, sum_it);
+}
+
+ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
+  if (!ncc::load_constant_template(p, stream)) return ncc::run_tex_tex_fallback(p, out, stream);
+  const ncc::view &v = p.v();
+  const dim3 block(32, 8), grid(ncc::ceil_div(v.out_w(), 32), ncc::ceil_div(v.out_h(), 8));
+  if (out.sums())
+    corr_constant<true><<<grid, block, 0, stream>>>(v, out);
+  else
+    corr_constant<false><<<grid, block, 0, stream>>>(v, out);
+  CUDA_CHECK_LAUNCH();
+  return ncc::path::own;
+}
+
+}  // namespace
+
+NCC_STAGE(COURSE_THIS_STAGE("template in constant memory (15.3)"), run);
