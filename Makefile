@@ -10,7 +10,7 @@ PYTHON   ?= python3
 PLOT_PYTHON := $(shell for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: help deps configure build check tour bench sanitize sass sass-count sass-diff plots doctor exercises reset clean
+.PHONY: help deps configure build check tour bench nbody ncc sanitize sass sass-count sass-diff plots doctor exercises reset clean
 
 help:
 	@echo "The CUDA Handbook, Part III, as staged exercises. From the repository root:"
@@ -19,6 +19,8 @@ help:
 	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
 	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
 	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
+	@echo "  make nbody ARGS='--N 16384 --steps 100 --stage 07'    the N-body simulation (chapter 14)"
+	@echo "  make ncc ARGS='--wTemplate 16 --hTemplate 16'         template matching on a PGM (chapter 15)"
 	@echo "  make sanitize [STAGE=...]    GPU tests under compute-sanitizer memcheck, racecheck, synccheck"
 	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels"
 	@echo "  make sass-count STAGE=...    instruction counts by class"
@@ -31,6 +33,13 @@ help:
 	@echo ""
 	@echo "Stages:"
 	@for f in solutions/*/[0-9]*.cu; do s=$${f#solutions/}; echo "  $${s%.cu}"; done
+
+# The chapters' programs, with their options in ARGS (--help lists them).
+nbody: build
+	$(BUILD)/bin/nbody $(ARGS)
+
+ncc: build
+	$(BUILD)/bin/ncc $(ARGS)
 
 deps:
 	@harness/deps.sh
