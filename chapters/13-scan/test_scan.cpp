@@ -38,7 +38,8 @@ constexpr std::size_t big = (std::size_t(1) << 24) + 7;
 const scan::stage &stage_under_test() { return course::test::stage_under_test<scan::stage>(); }
 
 const std::vector<std::size_t> &awkward_sizes() {
-  static const std::vector<std::size_t> sizes = {0, 1, 31, 32, 33, 1000, 1000003};  // and big: [large]
+  // 65536: a whole number of tiles for every block size, so the last tile takes the full-tile path.
+  static const std::vector<std::size_t> sizes = {0, 1, 31, 32, 33, 1000, 65536, 1000003};  // and big: [large]
   return sizes;
 }
 const std::vector<int> &block_sizes() {

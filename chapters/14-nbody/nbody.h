@@ -5,7 +5,8 @@
 // Bodies are AOS float4 (x, y, z, mass), as in the book. A force stage writes, for every body i,
 //   force[i] = sum over j of mass_j * (r_j - r_i) / (|r_j - r_i|^2 + softening^2)^(3/2)
 // into (x, y, z) and 0 into w: the acceleration of body i with G = 1 (the book's "force").
-// The softening must be > 0: it makes the self-interaction j == i contribute exactly 0.
+// The softening must be > 0: it makes the self-interaction j == i contribute exactly 0. Masses
+// are >= 0 (stage 07 scales by m^(-1/2)).
 #pragma once
 
 #include "common/random.h"
@@ -20,6 +21,10 @@
 
 namespace nbody {
 
+// Stage 07's interaction: mass-scaled coordinates (11 FP32-pipe instructions per interaction,
+// the stage's own), or listing 14.1 as written (12), for measuring the two side by side.
+enum class interaction_form { mass_scaled, listing_14_1 };
+
 struct config {
   int threads = 256;        // per block: 32..1024, a multiple of 32 (stage 06: fixed by the stage)
   int unroll = 4;           // stages 02, 03: the unroll factor of the inner loop, 1, 2, 4, 8, 16 or 32;
@@ -27,6 +32,7 @@ struct config {
   int rows_per_thread = 0;  // stage 07: bodies per thread, 1, 2, 4 or 8; 0: the stage's choice
   int parts = 0;            // stage 09: row parts, dealt round-robin to the GPUs; 0: one per GPU
   int gpus = 0;             // stage 09: how many visible GPUs to use; 0: all
+  interaction_form form = interaction_form::mass_scaled;  // stage 07 only
 };
 
 // Single-GPU stages: d_force[0, n) from d_body[0, n), device pointers, work enqueued on `stream`.

@@ -96,19 +96,48 @@ __device__ __forceinline__ float4 body_or_nothing(const float4 *body, std::size_
   return j < n ? body[j] : make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
+// How the register-blocked kernel stages a tile of bodies in shared memory and computes one
+// interaction from it: the kernel below is written once for any such form. This one is listing
+// 14.1 as it stands (the tile holds the bodies as they are, and body_body_interaction does the
+// rest: 12 FP32-pipe instructions). Stage 07 brings its own form (mass-scaled coordinates, 11);
+// stage 09 runs this one.
+struct listing_14_1_form {
+  template <int B>
+  struct tile {
+    float4 body[B];
+  };
+  using source = float4;
+  // Thread k of the block puts body b (zero mass past N) in slot k.
+  template <int B>
+  __device__ static void put(tile<B> &t, int k, float4 b, float /*softening2*/) {
+    t.body[k] = b;
+  }
+  // The four sources in slots j .. j + 3 (j a multiple of 4).
+  template <int B>
+  __device__ static void get4(const tile<B> &t, int j, source (&s)[4]) {
+#pragma unroll
+    for (int g = 0; g < 4; ++g) s[g] = t.body[j + g];
+  }
+  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
+                                  float softening2) {
+    body_body_interaction(fx, fy, fz, x, y, z, b.x, b.y, b.z, b.w, softening2);
+  }
+};
+
 // The register-blocked kernel (stage 07, and every GPU of stage 09). A block of B threads owns
 // R * B rows starting at row0 + blockIdx.x * R * B (thread t: rows t, t + B, ...; each thread keeps
-// R bodies and R sums in registers) and the columns [col0 + blockIdx.y * cols, ... + cols) of the
-// interaction matrix. It walks those columns in tiles of B bodies staged in shared memory; every
-// body read from shared memory (a broadcast LDS.128) feeds R interactions, so the FP32 pipe, not the
-// load/store unit, sets the pace. With gridDim.y > 1 several blocks add into the same rows
-// (atomicAdd; the caller zeroes `force`); with gridDim.y == 1 the sums are stored.
-template <int R, int B, int U>
+// R bodies and R sums in registers) and the columns [blockIdx.y * cols, ... + cols) of the
+// interaction matrix. It walks those columns in tiles of B bodies staged in shared memory by
+// Form; every source read from shared memory (a broadcast LDS.128) feeds R interactions, so the
+// FP32 pipe, not the load/store unit, sets the pace. With gridDim.y > 1 several blocks add into
+// the same rows (atomicAdd; the caller zeroes `force`); with gridDim.y == 1 the sums are stored.
+template <class Form, int R, int B, int U>
 __global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict__ force,
                                                              const float4 *__restrict__ body, std::size_t n,
                                                              std::size_t row0, std::size_t rows,
                                                              std::size_t cols, float softening2) {
-  __shared__ float4 tile[B];
+  static_assert(B % 4 == 0 && U % 4 == 0, "the tile is read four sources at a time");
+  __shared__ typename Form::template tile<B> tile;
   const std::size_t first = row0 + std::size_t(blockIdx.x) * R * B + threadIdx.x;
   const std::size_t row_end = row0 + rows;
   float px[R], py[R], pz[R], fx[R], fy[R], fz[R];
@@ -123,13 +152,17 @@ __global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict_
   const std::size_t c_end = c_begin + cols < n ? c_begin + cols : n;
   for (std::size_t t = c_begin; t < c_end; t += B) {
     __syncthreads();  // the previous tile is no longer read
-    tile[threadIdx.x] = t + threadIdx.x < c_end ? body[t + threadIdx.x] : make_float4(0.f, 0.f, 0.f, 0.f);
+    Form::put(tile, threadIdx.x, body_or_nothing(body, t + threadIdx.x, c_end), softening2);
     __syncthreads();
-#pragma unroll U
-    for (int j = 0; j < B; ++j) {
-      const float4 b = tile[j];
+#pragma unroll(U / 4)
+    for (int j = 0; j < B; j += 4) {
+      typename Form::source s[4];
+      Form::get4(tile, j, s);
 #pragma unroll
-      for (int r = 0; r < R; ++r) body_body_interaction(fx[r], fy[r], fz[r], px[r], py[r], pz[r], b.x, b.y, b.z, b.w, softening2);
+      for (int g = 0; g < 4; ++g) {
+#pragma unroll
+        for (int r = 0; r < R; ++r) Form::interact(fx[r], fy[r], fz[r], px[r], py[r], pz[r], s[g], softening2);
+      }
     }
   }
 #pragma unroll
@@ -146,16 +179,16 @@ __global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict_
   }
 }
 
-// Launches register_blocked_forces<R, B, U> over rows [row0, row0 + rows) of force (indexed from
-// row0) against all n bodies, the columns split into `split` slices of whole tiles.
-template <int R, int B, int U>
+// Launches register_blocked_forces<Form, R, B, U> over rows [row0, row0 + rows) of force (indexed
+// from row0) against all n bodies, the columns split into `split` slices of whole tiles.
+template <class Form, int R, int B, int U>
 void launch_register_blocked(float4 *force, const float4 *body, std::size_t n, std::size_t row0, std::size_t rows,
                              int split, float softening2, cudaStream_t stream) {
   if (rows == 0 || n == 0) return;
   const std::size_t cols = ceil_div(ceil_div(n, std::size_t(split < 1 ? 1 : split)), B) * B;
   const dim3 grid(unsigned(ceil_div(rows, std::size_t(R) * B)), unsigned(ceil_div(n, cols)));
   if (grid.y > 1) CUDA_CHECK(cudaMemsetAsync(force, 0, rows * sizeof(float4), stream));
-  register_blocked_forces<R, B, U><<<grid, B, 0, stream>>>(force, body, n, row0, rows, cols, softening2);
+  register_blocked_forces<Form, R, B, U><<<grid, B, 0, stream>>>(force, body, n, row0, rows, cols, softening2);
   CUDA_CHECK_LAUNCH();
 }
 

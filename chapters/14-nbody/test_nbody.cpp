@@ -82,7 +82,8 @@ std::vector<float4> run_stage(const std::vector<float4> &body, const nbody::conf
 std::string describe(std::size_t n, const nbody::config &cfg) {
   return "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) + " unroll=" + std::to_string(cfg.unroll) +
          " rows_per_thread=" + std::to_string(cfg.rows_per_thread) + " parts=" + std::to_string(cfg.parts) +
-         " gpus=" + std::to_string(cfg.gpus);
+         " gpus=" + std::to_string(cfg.gpus) +
+         (cfg.form == nbody::interaction_form::listing_14_1 ? " form=listing_14_1" : " form=mass_scaled");
 }
 
 void check_against_reference(const std::string &who, const std::vector<float4> &got, const problem &p) {
@@ -144,18 +145,36 @@ TEST_CASE("every unroll factor of the sweeps (tables 14.1 and 14.2)", "[nbody]")
   }
 }
 
-TEST_CASE("every register blocking of stage 07", "[nbody]") {
+TEST_CASE("every register blocking of stage 07, in both interaction forms", "[nbody]") {
   if (!stage_under_test().blocked) return;
-  for (int rows : {1, 2, 4, 8}) {
-    for (int threads : {128, 256}) {
-      for (int unroll : {8, 16, 32}) {
-        nbody::config cfg;
-        cfg.rows_per_thread = rows;
-        cfg.threads = threads;
-        cfg.unroll = unroll;
-        for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(4097)}) check(n, cfg);
+  for (auto form : {nbody::interaction_form::mass_scaled, nbody::interaction_form::listing_14_1}) {
+    for (int rows : {1, 2, 4, 8}) {
+      for (int threads : {128, 256}) {
+        for (int unroll : {8, 16, 32}) {
+          nbody::config cfg;
+          cfg.rows_per_thread = rows;
+          cfg.threads = threads;
+          cfg.unroll = unroll;
+          cfg.form = form;
+          for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(4097)}) check(n, cfg);
+        }
       }
     }
+  }
+}
+
+TEST_CASE("bodies of zero mass pull on no one and are pulled like any other", "[nbody]") {
+  // Every third body massless (stage 07 stores those as a = 0, e^2 / m = 1 instead of dividing
+  // by 0), and a tiny and a huge mass beside them.
+  for (std::size_t n : {std::size_t(31), std::size_t(4097)}) {
+    problem p;
+    p.seed = course::fresh_seed();
+    p.body = nbody::random_bodies(n, p.seed);
+    for (std::size_t i = 0; i < n; i += 3) p.body[i].w = 0.f;
+    p.body[1].w = 1e-30f;
+    p.body[n - 1].w = 1e6f;
+    p.want = nbody::host_forces_f64(p.body.data(), n, softening2);
+    check_against_reference("n=" + std::to_string(n) + ", every third body massless", run_stage(p.body, nbody::config{}), p);
   }
 }
 

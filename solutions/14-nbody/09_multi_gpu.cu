@@ -42,9 +42,9 @@ void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_forc
                 float softening2) {
   CUDA_CHECK(cudaSetDevice(device));
   // EXERCISE BEGIN: copy the n bodies to this GPU; for each of its parts p compute rows
-  // [part_begin(n, p, k), part_begin(n, p + 1, k)) with nbody::launch_register_blocked (no
-  // column split: 1) into a device buffer and copy them back to h_force + begin; wait for the
-  // stream before returning.
+  // [part_begin(n, p, k), part_begin(n, p + 1, k)) with nbody::launch_register_blocked<
+  // nbody::listing_14_1_form, rows_per_thread, threads, 8> (no column split: 1) into a device
+  // buffer and copy them back to h_force + begin; wait for the stream before returning.
   course::stream stream;
   course::device_buffer<float4> d_body(n);
   std::size_t most = 0;
@@ -54,8 +54,8 @@ void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_forc
   for (int p : parts) {
     const std::size_t begin = part_begin(n, p, k), rows = part_begin(n, p + 1, k) - begin;
     if (rows == 0) continue;
-    nbody::launch_register_blocked<rows_per_thread, threads, 8>(d_force.get(), d_body.get(), n, begin, rows, 1,
-                                                               softening2, stream);
+    nbody::launch_register_blocked<nbody::listing_14_1_form, rows_per_thread, threads, 8>(
+        d_force.get(), d_body.get(), n, begin, rows, 1, softening2, stream);
     CUDA_CHECK(cudaMemcpyAsync(h_force + begin, d_force.get(), rows * sizeof(float4), cudaMemcpyDeviceToHost, stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
