@@ -8,8 +8,7 @@
 // learns the sum of every
 // element before the tile by decoupled look-back: it publishes the tile's total at once, adds up
 // the published values of the tiles before it, 32 at a time with one warp, until one of them
-// carries its inclusive prefix, and publishes its own. Then it writes its elements, once. Every
-// tile but the last is full: its body is compiled a second time without bounds tests. The
+// carries its inclusive prefix, and publishes its own. Then it writes its elements, once. The
 // protocol and the tile layout are in lookback.cuh (stage 08 compacts on the same machinery).
 // What to look for: in the timing, the ratio to CUB (goal 0.95x) and a flat curve over n; in the
 // SASS, the ATOMG of the tile number, eight LDG.E.128 and eight STG.E.128 per thread, and the
@@ -20,13 +19,16 @@ namespace {
 
 namespace lb = scan::lookback;
 
-// One tile: Full (every element in range, arrays aligned: no bounds tests) or not (the last tile).
-template <bool Full, unsigned B, class T>
-__device__ void scan_tile(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
-                          unsigned long long *status, unsigned tile, unsigned epoch) {
+template <unsigned B, class T>
+__global__ void __launch_bounds__(B) lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
+                                                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
+                                                   unsigned epoch) {
+  const unsigned tile = lb::next_tile(tile_counter);
+  if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
   constexpr unsigned rows = lb::rows<B>;
   T v[rows][4], sum[rows], base[rows];
-  lb::load_rows<Full, B>(v, in, tile, n, aligned);
+#pragma unroll
+  for (unsigned r = 0; r < rows; ++r) scan::load4(v[r], in, lb::row_index<B>(tile, r), n, aligned);
 #pragma unroll
   for (unsigned r = 0; r < rows; ++r) sum[r] = v[r][0] + v[r][1] + v[r][2] + v[r][3];
   const T warp_total = lb::scan_rows(base, sum);
@@ -34,21 +36,9 @@ __device__ void scan_tile(T *out, const T *in, std::size_t n, bool inclusive, bo
   const T before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
   // EXERCISE BEGIN: each row's four elements start from before (all the elements before this
   // warp's part of the tile) + base[r] (this lane's place in the warp's part); scan them
-  // (scan::scan4) and store them (lb::store_row<Full, B>) at the row's place in the tile.
+  // (scan::scan4) and store them (scan::store4) at the row's index.
   COURSE_TODO();
   // EXERCISE END
-}
-
-template <unsigned B, class T>
-__global__ void __launch_bounds__(B) lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
-                                                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
-                                                   unsigned epoch) {
-  const unsigned tile = lb::next_tile(tile_counter);
-  if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
-  if (lb::full_tile<B>(tile, n, aligned))  // the same for the whole block: no divergence
-    scan_tile<true, B>(out, in, n, inclusive, aligned, status, tile, epoch);
-  else
-    scan_tile<false, B>(out, in, n, inclusive, aligned, status, tile, epoch);
 }
 
 template <class T>

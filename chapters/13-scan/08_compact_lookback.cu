@@ -8,10 +8,11 @@
 // scattered over the warp's output with gaps; instead each warp packs its kept elements into
 // shared memory at their rank within the warp's part of the tile (before the look-back, so the
 // packing overlaps its wait), then writes them out with consecutive lanes on consecutive
-// addresses. Every tile but the last is full: its body is compiled a second time without bounds
-// tests (lookback.cuh: on the H100 that took this stage from 0.87x to 0.93x CUB). Global traffic
-// per element: one read, and one write per kept element. The last tile leaves the total kept in
-// the workspace; the call copies it back and waits for it.
+// addresses. Every tile but the last is full: those run in a kernel compiled without any bounds
+// test, the last tile in a launch of its own (on the H100 that took the kernel from 0.87x to
+// 0.93x CUB in an experiment). Global traffic per element: one read, and one write per kept
+// element. The last tile leaves the total kept in the workspace; the call copies it back and
+// waits for it.
 // What to look for: in the timing, the ratio to CUB DeviceSelect::If (goal 0.9x), throughput that
 // rises as fewer elements are kept; in the SASS, the predicated STS of the packing, then the
 // LDS/STG loop of the write-out.
@@ -21,28 +22,37 @@ namespace {
 
 namespace lb = scan::lookback;
 
-// One tile: Full (every element in range, input aligned: no bounds tests) or not (the last tile).
-// P is a template argument: keep(P, x) folds to one or two instructions per element.
+// Full: every element of every tile in range and the input aligned (no bounds tests, 16-byte
+// loads only), for all tiles but the last; the last tile (or every tile of a misaligned input)
+// goes through Full = false, in a launch of its own (compact_entry), so that the lean full-tile
+// kernel's register count is its own. P is a template argument: keep(P, x) folds to one or two
+// instructions per element.
 template <bool Full, unsigned B, scan::predicate P>
-__device__ void compact_tile(int *out, const int *in, std::size_t n, bool aligned, unsigned long long *status,
-                             unsigned tile, unsigned tiles, unsigned epoch, unsigned *kept, int *buf) {
+__global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, std::size_t n, unsigned long long *status,
+                                                      unsigned *tile_counter, unsigned tiles, unsigned epoch,
+                                                      unsigned *kept) {
   constexpr unsigned rows = lb::rows<B>;
+  __shared__ int packed[B / 32][128 * rows];  // each warp's kept elements, 32 KB in all from B = 256
+  const unsigned tile = lb::next_tile(tile_counter);
+  if (tile >= tiles) return;  // only when the counter was not reset
   int v[rows][4], count[rows], base[rows];
-  bool flag[rows][4];
-  lb::load_rows<Full, B>(v, in, tile, n, aligned);
+  lb::load_rows<Full, B>(v, in, tile, n);
+  const unsigned extent = Full ? 0 : lb::tile_extent<B>(tile, n);  // only the last tile needs it
+  // Whether element k of row r is kept: evaluated twice (counting, packing) rather than held in
+  // 32 flags across the row scan, which cost registers and so resident blocks.
+  auto kept_at = [&](unsigned r, unsigned k) {
+    return (Full || lb::row_offset<B>(r) + k < extent) && scan::keep(P, v[r][k]);
+  };
 #pragma unroll
   for (unsigned r = 0; r < rows; ++r) {
-    const std::size_t i = Full ? 0 : lb::row_index<B>(tile, r);  // only the last tile needs it
     count[r] = 0;
 #pragma unroll
-    for (unsigned k = 0; k < 4; ++k) {
-      flag[r][k] = (Full || i + k < n) && scan::keep(P, v[r][k]);
-      count[r] += flag[r][k];
-    }
+    for (unsigned k = 0; k < 4; ++k) count[r] += kept_at(r, k);
   }
   const int warp_kept = lb::scan_rows(base, count);
-  // EXERCISE BEGIN: pack this lane's kept elements into buf[] from base[r] on (its rank in the
-  // warp's part of the tile), row after row, in order.
+  int *buf = packed[threadIdx.x / 32];
+  // EXERCISE BEGIN: pack this lane's kept elements (kept_at(r, k)) into buf[] from base[r] on (its
+  // rank in the warp's part of the tile), row after row, in order.
   COURSE_TODO();
   // EXERCISE END
   int through_tile;
@@ -55,32 +65,26 @@ __device__ void compact_tile(int *out, const int *in, std::size_t n, bool aligne
   if (tile == tiles - 1 && threadIdx.x == 0) *kept = unsigned(through_tile);
 }
 
-template <unsigned B, scan::predicate P>
-__global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, std::size_t n, bool aligned,
-                                                      unsigned long long *status, unsigned *tile_counter,
-                                                      unsigned tiles, unsigned epoch, unsigned *kept) {
-  // Each warp's kept elements, 32 KB in all from B = 256; here, not in compact_tile, so that its
-  // two instantiations share it.
-  __shared__ int packed[B / 32][128 * lb::rows<B>];
-  const unsigned tile = lb::next_tile(tile_counter);
-  if (tile >= tiles) return;  // only when the counter was not reset
-  int *buf = packed[threadIdx.x / 32];
-  if (lb::full_tile<B>(tile, n, aligned))  // the same for the whole block: no divergence
-    compact_tile<true, B, P>(out, in, n, aligned, status, tile, tiles, epoch, kept, buf);
-  else
-    compact_tile<false, B, P>(out, in, n, aligned, status, tile, tiles, epoch, kept, buf);
-}
-
 std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
                           scan::workspace &ws, cudaStream_t stream) {
   return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
+    const std::size_t full = scan::aligned16(d_in) ? n / lb::tile_elements<B> : 0;  // tiles 0 .. full-1
     unsigned long long *status = ws.tile_status(tiles);
+    const unsigned epoch = ws.next_epoch();
     CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
     scan::dispatch_predicate(p, [&](auto pred) {
-      lookback_compact<B, decltype(pred)::value><<<unsigned(tiles), B, 0, stream>>>(
-          d_out, d_in, n, scan::aligned16(d_in), status, ws.counter(), unsigned(tiles), ws.next_epoch(), ws.kept());
+      constexpr scan::predicate P = decltype(pred)::value;
+      // Both launches draw their tile numbers from the same counter: the second (the last tile)
+      // starts after the first has finished and finds the prefix of the tile before it at once.
+      if (full)
+        lookback_compact<true, B, P><<<unsigned(full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
+                                                                      unsigned(tiles), epoch, ws.kept());
+      CUDA_CHECK_LAUNCH();
+      if (tiles > full)
+        lookback_compact<false, B, P><<<unsigned(tiles - full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
+                                                                               unsigned(tiles), epoch, ws.kept());
       CUDA_CHECK_LAUNCH();
     });
     return static_cast<const unsigned *>(ws.kept());

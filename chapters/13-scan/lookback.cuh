@@ -53,37 +53,31 @@ __device__ std::size_t row_index(std::size_t tile, unsigned r) {
   return tile * tile_elements<B, Rows> + row_offset<B, Rows>(r);
 }
 
-// Full tiles. Every tile but the last has all its elements in range; when the arrays are also
-// 16-byte aligned, such a tile needs no bounds test and no scalar fallback at all. The kernels
-// branch once per block (the branch is uniform) into a body compiled twice: Full = true with
-// plain 16-byte loads and stores at 32-bit offsets from the tile's start, Full = false with
-// load4/store4's tests. Measured on the H100 (2026-11-22, stage 08 at 256M ints): the tests on
-// every element were half the kernel's instructions, and the fast path took it from 0.87x to
-// 0.93x CUB.
-template <unsigned B>
-__device__ bool full_tile(unsigned tile, std::size_t n, bool aligned) {
-  return aligned && (std::size_t(tile) + 1) * tile_elements<B> <= n;
+// Full tiles. Every tile but the last has all its elements in range; when the input is also
+// 16-byte aligned, such a tile needs no bounds test and no scalar fallback at all. Stage 08 runs
+// them in a kernel compiled with Full = true (plain 16-byte loads at 32-bit offsets from the
+// tile's start) and the last tile, or every tile of a misaligned input, in one with Full = false
+// (load4's scalar path, 32-bit tests): a kernel's register count is that of its largest path, and
+// the bounds tests on every element were half the instructions. Measured on the H100
+// (2026-11-22, 256M ints): 0.87x -> 0.93x CUB for the compaction kernel.
+// How many elements of the tile are in range (tile < number of tiles): at most a tile, 32 bits.
+template <unsigned B, unsigned Rows = rows<B>>
+__device__ unsigned tile_extent(unsigned tile, std::size_t n) {
+  const std::size_t left = n - std::size_t(tile) * tile_elements<B, Rows>;
+  return unsigned(left < tile_elements<B, Rows> ? left : tile_elements<B, Rows>);
 }
 template <bool Full, unsigned B, class T, unsigned Rows>
-__device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size_t n, bool aligned) {
+__device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size_t n) {
   const T *tile_in = in + std::size_t(tile) * tile_elements<B, Rows>;
+  const unsigned extent = Full ? 0 : tile_extent<B, Rows>(tile, n);
 #pragma unroll
   for (unsigned r = 0; r < Rows; ++r) {
     if constexpr (Full) {
       const auto q = *reinterpret_cast<const typename vec4_of<T>::type *>(tile_in + row_offset<B, Rows>(r));
       v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
     } else {
-      load4(v[r], in, row_index<B, Rows>(tile, r), n, aligned);
+      load4(v[r], tile_in, row_offset<B, Rows>(r), extent, false);
     }
-  }
-}
-template <bool Full, unsigned B, unsigned Rows = rows<B>, class T>
-__device__ void store_row(T *out, unsigned tile, unsigned r, std::size_t n, const T (&v)[4], bool aligned) {
-  if constexpr (Full) {
-    T *at = out + std::size_t(tile) * tile_elements<B, Rows> + row_offset<B, Rows>(r);
-    *reinterpret_cast<typename vec4_of<T>::type *>(at) = {v[0], v[1], v[2], v[3]};
-  } else {
-    store4(out, row_index<B, Rows>(tile, r), n, v, aligned);
   }
 }
 

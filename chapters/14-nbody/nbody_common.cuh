@@ -102,6 +102,8 @@ __device__ __forceinline__ float4 body_or_nothing(const float4 *body, std::size_
 // rest: 12 FP32-pipe instructions). Stage 07 brings its own form (mass-scaled coordinates, 11);
 // stage 09 runs this one.
 struct listing_14_1_form {
+  // Body i's pull on itself is exactly 0 (dx = x - x = 0): no tile needs the j == i mask.
+  static constexpr bool self_term_exact_zero = true;
   template <int B>
   struct tile {
     float4 body[B];
@@ -119,10 +121,31 @@ struct listing_14_1_form {
     for (int g = 0; g < 4; ++g) s[g] = t.body[j + g];
   }
   __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
-                                  float softening2) {
+                                  float softening2, bool /*self: never needed*/) {
     body_body_interaction(fx, fy, fz, x, y, z, b.x, b.y, b.z, b.w, softening2);
   }
 };
+
+// The interactions of R rows with one tile of B sources. Masked (only for the tiles that hold
+// some of the block's own rows, and only for a form whose self term is not exactly 0): the
+// source j == self[r] (the row itself) adds nothing.
+template <bool Masked, class Form, int R, int B, int U>
+__device__ __forceinline__ void tile_interactions(const typename Form::template tile<B> &tile, float (&fx)[R],
+                                                  float (&fy)[R], float (&fz)[R], const float (&px)[R],
+                                                  const float (&py)[R], const float (&pz)[R], const int (&self)[R],
+                                                  float softening2) {
+#pragma unroll(U / 4)
+  for (int j = 0; j < B; j += 4) {
+    typename Form::source s[4];
+    Form::get4(tile, j, s);
+#pragma unroll
+    for (int g = 0; g < 4; ++g) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        Form::interact(fx[r], fy[r], fz[r], px[r], py[r], pz[r], s[g], softening2, Masked && j + g == self[r]);
+    }
+  }
+}
 
 // The register-blocked kernel (stage 07, and every GPU of stage 09). A block of B threads owns
 // R * B rows starting at row0 + blockIdx.x * R * B (thread t: rows t, t + B, ...; each thread keeps
@@ -138,7 +161,8 @@ __global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict_
                                                              std::size_t cols, float softening2) {
   static_assert(B % 4 == 0 && U % 4 == 0, "the tile is read four sources at a time");
   __shared__ typename Form::template tile<B> tile;
-  const std::size_t first = row0 + std::size_t(blockIdx.x) * R * B + threadIdx.x;
+  const std::size_t block_first = row0 + std::size_t(blockIdx.x) * R * B;  // the block's rows: R * B from here
+  const std::size_t first = block_first + threadIdx.x;
   const std::size_t row_end = row0 + rows;
   float px[R], py[R], pz[R], fx[R], fy[R], fz[R];
 #pragma unroll
@@ -154,15 +178,16 @@ __global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict_
     __syncthreads();  // the previous tile is no longer read
     Form::put(tile, threadIdx.x, body_or_nothing(body, t + threadIdx.x, c_end), softening2);
     __syncthreads();
-#pragma unroll(U / 4)
-    for (int j = 0; j < B; j += 4) {
-      typename Form::source s[4];
-      Form::get4(tile, j, s);
+    // Does the tile hold any of the block's rows? The same answer for the whole block (R of the
+    // n / B tiles of a row block): the mask costs nothing elsewhere.
+    if (!Form::self_term_exact_zero && t < block_first + std::size_t(R) * B && block_first < t + B) {
+      int self[R];  // where row r sits in this tile (anywhere outside [0, B) when it does not)
 #pragma unroll
-      for (int g = 0; g < 4; ++g) {
-#pragma unroll
-        for (int r = 0; r < R; ++r) Form::interact(fx[r], fy[r], fz[r], px[r], py[r], pz[r], s[g], softening2);
-      }
+      for (int r = 0; r < R; ++r) self[r] = int(std::ptrdiff_t(first + std::size_t(r) * B) - std::ptrdiff_t(t));
+      tile_interactions<true, Form, R, B, U>(tile, fx, fy, fz, px, py, pz, self, softening2);
+    } else {
+      const int none[R] = {};
+      tile_interactions<false, Form, R, B, U>(tile, fx, fy, fz, px, py, pz, none, softening2);
     }
   }
 #pragma unroll
