@@ -9,13 +9,14 @@
 // shared memory at their rank within the warp's part of the tile (before the look-back, so the
 // packing overlaps its wait), then writes them out with consecutive lanes on consecutive
 // addresses. Every tile but the last is full: those run in a kernel compiled without any bounds
-// test, the last tile in a launch of its own (on the H100 that took the kernel from 0.87x to
-// 0.93x CUB in an experiment). Global traffic per element: one read, and one write per kept
+// test, the last tile in a launch of its own (on the H100 that took the stage from 0.85x to 1.03x
+// CUB: the README says how). Global traffic per element: one read, and one write per kept
 // element. The last tile leaves the total kept in the workspace; the call copies it back and
 // waits for it.
 // What to look for: in the timing, the ratio to CUB DeviceSelect::If (goal 0.9x), throughput that
-// rises as fewer elements are kept; in the SASS, the predicated STS of the packing, then the
-// LDS/STG loop of the write-out.
+// rises as fewer elements are kept; in the SASS, lookback_compact<true> against <false>: no 64-bit
+// compares, eight LDG.E.128, the predicated STS of the packing, then the LDS/STG loop of the
+// write-out.
 #include "lookback.cuh"
 
 namespace {

@@ -95,6 +95,16 @@ int main(int argc, char **argv) {
     scan::cub_baseline cub;
     auto gelems = [](double ms, std::size_t m) { return double(m) / (ms * 1e6); };
     auto clear = [&] { CUDA_CHECK(cudaMemset(out.get(), 0xFF, n * sizeof(int))); };
+    // The block size out of 128..1024 at which run(threads) is fastest (five timed calls each).
+    auto best_block_size = [&](auto run) {
+      int best_threads = 0;
+      double best_ms = 0;
+      for (int t : {128, 256, 512, 1024}) {
+        auto tm = course::bench::time_device(run(t), s, 1, 5);
+        if (best_ms == 0 || tm.median_ms < best_ms) best_ms = tm.median_ms, best_threads = t;
+      }
+      return best_threads;
+    };
 
     // --- Part 1: the progression ---------------------------------------------------------------
     clear();
@@ -117,12 +127,7 @@ int main(int argc, char **argv) {
         cfg.threads = threads;
         return [&stage, &in, &out, &ws, n, cfg](cudaStream_t st) { stage.scan(out.get(), in.get(), n, true, cfg, ws, st); };
       };
-      int best_threads = 0;
-      double best_ms = 0;
-      for (int t : {128, 256, 512, 1024}) {
-        auto tm = course::bench::time_device(run(t), s, 1, 5);
-        if (best_ms == 0 || tm.median_ms < best_ms) best_ms = tm.median_ms, best_threads = t;
-      }
+      const int best_threads = best_block_size(run);
       clear();
       auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
       CUDA_CHECK(cudaStreamSynchronize(s));
@@ -174,12 +179,7 @@ int main(int argc, char **argv) {
           count = st->compact(out.get(), in.get(), n, scan::predicate::odd, cfg, ws, stream);
         };
       };
-      int best_threads = 0;
-      double best_ms = 0;
-      for (int t : {128, 256, 512, 1024}) {
-        auto tm = course::bench::time_device(run(t), s, 1, 5);
-        if (best_ms == 0 || tm.median_ms < best_ms) best_ms = tm.median_ms, best_threads = t;
-      }
+      const int best_threads = best_block_size(run);
       clear();
       auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
       if (count != h_odd.size()) {

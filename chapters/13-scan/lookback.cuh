@@ -59,7 +59,8 @@ __device__ std::size_t row_index(std::size_t tile, unsigned r) {
 // tile's start) and the last tile, or every tile of a misaligned input, in one with Full = false
 // (load4's scalar path, 32-bit tests): a kernel's register count is that of its largest path, and
 // the bounds tests on every element were half the instructions. Measured on the H100
-// (2026-11-22, 256M ints): 0.87x -> 0.93x CUB for the compaction kernel.
+// (2026-11-22, 256M ints): 0.85x -> 1.03x CUB DeviceSelect::If for stage 08. Stage 07 keeps one
+// kernel: its full-tile body needs more registers than its old one, and ran slower.
 // How many elements of the tile are in range (tile < number of tiles): at most a tile, 32 bits.
 template <unsigned B, unsigned Rows = rows<B>>
 __device__ unsigned tile_extent(unsigned tile, std::size_t n) {
