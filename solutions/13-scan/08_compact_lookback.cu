@@ -86,14 +86,16 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
       constexpr scan::predicate P = decltype(pred)::value;
       // Both launches draw their tile numbers from the same counter: the second (the last tile)
       // starts after the first has finished and finds the prefix of the tile before it at once.
-      if (full)
+      if (full) {
         lookback_compact<true, B, P><<<unsigned(full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
                                                                       unsigned(tiles), epoch, ws.kept());
-      CUDA_CHECK_LAUNCH();
-      if (tiles > full)
+        CUDA_CHECK_LAUNCH();
+      }
+      if (tiles > full) {
         lookback_compact<false, B, P><<<unsigned(tiles - full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
                                                                                unsigned(tiles), epoch, ws.kept());
-      CUDA_CHECK_LAUNCH();
+        CUDA_CHECK_LAUNCH();
+      }
     });
     return static_cast<const unsigned *>(ws.kept());
   });

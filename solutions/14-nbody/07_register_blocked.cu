@@ -16,8 +16,9 @@
 // else (MUFU, LDS, loop) competes for the same issue slots; the bench reports the rate as % of
 // (measured FMA rate / 12), listing 14.1's count, so 100% is not a hard limit for this form.
 // What to look for: in the timing, the blocking table (R x B x U, both forms side by side); in
-// the SASS of the inner loop, per interaction: FFMA x9, FMUL x2, MUFU.RSQ x1 and no FADD, and per
-// four sources 5/R LDS.128 (make sass-count STAGE=14-nbody/07_register_blocked).
+// the SASS of the inner loop, per interaction: FFMA x9, FMUL x2, MUFU.RSQ x1 and no FADD, and 5
+// LDS.128 per four sources (4R interactions); the loop twice, the copy for the diagonal tiles with
+// an FSEL per interaction (make sass-count STAGE=14-nbody/07_register_blocked).
 #include "nbody_common.cuh"
 
 #include "common/check.h"
