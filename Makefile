@@ -1,6 +1,8 @@
 # The course from the repository root. `make help` lists the targets.
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+# Sanitizer runs at once: each is mostly CPU work beside a GPU context of a few hundred MB.
+SANITIZE_JOBS ?= $(JOBS)
 CHAPTERS := 11-streaming 12-reduction 13-scan 14-nbody 15-ncc
 CHAPTER  ?= 11-streaming
 # ARCH="80;90" overrides the CUDA architectures (default: the GPUs present, else 90).
@@ -63,8 +65,9 @@ tour: build
 bench: build
 	$(BUILD)/bin/bench-$(CHAPTER)$(if $(EXERCISE),-exercise) $(ARGS)
 
+# Each sanitizer run is a process of its own on a shared GPU: they run side by side.
 sanitize: build
-	cd $(BUILD) && ctest --output-on-failure --no-tests=error -L sanitize $(if $(STAGE),-R "$(STAGE)")
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(SANITIZE_JOBS) -L sanitize $(if $(STAGE),-R "$(STAGE)")
 
 sass: build
 	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(STAGE)

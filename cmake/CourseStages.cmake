@@ -4,13 +4,17 @@
 #                     [SOURCES extra.cu ...] [LIBS ...])
 # builds each stage twice, from solutions/<chapter>/<stage>.cu and chapters/<chapter>/<stage>.cu,
 # as object libraries, and one test program per stage and variant, registered with CTest as
-# solution/<chapter>/<stage> and exercise/<chapter>/<stage> (labels: gpu, the chapter, the variant).
+# solution/<chapter>/<stage> and exercise/<chapter>/<stage> (labels: gpu, the chapter, the variant),
+# its [sweep] test case as <variant>/<chapter>/<stage>/sweep (label sweep), and its sanitizer runs as
+# sanitize/<tool>/<variant>/<chapter>/<stage> (label sanitize).
 # A stage file that still holds the exercise stub (a line "COURSE_TODO();") is compiled with
 # COURSE_STAGE_TODO=1, and its tests report TODO (skipped). Editing the file re-runs this check.
 #
 #   course_add_wrong_variant(CHAPTER ... STAGE ... TEST ... NAME ... FIND "text" REPLACE "text" WHY "...")
 # makes a deliberately wrong copy of a solution stage in the build tree and a test that passes
-# only if the stage's tests reject it (the checker checks itself).
+# only if the stage's tests reject it (the checker checks itself). With TOOL racecheck (or memcheck,
+# synccheck) the test instead runs the stage's tests under that compute-sanitizer tool (label
+# sanitize: make sanitize) and passes only if the tool reports an error.
 #
 #   course_add_bench(CHAPTER ... NAME ... SOURCES ... [LIBS ...])
 # links every stage of the chapter into one benchmark, once with the solutions (bench-<chapter>)
@@ -39,9 +43,28 @@ function(_course_test_program name test_object stage_object variant chapter stag
   add_executable(${name} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${stage_object}>)
   target_link_libraries(${name} PRIVATE course_test_main course_common ${ARGN})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-  add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args})
-  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES
-    SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS "gpu;${chapter};${variant};${labels}")
+  if(variant STREQUAL "wrong")
+    # The whole program, sweep included: it passes when some test rejects the stage.
+    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args})
+    set(tests ${variant}/${chapter}/${stage})
+  else()
+    # The stage's tests, then its seeded random sweep as a test of its own (label sweep).
+    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]")
+    add_test(NAME ${variant}/${chapter}/${stage}/sweep COMMAND ${name} ${extra_args} "[sweep]")
+    set_tests_properties(${variant}/${chapter}/${stage}/sweep PROPERTIES LABELS "gpu;sweep;${chapter};${variant};${labels}")
+    set(tests ${variant}/${chapter}/${stage} ${variant}/${chapter}/${stage}/sweep)
+    # Sanitizer runs (make sanitize; label sanitize, not in make check): the reference solutions
+    # and the exercises (reported as skipped while TODO). Each runs in a process of its own, so
+    # they share the GPU: no resource lock, make sanitize runs them in parallel.
+    foreach(tool memcheck racecheck synccheck)
+      add_test(NAME sanitize/${tool}/${variant}/${chapter}/${stage}
+               COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${name}>)
+      set_tests_properties(sanitize/${tool}/${variant}/${chapter}/${stage} PROPERTIES
+        SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${chapter};${variant}")
+    endforeach()
+  endif()
+  set_tests_properties(${tests} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu)
+  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES LABELS "gpu;${chapter};${variant};${labels}")
 endfunction()
 
 function(course_add_stages)
@@ -64,15 +87,6 @@ function(course_add_stages)
       target_sources(${obj} PRIVATE ${A_SOURCES})
       _course_test_program(test.${obj} ${test_object} ${obj} ${variant} ${A_CHAPTER} ${stage} "" "" ${A_LIBS})
       set_property(GLOBAL APPEND PROPERTY COURSE_${variant}_OBJECTS_${A_CHAPTER} ${obj})
-      # Sanitizer runs of the reference solutions: make sanitize (label sanitize, not in make check).
-      if(variant STREQUAL "solution")
-        foreach(tool memcheck racecheck synccheck)
-          add_test(NAME sanitize/${tool}/${A_CHAPTER}/${stage}
-                   COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:test.${obj}>)
-          set_tests_properties(sanitize/${tool}/${A_CHAPTER}/${stage} PROPERTIES
-            SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu TIMEOUT 300 LABELS "sanitize;${A_CHAPTER}")
-        endforeach()
-      endif()
     endforeach()
   endforeach()
   set_property(GLOBAL APPEND PROPERTY COURSE_TEST_OBJECT_${A_CHAPTER}_${A_TEST} ${test_object})
@@ -80,7 +94,7 @@ endfunction()
 
 function(course_add_wrong_variant)
   # PARSE_ARGV keeps a ";" inside FIND and REPLACE (with ${ARGN} the text would be cut at the first one).
-  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY" "SOURCES;LIBS")
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY;TOOL" "SOURCES;LIBS")
   set(solution ${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${A_STAGE}.cu)
   file(READ ${solution} text)
   string(FIND "${text}" "${A_FIND}" at)
@@ -97,7 +111,18 @@ function(course_add_wrong_variant)
   target_sources(${obj} PRIVATE ${A_SOURCES})
   set(test_object ${A_CHAPTER}.${A_TEST}.test)
   string(REPLACE "/" "-" test_object "${test_object}")
-  _course_test_program(test.${obj} ${test_object} ${obj} wrong ${A_CHAPTER} ${A_STAGE}.${A_NAME} "--expect-reject" "" ${A_LIBS})
+  if(A_TOOL)
+    # A bug only a sanitizer sees (a warp race): the plain tests may pass; the tool must report it.
+    add_executable(test.${obj} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${obj}>)
+    target_link_libraries(test.${obj} PRIVATE course_test_main course_common ${A_LIBS})
+    set_target_properties(test.${obj} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+    add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+             COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh --expect-reject ${A_TOOL} $<TARGET_FILE:test.${obj}>)
+    set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
+      SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;wrong;${A_CHAPTER}")
+  else()
+    _course_test_program(test.${obj} ${test_object} ${obj} wrong ${A_CHAPTER} ${A_STAGE}.${A_NAME} "--expect-reject" "" ${A_LIBS})
+  endif()
 endfunction()
 
 function(course_add_bench)

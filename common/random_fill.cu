@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -60,13 +62,26 @@ void fill_random_host(std::int32_t *h, std::size_t n, std::uint64_t seed, std::i
   fill_host(h, n, int_gen{seed, lo, hi});
 }
 
-std::uint64_t fresh_seed() {
-  static std::atomic<std::uint64_t> counter{0};
+std::uint64_t run_seed() {
   static const std::uint64_t base = [] {
-    if (const char *s = std::getenv("COURSE_SEED")) return static_cast<std::uint64_t>(std::stoull(s));
+    if (const char *s = std::getenv("COURSE_SEED")) {
+      char *end = nullptr;
+      errno = 0;
+      const unsigned long long v = std::strtoull(s, &end, 10);
+      if (errno || end == s || *end != '\0') {
+        std::fprintf(stderr, "COURSE_SEED=%s is not a whole number (it takes the seed a failed test printed)\n", s);
+        std::exit(2);
+      }
+      return static_cast<std::uint64_t>(v);
+    }
     return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   }();
-  return mix64(base + counter++);
+  return base;
+}
+
+std::uint64_t fresh_seed() {
+  static std::atomic<std::uint64_t> counter{0};
+  return mix64(run_seed() + counter++);
 }
 
 }  // namespace course

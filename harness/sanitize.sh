@@ -3,7 +3,12 @@
 # on any report. Plain tests miss warp races and out-of-bounds reads that happen to land in
 # mapped memory; the sanitizer does not. The [large] tests are left out (the sanitizer runs
 # kernels 10-100x slower). Without a GPU or compute-sanitizer it prints a COURSE_SKIP line.
+#   sanitize.sh [--expect-reject] TOOL PROGRAM
+# With --expect-reject (a planted wrong variant whose bug only a sanitizer sees: a warp race) it
+# passes only if the tool reports an error.
 set -u
+expect_reject=0
+if [ "${1:-}" = --expect-reject ]; then expect_reject=1; shift; fi
 tool=$1
 program=$2
 sanitizer=$(command -v compute-sanitizer || true)
@@ -20,4 +25,24 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 extra=()
 [ "$tool" = memcheck ] && extra=(--leak-check full)
-exec "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 --print-limit 20 "$program" "~[large]"
+# The [large] and [sweep] tests are left out: the tools run kernels 10-100x slower.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+"$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 --print-limit 20 "$program" "~[large]~[sweep]" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+# Racecheck files some hazards as warnings (e.g. lanes of one warp writing and reading shared
+# memory with no __syncwarp between): races all the same, so they count as errors here.
+warnings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\2/p' "$log" | tail -n 1)
+if [ "$status" = 0 ] && [ -n "$warnings" ] && [ "$warnings" != 0 ]; then
+  echo "sanitize.sh: racecheck reported $warnings hazard warning(s): counted as errors"
+  status=86
+fi
+if [ $expect_reject = 1 ]; then
+  if [ "$status" = 86 ]; then
+    echo "expected: $tool rejected this deliberately wrong stage"
+    exit 0
+  fi
+  echo "WRONG STAGE ACCEPTED: $tool reported nothing on a stage built to be wrong (exit $status)"
+  exit 1
+fi
+exit "$status"

@@ -3,13 +3,15 @@
 // program has nothing to check, printing one line with COURSE_SKIP (CTest's skip marker):
 //   - a stage still holding its exercise stub (TODO),
 //   - a GPU test program on a machine with no usable GPU.
-// It also implements --expect-reject, for the checker's self-test: the program passes only if
+// When a test fails it prints the run's seed (COURSE_SEED=... and the command replay the run). It
+// also implements --expect-reject, for the checker's self-test: the program passes only if
 // the tests FAIL on the deliberately wrong stage it was built with.
 // v2 builds its session runner only when asked; v3 ignores this.
 #define CATCH_CONFIG_RUNNER
 #include "harness/catch.h"
 
 #include "common/device.h"
+#include "common/random_fill.h"
 #include "common/stage.h"
 
 #include <cstdio>
@@ -42,7 +44,14 @@ int main(int argc, char **argv) {
     }
   }
 
+  const unsigned long long seed = course::run_seed();
   int failed = Catch::Session().run(static_cast<int>(args.size()), args.data());
+  if (failed && !expect_reject) {
+    // Every random input of the run derives from this one seed (common/random_fill.h).
+    std::printf("\nreplay: COURSE_SEED=%llu", seed);
+    for (char *a : args) std::printf(" '%s'", a);
+    std::printf("\n");
+  }
   if (!expect_reject) return failed;
   if (failed) {
     std::printf("\nexpected: the tests rejected this deliberately wrong stage (%d failed assertion(s) above).\n", failed);

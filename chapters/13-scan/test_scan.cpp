@@ -20,15 +20,19 @@
 
 #include "common/random_fill.h"
 #include "harness/catch.h"
+#include "harness/alloc_tracker.h"
+#include "harness/sweep.h"
 #include "harness/test_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
-
-using course::test::guard_elements;
 
 namespace {
 
@@ -47,54 +51,88 @@ const std::vector<int> &block_sizes() {
   return sizes;
 }
 
-std::string describe(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg) {
-  return "n=" + std::to_string(n) + (inclusive ? " inclusive" : " exclusive") + (in_place ? " in place" : "") +
-         " threads=" + std::to_string(cfg.threads) +
-         (cfg.partials ? " partials=" + std::to_string(cfg.partials) : std::string());
+// Where the arrays sit: each starts `offset` elements into its allocation (offset 1: 4 bytes off
+// a 16-byte boundary), input and output independently; in place, both are the input's.
+struct placement {
+  bool in_place = false;
+  std::size_t in_offset = 0, out_offset = 0;
+  cudaStream_t stream = nullptr;
+};
+
+std::string describe(std::size_t n, bool inclusive, const placement &at, const scan::config &cfg) {
+  std::string s = "n=" + std::to_string(n) + (inclusive ? " inclusive" : " exclusive") +
+                  (at.in_place ? " in place" : "") + " threads=" + std::to_string(cfg.threads) +
+                  (cfg.partials ? " partials=" + std::to_string(cfg.partials) : std::string());
+  if (at.in_offset) s += " input offset " + std::to_string(at.in_offset);
+  if (!at.in_place && at.out_offset) s += " output offset " + std::to_string(at.out_offset);
+  if (at.stream) s += " (non-blocking stream)";
+  return s;
 }
 
-// The first n elements of got must equal want; got[n, n + guard) must still be poison.
+// The first n elements of got must equal want.
+template <class T, class Ok>
+void check_values(const std::string &who, const std::vector<T> &got, const std::vector<double> &want, std::size_t n,
+                  Ok ok) {
+  const auto r = course::test::check_elements(
+      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; }, ok);
+  if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who, n, r));
+}
 void check_output(const std::string &who, const std::vector<int> &got, const std::vector<int> &want, std::size_t n) {
-  const std::size_t written = course::test::first_written(got, n);
-  if (written != got.size()) FAIL(who << ": wrote into the guard zone, at element " << written - n << " past the end");
   const auto r = course::test::check_elements(
       n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; },
       [](std::size_t, int g, double w) { return double(g) == w; });
   if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who, n, r));
-  SUCCEED();
+}
+
+// Runs the stage's scan of `in` (int or float) with the input and output placed as `at`: inputs
+// guarded by a value that changes the result if read (a large int, NaN), outputs poisoned (0xFF)
+// with poisoned guards. Checks the guards and, out of place, that the input is unchanged;
+// returns the output.
+template <class T>
+std::vector<T> run_scan(const std::vector<T> &in, bool inclusive, const placement &at, const scan::config &cfg,
+                        scan::workspace &ws, const std::string &who) {
+  const auto &stage = stage_under_test();
+  const std::size_t n = in.size();
+  auto d_in = course::test::guarded<T>::input(n, at.in_offset, course::test::input_guard_value<T>());
+  d_in.upload(in);
+  auto d_out = course::test::guarded<T>::output(at.in_place ? 0 : n, at.out_offset);
+  T *out = at.in_place ? d_in.get() : d_out.get();
+  if constexpr (std::is_same_v<T, int>) stage.scan(out, d_in.get(), n, inclusive, cfg, ws, at.stream);
+  else stage.scan_float(out, d_in.get(), n, inclusive, cfg, ws, at.stream);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string in_damage = d_in.guard_damage(), out_damage = d_out.guard_damage();
+  if (!in_damage.empty()) FAIL(who << ": the input's guard changed (" << in_damage << ")");
+  if (!out_damage.empty()) FAIL(who << ": wrote outside the output (" << out_damage << ")");
+  if (at.in_place) return d_in.download();
+  if (d_in.download() != in) FAIL(who << ": the input was modified by an out-of-place scan");
+  return d_out.download();
 }
 
 // One call of the stage's scan on fresh random ints in [l, h].
-void check_scan(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg, scan::workspace &ws,
+void check_scan(std::size_t n, bool inclusive, const placement &at, const scan::config &cfg, scan::workspace &ws,
                 int l = lo, int h = hi) {
-  const auto &stage = stage_under_test();
   const std::uint64_t seed = course::fresh_seed();
-  INFO("seed " << seed << " (COURSE_SEED replays the run)");
+  INFO("seed " << seed);
   std::vector<int> in(n);
   course::fill_random_host(in.data(), n, seed, l, h);
   std::vector<int> want(n);
   scan::host_scan(want.data(), in.data(), n, inclusive);
-
-  course::device_buffer<int> d_in(n + guard_elements), d_out(n + guard_elements);
-  course::test::poison_device(d_in.get(), d_in.size());
-  course::test::poison_device(d_out.get(), d_out.size());
-  int *out = in_place ? d_in.get() : d_out.get();
-  course::test::copy_to_device(d_in.get(), in);
-  stage.scan(out, d_in.get(), n, inclusive, cfg, ws, nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = describe(n, inclusive, in_place, cfg);
-  check_output(who, course::test::copy_to_host(out, n + guard_elements), want, n);
-  if (!in_place) {  // the input is left alone
-    const auto after = course::test::copy_to_host(d_in.get(), n);
-    if (after != in) FAIL(who << ": the input was modified by an out-of-place scan");
-  }
+  const std::string who = describe(n, inclusive, at, cfg);
+  check_output(who, run_scan(in, inclusive, at, cfg, ws, who), want, n);
+  SUCCEED();
+}
+void check_scan(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg, scan::workspace &ws,
+                int l = lo, int h = hi) {
+  placement at;
+  at.in_place = in_place;
+  check_scan(n, inclusive, at, cfg, ws, l, h);
 }
 
 // The same on floats: one call of the stage's float scan, checked with the bound above.
-void check_scan_float(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg, scan::workspace &ws) {
-  const auto &stage = stage_under_test();
+void check_scan_float(std::size_t n, bool inclusive, const placement &at, const scan::config &cfg,
+                      scan::workspace &ws) {
   const std::uint64_t seed = course::fresh_seed();
-  INFO("seed " << seed << " (COURSE_SEED replays the run)");
+  INFO("seed " << seed);
   std::vector<float> in(n);
   course::fill_random_host(in.data(), n, seed, -1.0f, 1.0f);
   std::vector<double> want(n), scale(n);
@@ -105,21 +143,76 @@ void check_scan_float(std::size_t n, bool inclusive, bool in_place, const scan::
     scale[i] = magnitude;
     sum += in[i];
   }
-  course::device_buffer<float> d_in(n + guard_elements), d_out(n + guard_elements);
-  course::test::poison_device(d_in.get(), d_in.size());
-  course::test::poison_device(d_out.get(), d_out.size());
-  float *out = in_place ? d_in.get() : d_out.get();
-  course::test::copy_to_device(d_in.get(), in);
-  stage.scan_float(out, d_in.get(), n, inclusive, cfg, ws, nullptr);
+  const std::string who = "float " + describe(n, inclusive, at, cfg) + ", bound 1e-6 * sum |x|";
+  check_values(who, run_scan(in, inclusive, at, cfg, ws, who), want, n,
+               [&](std::size_t i, float g, double w) { return course::test::close(g, w, scale[i], 1e-6); });
+  SUCCEED();
+}
+void check_scan_float(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg, scan::workspace &ws) {
+  placement at;
+  at.in_place = in_place;
+  check_scan_float(n, inclusive, at, cfg, ws);
+}
+
+// The warp scans of stage 05 on 32-element segments, against the host.
+void check_warp_scan(std::size_t n, scan::warp_form form, bool inclusive, const placement &at) {
+  const auto &stage = stage_under_test();
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  std::vector<int> in(n), want(n);
+  course::fill_random_host(in.data(), n, seed, lo, hi);
+  for (std::size_t s = 0; s < n; s += 32)
+    scan::host_scan(want.data() + s, in.data() + s, std::min<std::size_t>(32, n - s), inclusive);
+  auto d_in = course::test::guarded<int>::input(n, at.in_offset, course::test::input_guard_value<int>());
+  d_in.upload(in);
+  auto d_out = course::test::guarded<int>::output(n, at.out_offset);
+  stage.warp_scan(d_out.get(), d_in.get(), n, form, inclusive, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = "float " + describe(n, inclusive, in_place, cfg) + ", bound 1e-6 * sum |x|";
-  const auto got = course::test::copy_to_host(out, n + guard_elements);
-  const std::size_t written = course::test::first_written(got, n);
-  if (written != got.size()) FAIL(who << ": wrote into the guard zone, at element " << written - n << " past the end");
-  const auto r = course::test::check_elements(
-      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; },
-      [&](std::size_t i, float g, double w) { return course::test::close(g, w, scale[i], 1e-6); });
-  if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who, n, r));
+  const std::string who = std::string("warp scan ") + scan::to_string(form) + ", n=" + std::to_string(n) +
+                          (inclusive ? " inclusive" : " exclusive") + " input offset " + std::to_string(at.in_offset) +
+                          " output offset " + std::to_string(at.out_offset);
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
+  check_output(who, d_out.download(), want, n);
+  SUCCEED();
+}
+
+// A value the predicate keeps, for the input's guard: a stage that reads past the end keeps it.
+int kept_guard(scan::predicate p) {
+  return p == scan::predicate::even ? 0x3ffffffe : course::test::input_guard_value<int>();
+}
+
+// One compaction on fresh random ints, checked against the host: the kept elements in order,
+// the count, nothing written after them, the input unchanged and its guard not taken.
+void check_compact(std::size_t n, scan::predicate p, const placement &at, const scan::config &cfg, scan::workspace &ws) {
+  const auto &stage = stage_under_test();
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  std::vector<int> in(n), want;
+  course::fill_random_host(in.data(), n, seed, lo, hi);
+  for (int x : in)
+    if (scan::keep(p, x)) want.push_back(x);
+  auto d_in = course::test::guarded<int>::input(n, at.in_offset, kept_guard(p));
+  d_in.upload(in);
+  // The output has room for n; everything past the count must stay poison.
+  auto d_out = course::test::guarded<int>::output(n, at.out_offset);
+  const std::size_t count = stage.compact(d_out.get(), d_in.get(), n, p, cfg, ws, at.stream);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::string who = std::string("compact ") + scan::to_string(p) + ", n=" + std::to_string(n) +
+                    " threads=" + std::to_string(cfg.threads) +
+                    (cfg.partials ? " partials=" + std::to_string(cfg.partials) : std::string());
+  if (at.in_offset) who += " input offset " + std::to_string(at.in_offset);
+  if (at.out_offset) who += " output offset " + std::to_string(at.out_offset);
+  if (count != want.size()) FAIL(who << ": returned count " << count << ", expected " << want.size());
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
+  const auto got = d_out.download();
+  const std::size_t written = course::test::first_written(got, count);
+  if (written != got.size()) FAIL(who << ": wrote past the kept elements, at element " << written);
+  check_output(who, got, want, count);
+  if (d_in.download() != in) FAIL(who << ": the input was modified");
+  const std::string in_damage = d_in.guard_damage();
+  if (!in_damage.empty()) FAIL(who << ": the input's guard changed (" << in_damage << ")");
   SUCCEED();
 }
 
@@ -141,36 +234,29 @@ TEST_CASE("float scans match a float64 scan within the stated bound", "[scan][fl
 }
 
 TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall back to scalar ones)", "[scan]") {
+  // Input and output misaligned alike, and each on its own: a stage that decides on one pointer's
+  // alignment only takes the 16-byte path with the other misaligned.
   const auto &stage = stage_under_test();
   scan::workspace ws;
   const std::size_t n = 100003;
-  for (std::size_t offset : {std::size_t(1), std::size_t(2), std::size_t(3)}) {
-    const std::uint64_t seed = course::fresh_seed();
-    INFO("seed " << seed << " (COURSE_SEED replays the run), arrays offset by " << offset << " ints");
-    std::vector<int> in(n);
-    course::fill_random_host(in.data(), n, seed, lo, hi);
-    course::device_buffer<int> d_in(n + 4), d_out(n + 4 + guard_elements);
-    course::test::poison_device(d_out.get(), d_out.size());
-    CUDA_CHECK(cudaMemcpy(d_in.get() + offset, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  const std::pair<std::size_t, std::size_t> offsets[] = {{1, 1}, {2, 2}, {3, 3}, {1, 0}, {0, 1}, {0, 2}, {3, 0}, {1, 2}};
+  for (const auto &off : offsets) {
     scan::config cfg;
+    placement at;
+    at.in_offset = off.first;
+    at.out_offset = off.second;
     if (stage.scan) {
-      std::vector<int> want(n);
-      scan::host_scan(want.data(), in.data(), n, true);
-      stage.scan(d_out.get() + offset, d_in.get() + offset, n, true, cfg, ws, nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      check_output("misaligned n=" + std::to_string(n), course::test::copy_to_host(d_out.get() + offset, n + guard_elements),
-                   want, n);
+      for (bool inclusive : {true, false}) check_scan(n, inclusive, at, cfg, ws);
+      check_scan_float(n, true, at, cfg, ws);
     }
-    if (stage.compact) {
-      std::vector<int> want;
-      for (int x : in)
-        if (scan::keep(scan::predicate::odd, x)) want.push_back(x);
-      const std::size_t count = stage.compact(d_out.get() + offset, d_in.get() + offset, n, scan::predicate::odd, cfg,
-                                              ws, nullptr);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      if (count != want.size()) FAIL("misaligned compact: returned count " << count << ", expected " << want.size());
-      check_output("misaligned compact", course::test::copy_to_host(d_out.get() + offset, n + guard_elements), want,
-                   count);
+    if (stage.compact) check_compact(n, scan::predicate::odd, at, cfg, ws);
+  }
+  if (stage.scan) {
+    for (std::size_t off : {std::size_t(1), std::size_t(3)}) {  // in place, misaligned
+      placement at;
+      at.in_place = true;
+      at.in_offset = off;
+      check_scan(n, false, at, scan::config{}, ws);
     }
   }
 }
@@ -189,11 +275,14 @@ TEST_CASE("inclusive and exclusive scans match the host at awkward sizes and eve
 }
 
 TEST_CASE("scans in place (d_out == d_in)", "[scan]") {
+  // Sizes whose last tile, range or block is partial at every block size, in both directions
+  // (386831, 65537 and 1311016: the cases of issue 14).
   const auto &stage = stage_under_test();
   if (!stage.scan) return;
   scan::workspace ws;
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(1000003)}) {
-    for (int threads : {32, 256, 1024}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(65537), std::size_t(386831), std::size_t(1000003),
+                        std::size_t(1311016)}) {
+    for (int threads : block_sizes()) {
       scan::config cfg;
       cfg.threads = threads;
       for (bool inclusive : {true, false}) check_scan(n, inclusive, true, cfg, ws);
@@ -255,51 +344,10 @@ TEST_CASE("each warp scan form against the host on 32-element segments", "[warp]
   for (scan::warp_form form : scan::all_warp_forms) {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
                           std::size_t(1000003)}) {
-      for (bool inclusive : {true, false}) {
-        const std::uint64_t seed = course::fresh_seed();
-        INFO("seed " << seed << " (COURSE_SEED replays the run)");
-        std::vector<int> in(n), want(n);
-        course::fill_random_host(in.data(), n, seed, lo, hi);
-        for (std::size_t s = 0; s < n; s += 32)
-          scan::host_scan(want.data() + s, in.data() + s, std::min<std::size_t>(32, n - s), inclusive);
-        course::device_buffer<int> d_in(n + 1), d_out(n + guard_elements);
-        course::test::copy_to_device(d_in.get(), in);
-        course::test::poison_device(d_out.get(), d_out.size());
-        stage.warp_scan(d_out.get(), d_in.get(), n, form, inclusive, nullptr);
-        CUDA_CHECK(cudaDeviceSynchronize());
-        const std::string who = std::string("warp scan ") + scan::to_string(form) + ", n=" + std::to_string(n) +
-                                (inclusive ? " inclusive" : " exclusive");
-        check_output(who, course::test::copy_to_host(d_out.get(), n + guard_elements), want, n);
-      }
+      for (bool inclusive : {true, false}) check_warp_scan(n, form, inclusive, placement{});
     }
   }
 }
-
-namespace {
-
-// One compaction on fresh random ints, checked against the host: the kept elements in order,
-// the count, and nothing written after them.
-void check_compact(std::size_t n, scan::predicate p, const scan::config &cfg, scan::workspace &ws) {
-  const auto &stage = stage_under_test();
-  const std::uint64_t seed = course::fresh_seed();
-  INFO("seed " << seed << " (COURSE_SEED replays the run)");
-  std::vector<int> in(n), want;
-  course::fill_random_host(in.data(), n, seed, lo, hi);
-  for (int x : in)
-    if (scan::keep(p, x)) want.push_back(x);
-  course::device_buffer<int> d_in(n + 1), d_out(n + guard_elements);
-  course::test::copy_to_device(d_in.get(), in);
-  course::test::poison_device(d_out.get(), d_out.size());
-  const std::size_t count = stage.compact(d_out.get(), d_in.get(), n, p, cfg, ws, nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = std::string("compact ") + scan::to_string(p) + ", n=" + std::to_string(n) +
-                          " threads=" + std::to_string(cfg.threads);
-  if (count != want.size()) FAIL(who << ": returned count " << count << ", expected " << want.size());
-  // Kept elements first; nothing written after them (guard zone starts at the count).
-  check_output(who, course::test::copy_to_host(d_out.get(), n + guard_elements), want, count);
-}
-
-}  // namespace
 
 TEST_CASE("compaction keeps all, none and some, in order, and returns the count", "[compact]") {
   const auto &stage = stage_under_test();
@@ -313,7 +361,7 @@ TEST_CASE("compaction keeps all, none and some, in order, and returns the count"
         scan::config cfg;
         cfg.threads = threads;
         if (threads == 64) cfg.partials = 7;
-        check_compact(n, p, cfg, ws);
+        check_compact(n, p, placement{}, cfg, ws);
       }
     }
   }
@@ -331,6 +379,78 @@ TEST_CASE("2^24 + 7 elements: scans, in place, floats, compaction", "[large]") {
       if (stage.scan && threads == 256) check_scan(big, inclusive, true, cfg, ws);
       if (stage.scan_float && threads == 256) check_scan_float(big, inclusive, false, cfg, ws);
     }
-    if (stage.compact && threads != 256) check_compact(big, scan::predicate::odd, cfg, ws);
+    if (stage.compact && threads != 256) check_compact(big, scan::predicate::odd, placement{}, cfg, ws);
   }
 }
+
+TEST_CASE("a stage allocates nothing it does not free", "[scan][memory]") {
+  // The workspace grows on the first call; later calls of the same size allocate nothing, and
+  // whatever a call allocates for itself it frees. Counted in this process only
+  // (harness/alloc_tracker.h), so other programs on the GPU do not matter.
+  const auto &stage = stage_under_test();
+  const std::size_t n = 1000003;
+  course::device_buffer<int> in(n), out(n);
+  course::fill_random_device(in.get(), n, 5, lo, hi);
+  scan::workspace ws;
+  auto call = [&] {
+    if (stage.scan) stage.scan(out.get(), in.get(), n, true, scan::config{}, ws, nullptr);
+    if (stage.compact) stage.compact(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
+    if (stage.warp_scan) stage.warp_scan(out.get(), in.get(), n, scan::warp_form::conditional, true, nullptr);
+  };
+  call();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto before = course::test::live_allocations();
+  for (int i = 0; i < 3; ++i) call();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto after = course::test::live_allocations();
+  INFO("stage " << stage.info.id << ": before " << course::test::describe(before) << "; after "
+                << course::test::describe(after));
+  REQUIRE(course::test::allocation_tracking_active());
+  CHECK(after == before);
+}
+
+// The seeded random sweep: every block size, in place and out of place, inclusive and
+// exclusive, ints and floats, partial counts for the two-level stages, input and output
+// misaligned independently, sizes at the tile and warp boundaries, primes, and two above 2^24;
+// compaction with every predicate; stage 05's warp scans on their own. A failure prints the case
+// and the replay line.
+TEST_CASE("seeded random sweep over sizes, block sizes, modes and alignments", "[sweep]") {
+  const auto &stage = stage_under_test();
+  course::test::sweep_rng rng(course::fresh_seed());
+  INFO("sweep seed " << rng.seed());
+  // Warp, 4-element rows, the two-level tiles (4B) and the look-back tiles (8192).
+  const std::vector<std::size_t> boundaries = {32, 128, 256, 512, 1024, 2048, 4096, 8192};
+  const std::size_t max_n = 3000000;
+  scan::workspace ws;
+  course::stream side;  // some calls go to a non-blocking stream
+  const int cases = 72;
+  for (int c = 0; c < cases; ++c) {
+    scan::config cfg;
+    cfg.threads = block_sizes()[std::size_t(c) % block_sizes().size()];
+    std::size_t n = rng.awkward_size(boundaries, max_n);
+    if (c == 17 || c == 52) n = (std::size_t(1) << 24) + rng.between(1, 1 << 20);
+    placement at;
+    at.in_offset = rng.below(4);
+    at.out_offset = rng.below(4);
+    at.stream = rng.chance(0.25) ? cudaStream_t(side) : nullptr;
+    INFO("case " << c);
+    if (stage.scan) {
+      at.in_place = rng.chance(0.4);
+      if (stage.two_level) cfg.partials = rng.pick({0, 0, 1, 2, 7, 1000, int(rng.between(1, 5000))});
+      const bool inclusive = rng.chance(0.5);
+      if (rng.chance(0.25)) check_scan_float(n, inclusive, at, cfg, ws);
+      else check_scan(n, inclusive, at, cfg, ws);
+    }
+    if (stage.compact) {
+      if (rng.chance(0.3)) cfg.partials = int(rng.between(1, 3000));
+      const scan::predicate p = rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
+                                          scan::predicate::all, scan::predicate::none});
+      check_compact(n, p, at, cfg, ws);
+    }
+    if (stage.warp_scan && c % 3 == 0) {
+      const scan::warp_form form = scan::all_warp_forms[rng.below(std::size(scan::all_warp_forms))];
+      check_warp_scan(std::min<std::size_t>(n, 200000), form, rng.chance(0.5), at);
+    }
+  }
+}
+
