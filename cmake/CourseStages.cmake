@@ -63,8 +63,11 @@ function(_course_test_program name test_object stage_object variant chapter stag
         SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${chapter};${variant}")
     endforeach()
   endif()
-  set_tests_properties(${tests} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu)
-  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES LABELS "gpu;${chapter};${variant};${labels}")
+  set_tests_properties(${tests} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:")
+  # One at a time: the [large] cases take up to 27 GB of device memory. The sweeps take little
+  # and, since each test process counts only its own allocations, run beside anything.
+  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES RESOURCE_LOCK gpu
+                       LABELS "gpu;${chapter};${variant};${labels}")
 endfunction()
 
 function(course_add_stages)

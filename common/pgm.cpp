@@ -2,7 +2,10 @@
 #include "common/pgm.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -115,16 +118,37 @@ gray_image parse_pgm(const std::string &bytes, const std::string &name) {
 }
 
 gray_image read_pgm(const std::string &path) {
+  // What the path is, first: opened as a stream, a directory "opens" on Linux and reads as one
+  // huge or empty file, and a missing or unreadable file would only say "cannot open".
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) throw std::runtime_error(path + ": no such file");
+  if (status.type() == fs::file_type::directory) throw std::runtime_error(path + ": is a directory, not a PGM file");
+  if (ec) throw std::runtime_error(path + ": cannot open for reading (" + ec.message() + ")");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open for reading");
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw std::runtime_error(path + ": cannot read");
-  if (size > pgm_max_pixels * 4 + 4096) throw std::runtime_error(path + ": file too large for an 8-bit PGM");
-  in.seekg(0);
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  in.read(bytes.data(), size);
-  if (!in) throw std::runtime_error(path + ": cannot read");
+  if (!in) {
+    const int e = errno;
+    throw std::runtime_error(path + ": cannot open for reading" + (e ? " (" + std::string(std::strerror(e)) + ")" : ""));
+  }
+  // Read in chunks up to the bound, so that pipes and devices work too, and a huge file stops early.
+  const std::uintmax_t most = std::uintmax_t(pgm_max_pixels) * 4 + 4096;
+  std::string bytes;
+  if (status.type() == fs::file_type::regular) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > most) throw std::runtime_error(path + ": file too large for an 8-bit PGM");
+    if (!ec) bytes.reserve(static_cast<std::size_t>(size));
+  }
+  char chunk[1 << 16];
+  for (;;) {
+    in.read(chunk, sizeof chunk);
+    const std::streamsize got = in.gcount();
+    if (got > 0) bytes.append(chunk, static_cast<std::size_t>(got));
+    if (bytes.size() > most) throw std::runtime_error(path + ": file too large for an 8-bit PGM");
+    if (!in) break;
+  }
+  if (in.bad()) throw std::runtime_error(path + ": cannot read");
   return parse_pgm(bytes, path);
 }
 

@@ -32,7 +32,9 @@ constexpr std::int64_t pgm_max_pixels = std::int64_t(1) << 28;
 
 // Parses the bytes of a PGM file; `name` is used in error messages.
 gray_image parse_pgm(const std::string &bytes, const std::string &name);
-// Reads a PGM file (errors name the file, e.g. "coins.pgm: truncated pixel data (12 of 300 rows)").
+// Reads a PGM file (errors name the file, e.g. "coins.pgm: truncated pixel data (12 of 300 rows)";
+// a directory, a missing file and an unreadable one each say which: "photos: is a directory, not
+// a PGM file", "none.pgm: no such file", "locked.pgm: cannot open for reading (Permission denied)").
 gray_image read_pgm(const std::string &path);
 // The bytes of a PGM file, P5 (binary) or P2 (plain), maxval 255.
 std::string format_pgm(const gray_image &img, bool binary = true);

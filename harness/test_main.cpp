@@ -14,13 +14,38 @@
 #include "common/random_fill.h"
 #include "common/stage.h"
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <thread>
 #include <vector>
 
 #ifndef COURSE_TEST_NEEDS_GPU
 #define COURSE_TEST_NEEDS_GPU 1
 #endif
+
+namespace {
+
+// A stage that never returns (a look-back waiting for a tile no block will publish, a barrier
+// that not every thread reaches) must fail, not hang the class's GPU: after COURSE_TEST_TIMEOUT
+// seconds (default 300, 30 for a deliberately wrong stage; 0: never) the program says so and
+// exits, which ends its kernels.
+void start_watchdog(bool expect_reject) {
+  long seconds = expect_reject ? 30 : 300;
+  if (const char *s = std::getenv("COURSE_TEST_TIMEOUT")) seconds = std::strtol(s, nullptr, 10);
+  if (seconds <= 0) return;
+  std::thread([seconds, expect_reject] {
+    std::this_thread::sleep_for(std::chrono::seconds(seconds));
+    std::printf("\nTIMEOUT: the tests did not finish in %ld s: the stage hangs (a wait that never ends?)%s\n", seconds,
+                expect_reject ? "; expected: the deliberately wrong stage was rejected" : "");
+    std::fflush(stdout);
+    std::_Exit(expect_reject ? 0 : 3);
+  }).detach();
+}
+
+}  // namespace
 
 int main(int argc, char **argv) {
   bool expect_reject = false;
@@ -45,6 +70,7 @@ int main(int argc, char **argv) {
   }
 
   const unsigned long long seed = course::run_seed();
+  start_watchdog(expect_reject);
   int failed = Catch::Session().run(static_cast<int>(args.size()), args.data());
   if (failed && !expect_reject) {
     // Every random input of the run derives from this one seed (common/random_fill.h).

@@ -3,24 +3,29 @@
 // they must also compute what they say. Each is checked against a host version written from the
 // formulas in warp.h, on fresh random data with negative values (the seed is printed on
 // failure; COURSE_SEED replays). Integer results compare exactly; so do the float ones, which
-// are a min, a max, an abs and one addition, each exactly rounded.
+// are a min, a max, an abs and one addition, each exactly rounded. Inputs are guarded (0x3fffffff,
+// NaN for floats), outputs poisoned with guard zones; the [sweep] test draws each kernel's sizes,
+// value ranges and array offsets from one seed.
 #include "warp.h"
 
 #include "common/memory.h"
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/catch.h"
+#include "harness/sweep.h"
 #include "harness/test_support.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-using course::test::guard_elements;
 
 namespace {
 
@@ -52,26 +57,78 @@ int reference_branch_of(int length, int v) {
   return static_cast<int>(u);
 }
 
-// out = f(in) on n random ints, every element against ref, nothing written past n.
+// Where the arrays start in their allocations (in elements), each on its own.
+struct placement {
+  std::size_t in = 0, out = 0;
+};
+
+std::string describe_case(const std::string &what, std::size_t n, const placement &at, double l, double h) {
+  std::ostringstream os;
+  os << what << ", n=" << n << ", inputs in [" << l << ", " << h << "]";
+  if (at.in) os << ", input offset " << at.in;
+  if (at.out) os << ", output offset " << at.out;
+  return os.str();
+}
+
+// out = f(in) on n random ints in [l, h], every element against ref. The input is guarded by
+// 0x3fffffff (read by mistake, it lands in some output element or past the end); the output is
+// poisoned, with guards before and after it that must stay poisoned, and the input must be
+// unchanged.
 template <class Run, class Ref>
-void check_map(const std::string &what, std::size_t n, Run run, Ref ref) {
+void check_map(const std::string &what, std::size_t n, Run run, Ref ref, int l = lo, int h = hi,
+               const placement &at = {}) {
   const std::uint64_t seed = course::fresh_seed();
-  course::device_buffer<int> in(n), out(n + guard_elements);
-  course::fill_random_device(in.get(), n, seed, lo, hi);
-  course::test::poison_device(out.get(), n + guard_elements);
-  run(out.get(), in.get(), n);
+  std::vector<int> in(n);
+  course::fill_random_host(in.data(), n, seed, l, h);
+  auto d_in = course::test::guarded<int>::input(n, at.in, course::test::input_guard_value<int>());
+  d_in.upload(in);
+  auto d_out = course::test::guarded<int>::output(n, at.out);
+  run(d_out.get(), d_in.get(), n);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const auto got = course::test::copy_to_host(out.get(), n + guard_elements);
+  const auto got = d_out.download();
+  const std::string where = describe_case(what, n, at, l, h);
+  INFO("seed " << seed);
   auto report = course::test::check_elements(
-      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return ref(course::random_int(seed, i, lo, hi)); },
+      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return ref(in[i]); },
       [](std::size_t, int g, double want) { return g == want; });
-  INFO("seed " << seed << " (COURSE_SEED replays the run)");
   if (!report.ok())
-    FAIL(course::test::describe(stage().info.id, what + ", n=" + std::to_string(n), n, report)
-         << " (input " << course::random_int(seed, report.first, lo, hi) << ")");
+    FAIL(course::test::describe(stage().info.id, where, n, report) << " (input " << in[report.first] << ")");
   SUCCEED();  // one assertion per checked call, so the summary counts them
-  const std::size_t past = course::test::first_written(got, n);
-  if (past < got.size()) FAIL("stage " << stage().info.id << ", " << what << ", n=" << n << ": wrote past the end, at " << past);
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty())
+    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage << ")");
+  if (d_in.download() != in || !d_in.guard_damage().empty())
+    FAIL("stage " << stage().info.id << ", " << where << ": the input or its guards were modified");
+}
+
+// clamp_abs on n random floats in [l, h], exactly; the input guarded by NaN, the output as above.
+void check_clamp_abs(std::size_t n, float l = -2.0f, float h = 2.0f, const placement &at = {}) {
+  const std::uint64_t seed = course::fresh_seed();
+  std::vector<float> in(n);
+  course::fill_random_host(in.data(), n, seed, l, h);
+  auto d_in = course::test::guarded<float>::input(n, at.in, course::test::input_guard_value<float>());
+  d_in.upload(in);
+  auto d_out = course::test::guarded<float>::output(n, at.out);
+  stage().clamp_abs(d_out.get(), d_in.get(), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto got = d_out.download();
+  const std::string where = describe_case("clamp_abs", n, at, l, h);
+  INFO("seed " << seed);
+  auto report = course::test::check_elements(
+      n, [&](std::size_t i) { return got[i]; },
+      [&](std::size_t i) { return std::fmin(std::fmax(in[i], -0.5f), 0.5f) + std::fabs(in[i]); },
+      [](std::size_t, float g, double want) { return g == want; });
+  if (!report.ok())
+    FAIL(course::test::describe(stage().info.id, where, n, report) << " (input " << in[report.first] << ")");
+  SUCCEED();
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty())
+    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage << ")");
+  if (!d_in.guard_damage().empty())
+    FAIL("stage " << stage().info.id << ", " << where << ": the input's guards were modified");
+  const auto after = d_in.download();
+  if (std::memcmp(after.data(), in.data(), n * sizeof(float)) != 0)
+    FAIL("stage " << stage().info.id << ", " << where << ": the input was modified");
 }
 
 template <int... N>
@@ -109,25 +166,80 @@ TEST_CASE("a branch length that was not compiled is refused", "[predication][bra
 }
 
 TEST_CASE("clamp plus abs on floats, exactly", "[predication][float]") {
-  for (std::size_t n : sizes) {
-    const std::uint64_t seed = course::fresh_seed();
-    course::device_buffer<float> in(n), out(n + guard_elements);
-    course::fill_random_device(in.get(), n, seed, -2.0f, 2.0f);
-    course::test::poison_device(out.get(), n + guard_elements);
-    stage().clamp_abs(out.get(), in.get(), n);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const auto got = course::test::copy_to_host(out.get(), n + guard_elements);
-    auto report = course::test::check_elements(
-        n, [&](std::size_t i) { return got[i]; },
-        [&](std::size_t i) {
-          const float x = course::random_float(seed, i, -2.0f, 2.0f);
-          return std::fmin(std::fmax(x, -0.5f), 0.5f) + std::fabs(x);
-        },
-        [](std::size_t, float g, double want) { return g == want; });
-    INFO("seed " << seed << " (COURSE_SEED replays the run)");
-    if (!report.ok()) FAIL(course::test::describe(stage().info.id, "clamp_abs, n=" + std::to_string(n), n, report));
-    SUCCEED();
-    const std::size_t past = course::test::first_written(got, n);
-    if (past < got.size()) FAIL("stage " << stage().info.id << ", clamp_abs, n=" << n << ": wrote past the end, at " << past);
+  for (std::size_t n : sizes) check_clamp_abs(n);
+}
+
+TEST_CASE("input and output misaligned, each on its own", "[predication]") {
+  const placement offsets[] = {{1, 0}, {0, 1}, {3, 2}};
+  for (const placement &at : offsets) {
+    for (auto kernel : warp::all_branchy)
+      check_map(
+          to_string(kernel), 100003, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, out, in, m); },
+          [&](int v) { return reference(kernel, v); }, lo, hi, at);
+    check_clamp_abs(100003, -2.0f, 2.0f, at);
+  }
+}
+
+namespace {
+
+// Elements the GPU's grid-stride loops cover in one pass (elementwise launches: 256 threads per
+// block, as many blocks as fit, at most 2048 threads per SM).
+std::size_t resident_elements() {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  return std::size_t(sms) * std::size_t(per_sm);
+}
+
+struct int_range {
+  int lo, hi;
+};
+
+}  // namespace
+
+// The seeded random sweep: each kernel in turn (the six branchy ones, every compiled branch_of<N>,
+// clamp_abs), twice over; sizes at the warp, block and grid-stride boundaries, primes, one above
+// 2^24; inputs from ranges of both signs, one sign, small values, and for the kernels in unsigned
+// arithmetic the whole int range; input and output offsets 0..3 elements, drawn independently;
+// inputs guarded (0x3fffffff, NaN for floats). A failure names the case; the test main prints the
+// replay line.
+TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignments", "[sweep]") {
+  course::test::sweep_rng rng(course::fresh_seed());
+  INFO("sweep seed " << rng.seed());
+  const std::vector<int> lengths = lengths_of(warp::branch_lengths{});
+  const std::size_t kinds = std::size(warp::all_branchy) + lengths.size() + 1;
+  const std::vector<std::size_t> boundaries = {32, 256, resident_elements()};
+  // 3 * v + 7, 5 * v and min(max(v, -1000), 1000) + |v| stay inside int for |v| <= 4e8.
+  const int_range signed_ranges[] = {{lo, hi}, {-400000000, 400000000}, {-10, 10}, {0, hi}, {lo, 0}};
+  const int cases = int(2 * kinds);
+  for (int c = 0; c < cases; ++c) {
+    std::size_t n = rng.awkward_size(boundaries, 3000000);
+    if (c == 13) n = (std::size_t(1) << 24) + rng.between(1, 1 << 20);
+    placement at;
+    at.in = rng.below(4);
+    at.out = rng.below(4);
+    const std::size_t kind = std::size_t(c) % kinds;
+    INFO("case " << c);
+    if (kind < std::size(warp::all_branchy)) {
+      const warp::branchy kernel = warp::all_branchy[kind];
+      const bool is_unsigned = kernel == warp::branchy::long_if_else || kernel == warp::branchy::data_loop;
+      int_range r = signed_ranges[rng.below(std::size(signed_ranges))];
+      if (is_unsigned && rng.chance(0.4)) r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
+      check_map(
+          to_string(kernel), n, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, out, in, m); },
+          [&](int v) { return reference(kernel, v); }, r.lo, r.hi, at);
+    } else if (kind < std::size(warp::all_branchy) + lengths.size()) {
+      const int length = lengths[kind - std::size(warp::all_branchy)];
+      int_range r = signed_ranges[rng.below(std::size(signed_ranges))];
+      if (rng.chance(0.4)) r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
+      check_map(
+          "branch_of<" + std::to_string(length) + ">", n,
+          [&](int *out, const int *in, std::size_t m) { stage().branch_length(length, out, in, m); },
+          [&](int v) { return reference_branch_of(length, v); }, r.lo, r.hi, at);
+    } else {
+      const float h = rng.pick({2.0f, 0.6f, 1e-3f, 1e6f});
+      check_clamp_abs(n, -h, h, at);
+    }
   }
 }

@@ -25,6 +25,7 @@ struct launch_config {
 };
 
 // out[i] = alpha * x[i] + y[i] for i in [0, n), device pointers, work enqueued on `stream`.
+// out may equal x or y (in place, as cublasSaxpy updates y).
 using device_saxpy_fn = void (*)(float *out, const float *x, const float *y, std::size_t n, float alpha,
                                  const launch_config &cfg, cudaStream_t stream);
 

@@ -57,6 +57,7 @@ inline template_stats stats_of(const course::gray_image &t) {
 // What the kernels receive (by value).
 struct view {
   const std::uint8_t *image = nullptr;  // row pitch `pitch`; each row readable up to width + 8 bytes
+                                        // (zeros past width)
   std::size_t pitch = 0;
   int width = 0, height = 0;
   const std::uint8_t *templ = nullptr;  // row pitch `tpitch`
@@ -109,6 +110,10 @@ class problem {
     v_.tex_image = make_texture(image_.get(), v_.pitch, image.width, image.height);
     v_.tex_template = make_texture(templ_.get(), v_.tpitch, templ.width, templ.height);
     v_.n = int(stats_.n), v_.sum_t = int(stats_.sum), v_.denom_t = float(stats_.denom());
+    // The copies above run on the legacy default stream, and a copy from pageable memory may
+    // return before its DMA lands: wait, so that work on any stream (non-blocking ones too) sees
+    // the image and template.
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   ~problem() {
     caches_.clear();

@@ -11,7 +11,11 @@
 // - Templates that do not fit constant memory, or whose image tile does not fit shared memory,
 //   still give the right answer (the book's stages fall back to texture-texture; they must say so).
 // - Where NPP is present: NPP's NormLevel coefficients agree with the stage's within 1e-3.
-// Outputs are poisoned (NaN / -1) and followed by a guard zone that must stay poisoned.
+// - The seeded sweep ([sweep]): random image and template sizes, both modes, outputs misaligned.
+// Outputs are poisoned (NaN / -1) and surrounded by guards that must stay poisoned. The inputs
+// have no guard rows: a valid window never reaches below the image, so a row read past the bottom
+// can only feed outputs that are not written; memcheck (make sanitize) is what sees such a read,
+// and the wrong variant 07_dp4a.rows_unclamped checks that it does.
 #include "host_ncc.h"
 #include "ncc.h"
 #include "scene.h"
@@ -21,9 +25,12 @@
 
 #include "common/random.h"
 #include "common/random_fill.h"
+#include "harness/alloc_tracker.h"
 #include "harness/catch.h"
+#include "harness/sweep.h"
 #include "harness/test_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -42,65 +49,100 @@ course::gray_image random_image(int w, int h, std::uint64_t seed, int lo = 0, in
   return img;
 }
 
-std::string describe(const course::gray_image &img, const course::gray_image &t) {
-  return "image " + std::to_string(img.width) + "x" + std::to_string(img.height) + ", template " +
-         std::to_string(t.width) + "x" + std::to_string(t.height);
+// Where a call writes: each output starts `offset` elements into its allocation (the
+// coefficients: offset[0]; the sums: offset[0], [1], [2], each on its own), on `stream`.
+struct placement {
+  std::size_t offset[3] = {0, 0, 0};
+  cudaStream_t stream = nullptr;
+};
+
+std::string describe(int w, int h, int tw, int th, const placement &at = placement{}) {
+  std::string s = "image " + std::to_string(w) + "x" + std::to_string(h) + ", template " + std::to_string(tw) + "x" +
+                  std::to_string(th);
+  if (at.offset[0] || at.offset[1] || at.offset[2])
+    s += ", output offsets " + std::to_string(at.offset[0]) + "/" + std::to_string(at.offset[1]) + "/" +
+         std::to_string(at.offset[2]);
+  if (at.stream) s += " (non-blocking stream)";
+  return s;
+}
+std::string describe(const course::gray_image &img, const course::gray_image &t, const placement &at = placement{}) {
+  return describe(img.width, img.height, t.width, t.height, at);
+}
+std::string describe(const ncc::problem &p, const placement &at) {
+  return describe(p.v().width, p.v().height, p.v().tw, p.v().th, at);
 }
 
-// Runs the stage for coefficients; checks the guard zone; returns them.
-std::vector<float> run_coefficients(const ncc::problem &p, ncc::path *taken = nullptr) {
-  const std::size_t n = p.outputs();
-  course::device_buffer<float> d(n + guard_elements);
-  course::test::poison_device(d.get(), d.size());
+// Runs the stage for coefficients into a poisoned output placed as `at`; checks its guards;
+// returns them.
+std::vector<float> run_coefficients(const ncc::problem &p, ncc::path *taken = nullptr, const placement &at = placement{}) {
+  auto d = course::test::guarded<float>::output(p.outputs(), at.offset[0]);
   ncc::output out;
   out.coef = d.get();
-  const ncc::path path = stage_under_test().run(p, out, nullptr);
+  const ncc::path path = stage_under_test().run(p, out, at.stream);
   if (taken) *taken = path;
   CUDA_CHECK(cudaDeviceSynchronize());
-  auto got = course::test::copy_to_host(d.get(), d.size());
-  const std::size_t written = course::test::first_written(got, n);
-  if (written != got.size()) FAIL("wrote into the guard zone, at element " << written - n << " past the end");
-  got.resize(n);
+  const std::string damage = d.guard_damage();
+  if (!damage.empty()) FAIL(describe(p, at) << ": coefficients written outside the output (" << damage << ")");
+  return d.download();
+}
+
+struct device_sums {
+  std::vector<int> sum[3];  // SumI, SumISq, SumIT
+};
+const char *const sum_names[] = {"SumI", "SumISq", "SumIT"};
+
+// Runs the stage for the three sums into poisoned outputs placed as `at`; checks their guards.
+device_sums run_sums(const ncc::problem &p, ncc::path *taken = nullptr, const placement &at = placement{}) {
+  const std::size_t n = p.outputs();
+  auto a = course::test::guarded<int>::output(n, at.offset[0]), b = course::test::guarded<int>::output(n, at.offset[1]),
+       c = course::test::guarded<int>::output(n, at.offset[2]);
+  ncc::output out;
+  out.sum_i = a.get(), out.sum_isq = b.get(), out.sum_it = c.get();
+  const ncc::path path = stage_under_test().run(p, out, at.stream);
+  if (taken) *taken = path;
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const course::test::guarded<int> *outs[] = {&a, &b, &c};
+  device_sums got;
+  for (int s = 0; s < 3; ++s) {
+    const std::string damage = outs[s]->guard_damage();
+    if (!damage.empty()) FAIL(describe(p, at) << ": " << sum_names[s] << " written outside the output (" << damage << ")");
+    got.sum[s] = outs[s]->download();
+  }
   return got;
 }
 
 // The three sums, exact, against the host.
-void check_sums(const course::gray_image &img, const course::gray_image &t, ncc::path *taken = nullptr) {
-  const std::string who = describe(img, t);
-  ncc::problem p(img, t);
-  const std::size_t n = p.outputs();
-  course::device_buffer<int> a(n + guard_elements), b(n + guard_elements), c(n + guard_elements);
-  for (auto *d : {&a, &b, &c}) course::test::poison_device(d->get(), d->size());
-  ncc::output out;
-  out.sum_i = a.get(), out.sum_isq = b.get(), out.sum_it = c.get();
-  const ncc::path path = stage_under_test().run(p, out, nullptr);
-  if (taken) *taken = path;
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto want = ncc::host_reference_sums(img, t);
-  const char *names[] = {"SumI", "SumISq", "SumIT"};
+void compare_sums(const std::string &who, const device_sums &got, const ncc::host_sums &want) {
   const std::vector<std::int64_t> *wants[] = {&want.sum_i, &want.sum_isq, &want.sum_it};
-  course::device_buffer<int> *gots[] = {&a, &b, &c};
   for (int s = 0; s < 3; ++s) {
-    const auto got = course::test::copy_to_host(gots[s]->get(), gots[s]->size());
-    const std::size_t written = course::test::first_written(got, n);
-    if (written != got.size()) FAIL(who << ": " << names[s] << " written into the guard zone");
+    const std::size_t n = wants[s]->size();
     const auto r = course::test::check_elements(
-        n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return double((*wants[s])[i]); },
+        n, [&](std::size_t i) { return got.sum[s][i]; }, [&](std::size_t i) { return double((*wants[s])[i]); },
         [](std::size_t, int g, double w) { return double(g) == w; });
-    if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who + " " + names[s], n, r));
+    if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who + " " + sum_names[s], n, r));
   }
+}
+
+// The coefficients within coef_bound of the float64 ones.
+void compare_coefficients(const std::string &who, const std::vector<float> &got, const std::vector<double> &want) {
+  const auto r = course::test::check_elements(
+      got.size(), [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; },
+      [](std::size_t, float g, double w) { return course::test::close(g, w, 1.0, coef_bound); });
+  if (!r.ok())
+    FAIL(course::test::describe(stage_under_test().info.id,
+                                who + " coefficients (bound " + std::to_string(coef_bound) + ")", got.size(), r));
+}
+
+void check_sums(const course::gray_image &img, const course::gray_image &t, ncc::path *taken = nullptr) {
+  ncc::problem p(img, t);
+  compare_sums(describe(img, t), run_sums(p, taken), ncc::host_reference_sums(img, t));
   SUCCEED();
 }
 
 void check_coefficients(const course::gray_image &img, const course::gray_image &t) {
-  const std::string who = describe(img, t) + " coefficients (bound " + std::to_string(coef_bound) + ")";
   ncc::problem p(img, t);
   const auto got = run_coefficients(p);
-  const auto want = ncc::host_coefficients(ncc::host_reference_sums(img, t), p.stats());
-  const auto r = course::test::check_elements(
-      got.size(), [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; },
-      [](std::size_t, float g, double w) { return course::test::close(g, w, 1.0, coef_bound); });
-  if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who, got.size(), r));
+  compare_coefficients(describe(img, t), got, ncc::host_coefficients(ncc::host_reference_sums(img, t), p.stats()));
   SUCCEED();
 }
 
@@ -117,7 +159,7 @@ const size_case sizes[] = {
 TEST_CASE("sums equal the host's exactly", "[ncc][sums]") {
   for (const auto &c : sizes) {
     const std::uint64_t seed = course::fresh_seed();
-    INFO("seed " << seed << " (COURSE_SEED replays the run)");
+    INFO("seed " << seed);
     check_sums(random_image(c.w, c.h, seed), random_image(c.tw, c.th, seed + 1));
   }
 }
@@ -125,7 +167,7 @@ TEST_CASE("sums equal the host's exactly", "[ncc][sums]") {
 TEST_CASE("coefficients match the float64 reference", "[ncc][coef]") {
   for (const auto &c : sizes) {
     const std::uint64_t seed = course::fresh_seed();
-    INFO("seed " << seed << " (COURSE_SEED replays the run)");
+    INFO("seed " << seed);
     check_coefficients(random_image(c.w, c.h, seed), random_image(c.tw, c.th, seed + 1));
   }
   // Low contrast: a narrow range of values, where the book's float sums lose the most digits.
@@ -231,3 +273,160 @@ TEST_CASE("NPP's NormLevel coefficients agree with the stage's", "[ncc][npp]") {
   }
 }
 #endif
+
+TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
+  // A first call on a problem may fill the problem's caches (stage 07's shifted template, stage
+  // 08's FFT plans and buffers); later calls, in either mode, allocate nothing more, and the
+  // problem takes all of it with it when it goes. Counted in this process only
+  // (harness/alloc_tracker.h; cuFFT's own work areas, allocated inside the shared library, are
+  // not counted). The second problem runs the fallback of stages 02..06.
+  const auto &stage = stage_under_test();
+  REQUIRE(course::test::allocation_tracking_active());
+  const size_case cases[] = {{173, 91, 16, 16}, {150, 140, 130, 130}};
+  for (const auto &c : cases) {
+    const auto img = random_image(c.w, c.h, 21), t = random_image(c.tw, c.th, 22);
+    const std::size_t n = std::size_t(c.w - c.tw + 1) * std::size_t(c.h - c.th + 1);
+    course::device_buffer<float> coef(n);
+    course::device_buffer<int> a(n), b(n), d(n);
+    ncc::output coefficients, sums;
+    coefficients.coef = coef.get();
+    sums.sum_i = a.get(), sums.sum_isq = b.get(), sums.sum_it = d.get();
+    const auto at_start = course::test::live_allocations();
+    {
+      ncc::problem p(img, t);
+      auto call = [&] {
+        stage.run(p, coefficients, nullptr);
+        stage.run(p, sums, nullptr);
+      };
+      call();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const auto before = course::test::live_allocations();
+      for (int i = 0; i < 3; ++i) call();
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const auto after = course::test::live_allocations();
+      INFO("stage " << stage.info.id << ", " << describe(img, t) << ": after the first call "
+                    << course::test::describe(before) << "; after three more " << course::test::describe(after));
+      CHECK(after == before);
+    }
+    const auto at_end = course::test::live_allocations();
+    INFO("stage " << stage.info.id << ", " << describe(img, t) << ": before the problem "
+                  << course::test::describe(at_start) << "; after it is destroyed " << course::test::describe(at_end));
+    CHECK(at_end == at_start);
+  }
+}
+
+// The seeded random sweep: images of 1..400 x 1..300 pixels (sizes near multiples of 4, 8, 16,
+// 32 and 128: the dp4a words, the tiles and the pitch), templates of 1..64 a side (square and
+// not, 1 wide or 1 high, the sizes stages 06 and 07 compile in, the whole image), both modes on
+// each problem in either order (sums exact, coefficients within the bound), the outputs 0..3
+// elements into their allocations each on its own, some calls on a non-blocking stream; pixels
+// uniform, of low contrast, flat or saturated, templates cut from the image. About one case in
+// eight is a fallback case: a template over the constant memory (130x130-ish), one that fits it
+// as bytes but not with its rows padded to words (127x129: stages 05 and 06 only), or one whose
+// shared tile exceeds 48 KB (5440..8192 x 2). The host reference costs out_w out_h w h: each case
+// is held to 1.5e7.
+TEST_CASE("seeded random sweep over image and template sizes, modes and output alignments", "[sweep]") {
+  course::test::sweep_rng rng(course::fresh_seed());
+  INFO("sweep seed " << rng.seed());
+  const std::vector<std::size_t> boundaries = {4, 8, 16, 32, 128};
+  const std::int64_t work_cap = 15000000;
+  const int compiled[] = {8, 12, 16, 20, 24, 32};
+  course::stream side;
+  const int cases = 60;
+  for (int c = 0; c < cases; ++c) {
+    int w, h, tw, th;
+    std::string kind;
+    if (c % 8 == 7) {
+      switch ((c / 8) % 3) {
+        case 0:  // over 16384 template bytes: stages 02..06 fall back
+          tw = int(rng.between(120, 181));
+          th = int(rng.between(std::size_t((16384 + tw) / tw), std::size_t(std::min(181, 32768 / tw))));
+          kind = ", over the constant memory";
+          break;
+        case 1:  // 16383 bytes or fewer, but over 16384 with each row padded to whole words
+          tw = rng.pick({127, 126, 125});
+          th = tw == 127 ? 129 : tw == 126 ? 130 : 131;
+          kind = ", over the constant memory with rows padded to words";
+          break;
+        default:  // the shared tile (32 + w - 1) x (8 + h - 1) over 48 KB
+          tw = int(rng.between(5440, 8192));
+          th = 2;
+          kind = ", shared tile over 48 KB";
+          break;
+      }
+      w = tw + int(rng.below(40));
+      h = th + int(rng.below(10));
+    } else {
+      w = std::max<int>(1, int(rng.awkward_size(boundaries, 400)));
+      h = std::max<int>(1, int(rng.awkward_size(boundaries, 300)));
+      const int most_w = std::min(w, 64), most_h = std::min(h, 64);
+      const std::size_t shape = rng.below(10);
+      if (shape == 0) {  // 1 wide or 1 high
+        tw = rng.chance(0.5) ? 1 : int(rng.between(1, std::size_t(most_w)));
+        th = tw == 1 && rng.chance(0.5) ? int(rng.between(1, std::size_t(most_h))) : 1;
+      } else if (shape < 4) {  // a size compiled in (square), where it fits
+        const int s = compiled[rng.below(6)];
+        tw = std::min(s, most_w), th = std::min(s, most_h);
+      } else if (shape == 4) {  // as large as the image allows: few outputs, maybe one
+        tw = most_w, th = most_h;
+      } else {
+        tw = int(rng.between(1, std::size_t(most_w)));
+        th = rng.chance(0.3) ? std::min(tw, most_h) : int(rng.between(1, std::size_t(most_h)));
+      }
+    }
+    // The host reference's cost: fewer output rows, then columns, where it is over the cap.
+    const std::int64_t per_output = std::int64_t(tw) * th;
+    std::int64_t out_w = w - tw + 1, out_h = h - th + 1;
+    if (out_w * out_h * per_output > work_cap) out_h = std::max<std::int64_t>(1, work_cap / (out_w * per_output));
+    if (out_w * out_h * per_output > work_cap) out_w = std::max<std::int64_t>(1, work_cap / (out_h * per_output));
+    w = int(out_w) + tw - 1, h = int(out_h) + th - 1;
+
+    const std::uint64_t seed = rng.bits();
+    course::gray_image img, t;
+    const std::size_t content = rng.below(10);
+    if (content < 6) {
+      img = random_image(w, h, seed);
+      kind += ", pixels 0..255";
+    } else if (content == 6) {
+      const int lo = int(rng.between(0, 250));
+      img = random_image(w, h, seed, lo, lo + 4);
+      kind += ", pixels " + std::to_string(lo) + ".." + std::to_string(lo + 4);
+    } else if (content == 7) {
+      img = random_image(w, h, seed, 250, 255);
+      for (std::size_t i = 0; i < img.pixels.size(); i += 2) img.pixels[i] = 255;
+      kind += ", pixels near 255";
+    } else {
+      img = random_image(w, h, seed);
+      const int v = int(rng.below(256));
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w / 2; ++x) img.at(x, y) = std::uint8_t(v);
+      kind += ", left half flat";
+    }
+    const std::size_t from = rng.below(8);
+    if (from < 2) {  // cut from the image: a coefficient of 1 where it was cut
+      const int x = int(rng.below(std::size_t(w - tw + 1))), y = int(rng.below(std::size_t(h - th + 1)));
+      t = img.crop(x, y, tw, th);
+      kind += ", template cut at (" + std::to_string(x) + "," + std::to_string(y) + ")";
+    } else if (from == 2) {
+      t = course::gray_image(tw, th, std::uint8_t(rng.below(256)));
+      kind += ", flat template";
+    } else {
+      t = random_image(tw, th, seed + 1);
+    }
+
+    placement at;
+    for (auto &o : at.offset) o = rng.below(4);
+    if (rng.chance(0.25)) at.stream = side;
+    const std::string who = describe(img, t, at) + kind + " (case seed " + std::to_string(seed) + ")";
+    INFO("case " << c << ": " << who);
+    ncc::problem p(img, t);
+    const auto want = ncc::host_reference_sums(img, t);
+    const auto want_coef = ncc::host_coefficients(want, p.stats());
+    const bool sums_first = rng.chance(0.5);
+    for (int mode = 0; mode < 2; ++mode) {
+      if ((mode == 0) == sums_first) compare_sums(who, run_sums(p, nullptr, at), want);
+      else compare_coefficients(who, run_coefficients(p, nullptr, at), want_coef);
+    }
+  }
+  SUCCEED();
+}

@@ -8,7 +8,10 @@
 #include "common/random.h"
 #include "harness/catch.h"
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -76,6 +79,39 @@ TEST_CASE("pgm: malformed files are rejected with one line naming the file", "[p
     CHECK(e.find('\n') == std::string::npos);
   }
   CHECK_THROWS_AS(course::read_pgm("/nonexistent/dir/none.pgm"), std::runtime_error);
+}
+
+TEST_CASE("pgm: a directory, a missing file and an unreadable file each get one line saying which", "[pgm]") {
+  // `ncc --image <directory>` used to say "file too large for an 8-bit PGM" (issue 14).
+  namespace fs = std::filesystem;
+  auto error_reading = [](const fs::path &p) -> std::string {
+    try {
+      course::read_pgm(p.string());
+    } catch (const std::runtime_error &e) {
+      return e.what();
+    }
+    return "";
+  };
+  const fs::path dir = fs::temp_directory_path() /
+                       ("course-test-pgm-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  fs::create_directories(dir);
+  CHECK(error_reading(dir) == dir.string() + ": is a directory, not a PGM file");
+  CHECK(error_reading(dir / "none.pgm") == (dir / "none.pgm").string() + ": no such file");
+  CHECK(error_reading(dir / "none" / "x.pgm") == (dir / "none" / "x.pgm").string() + ": no such file");
+  const fs::path locked = dir / "locked.pgm";
+  course::write_pgm(locked.string(), course::gray_image(2, 2, 7));
+  CHECK(course::read_pgm(locked.string()).pixels.size() == 4);
+  fs::permissions(locked, fs::perms::none);
+  if (std::ifstream(locked).good()) {
+    WARN("this process may read any file (root?): the unreadable-file case is not checked");
+  } else {
+    const std::string e = error_reading(locked);
+    INFO(e);
+    CHECK(e.rfind(locked.string() + ": cannot open for reading", 0) == 0);
+    CHECK(e.find('\n') == std::string::npos);
+  }
+  fs::permissions(locked, fs::perms::owner_all);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("pgm: fuzzed headers and bodies never crash", "[pgm][fuzz]") {
