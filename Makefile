@@ -7,12 +7,16 @@ CHAPTERS := 11-streaming 12-reduction 13-scan 14-nbody 15-ncc
 CHAPTER  ?= 11-streaming
 # ARCH="80;90" overrides the CUDA architectures (default: the GPUs present, else 90).
 ARCH     ?=
+# CMAKE_ARGS="-D..." more options for the first configure (CI: -DCOURSE_WARNINGS_AS_ERRORS=ON).
+CMAKE_ARGS ?=
 PYTHON   ?= python3
 # matplotlib may live in another interpreter than the first python3 on PATH (pyenv, venvs).
 PLOT_PYTHON := $(shell for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+# Build on past a target that fails (an exercise that does not compile), for the targets that run many.
+KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build check tour bench nbody ncc sanitize sass sass-count sass-diff plots doctor exercises reset clean
+.PHONY: help deps configure build check progress tour bench nbody ncc sanitize sass sass-count sass-diff plots doctor exercises reset clean
 
 help:
 	@echo "The CUDA Handbook, Part III, as staged exercises. From the repository root:"
@@ -20,6 +24,8 @@ help:
 	@echo "  make tour                    build, then run every chapter's reference stages with its progression table"
 	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
 	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
+	@echo "                               one stage: its tests, then memcheck, racecheck, synccheck on a GPU"
+	@echo "  make progress                every exercise's state from the last runs, your time beside the reference"
 	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
 	@echo "  make nbody ARGS='--N 16384 --steps 100 --stage 07'    the N-body simulation (chapter 14)"
 	@echo "  make ncc ARGS='--wTemplate 16 --hTemplate 16'         template matching on a PGM (chapter 15)"
@@ -37,10 +43,13 @@ help:
 	@for f in solutions/*/[0-9]*.cu; do s=$${f#solutions/}; echo "  $${s%.cu}"; done
 
 # The chapters' programs, with their options in ARGS (--help lists them).
-nbody: build
+# Each target builds only what it runs: an exercise that does not compile blocks nothing else.
+nbody: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target nbody
 	$(BUILD)/bin/nbody $(ARGS)
 
-ncc: build
+ncc: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target ncc
 	$(BUILD)/bin/ncc $(ARGS)
 
 deps:
@@ -48,34 +57,51 @@ deps:
 
 $(BUILD)/CMakeCache.txt:
 	@harness/deps.sh
-	cmake -S . -B $(BUILD) $(GENERATOR) $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURES="$(ARCH)")
+	cmake -S . -B $(BUILD) $(GENERATOR) $(if $(ARCH),-DCMAKE_CUDA_ARCHITECTURES="$(ARCH)") $(CMAKE_ARGS)
 
 configure: $(BUILD)/CMakeCache.txt
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-check: build
-	@$(PYTHON) harness/check_notes.py $(BUILD)
-	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE sanitize $(if $(STAGE),-R "$(STAGE)")
+# harness/check.py: builds what the selected tests need (going on past a stage that does not
+# compile, and naming it), runs them, runs the sanitizers when STAGE selects one stage on a GPU,
+# prints a summary per stage and records it for `make progress`.
+check: configure
+	@$(PYTHON) harness/check.py run --build $(BUILD) --jobs $(JOBS) $(if $(STAGE),--stage "$(STAGE)")
 
-tour: build
+progress:
+	@$(PYTHON) harness/check.py progress --build $(BUILD)
+
+tour: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target $(addprefix bench-,$(CHAPTERS))
 	@for c in $(CHAPTERS); do $(BUILD)/bin/bench-$$c $(ARGS) || exit 1; done
 
-bench: build
-	$(BUILD)/bin/bench-$(CHAPTER)$(if $(EXERCISE),-exercise) $(ARGS)
+# The exercises' benchmark writes under results/exercise/, beside the solutions' results/.
+bench: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target bench-$(CHAPTER)$(if $(EXERCISE),-exercise)
+	$(BUILD)/bin/bench-$(CHAPTER)$(if $(EXERCISE),-exercise) $(if $(EXERCISE),--results results/exercise) $(ARGS)
 
 # Each sanitizer run is a process of its own on a shared GPU: they run side by side.
-sanitize: build
+sanitize: configure
+	@cmake --build $(BUILD) -j $(JOBS) $(KEEP_GOING) || echo "sanitize: some targets did not build (above): their tests will fail"
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(SANITIZE_JOBS) -L sanitize $(if $(STAGE),-R "$(STAGE)")
 
-sass: build
+# The object library of a stage named exercise/<chapter>/<stage>, solution/... or <chapter>/<stage>.
+stage_object = $(if $(filter exercise/%,$(1)),exercise.$(subst /,.,$(patsubst exercise/%,%,$(1))),solution.$(subst /,.,$(patsubst solution/%,%,$(1))))
+# SASS needs only the stages' objects (or, without cuobjdump, nothing: the committed captures).
+sass_objects = cmake --build $(BUILD) -j $(JOBS) --target $(foreach s,$(1),$(call stage_object,$(s))) >/dev/null 2>&1 || true
+
+sass: configure
+	@$(call sass_objects,$(STAGE))
 	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(STAGE)
 
-sass-count: build
+sass-count: configure
+	@$(call sass_objects,$(STAGE))
 	@$(PYTHON) harness/sass.py count --build $(BUILD) $(STAGE)
 
-sass-diff: build
+sass-diff: configure
+	@$(call sass_objects,$(A) $(B))
 	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(A) $(B)
 
 plots:
@@ -89,7 +115,7 @@ exercises:
 	@$(PYTHON) harness/exercises.py generate
 
 reset:
-	@$(PYTHON) harness/exercises.py reset $(STAGE)
+	@$(PYTHON) harness/exercises.py reset -- "$(STAGE)"
 
 clean:
 	rm -rf $(BUILD)

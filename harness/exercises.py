@@ -9,12 +9,18 @@ A stage file in solutions/<chapter>/ marks the student's part:
 
 Its twin in chapters/<chapter>/ is the same file with each region's body replaced by the stub
 `COURSE_TODO();` (until the student writes their own). Outside the regions the two must be equal.
+The hint is the BEGIN line and the // lines right after it in the solution; in the exercise,
+everything after those same hint lines up to END is the student's, comments included.
 
   exercises.py check              fail (exit 1) if any pair differs outside the regions
-  exercises.py generate           write chapters/ from solutions/, keeping regions a student filled in
-  exercises.py reset STAGE        put the stub back in one stage, e.g. 11-streaming/01_grid_stride
+  exercises.py generate           write chapters/ from solutions/, keeping regions a student filled in;
+                                  a file whose regions no longer match the solution's is first
+                                  saved under backups/<chapter>/
+  exercises.py reset STAGE        save the exercise to backups/<chapter>/<stage>.<date-time>.cu, then
+                                  put the stub back, e.g. STAGE=11-streaming/01_grid_stride
 """
 import argparse
+import datetime
 import difflib
 import pathlib
 import re
@@ -26,37 +32,82 @@ END = re.compile(r"^\s*// EXERCISE END")
 STUB = "COURSE_TODO();"
 
 
-def split(text, path):
-    """[outside, region body, outside, region body, ..., outside]; the hint stays outside."""
+class ParseError(Exception):
+    """A stage file whose EXERCISE markers do not pair up."""
+
+
+class UsageError(Exception):
+    """A wrong STAGE: one line for the user, exit status 2."""
+
+
+def now():
+    return datetime.datetime.now()  # the backups' time stamp (tests replace it)
+
+
+def parse(text, path, hints=None):
+    """-> (parts, region hints).
+
+    parts: [outside, region body, outside, region body, ..., outside]; each region's hint (its
+    BEGIN line and the hint's // continuation lines) ends the outside part before its body.
+    region hints: per region, the hint's lines stripped (a tuple).
+
+    hints=None reads a solution: the hint is the BEGIN line and the // lines right after it.
+    Given the solution's region hints, reads an exercise: where the lines from BEGIN on equal
+    one of those hints (the region's own by position first), exactly those lines are the hint
+    and the rest, comments included, is the student's body. A hint matching none of them (the
+    solution's hint changed) falls back to the solution's rule, taking no more lines than the
+    solution's hint at the same position has.
+    """
     lines = text.splitlines(keepends=True)
-    parts, current, i = [], [], 0
+    parts, region_hints, current, i = [], [], [], 0
     while i < len(lines):
-        m = BEGIN.match(lines[i])
-        if not m:
+        if not BEGIN.match(lines[i]):
             if END.match(lines[i]):
-                raise SystemExit(f"{path}:{i + 1}: EXERCISE END without BEGIN")
+                raise ParseError(f"{path}:{i + 1}: EXERCISE END without BEGIN")
             current.append(lines[i])
             i += 1
             continue
-        current.append(lines[i])
-        i += 1
-        while i < len(lines) and lines[i].strip().startswith("//") and not END.match(lines[i]):
-            current.append(lines[i])  # the hint's continuation lines
-            i += 1
+        begin = i
+        hint_len = None
+        if hints is not None:
+            k = len(region_hints)
+            candidates = ([hints[k]] if k < len(hints) else []) + sorted(hints, key=len, reverse=True)
+            for hint in candidates:
+                window = [line.strip() for line in lines[i:i + len(hint)]]
+                if tuple(window) == tuple(hint) and not any(END.match(line) for line in lines[i + 1:i + len(hint)]):
+                    hint_len = len(hint)
+                    break
+        if hint_len is None:
+            hint_len = 1
+            while (i + hint_len < len(lines) and lines[i + hint_len].strip().startswith("//")
+                   and not END.match(lines[i + hint_len]) and not BEGIN.match(lines[i + hint_len])):
+                hint_len += 1  # the hint's continuation lines
+            if hints is not None and len(region_hints) < len(hints):
+                # A reworded hint most often keeps its number of lines: the student's comments
+                # after it stay theirs.
+                hint_len = min(hint_len, len(hints[len(region_hints)]))
+        current.extend(lines[i:i + hint_len])
+        region_hints.append(tuple(line.strip() for line in lines[i:i + hint_len]))
+        i += hint_len
         parts.append("".join(current))
         body = []
         while i < len(lines) and not END.match(lines[i]):
             if BEGIN.match(lines[i]):
-                raise SystemExit(f"{path}:{i + 1}: nested EXERCISE BEGIN")
+                raise ParseError(f"{path}:{i + 1}: EXERCISE BEGIN inside the region opened on line {begin + 1}")
             body.append(lines[i])
             i += 1
         if i == len(lines):
-            raise SystemExit(f"{path}: EXERCISE BEGIN without END")
+            raise ParseError(f"{path}:{begin + 1}: EXERCISE BEGIN without END")
         parts.append("".join(body))
         current = [lines[i]]  # the END line opens the next outside part
         i += 1
     parts.append("".join(current))
-    return parts
+    return parts, region_hints
+
+
+def split(text, path):
+    """A solution's [outside, region body, ..., outside]; the hint stays outside."""
+    return parse(text, path)[0]
 
 
 def indent_of_region(outside_before):
@@ -67,45 +118,80 @@ def indent_of_region(outside_before):
     return ""
 
 
-def stage_pairs():
-    for solution in sorted((ROOT / "solutions").glob("*/*.cu")):
-        yield solution, ROOT / "chapters" / solution.parent.name / solution.name
+def is_stub(body):
+    return body.strip() == STUB
 
 
-def exercise_text(solution_parts, keep_bodies=None):
+def stage_pairs(root=None):
+    root = root or ROOT
+    for solution in sorted((root / "solutions").glob("*/*.cu")):
+        yield solution, root / "chapters" / solution.parent.name / solution.name
+
+
+def exercise_text(solution_parts, bodies=None):
+    """The solution with each region's body replaced by bodies[k] (the stub where None)."""
     out = []
     for k, part in enumerate(solution_parts):
         if k % 2 == 0:
             out.append(part)
-        elif keep_bodies is not None:
-            out.append(keep_bodies[k])
+        elif bodies is not None and bodies[k // 2] is not None:
+            out.append(bodies[k // 2])
         else:
             out.append(indent_of_region(solution_parts[k - 1]) + STUB + "\n")
     return "".join(out)
 
 
-def check():
+def rel(path, root):
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def backup(exercise, root):
+    """Copy the exercise to backups/<chapter>/<stage>.<YYYYmmdd-HHMMSS>.cu; never overwrites one."""
+    folder = root / "backups" / exercise.parent.name
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = now().strftime("%Y%m%d-%H%M%S")
+    data = exercise.read_bytes()
+    n = 1
+    while True:
+        target = folder / f"{exercise.stem}.{stamp}{'' if n == 1 else f'-{n}'}.cu"
+        try:
+            with open(target, "xb") as f:
+                f.write(data)
+            return target
+        except FileExistsError:
+            n += 1
+
+
+def check(root=None):
+    root = root or ROOT
     problems, count = [], 0
-    for solution, exercise in stage_pairs():
+    for solution, exercise in stage_pairs(root):
         count += 1
         if not exercise.exists():
-            problems.append(f"{exercise.relative_to(ROOT)}: missing (make exercises writes it)")
+            problems.append(f"{rel(exercise, root)}: missing (make exercises writes it)")
             continue
-        s_parts = split(solution.read_text(), solution)
-        e_parts = split(exercise.read_text(), exercise)
-        if len(s_parts) != len(e_parts):
-            problems.append(f"{exercise.relative_to(ROOT)}: {len(e_parts) // 2} EXERCISE regions, the solution has {len(s_parts) // 2}")
-            continue
-        expected = exercise_text(s_parts, keep_bodies=e_parts)
         actual = exercise.read_text()
+        try:
+            s_parts, s_hints = parse(solution.read_text(), rel(solution, root))
+            e_parts, _ = parse(actual, rel(exercise, root), s_hints)
+        except ParseError as err:
+            problems.append(str(err))
+            continue
+        if len(s_parts) != len(e_parts):
+            problems.append(f"{rel(exercise, root)}: {len(e_parts) // 2} EXERCISE regions, the solution has {len(s_parts) // 2}")
+            continue
+        expected = exercise_text(s_parts, e_parts[1::2])
         if expected != actual:
             diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected (from the solution)",
-                                        str(exercise.relative_to(ROOT)), lineterm="", n=1)
-            problems.append(f"{exercise.relative_to(ROOT)} differs from {solution.relative_to(ROOT)} outside the EXERCISE regions:\n"
+                                        rel(exercise, root), lineterm="", n=1)
+            problems.append(f"{rel(exercise, root)} differs from {rel(solution, root)} outside the EXERCISE regions:\n"
                             + "\n".join(list(diff)[:40]))
-    for exercise in sorted((ROOT / "chapters").glob("*/[0-9]*.cu")):
-        if not (ROOT / "solutions" / exercise.parent.name / exercise.name).exists():
-            problems.append(f"{exercise.relative_to(ROOT)}: no solution beside it in solutions/")
+    for exercise in sorted((root / "chapters").glob("*/[0-9]*.cu")):
+        if not (root / "solutions" / exercise.parent.name / exercise.name).exists():
+            problems.append(f"{rel(exercise, root)}: no solution beside it in solutions/")
     if problems:
         print("\n".join(problems))
         print(f"exercises out of sync: {len(problems)} problem(s); 'make exercises' regenerates chapters/ from solutions/")
@@ -114,45 +200,182 @@ def check():
     return 0
 
 
-def generate():
-    for solution, exercise in stage_pairs():
-        s_parts = split(solution.read_text(), solution)
-        keep = None
-        if exercise.exists():
-            e_parts = split(exercise.read_text(), exercise)
-            if len(e_parts) == len(s_parts):
-                keep = e_parts  # the student's regions (or the stubs) survive a regeneration
-        text = exercise_text(s_parts, keep)
-        if not exercise.exists() or exercise.read_text() != text:
+def label(hint):
+    """A region's name in messages: the start of its hint."""
+    text = re.sub(r"^// EXERCISE BEGIN:?\s*", "", hint[0]) if hint else ""
+    return f'"{text[:57] + "..." if len(text) > 60 else text}"'
+
+
+def regions(numbers):
+    """[2] -> 'region 2'; [1, 3] -> 'regions 1 and 3'."""
+    if len(numbers) == 1:
+        return f"region {numbers[0]}"
+    return "regions " + ", ".join(map(str, numbers[:-1])) + f" and {numbers[-1]}"
+
+
+def match_regions(s_hints, e_hints):
+    """For each solution region, the exercise region whose body it keeps (or None).
+
+    By hint first (the same position preferred), then by position among those left."""
+    assign, used = [None] * len(s_hints), set()
+    for j, hint in enumerate(s_hints):
+        if j < len(e_hints) and e_hints[j] == hint:
+            assign[j] = j
+            used.add(j)
+    for j, hint in enumerate(s_hints):
+        if assign[j] is None:
+            i = next((i for i, h in enumerate(e_hints) if i not in used and h == hint), None)
+            if i is not None:
+                assign[j] = i
+                used.add(i)
+    for j in range(len(s_hints)):
+        if assign[j] is None and j < len(e_hints) and j not in used:
+            assign[j] = j
+            used.add(j)
+    return assign
+
+
+def generate(root=None):
+    root = root or ROOT
+    status = 0
+    for solution, exercise in stage_pairs(root):
+        try:
+            s_parts, s_hints = parse(solution.read_text(), rel(solution, root))
+        except ParseError as err:
+            print(f"{err}; {rel(exercise, root)} left as it is")
+            status = 1
+            continue
+        if not exercise.exists():
             exercise.parent.mkdir(parents=True, exist_ok=True)
-            exercise.write_text(text)
-            print(f"wrote {exercise.relative_to(ROOT)}")
+            exercise.write_text(exercise_text(s_parts))
+            print(f"wrote {rel(exercise, root)}")
+            continue
+        old = exercise.read_text()
+        notes, why = [], None
+        try:
+            e_parts, e_hints = parse(old, rel(exercise, root), s_hints)
+        except ParseError as err:
+            e_bodies, bodies = [], None
+            why = f"its EXERCISE markers do not pair up ({err}); it is now the stub"
+            written = True
+        else:
+            e_bodies = e_parts[1::2]
+            written = any(not is_stub(b) for b in e_bodies)
+            assign = match_regions(s_hints, e_hints)
+            bodies = [None if i is None else e_bodies[i] for i in assign]
+            if assign != list(range(len(s_hints))) or len(e_hints) != len(s_hints):
+                if len(e_hints) != len(s_hints):
+                    why = f"the solution has {len(s_hints)} EXERCISE regions, this file had {len(e_hints)}"
+                else:
+                    moved = [j + 1 for j, i in enumerate(assign) if i != j]
+                    why = f"{regions(moved)} of the solution changed (hint or order)"
+            elif any(e_hints[j] != s_hints[j] for j in range(len(s_hints))):
+                changed = [j + 1 for j in range(len(s_hints)) if e_hints[j] != s_hints[j]]
+                why = f"the hint of {regions(changed)} changed in the solution"
+            for j, i in enumerate(assign):
+                if i is None:
+                    notes.append(f"region {j + 1} {label(s_hints[j])} is new: it starts as the stub")
+                elif is_stub(e_bodies[i]):
+                    continue
+                elif e_hints[i] == s_hints[j]:
+                    notes.append(f"kept your region {label(s_hints[j])} (same hint)")
+                else:
+                    notes.append(f"kept your region {i + 1} under the solution's region {j + 1} "
+                                 f"{label(s_hints[j])} (by position; the hint changed)")
+            for i, body in enumerate(e_bodies):
+                if i not in assign and not is_stub(body):
+                    notes.append(f"your region {i + 1} {label(e_hints[i])} has no place in the solution now: "
+                                 f"its text is only in the backup")
+        text = exercise_text(s_parts, bodies)
+        if text == old:
+            continue
+        if written:
+            why = why or "the text outside its EXERCISE regions changed (an updated solution, or edits outside a region)"
+            saved = backup(exercise, root)
+            print(f"saved your version of {rel(exercise, root)} to {rel(saved, root)}: {why}")
+            for note in notes:
+                print(f"  {note}")
+        exercise.write_text(text)
+        print(f"wrote {rel(exercise, root)}")
+    return status
+
+
+def stage_id(arg, root):
+    """'13-scan/04_two_level', 'exercise/13-scan/04_two_level' or 'chapters/13-scan/04_two_level.cu'
+    -> '13-scan/04_two_level'; UsageError (one line) for anything else."""
+    stages = sorted(f"{s.parent.name}/{s.stem}" for s, _ in stage_pairs(root))
+    how = "make reset STAGE=<chapter>/<stage>, e.g. " + (stages[0] if stages else "11-streaming/01_grid_stride")
+    stage = (arg or "").strip()
+    if not stage:
+        raise UsageError(f"reset: say which stage: {how} (make help lists every stage)")
+    path = pathlib.Path(stage)
+    if path.is_absolute():
+        try:
+            stage = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    while stage.startswith("./"):
+        stage = stage[2:]
+    for prefix in ("exercise/", "chapters/"):
+        if stage.startswith(prefix):
+            stage = stage[len(prefix):]
+            break
+    if stage.endswith(".cu"):
+        stage = stage[:-3]
+    if stage in stages:
+        return stage
+    chapter = stage.split("/")[0]
+    in_chapter = [s.split("/", 1)[1] for s in stages if s.split("/")[0] == chapter]
+    if in_chapter:
+        raise UsageError(f"reset: no stage '{arg}'; {chapter} has {', '.join(in_chapter)} "
+                         f"(make reset STAGE={chapter}/<one of them>)")
+    chapters = sorted({s.split("/")[0] for s in stages})
+    raise UsageError(f"reset: no stage '{arg}'; the chapters are {', '.join(chapters)} ({how}; make help lists every stage)")
+
+
+def reset(stage_arg, root=None):
+    root = root or ROOT
+    stage = stage_id(stage_arg, root)
+    solution = root / "solutions" / (stage + ".cu")
+    exercise = root / "chapters" / (stage + ".cu")
+    stub = exercise_text(split(solution.read_text(), rel(solution, root)))
+    if not exercise.exists():
+        exercise.parent.mkdir(parents=True, exist_ok=True)
+        exercise.write_text(stub)
+        print(f"{rel(exercise, root)} was missing; wrote the stub")
+        return 0
+    if exercise.read_bytes() == stub.encode():
+        print(f"{rel(exercise, root)} is already the stub: nothing to save, nothing reset")
+        return 0
+    saved = backup(exercise, root)
+    exercise.write_text(stub)
+    print(f"saved your version of {stage} to {rel(saved, root)}; reset {rel(exercise, root)} to the stub")
     return 0
 
 
-def reset(stage):
-    solution = ROOT / "solutions" / (stage + ".cu")
-    if not solution.exists():
-        raise SystemExit(f"exercises: no stage {stage} (expected {solution.relative_to(ROOT)})")
-    exercise = ROOT / "chapters" / (stage + ".cu")
-    exercise.write_text(exercise_text(split(solution.read_text(), solution)))
-    print(f"reset {exercise.relative_to(ROOT)} to the stub")
-    return 0
-
-
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=pathlib.Path, default=ROOT,
+                        help="the course's root (default: this repository; the tests use copies)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("check")
     sub.add_parser("generate")
     r = sub.add_parser("reset")
-    r.add_argument("stage")
-    args = parser.parse_args()
-    if args.command == "check":
-        return check()
-    if args.command == "generate":
-        return generate()
-    return reset(args.stage)
+    r.add_argument("stage", nargs="?", default="")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    try:
+        if args.command == "check":
+            return check(root)
+        if args.command == "generate":
+            return generate(root)
+        return reset(args.stage, root)
+    except UsageError as err:
+        print(err, file=sys.stderr)
+        return 2
+    except ParseError as err:
+        print(f"exercises: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""The student's loop: `make check` and `make progress`.
+
+  check.py run [--build DIR] [--stage REGEX] [--jobs N]
+      Builds only what the selected tests need, keeps going past a stage that does not compile
+      (and names it), runs the tests with ctest, and, when the selection is one stage on a GPU
+      with compute-sanitizer, runs memcheck, racecheck and synccheck on it with a one-line
+      verdict each. Ends with a summary per stage (passed, failed, compiled but not run, TODO,
+      does not compile) and records it in DIR/progress.json for `make progress`.
+  check.py progress [--build DIR]
+      Per chapter, each stage's state from the last runs (instant: nothing is built or run), and
+      the stage's time beside the reference solution's from the last benchmark runs.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+STAGE_ID = re.compile(r"^\d\d_\w+$")
+TOOLS = ("memcheck", "racecheck", "synccheck")
+
+
+# --- test names and stage keys ------------------------------------------------------------------
+def stage_of_test(name):
+    """(variant, chapter, stage, kind) for a test of a stage, else None. kind: tests, sweep, host,
+    wrong, sanitize:<tool>."""
+    parts = name.split("/")
+    if parts[0] in ("solution", "exercise") and len(parts) >= 3 and STAGE_ID.match(parts[2]):
+        kind = "sweep" if len(parts) == 4 and parts[3] == "sweep" else "tests"
+        return parts[0], parts[1], parts[2], kind
+    if parts[0] == "host" and len(parts) == 4 and parts[1] in ("solution", "exercise") and STAGE_ID.match(parts[3]):
+        return parts[1], parts[2], parts[3], "host"
+    if parts[0] == "sanitize" and len(parts) == 5:
+        return parts[2], parts[3], parts[4], "sanitize:" + parts[1]
+    if parts[0] == "wrong" and len(parts) == 3:
+        return "wrong", parts[1], parts[2], "wrong"
+    return None
+
+
+def key(variant, chapter, stage):
+    return f"{variant}/{chapter}/{stage}"
+
+
+# --- the build directory -------------------------------------------------------------------------
+def generator_is_ninja(build):
+    return (build / "build.ninja").is_file()
+
+
+def refresh_configuration(build):
+    """Re-runs CMake if a stage file changed in a way the configuration depends on (a COURSE_TODO
+    removed): the test list below must be the current one."""
+    if generator_is_ninja(build):
+        cmd = ["cmake", "--build", str(build), "--target", "build.ninja"]
+    else:
+        cmd = ["cmake", "-S", str(ROOT), "-B", str(build)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.stdout.write(run.stdout + run.stderr)
+        raise SystemExit("check: CMake could not configure the build (above)")
+
+
+def list_tests(build, regex, labels_exclude="sanitize"):
+    cmd = ["ctest", "-N", "--show-only=json-v1"]
+    if labels_exclude:
+        cmd += ["-LE", labels_exclude]
+    if regex:
+        cmd += ["-R", regex]
+    run = subprocess.run(cmd, cwd=build, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise SystemExit("check: ctest could not list the tests:\n" + run.stderr)
+    return json.loads(run.stdout)["tests"]
+
+
+def other_program(name):
+    """The programs of the tests that are not a stage's (the CMakeLists name them so)."""
+    fixed = {"host/harness": "test-harness", "host/pgm": "test-pgm", "host/08-warp/warp_model": "test-08-warp-model"}
+    if name in fixed:
+        return fixed[name]
+    m = re.match(r"^host/(\d\d-[a-z]+)$", name)
+    if m:
+        return f"test-{m.group(1)}-host"
+    if re.match(r"^(gpu|host)/14-nbody/driver", name):
+        return "nbody"
+    if name.startswith("solution/15-ncc/program"):
+        return "ncc"
+    return None
+
+
+def program_of(test, build):
+    """The name of the build-tree program a test runs (for a sanitizer test, the program under the
+    tool), or None if it is not one of build/bin. ctest lists no command for a program not built
+    yet: the stages' tests are then named by the build's convention (cmake/CourseStages.cmake)."""
+    bin_dir = os.path.realpath(build / "bin")  # real paths: the checkout may sit behind a link
+    for arg in test.get("command") or []:
+        if os.path.dirname(os.path.realpath(arg)) == bin_dir:
+            return os.path.basename(arg)
+    s = stage_of_test(test["name"])
+    if s is None:
+        return other_program(test["name"])
+    variant, chapter, stage, kind = s
+    if kind == "host":
+        return f"test-{chapter}-cpu-{variant}"  # chapter 14's CPU stage (chapters/14-nbody/CMakeLists.txt)
+    return f"test.{variant}.{chapter}.{stage}"
+
+
+# --- building -----------------------------------------------------------------------------------
+FIRST_ERROR = re.compile(r"(^\S+?[:(]\d+[):]?.*\berror\b.*$)|(^.*\berror\b:.*$)", re.MULTILINE)
+
+
+def failed_blocks(log):
+    """{output path: first error line} for each FAILED: block of a ninja log."""
+    blocks = {}
+    for m in re.finditer(r"^FAILED: (\S+).*?$(.*?)(?=^FAILED: |^ninja: |\Z)", log, re.MULTILINE | re.DOTALL):
+        out, body = m.group(1), m.group(2)
+        err = FIRST_ERROR.search(body)
+        line = err.group(0).strip() if err else body.strip().splitlines()[-1] if body.strip() else "failed"
+        blocks[out] = line.replace(str(ROOT) + "/", "")
+    return blocks
+
+
+def stale_programs(build, targets):
+    """Programs among targets that a build would still have to make (their build failed)."""
+    if not targets:
+        return set()
+    run = subprocess.run(["ninja", "-C", str(build), "-n"] + sorted(targets), capture_output=True, text=True)
+    stale = set()
+    for line in run.stdout.splitlines():
+        m = re.search(r"Linking \S+ executable bin/(\S+)", line)
+        if m:
+            stale.add(m.group(1))
+    return stale
+
+
+def build_programs(build, programs, jobs, everything):
+    """Builds the programs (everything: all targets, the benchmarks too), keeping going past
+    failures. Returns ({program: first error}, ok)."""
+    targets = sorted(programs)
+    if not targets and not everything:
+        return {}, True
+    cmd = ["cmake", "--build", str(build), "-j", str(jobs)]
+    if not everything:
+        cmd += ["--target"] + targets
+    ninja = generator_is_ninja(build)
+    if ninja:
+        cmd += ["--", "-k", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = []
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        log.append(line)
+    proc.wait()
+    if proc.returncode == 0:
+        return {}, True
+    if not ninja:
+        raise SystemExit("check: the build failed (above); with the Ninja generator check would go on with the rest")
+    blocks = failed_blocks("".join(log))
+    broken = {}
+    for program in stale_programs(build, targets):
+        # The first error among the failed outputs that belong to this program's stage, if any
+        # can be told apart by name; else the first error of the build.
+        stem = program[len("test."):] if program.startswith("test.") else program
+        reason = next((e for out, e in blocks.items() if stem in out), None)
+        if reason is None:
+            reason = next(iter(blocks.values()), "did not build")
+        broken[program] = reason
+    return broken, False
+
+
+# --- running ------------------------------------------------------------------------------------
+def gpu_reason():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return "no NVIDIA driver (nvidia-smi not found)"
+    run = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    if run.returncode != 0 or "GPU" not in run.stdout:
+        return "nvidia-smi finds no usable GPU"
+    return None
+
+
+def run_ctest(build, names, jobs):
+    """Runs exactly the named tests; returns {name: (status, output)}, status one of passed,
+    failed, skipped."""
+    if not names:
+        return {}
+    junit = build / "check-results.xml"
+    regex = "^(" + "|".join(re.escape(n) for n in sorted(names)) + ")$"
+    cmd = ["ctest", "--output-on-failure", "--no-tests=error", "-j", str(jobs), "-LE", "sanitize", "-R", regex,
+           "--output-junit", str(junit)]
+    subprocess.run(cmd, cwd=build)
+    results = {}
+    if not junit.is_file():
+        return results
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        out = case.findtext("system-out") or ""
+        status = case.get("status")
+        skipped = case.find("skipped")
+        if "COURSE_SKIP:" in out or status == "disabled" or (
+                skipped is not None and "SKIP" in (skipped.get("message") or "")):
+            results[case.get("name")] = ("skipped", out)
+        elif status in ("fail", "notrun") or case.find("failure") is not None:  # notrun: no program
+            results[case.get("name")] = ("failed", out)
+        else:
+            results[case.get("name")] = ("passed", out)
+    return results
+
+
+REPORT_LINE = re.compile(r"^=+\s+(Invalid .*|Error.*|Warning.*|Barrier error.*|Program hit .*|Race reported.*|"
+                         r"Uninitialized .*|Leaked .*|.*hazard.*)$", re.IGNORECASE)
+SOURCE_LINE = re.compile(r"in (\S+?:\d+)")
+
+
+def sanitizer_verdict(tool, output, code):
+    """One line: clean, or the first report and its source line."""
+    lines = output.splitlines()
+    first, where = None, None
+    for i, line in enumerate(lines):
+        if REPORT_LINE.match(line) and "SUMMARY" not in line:
+            first = re.sub(r"^=+\s+", "", line).strip()
+            first = re.sub(r"\s+at\s+.*?\+0x[0-9a-fA-F]+\s+in\s+\S+:\d+", "", first)  # the place goes last
+            for follow in lines[i:i + 12]:
+                m = SOURCE_LINE.search(follow)
+                if m:
+                    where = m.group(1).replace(str(ROOT) + "/", "")
+                    break
+            break
+    summary = next((l for l in lines if "SUMMARY" in l), "")
+    summary = re.sub(r"^=+ *", "", summary).strip()
+    if code == 0:
+        return "clean", f"{tool}: clean" + (f" ({summary})" if summary else "")
+    if first:
+        return "errors", f"{tool}: {first}" + (f" at {where}" if where else "")
+    if re.search(r"\b0 errors", summary) and re.search(r"replay: COURSE_SEED|FAILED", output):
+        return "clean", f"{tool}: nothing to report, but the tests failed under it too ({summary})"
+    tail = next((l for l in reversed(lines) if l.strip()), "")
+    return "errors", f"{tool}: failed (exit {code}): {tail.strip()}"
+
+
+def run_sanitizers(build, program, name):
+    """memcheck, racecheck and synccheck on one stage's program at small sizes, side by side."""
+    logs = build / "sanitize"
+    logs.mkdir(exist_ok=True)
+    script = ROOT / "harness" / "sanitize.sh"
+
+    def one(tool):
+        run = subprocess.run([str(script), tool, str(program)], capture_output=True, text=True)
+        out = run.stdout + run.stderr
+        (logs / f"{name.replace('/', '.')}.{tool}.log").write_text(out)
+        if "COURSE_SKIP" in out and run.returncode == 0:
+            return tool, "skipped", f"{tool}: skipped: " + next(l for l in out.splitlines() if "COURSE_SKIP" in l).split(
+                "COURSE_SKIP:", 1)[1].strip()
+        state, line = sanitizer_verdict(tool, out, run.returncode)
+        return tool, state, line
+
+    print(f"\nsanitizers on {name} (small sizes; full logs in {logs.relative_to(ROOT) if logs.is_relative_to(ROOT) else logs}/):")
+    verdicts = {}
+    with concurrent.futures.ThreadPoolExecutor(len(TOOLS)) as pool:
+        for tool, state, line in pool.map(one, TOOLS):
+            verdicts[tool] = state
+            print("  " + line)
+    return verdicts
+
+
+# --- the summary and progress.json ---------------------------------------------------------------
+def now():
+    return datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+
+
+def load_progress(build):
+    path = build / "progress.json"
+    if path.is_file():
+        try:
+            return json.loads(path.read_text())
+        except ValueError:
+            pass
+    return {"stages": {}}
+
+
+def save_progress(build, progress):
+    (build / "progress.json").write_text(json.dumps(progress, indent=1, sort_keys=True) + "\n")
+
+
+def first_failure(output):
+    """The message of the first failed check in a test program's output (the tests' messages
+    start with "stage <id>"), on one line, or ""."""
+    lines = output.splitlines()
+    for i, line in enumerate(lines):
+        if not line.rstrip().endswith("FAILED:"):
+            continue
+        block = []
+        for follow in lines[i + 1:]:
+            if not follow.startswith("  "):
+                if block:
+                    break
+                continue
+            block.append(follow.strip())
+        msg = next((k for k, b in enumerate(block) if b.startswith("stage ")), None)
+        text = " ".join(block[msg:] if msg is not None else block[-1:])
+        return text if len(text) <= 240 else text[:237] + "..."
+    m = re.search(r"^(TIMEOUT: .*)$", output, re.MULTILINE)
+    return m.group(1) if m else ""
+
+
+def stage_state(kinds, results, broken_reason):
+    """A stage's state from its tests' results: (state, detail)."""
+    if broken_reason:
+        return "does not compile", broken_reason
+    states = [results[n] for n in kinds.values() if n in results]
+    if not states:
+        return "not run", ""
+    if any(s == "failed" for s, _ in states):
+        return "failed", next((first_failure(o) for s, o in states if s == "failed" and first_failure(o)), "")
+    if all(s == "skipped" for s, _ in states):
+        text = " ".join(o for _, o in states)
+        if "TODO" in text:
+            return "TODO", ""
+        if "GPU" in text or "driver" in text:
+            return "compiled, not run: needs a GPU", ""
+        return "skipped", text.strip().splitlines()[0] if text.strip() else ""
+    return "passed", ""
+
+
+def run(args):
+    build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
+    refresh_configuration(build)
+    tests = list_tests(build, args.stage)
+    if not tests:
+        chapters = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
+        print(f"check: no test matches STAGE={args.stage}. Stages are named <variant>/<chapter>/<stage>, e.g. "
+              f"exercise/13-scan/04_two_level; chapters: {', '.join(chapters)}; `make help` lists every stage.")
+        return 2
+    reason = gpu_reason()
+    if reason:
+        print(f"note: {reason}: every GPU test will be reported as Skipped; host tests run.")
+
+    # Which programs the selected tests need, and which stage each test belongs to.
+    programs, by_stage, unknown = {}, {}, False
+    for t in tests:
+        prog = program_of(t, build)
+        if prog:
+            programs.setdefault(prog, []).append(t["name"])
+        elif not t.get("command"):
+            unknown = True  # a program not built yet whose target the name does not tell: build all
+        s = stage_of_test(t["name"])
+        if s and s[0] != "wrong":
+            by_stage.setdefault(key(*s[:3]), {})[s[3]] = t["name"]
+    broken, _ = build_programs(build, set(programs), args.jobs, everything=not args.stage or unknown)
+    broken_tests = {n: broken[p] for p, names in programs.items() if p in broken for n in names}
+    for program, reason_text in sorted(broken.items()):
+        print(f"check: {program} does not compile, its tests are left out: {reason_text}")
+
+    runnable = [t["name"] for t in tests if t["name"] not in broken_tests]
+    results = run_ctest(build, runnable, args.jobs)
+    for n, why in broken_tests.items():
+        results[n] = ("failed", "does not compile: " + why)
+
+    # One stage selected, its tests run: the sanitizers too.
+    sanitizers = {}
+    stage_keys = sorted(by_stage)
+    if len(stage_keys) == 1 and not reason:
+        k = stage_keys[0]
+        ran = [results.get(n, ("", ""))[0] for n in by_stage[k].values()]
+        if ran and all(s in ("passed", "failed") for s in ran) and "host" not in by_stage[k]:
+            variant, chapter, stage = k.split("/")
+            program = build / "bin" / f"test.{variant}.{chapter}.{stage}"  # the convention above
+            if program.is_file():
+                sanitizers[k] = run_sanitizers(build, program, k)
+
+    # The summary, and progress.json.
+    progress = load_progress(build)
+    counts = {}
+    lines = []
+    for k in stage_keys:
+        kinds = by_stage[k]
+        reason_text = next((broken_tests[n] for n in kinds.values() if n in broken_tests), None)
+        state, detail = stage_state(kinds, results, reason_text)
+        if k in sanitizers and state == "passed" and any(v == "errors" for v in sanitizers[k].values()):
+            state = "failed"
+            detail = "the sanitizers report errors"
+        variant = k.split("/")[0]
+        counts.setdefault(variant, {})
+        counts[variant][state] = counts[variant].get(state, 0) + 1
+        entry = {"state": state, "date": now()}
+        if detail:
+            entry["detail"] = detail
+        if k in sanitizers:
+            entry["sanitizers"] = sanitizers[k]
+        elif k in progress["stages"] and "sanitizers" in progress["stages"][k] and state not in ("TODO",):
+            entry["sanitizers"] = progress["stages"][k]["sanitizers"]  # kept until the next sanitizer run
+            entry["sanitizers_date"] = progress["stages"][k].get("sanitizers_date", progress["stages"][k]["date"])
+        if k in sanitizers:
+            entry["sanitizers_date"] = entry["date"]
+        progress["stages"][k] = entry
+        if state not in ("TODO",) and (k.startswith("exercise/") or state not in ("passed", "compiled, not run: needs a GPU")):
+            lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
+    save_progress(build, progress)
+
+    failed_other = [n for n, (s, _) in results.items() if s == "failed" and not stage_of_test(n)]
+    wrong_failed = [n for n, (s, _) in results.items() if s == "failed" and (stage_of_test(n) or ("",))[0] == "wrong"]
+    order = ["passed", "failed", "compiled, not run: needs a GPU", "TODO", "does not compile", "skipped", "not run"]
+    print()
+    for variant in ("exercise", "solution"):
+        if variant in counts:
+            parts = [f"{counts[variant][s]} {s}" for s in order if counts[variant].get(s)]
+            print(f"{variant} stages: " + "; ".join(parts))
+    if not counts:
+        print("stages: none selected")
+    for line in lines:
+        print(line)
+    for n in wrong_failed:
+        print(f"  {n}: a deliberately wrong stage was accepted by the tests")
+    for n in failed_other:
+        print(f"  {n}: failed")
+    if not args.stage:
+        print("`make progress` shows every stage's state; `make check STAGE=exercise/<chapter>/<stage>` checks one "
+              "stage completely (its tests, then the sanitizers on a GPU).")
+    bad = sum(c.get("failed", 0) + c.get("does not compile", 0) for c in counts.values())
+    bad += len(wrong_failed) + len(failed_other)
+    return 1 if bad else 0
+
+
+# --- progress -----------------------------------------------------------------------------------
+def bench_times(path):
+    """{stage id: time in ms} from a benchmark's JSON (the first row naming the stage)."""
+    times = {}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return times, None
+    for table in data.get("tables", []):
+        cols = table.get("columns", [])
+        tcol = next((i for i, c in enumerate(cols) if c in ("time_ms", "wall_ms", "time_us")), None)
+        if tcol is None:
+            continue
+        scale = 1e-3 if cols[tcol] == "time_us" else 1.0
+        for row in table.get("rows", []):
+            if row and isinstance(row[0], str) and STAGE_ID.match(row[0]) and row[0] not in times:
+                if isinstance(row[tcol], (int, float)):
+                    times[row[0]] = float(row[tcol]) * scale
+    return times, data.get("device", {}).get("name")
+
+
+def reference_results(chapter):
+    """This machine's last solution benchmark (results/), else the committed reference run."""
+    mine = ROOT / "results" / f"{chapter}.json"
+    if mine.is_file():
+        return mine, "this machine"
+    refs = sorted((ROOT / "chapters" / chapter / "figures").glob("*.json"))
+    refs = [r for r in refs if not r.name.startswith("h200")] or refs
+    return (refs[-1], "reference run") if refs else (None, None)
+
+
+def progress(args):
+    build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
+    recorded = load_progress(build)["stages"]
+    chapters = sorted(p.name for p in (ROOT / "chapters").iterdir() if p.is_dir() and (ROOT / "solutions" / p.name).is_dir())
+    total = {}
+    for chapter in chapters:
+        stages = sorted(p.stem for p in (ROOT / "solutions" / chapter).glob("[0-9]*.cu"))
+        ref_path, ref_kind = reference_results(chapter)
+        ref_times, ref_device = bench_times(ref_path) if ref_path else ({}, None)
+        ex_times, ex_device = bench_times(ROOT / "results" / "exercise" / f"{chapter}.json")
+        print(f"\n{chapter}")
+        print(f"  {'stage':24} {'state':48} {'sanitizers':22} {'yours':>11} {'reference':>11}")
+        for stage in stages:
+            k = key("exercise", chapter, stage)
+            source = ROOT / "chapters" / chapter / f"{stage}.cu"
+            rec = recorded.get(k)
+            # The file itself says whether it is TODO (the configuration may be older than an edit).
+            is_todo = bool(source.is_file() and re.search(r"^[ \t]*COURSE_TODO\(\);", source.read_text(), re.MULTILINE))
+            if is_todo:
+                state = "TODO"
+            elif rec:
+                state = rec["state"] + f" ({rec['date']})"
+                when = datetime.datetime.strptime(rec["date"], "%Y-%m-%d %H:%M")
+                if source.is_file() and datetime.datetime.fromtimestamp(source.stat().st_mtime) > when + datetime.timedelta(minutes=1):
+                    state = "edited since: " + rec["state"]
+            else:
+                state = "written, not yet checked"
+            san = ""
+            if rec and rec.get("sanitizers") and not is_todo:
+                vals = rec["sanitizers"]
+                san = "clean" if all(v == "clean" for v in vals.values()) else ", ".join(
+                    f"{t} {v}" for t, v in vals.items() if v != "clean")
+            elif not is_todo:
+                san = "not run"
+            yours = f"{ex_times[stage]:.3f} ms" if stage in ex_times and not is_todo else ""
+            ref = f"{ref_times[stage]:.3f} ms" if stage in ref_times else ""
+            total[state.split(" (")[0]] = total.get(state.split(" (")[0], 0) + 1
+            print(f"  {stage:24} {state:48} {san:22} {yours:>11} {ref:>11}")
+        if ref_times:
+            where = f"{ref_kind}, {ref_device}" if ref_device else ref_kind
+            print(f"  reference times: {ref_path.relative_to(ROOT)} ({where})"
+                  + ("" if ex_times else f"; yours: make bench CHAPTER={chapter} EXERCISE=1 on a GPU"))
+    print("\n" + "; ".join(f"{v} {k}" for k, v in sorted(total.items())))
+    if not recorded:
+        print("(nothing recorded yet in " + str(build.relative_to(ROOT) if build.is_relative_to(ROOT) else build)
+              + "/progress.json: `make check` records each stage it runs)")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--build", default="build")
+    r.add_argument("--stage", default="")
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    p = sub.add_parser("progress")
+    p.add_argument("--build", default="build")
+    args = parser.parse_args()
+    return run(args) if args.command == "run" else progress(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
