@@ -13,6 +13,7 @@
 #include "common/random_fill.h"
 #include "harness/alloc_tracker.h"
 #include "harness/catch.h"
+#include "harness/leak_check.h"
 #include "harness/sweep.h"
 #include "harness/test_support.h"
 
@@ -189,16 +190,7 @@ TEST_CASE("the array sum allocates nothing it does not free", "[sum][memory]") {
     stage().warp_sum(out.get(), in.get(), int(n / warp::lanes));
     if (stage().warp_sum_short) stage().warp_sum_short(out.get(), in.get(), int(n / warp::lanes));
   };
-  call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto before = course::test::live_allocations();
-  for (int i = 0; i < 3; ++i) call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto after = course::test::live_allocations();
-  INFO("stage " << stage().info.id << ": before " << course::test::describe(before) << "; after "
-                << course::test::describe(after));
-  REQUIRE(course::test::allocation_tracking_active());
-  CHECK(after == before);
+  course::test::check_no_net_allocations("stage " + stage().info.id, call);
 }
 
 namespace {

@@ -22,6 +22,7 @@
 #include "common/random_fill.h"
 #include "harness/alloc_tracker.h"
 #include "harness/catch.h"
+#include "harness/leak_check.h"
 #include "harness/sweep.h"
 #include "harness/test_support.h"
 
@@ -460,16 +461,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[reduce][memory]") {
       stage.typed->min_max(reinterpret_cast<reduction::int_range *>(out.get()), in.get(), n, {}, ws, nullptr);
     }
   };
-  call();  // the workspace grows to its size on the first call
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto before = course::test::live_allocations();
-  for (int i = 0; i < 3; ++i) call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto after = course::test::live_allocations();
-  INFO("stage " << stage.info.id << ": before " << course::test::describe(before) << "; after "
-                << course::test::describe(after));
-  REQUIRE(course::test::allocation_tracking_active());
-  CHECK(after == before);
+  course::test::check_no_net_allocations("stage " + stage.info.id, call);
 }
 
 // ---- stage 07: other types and operators -----------------------------------------------------

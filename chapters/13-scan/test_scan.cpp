@@ -20,6 +20,7 @@
 
 #include "common/random_fill.h"
 #include "harness/catch.h"
+#include "harness/leak_check.h"
 #include "harness/alloc_tracker.h"
 #include "harness/sweep.h"
 #include "harness/test_support.h"
@@ -397,16 +398,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[scan][memory]") {
     if (stage.compact) stage.compact(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
     if (stage.warp_scan) stage.warp_scan(out.get(), in.get(), n, scan::warp_form::conditional, true, nullptr);
   };
-  call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto before = course::test::live_allocations();
-  for (int i = 0; i < 3; ++i) call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto after = course::test::live_allocations();
-  INFO("stage " << stage.info.id << ": before " << course::test::describe(before) << "; after "
-                << course::test::describe(after));
-  REQUIRE(course::test::allocation_tracking_active());
-  CHECK(after == before);
+  course::test::check_no_net_allocations("stage " + stage.info.id, call);
 }
 
 // The seeded random sweep: every block size, in place and out of place, inclusive and

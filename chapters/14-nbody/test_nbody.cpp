@@ -18,6 +18,7 @@
 #include "common/random_fill.h"
 #include "harness/alloc_tracker.h"
 #include "harness/catch.h"
+#include "harness/leak_check.h"
 #include "harness/sweep.h"
 #include "harness/test_support.h"
 
@@ -356,16 +357,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[nbody][memory]") {
       else stage.forces(d_force.get(), d_body.get(), n, softening2, cfg, nullptr);
     }
   };
-  call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto before = course::test::live_allocations();
-  for (int i = 0; i < 3; ++i) call();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const auto after = course::test::live_allocations();
-  INFO("stage " << stage.info.id << ": before " << course::test::describe(before) << "; after "
-                << course::test::describe(after));
-  REQUIRE(course::test::allocation_tracking_active());
-  CHECK(after == before);
+  course::test::check_no_net_allocations("stage " + stage.info.id, call);
 }
 
 // The seeded random sweep: sizes up to 6000 at the warp, block and tile boundaries (32 .. 1024),

@@ -27,6 +27,7 @@
 #include "common/random_fill.h"
 #include "harness/alloc_tracker.h"
 #include "harness/catch.h"
+#include "harness/leak_check.h"
 #include "harness/sweep.h"
 #include "harness/test_support.h"
 
@@ -298,15 +299,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
         stage.run(p, coefficients, nullptr);
         stage.run(p, sums, nullptr);
       };
-      call();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const auto before = course::test::live_allocations();
-      for (int i = 0; i < 3; ++i) call();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      const auto after = course::test::live_allocations();
-      INFO("stage " << stage.info.id << ", " << describe(img, t) << ": after the first call "
-                    << course::test::describe(before) << "; after three more " << course::test::describe(after));
-      CHECK(after == before);
+      course::test::check_no_net_allocations("stage " + stage.info.id + ", " + describe(img, t), call);
     }
     const auto at_end = course::test::live_allocations();
     INFO("stage " << stage.info.id << ", " << describe(img, t) << ": before the problem "
