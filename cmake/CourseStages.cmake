@@ -8,7 +8,8 @@
 # its [sweep] test case as <variant>/<chapter>/<stage>/sweep (label sweep), and its sanitizer runs as
 # sanitize/<tool>/<variant>/<chapter>/<stage> (label sanitize).
 # A stage file that still holds the exercise stub (a line "COURSE_TODO();") is compiled with
-# COURSE_STAGE_TODO=1, and its tests report TODO (skipped). Editing the file re-runs this check.
+# COURSE_STAGE_TODO=1, and its tests report TODO (skipped); the warnings the stub itself causes
+# (unused variables, missing return) are silenced there alone. Editing the file re-runs this check.
 #
 #   course_add_wrong_variant(CHAPTER ... STAGE ... TEST ... NAME ... FIND "text" REPLACE "text" WHY "...")
 # makes a deliberately wrong copy of a solution stage in the build tree and a test that passes
@@ -22,6 +23,30 @@
 
 set_property(GLOBAL PROPERTY COURSE_STAGE_MANIFEST "")
 
+# The warnings a stub causes, silenced in a stage file that still holds COURSE_TODO() and nowhere
+# else. An emptied region leaves behind what only the region used (variables, constants, helper
+# functions: nvcc #177-D "declared but never referenced", #550-D "set but never used"; g++
+# -Wunused-variable, -Wunused-but-set-variable, -Wunused-function, and -Wunused-parameter under
+# -Wextra) and, where the region was a whole function body, a missing return (nvcc #940-D; g++
+# -Wreturn-type). These are noise to a student who has not started the stage yet, so a fresh build
+# is warning-free. Only these diagnostics, only in TODO stage objects: once the student deletes the
+# last COURSE_TODO() line, the build re-runs this check (CMAKE_CONFIGURE_DEPENDS below) and the
+# stage compiles with every warning again, so an unused variable in the student's code is reported.
+# nvcc's front end reports device and host code (-diag-suppress); g++ compiles the host side of a
+# .cu file (-Xcompiler) and the C++ stage 14/08.
+set(COURSE_TODO_NVCC_DIAGS 177 550 940)
+set(COURSE_TODO_GCC_WARNINGS unused-variable unused-but-set-variable unused-function unused-parameter return-type)
+function(_course_todo_warnings target is_todo)
+  if(is_todo)
+    list(JOIN COURSE_TODO_NVCC_DIAGS "," diags)
+    list(TRANSFORM COURSE_TODO_GCC_WARNINGS PREPEND "-Wno-" OUTPUT_VARIABLE gcc)
+    list(JOIN gcc "," gcc_joined)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=${diags} -Xcompiler=${gcc_joined}>
+      $<$<COMPILE_LANGUAGE:CXX>:${gcc}>)
+  endif()
+endfunction()
+
 function(_course_stage_object target source chapter stage variant)
   add_library(${target} OBJECT ${source})
   file(STRINGS ${source} _todo REGEX "^[ \t]*COURSE_TODO\\(\\);")
@@ -33,6 +58,7 @@ function(_course_stage_object target source chapter stage variant)
   endif()
   target_compile_definitions(${target} PRIVATE COURSE_STAGE_ID="${stage}" COURSE_STAGE_FILE="${source}"
                                                COURSE_STAGE_TODO=${_is_todo})
+  _course_todo_warnings(${target} ${_is_todo})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/chapters/${chapter})
   target_link_libraries(${target} PUBLIC course_common)
   set_property(GLOBAL APPEND PROPERTY COURSE_STAGE_MANIFEST

@@ -111,6 +111,17 @@ __attribute__((target("avx2,fma"))) float4 row_avx2(const soa &b, std::size_t i,
   return float4{hsum(sx), hsum(sy), hsum(sz), 0.f};
 }
 
+// The sum of the 16 lanes, added in the order _mm512_reduce_add_ps adds them. Not that intrinsic:
+// GCC 12.2's (and its _mm512_castps512_ps256) extracts a half into an "undefined" register, and
+// inlined here it warns -Wuninitialized (GCC bug 105593). The zero-masking extract, all lanes kept,
+// is the same VEXTRACTF64X4 without the undefined operand.
+__attribute__((target("avx512f"))) inline float hsum16(__m512 v) {
+  const __m512d d = _mm512_castps_pd(v);
+  const __m256 s = _mm256_add_ps(_mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xff, d, 1)),
+                                 _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(0xff, d, 0)));
+  return hsum(_mm_add_ps(_mm256_extractf128_ps(s, 1), _mm256_castps256_ps128(s)));
+}
+
 // Sixteen lanes; VRSQRT14PS is a better estimate than RSQRTPS, still refined once.
 __attribute__((target("avx512f"))) float4 row_avx512(const soa &b, std::size_t i, float softening2) {
   const __m512 x0 = _mm512_set1_ps(b.x[i]), y0 = _mm512_set1_ps(b.y[i]), z0 = _mm512_set1_ps(b.z[i]);
@@ -128,7 +139,7 @@ __attribute__((target("avx512f"))) float4 row_avx512(const soa &b, std::size_t i
     ay = _mm512_fmadd_ps(dy, s, ay);
     az = _mm512_fmadd_ps(dz, s, az);
   }
-  return float4{_mm512_reduce_add_ps(ax), _mm512_reduce_add_ps(ay), _mm512_reduce_add_ps(az), 0.f};
+  return float4{hsum16(ax), hsum16(ay), hsum16(az), 0.f};
 }
 #endif
 
