@@ -40,18 +40,18 @@ void npp_check(NppStatus s, const char *what) {
 
 npp_baseline::npp_baseline(const problem &p) : p_(p), ctx_(context(nullptr)) {
   const view &v = p.v();
-  const NppiSize src{v.width, v.height};
   std::size_t bytes = 0;
 #if NCC_NPP_BUFFER_API == 1
   const NppiSize dst{v.out_w(), v.out_h()};
   npp_check(nppiValidNormLevelGetBufferHostSize_8u32f_C1R_Ctx(dst, &bytes, ctx_), "buffer size");
 #elif NCC_NPP_BUFFER_API == 2
+  const NppiSize src{v.width, v.height};
   const NppiSize tpl{v.tw, v.th};
   int b = 0;
   npp_check(nppiCrossCorrValid_NormLevelGetBufferSize_8u32f_C1R(src, tpl, &b), "buffer size");
   bytes = std::size_t(b);
 #else
-  bytes = std::size_t(src.width) * std::size_t(src.height) * 64 + (std::size_t(64) << 20);  // generous: API unknown
+  bytes = std::size_t(v.width) * std::size_t(v.height) * 64 + (std::size_t(64) << 20);  // generous: API unknown
 #endif
   buffer_ = course::device_buffer<unsigned char>(bytes ? bytes : 1);
 }
