@@ -48,6 +48,28 @@ class sweep_rng {
     return choices[below(choices.size())];
   }
 
+  // A mask of the 32 lanes of a warp: the whole warp, about half the lanes, a run of lanes, one
+  // lane, all but one, or lanes drawn sparsely or densely (now and then none at all).
+  unsigned lane_mask() {
+    switch (below(6)) {
+      case 0: return 0xffffffffu;
+      case 1: return static_cast<unsigned>(bits());
+      case 2: {
+        const unsigned first = unsigned(below(32)), last = unsigned(between(first, 31));
+        return (last == 31 ? 0xffffffffu : (2u << last) - 1u) & ~((1u << first) - 1u);
+      }
+      case 3: return 1u << below(32);
+      case 4: return ~(1u << below(32));
+      default: {
+        const double p = pick({0.05, 0.2, 0.8, 0.95});
+        unsigned m = 0;
+        for (unsigned lane = 0; lane < 32; ++lane)
+          if (chance(p)) m |= 1u << lane;
+        return m;
+      }
+    }
+  }
+
   // A size in [0, max] that breaks lazy code: 0 or 1, a prime, a multiple of one of `boundaries`
   // (warp, block, tile sizes) or one off it, or a size spread evenly over the orders of magnitude.
   std::size_t awkward_size(const std::vector<std::size_t> &boundaries, std::size_t max) {

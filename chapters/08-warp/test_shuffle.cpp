@@ -175,28 +175,6 @@ TEST_CASE("lane, warp and segment ids of 1D and 2D blocks match the formulas and
 
 namespace {
 
-// A mask for a shuffle: the whole warp, about half the lanes, a run of lanes, one lane, all but
-// one, or lanes drawn sparsely or densely.
-unsigned random_mask(course::test::sweep_rng &rng) {
-  switch (rng.below(6)) {
-    case 0: return warp::full_mask;
-    case 1: return static_cast<unsigned>(rng.bits());
-    case 2: {
-      const int first = int(rng.below(warp::lanes)), last = int(rng.between(first, warp::lanes - 1));
-      return ((2u << last) - 1u) & ~((1u << first) - 1u);
-    }
-    case 3: return 1u << rng.below(warp::lanes);
-    case 4: return ~(1u << rng.below(warp::lanes));
-    default: {
-      const double p = rng.pick({0.1, 0.25, 0.75, 0.9});
-      unsigned m = 0;
-      for (int lane = 0; lane < warp::lanes; ++lane)
-        if (rng.chance(p)) m |= 1u << lane;
-      return m;
-    }
-  }
-}
-
 // An argument the form takes: any source lane for broadcast (wrapping: -64..95), offsets 0..31
 // for up and down, either sign for rotate (-64..64), lane masks 0..31 for butterfly.
 int random_arg(warp::shuffle_form form, course::test::sweep_rng &rng) {
@@ -225,7 +203,7 @@ TEST_CASE("seeded random sweep: shuffle cases and thread ids", "[sweep]") {
       c.form = warp::all_shuffle_forms[rng.below(std::size(warp::all_shuffle_forms))];
       c.arg = random_arg(c.form, rng);
       c.width = widths[rng.below(std::size(widths))];
-      c.mask = random_mask(rng);
+      c.mask = rng.lane_mask();
     }
     shuffle_offsets at;
     at.in = rng.below(4);

@@ -251,28 +251,6 @@ TEST_CASE("warp-level compaction with each array misaligned on its own", "[compa
 
 namespace {
 
-// A mask for a vote: the whole warp, about half the lanes, a run of lanes, one lane, all but one,
-// or lanes drawn sparsely or densely (an empty mask now and then: no lane votes or writes).
-unsigned random_mask(course::test::sweep_rng &rng) {
-  switch (rng.below(6)) {
-    case 0: return warp::full_mask;
-    case 1: return static_cast<unsigned>(rng.bits());
-    case 2: {
-      const int first = int(rng.below(warp::lanes)), last = int(rng.between(first, warp::lanes - 1));
-      return (last == warp::lanes - 1 ? warp::full_mask : (2u << last) - 1u) & ~((1u << first) - 1u);
-    }
-    case 3: return 1u << rng.below(warp::lanes);
-    case 4: return ~(1u << rng.below(warp::lanes));
-    default: {
-      const double p = rng.pick({0.05, 0.2, 0.8, 0.95});
-      unsigned m = 0;
-      for (int lane = 0; lane < warp::lanes; ++lane)
-        if (rng.chance(p)) m |= 1u << lane;
-      return m;
-    }
-  }
-}
-
 struct value_range {
   int lo, hi;
 };
@@ -294,7 +272,7 @@ TEST_CASE("seeded random sweep: votes and compaction", "[sweep]") {
     std::vector<vote_case> cases(n_cases);
     std::vector<int> pred(n_cases * warp::lanes, 0);
     for (std::size_t w = 0; w < n_cases; ++w) {
-      cases[w].mask = random_mask(rng);
+      cases[w].mask = rng.lane_mask();
       const double p = rng.pick({0.0, 0.03, 0.1, 0.5, 0.9, 0.97, 1.0});
       cases[w].pred = 0;
       for (int lane = 0; lane < warp::lanes; ++lane) {
