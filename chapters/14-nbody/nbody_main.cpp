@@ -56,17 +56,19 @@ int main(int argc, char **argv) {
     }
     const course::gpu_status gpu = course::probe_gpu();
     if (!gpu.usable) {
-      // COURSE_SKIP: lets CTest report the driver test as skipped; for a user it is an error.
-      std::fprintf(stderr, "COURSE_SKIP: nbody: stage %s needs a GPU: %s\n", gpu_stage->info.id.c_str(),
-                   gpu.reason.c_str());
-      return 1;
+      // Exit 77: cannot run here (CTest's SKIP_RETURN_CODE reports the driver test as skipped).
+      std::fprintf(stderr,
+                   "nbody: stage %s runs on a GPU, and this machine has none usable (%s). The CPU stage runs "
+                   "without one: add --stage cpu (make nbody ARGS='--stage cpu').\n",
+                   gpu_stage->info.id.c_str(), gpu.reason.c_str());
+      return 77;
     }
   }
   const course::stage_info &info = use_cpu ? cpu_stage->info : gpu_stage->info;
   if (info.todo) {
-    std::fprintf(stderr, "COURSE_SKIP: nbody: stage %s is not yet implemented (%s)\n", info.id.c_str(),
-                 info.file.c_str());
-    return 1;
+    std::fprintf(stderr, "nbody: stage %s is not yet implemented: fill in the EXERCISE region of %s\n",
+                 info.id.c_str(), info.file.c_str());
+    return 77;
   }
 
   try {
