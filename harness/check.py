@@ -391,13 +391,11 @@ def run(args):
         entry = {"state": state, "date": now()}
         if detail:
             entry["detail"] = detail
+        earlier = progress["stages"].get(k, {})
         if k in sanitizers:
             entry["sanitizers"] = sanitizers[k]
-        elif k in progress["stages"] and "sanitizers" in progress["stages"][k] and state not in ("TODO",):
-            entry["sanitizers"] = progress["stages"][k]["sanitizers"]  # kept until the next sanitizer run
-            entry["sanitizers_date"] = progress["stages"][k].get("sanitizers_date", progress["stages"][k]["date"])
-        if k in sanitizers:
-            entry["sanitizers_date"] = entry["date"]
+        elif "sanitizers" in earlier and state != "TODO":
+            entry["sanitizers"] = earlier["sanitizers"]  # kept until the next sanitizer run of the stage
         progress["stages"][k] = entry
         if state not in ("TODO",) and (k.startswith("exercise/") or state not in ("passed", "compiled, not run: needs a GPU")):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
