@@ -7,12 +7,14 @@
 # solution/<chapter>/<stage> and exercise/<chapter>/<stage> (labels: gpu, the chapter, the variant),
 # its [sweep] test case as <variant>/<chapter>/<stage>/sweep (label sweep), and its sanitizer runs as
 # sanitize/<tool>/<variant>/<chapter>/<stage> (label sanitize).
-# A stage file that still holds the exercise stub (a line "COURSE_TODO();") is compiled with
-# COURSE_STAGE_TODO=1, and its tests report TODO (skipped); the warnings the stub itself causes
+# A stage file that still holds the exercise stub (a line "COURSE_TODO();"), or includes a lesson
+# header that does (a file mirrored in solutions/<chapter>/ and chapters/<chapter>/ like the stage
+# files, see harness/exercises.py), is compiled with COURSE_STAGE_TODO=1, and its tests report TODO (skipped); the warnings the stub itself causes
 # (unused variables, missing return) are silenced there alone. Editing the file re-runs this check.
 #
-#   course_add_wrong_variant(CHAPTER ... STAGE ... TEST ... NAME ... FIND "text" REPLACE "text" WHY "...")
-# makes a deliberately wrong copy of a solution stage in the build tree and a test that passes
+#   course_add_wrong_variant(CHAPTER ... STAGE ... TEST ... NAME ... FIND "text" REPLACE "text" WHY "..."
+#                            [FILE lesson_header.cuh])
+# makes a deliberately wrong copy of a solution stage (or of a lesson header it includes) in the build tree and a test that passes
 # only if the stage's tests reject it (the checker checks itself). With TOOL racecheck (or memcheck,
 # synccheck) the test instead runs the stage's tests under that compute-sanitizer tool (label
 # sanitize: make sanitize) and passes only if the tool reports an error.
@@ -47,18 +49,67 @@ function(_course_todo_warnings target is_todo)
   endif()
 endfunction()
 
+# The lesson headers a file includes (#include "x" where solutions/<chapter>/x exists), and theirs,
+# each found where the compiler finds it: beside the including file first, else in lesson_dir
+# (solutions/<chapter> for the solutions and wrong variants, chapters/<chapter> for the exercises).
+function(_course_lesson_includes out file chapter lesson_dir)
+  set(found "")
+  set(queue ${file})
+  while(queue)
+    list(POP_FRONT queue current)
+    file(STRINGS ${current} lines REGEX "^[ \t]*#[ \t]*include[ \t]+\"[^\"]+\"")
+    get_filename_component(here ${current} DIRECTORY)
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([^\"]+)\".*" "\\1" name "${line}")
+      if(NOT EXISTS ${PROJECT_SOURCE_DIR}/solutions/${chapter}/${name})
+        continue()
+      endif()
+      if(EXISTS ${here}/${name})
+        set(header ${here}/${name})
+      else()
+        set(header ${lesson_dir}/${name})
+      endif()
+      if(NOT header IN_LIST found)
+        list(APPEND found ${header})
+        list(APPEND queue ${header})
+      endif()
+    endforeach()
+  endwhile()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
 function(_course_stage_object target source chapter stage variant)
   add_library(${target} OBJECT ${source})
-  file(STRINGS ${source} _todo REGEX "^[ \t]*COURSE_TODO\\(\\);")
-  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${source})
-  if(_todo)
+  # A stage is TODO while its file, or a lesson header it includes, still holds the stub.
+  if(variant STREQUAL "exercise")
+    set(lesson_dir ${PROJECT_SOURCE_DIR}/chapters/${chapter})
+  else()
+    set(lesson_dir ${PROJECT_SOURCE_DIR}/solutions/${chapter})
+  endif()
+  _course_lesson_includes(headers ${source} ${chapter} ${lesson_dir})
+  set(todo_in "")
+  foreach(file IN ITEMS ${source} ${headers})
+    file(STRINGS ${file} _todo REGEX "^[ \t]*COURSE_TODO\\(\\);")
+    set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
+    if(_todo)
+      file(RELATIVE_PATH shown ${PROJECT_SOURCE_DIR} ${file})
+      list(APPEND todo_in ${shown})
+    endif()
+  endforeach()
+  if(todo_in)
     set(_is_todo 1)
+    list(JOIN todo_in " and " todo_in)
   else()
     set(_is_todo 0)
   endif()
   target_compile_definitions(${target} PRIVATE COURSE_STAGE_ID="${stage}" COURSE_STAGE_FILE="${source}"
-                                               COURSE_STAGE_TODO=${_is_todo})
+                                               COURSE_STAGE_TODO=${_is_todo} COURSE_STAGE_TODO_IN="${todo_in}")
   _course_todo_warnings(${target} ${_is_todo})
+  # Lesson headers: a stage file finds its own chapter's beside it; a wrong variant's copy in the
+  # build tree finds the solutions' (or the edited copy beside it).
+  if(NOT variant STREQUAL "exercise")
+    target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/solutions/${chapter})
+  endif()
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/chapters/${chapter})
   target_link_libraries(${target} PUBLIC course_common)
   set_property(GLOBAL APPEND PROPERTY COURSE_STAGE_MANIFEST
@@ -123,18 +174,32 @@ endfunction()
 
 function(course_add_wrong_variant)
   # PARSE_ARGV keeps a ";" inside FIND and REPLACE (with ${ARGN} the text would be cut at the first one).
-  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY;TOOL" "SOURCES;LIBS")
-  set(solution ${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${A_STAGE}.cu)
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY;TOOL;FILE" "SOURCES;LIBS")
+  # FILE: the lesson header to edit (default: the stage file). The copy goes into a folder of its
+  # own beside a copy of the stage file, so the stage includes the edited header.
+  set(stage_file ${A_STAGE}.cu)
+  if(NOT A_FILE)
+    set(A_FILE ${stage_file})
+  endif()
+  set(solution ${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${A_FILE})
+  if(NOT EXISTS ${solution})
+    message(FATAL_ERROR "wrong variant ${A_NAME}: no ${solution}")
+  endif()
   file(READ ${solution} text)
   string(FIND "${text}" "${A_FIND}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "wrong variant ${A_NAME}: '${A_FIND}' is not in ${solution}; update the variant with the stage")
   endif()
   string(REPLACE "${A_FIND}" "${A_REPLACE}" text "${text}")
-  set(wrong ${PROJECT_BINARY_DIR}/wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}.cu)
+  set(folder ${PROJECT_BINARY_DIR}/wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME})
+  set(wrong ${folder}/${A_FILE})
   file(WRITE ${wrong}.tmp "// DELIBERATELY WRONG (${A_NAME}): ${A_WHY}\n${text}")
   configure_file(${wrong}.tmp ${wrong} COPYONLY)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${solution})
+  if(NOT A_FILE STREQUAL stage_file)
+    configure_file(${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${stage_file} ${folder}/${stage_file} COPYONLY)
+    set(wrong ${folder}/${stage_file})
+  endif()
   set(obj wrong.${A_CHAPTER}.${A_STAGE}.${A_NAME})
   _course_stage_object(${obj} ${wrong} ${A_CHAPTER} ${A_STAGE} wrong)
   target_sources(${obj} PRIVATE ${A_SOURCES})

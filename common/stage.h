@@ -4,7 +4,9 @@
 // and benchmarks iterate over what was registered. The build defines, per stage file:
 //   COURSE_STAGE_ID    "01_grid_stride"
 //   COURSE_STAGE_FILE  the source path, for messages
-//   COURSE_STAGE_TODO  1 while the exercise's COURSE_TODO stub is still there
+//   COURSE_STAGE_TODO  1 while the exercise's COURSE_TODO stub is still there, in the stage file or
+//                      in a lesson header it includes
+//   COURSE_STAGE_TODO_IN  the files that still hold the stub ("chapters/13-scan/block_scan.cuh")
 #pragma once
 
 #include "common/todo.h"
@@ -18,6 +20,9 @@
 #ifndef COURSE_STAGE_FILE
 #define COURSE_STAGE_FILE __FILE__
 #endif
+#ifndef COURSE_STAGE_TODO_IN
+#define COURSE_STAGE_TODO_IN COURSE_STAGE_FILE
+#endif
 
 namespace course {
 
@@ -27,6 +32,7 @@ struct stage_info {
   std::string title;  // "grid-stride loop (11.2)"
   std::string file;
   bool todo = false;
+  std::string todo_in;  // where the stub still is, while todo
 };
 
 template <class Stage>
@@ -52,7 +58,7 @@ struct registrar {
 }  // namespace course
 
 // The descriptor of the stage being compiled (a macro: the values differ per translation unit).
-#define COURSE_THIS_STAGE(title) (course::stage_info{COURSE_STAGE_ID, title, COURSE_STAGE_FILE, COURSE_STAGE_TODO != 0})
+#define COURSE_THIS_STAGE(title) (course::stage_info{COURSE_STAGE_ID, title, COURSE_STAGE_FILE, COURSE_STAGE_TODO != 0, COURSE_STAGE_TODO_IN})
 
 // A unique name for the registrar object of one translation unit.
 #define COURSE_CONCAT_(a, b) a##b

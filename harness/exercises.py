@@ -9,6 +9,11 @@ A stage file in solutions/<chapter>/ marks the student's part:
 
 Its twin in chapters/<chapter>/ is the same file with each region's body replaced by the stub
 `COURSE_TODO();` (until the student writes their own). Outside the regions the two must be equal.
+
+Lesson headers are mirrored the same way: every other file in solutions/<chapter>/ (a .cuh or .h
+holding a kernel that a stage teaches, e.g. 13-scan/block_scan.cuh) has its twin in
+chapters/<chapter>/, stubbed. Only stage files and other lesson headers may include a lesson
+header: a chapter header in chapters/ that did would pull in the stub for the solutions too.
 The hint is the BEGIN line and the // lines right after it in the solution; in the exercise,
 everything after those same hint lines up to END is the student's, comments included.
 
@@ -17,7 +22,8 @@ everything after those same hint lines up to END is the student's, comments incl
                                   a file whose regions no longer match the solution's is first
                                   saved under backups/<chapter>/
   exercises.py reset STAGE        save the exercise to backups/<chapter>/<stage>.<date-time>.cu, then
-                                  put the stub back, e.g. STAGE=11-streaming/01_grid_stride
+                                  put the stub back, e.g. STAGE=11-streaming/01_grid_stride; a lesson
+                                  header by its file name, e.g. STAGE=13-scan/block_scan.cuh
 """
 import argparse
 import datetime
@@ -122,10 +128,30 @@ def is_stub(body):
     return body.strip() == STUB
 
 
+MIRRORED = (".cu", ".cuh", ".h")
+STAGE_FILE = re.compile(r"^[0-9][0-9]_\w+\.cu$")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def is_stage_file(path):
+    return bool(STAGE_FILE.match(path.name))
+
+
 def stage_pairs(root=None):
+    """(solution, exercise) for every mirrored file: stage files, then lesson headers, by chapter."""
     root = root or ROOT
-    for solution in sorted((root / "solutions").glob("*/*.cu")):
+    files = [p for p in (root / "solutions").glob("*/*") if p.is_file() and p.suffix in MIRRORED]
+    for solution in sorted(files, key=lambda p: (p.parent.name, not is_stage_file(p), p.name)):
         yield solution, root / "chapters" / solution.parent.name / solution.name
+
+
+def lesson_headers(root=None):
+    """{chapter: {header file name}}: the mirrored files that are not stage files."""
+    out = {}
+    for solution, _ in stage_pairs(root):
+        if not is_stage_file(solution):
+            out.setdefault(solution.parent.name, set()).add(solution.name)
+    return out
 
 
 def exercise_text(solution_parts, bodies=None):
@@ -149,14 +175,15 @@ def rel(path, root):
 
 
 def backup(exercise, root):
-    """Copy the exercise to backups/<chapter>/<stage>.<YYYYmmdd-HHMMSS>.cu; never overwrites one."""
+    """Copy the exercise to backups/<chapter>/<stage>.<YYYYmmdd-HHMMSS>.cu (a lesson header keeps
+    its own suffix); never overwrites one."""
     folder = root / "backups" / exercise.parent.name
     folder.mkdir(parents=True, exist_ok=True)
     stamp = now().strftime("%Y%m%d-%H%M%S")
     data = exercise.read_bytes()
     n = 1
     while True:
-        target = folder / f"{exercise.stem}.{stamp}{'' if n == 1 else f'-{n}'}.cu"
+        target = folder / f"{exercise.stem}.{stamp}{'' if n == 1 else f'-{n}'}{exercise.suffix}"
         try:
             with open(target, "xb") as f:
                 f.write(data)
@@ -192,11 +219,26 @@ def check(root=None):
     for exercise in sorted((root / "chapters").glob("*/[0-9]*.cu")):
         if not (root / "solutions" / exercise.parent.name / exercise.name).exists():
             problems.append(f"{rel(exercise, root)}: no solution beside it in solutions/")
+    lessons = lesson_headers(root)
+    for chapter, names in sorted(lessons.items()):
+        for shared in sorted((root / "chapters" / chapter).glob("*")):
+            if (not shared.is_file() or shared.name in names or is_stage_file(shared)
+                    or (root / "solutions" / chapter / shared.name).exists()):
+                continue
+            try:
+                included = set(INCLUDE.findall(shared.read_text(errors="replace"))) & names
+            except OSError:
+                continue
+            for name in sorted(included):
+                problems.append(f"{rel(shared, root)} includes the lesson header {name}: the solutions would "
+                                f"build on the exercise's stub; include it from the stage files instead")
     if problems:
         print("\n".join(problems))
         print(f"exercises out of sync: {len(problems)} problem(s); 'make exercises' regenerates chapters/ from solutions/")
         return 1
-    print(f"exercises in sync: {count} stage files, chapters/ equals solutions/ outside the EXERCISE regions")
+    headers = sum(len(v) for v in lessons.values())
+    what = f"{count - headers} stage files" + (f" and {headers} lesson headers" if headers else "")
+    print(f"exercises in sync: {what}, chapters/ equals solutions/ outside the EXERCISE regions")
     return 0
 
 
@@ -303,7 +345,7 @@ def generate(root=None):
 def stage_id(arg, root):
     """'13-scan/04_two_level', 'exercise/13-scan/04_two_level' or 'chapters/13-scan/04_two_level.cu'
     -> '13-scan/04_two_level'; UsageError (one line) for anything else."""
-    stages = sorted(f"{s.parent.name}/{s.stem}" for s, _ in stage_pairs(root))
+    stages = sorted(f"{s.parent.name}/{s.stem if is_stage_file(s) else s.name}" for s, _ in stage_pairs(root))
     how = "make reset STAGE=<chapter>/<stage>, e.g. " + (stages[0] if stages else "11-streaming/01_grid_stride")
     stage = (arg or "").strip()
     if not stage:
@@ -320,7 +362,7 @@ def stage_id(arg, root):
         if stage.startswith(prefix):
             stage = stage[len(prefix):]
             break
-    if stage.endswith(".cu"):
+    if stage.endswith(".cu") and stage[:-3] in stages:
         stage = stage[:-3]
     if stage in stages:
         return stage
@@ -336,8 +378,9 @@ def stage_id(arg, root):
 def reset(stage_arg, root=None):
     root = root or ROOT
     stage = stage_id(stage_arg, root)
-    solution = root / "solutions" / (stage + ".cu")
-    exercise = root / "chapters" / (stage + ".cu")
+    name = stage if "." in stage.rsplit("/", 1)[-1] else stage + ".cu"
+    solution = root / "solutions" / name
+    exercise = root / "chapters" / name
     stub = exercise_text(split(solution.read_text(), rel(solution, root)))
     if not exercise.exists():
         exercise.parent.mkdir(parents=True, exist_ok=True)

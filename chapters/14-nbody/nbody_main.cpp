@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
   const course::stage_info &info = use_cpu ? cpu_stage->info : gpu_stage->info;
   if (info.todo) {
     std::fprintf(stderr, "nbody: stage %s is not yet implemented: fill in the EXERCISE region of %s\n",
-                 info.id.c_str(), info.file.c_str());
+                 info.id.c_str(), (info.todo_in.empty() ? info.file : info.todo_in).c_str());
     return 77;
   }
 

@@ -336,5 +336,55 @@ class RealCourseTest(unittest.TestCase):
         self.assertFalse((root / "backups").exists())
 
 
+LESSON = """\
+// block_sum.cuh: taught by stage 01_first.
+#pragma once
+__device__ int block_sum(int x) {
+  // EXERCISE BEGIN: sum x over the block.
+  return x;
+  // EXERCISE END
+}
+"""
+
+
+class LessonHeaderTest(Course):
+    """A lesson header in solutions/<chapter>/ is mirrored, stubbed, like a stage file."""
+
+    def setUp(self):
+        super().setUp()
+        (self.root / "solutions" / "01-test" / "block_sum.cuh").write_text(LESSON)
+        self.header = self.root / "chapters" / "01-test" / "block_sum.cuh"
+
+    def test_generate_stubs_it_and_check_counts_it(self):
+        status, out, _ = run(self.root, "generate")
+        self.assertEqual((status, out), (0, "wrote chapters/01-test/block_sum.cuh\n"))
+        self.assertIn("  // EXERCISE BEGIN: sum x over the block.\n  COURSE_TODO();\n", self.header.read_text())
+        status, out, _ = run(self.root, "check")
+        self.assertEqual(status, 0, out)
+        self.assertIn("2 stage files and 1 lesson headers", out)
+
+    def test_edit_outside_its_region_is_reported(self):
+        run(self.root, "generate")
+        self.header.write_text(self.header.read_text().replace("int x", "long x"))
+        out = self.assertOutOfSync()
+        self.assertIn("chapters/01-test/block_sum.cuh differs from solutions/01-test/block_sum.cuh", out)
+
+    def test_reset_by_file_name_keeps_the_suffix(self):
+        run(self.root, "generate")
+        stub = self.header.read_text()
+        self.header.write_text(stub.replace("COURSE_TODO();", "return 2 * x;"))
+        with mock.patch.object(exercises, "now", return_value=datetime.datetime(2026, 11, 23, 8, 15, 2)):
+            status, out, _ = run(self.root, "reset", "01-test/block_sum.cuh")
+        self.assertEqual(status, 0, out)
+        self.assertEqual(self.header.read_text(), stub)
+        self.assertEqual([p.name for p in self.backups()], ["block_sum.20261123-081502.cuh"])
+
+    def test_a_chapter_header_must_not_include_it(self):
+        run(self.root, "generate")
+        (self.root / "chapters" / "01-test" / "common.cuh").write_text('#include "block_sum.cuh"\n')
+        out = self.assertOutOfSync()
+        self.assertIn("chapters/01-test/common.cuh includes the lesson header block_sum.cuh", out)
+
+
 if __name__ == "__main__":
     unittest.main()
