@@ -18,6 +18,7 @@ The hint is the BEGIN line and the // lines right after it in the solution; in t
 everything after those same hint lines up to END is the student's, comments included.
 
   exercises.py check              fail (exit 1) if any pair differs outside the regions
+  exercises.py check|generate --chapter 13-scan    the same, for one chapter (may be repeated)
   exercises.py generate           write chapters/ from solutions/, keeping regions a student filled in;
                                   a file whose regions no longer match the solution's is first
                                   saved under backups/<chapter>/
@@ -137,10 +138,14 @@ def is_stage_file(path):
     return bool(STAGE_FILE.match(path.name))
 
 
+CHAPTERS = None  # --chapter: limit check and generate to these chapters
+
+
 def stage_pairs(root=None):
     """(solution, exercise) for every mirrored file: stage files, then lesson headers, by chapter."""
     root = root or ROOT
-    files = [p for p in (root / "solutions").glob("*/*") if p.is_file() and p.suffix in MIRRORED]
+    files = [p for p in (root / "solutions").glob("*/*") if p.is_file() and p.suffix in MIRRORED
+             and (CHAPTERS is None or p.parent.name in CHAPTERS)]
     for solution in sorted(files, key=lambda p: (p.parent.name, not is_stage_file(p), p.name)):
         yield solution, root / "chapters" / solution.parent.name / solution.name
 
@@ -217,6 +222,8 @@ def check(root=None):
             problems.append(f"{rel(exercise, root)} differs from {rel(solution, root)} outside the EXERCISE regions:\n"
                             + "\n".join(list(diff)[:40]))
     for exercise in sorted((root / "chapters").glob("*/[0-9]*.cu")):
+        if CHAPTERS is not None and exercise.parent.name not in CHAPTERS:
+            continue
         if not (root / "solutions" / exercise.parent.name / exercise.name).exists():
             problems.append(f"{rel(exercise, root)}: no solution beside it in solutions/")
     lessons = lesson_headers(root)
@@ -401,12 +408,15 @@ def main(argv=None):
     parser.add_argument("--root", type=pathlib.Path, default=ROOT,
                         help="the course's root (default: this repository; the tests use copies)")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("check")
-    sub.add_parser("generate")
+    for name in ("check", "generate"):
+        sub.add_parser(name).add_argument("--chapter", action="append",
+                                          help="only this chapter (e.g. 13-scan); may be repeated")
     r = sub.add_parser("reset")
     r.add_argument("stage", nargs="?", default="")
     args = parser.parse_args(argv)
     root = args.root.resolve()
+    global CHAPTERS
+    CHAPTERS = set(args.chapter) if getattr(args, "chapter", None) else None
     try:
         if args.command == "check":
             return check(root)
