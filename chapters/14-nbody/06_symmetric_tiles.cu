@@ -41,29 +41,17 @@ __global__ void __launch_bounds__(32 * warps_per_block)
   const float4 me = nbody::body_or_nothing(body, i, n);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t J = first; J < last; ++J) {
-    const std::size_t j = J * 32 + lane;
-    __syncwarp();  // the previous tile's columns are no longer read
-    col[lane] = nbody::body_or_nothing(body, j, n);
-    __syncwarp();
-    if (J == I) {  // diagonal tile: brute force, rows only
-#pragma unroll 8
-      for (unsigned s = 0; s < 32; ++s) {
-        const float4 o = col[(lane + s) % 32];
-        nbody::body_body_interaction(fx, fy, fz, me.x, me.y, me.z, o.x, o.y, o.z, o.w, softening2);
-      }
-      continue;
-    }
-    float ax = 0.f, ay = 0.f, az = 0.f;  // at step s: the sum of column (lane + s) mod 32
-    // EXERCISE BEGIN: for s = 0..31: meet column o = col[(lane + s) % 32]; from the shared
-    // distance and 1/r^3 add o's pull to (fx, fy, fz) and subtract me's pull from (ax, ay, az);
-    // then take the column sum of lane + 1 (__shfl_sync), whose column this lane meets next.
+    // EXERCISE BEGIN: stage column tile J (bodies 32J + lane, zero mass past n) in this warp's slice
+    // col[] of shared memory, which every tile of the run reuses: no lane may overwrite it while
+    // another still reads it, nor read it before it is complete. The diagonal tile (J == I):
+    // rows only, brute force. Any other tile: every lane meets each of the 32 columns once,
+    // lane l meeting column (l + s) mod 32 at step s; from the distance and 1/r^3 they share,
+    // add the column body's pull to the row sum (fx, fy, fz) and the row body's opposite pull to
+    // a running column sum that moves through the warp (__shfl_sync) so that each column sum
+    // is back on its own lane after step 31; then add the column sums into force[] (other warps
+    // add into the same bodies) for the columns that exist.
     COURSE_TODO();
     // EXERCISE END
-    if (j < n) {
-      atomicAdd(&force[j].x, ax);
-      atomicAdd(&force[j].y, ay);
-      atomicAdd(&force[j].z, az);
-    }
   }
   if (i < n) {
     atomicAdd(&force[i].x, fx);

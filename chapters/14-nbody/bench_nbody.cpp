@@ -6,14 +6,14 @@
 // pairs and is reported in the same brute-force-equivalent unit), the book's 20-flop GFLOP/s
 // beside it, and % of the FP32-pipe ceiling = (FMA rate measured in this run) / 12 FP32
 // instructions per interaction. Goal (reported, not asserted): the best >= 2.0e12 interactions/s.
-// Part 2: the unroll sweeps of stages 02 and 03 (tables 14.1 and 14.2), and stage 07's blocking in
-// both interaction forms (mass-scaled: 11 FP32-pipe instructions; listing 14.1's: 12); the
-// progression shows stage 07 at its best in each form.
-// Part 3: interactions/s against N for stages 03, 05, 06 and 07.
+// Part 2: the unroll sweeps of stages 02 and 03 (tables 14.1 and 14.2), and the blocking of
+// stages 07 (listing 14.1's interaction: 12 FP32-pipe instructions) and 08 (mass-scaled: 11); the
+// progression shows each at its best blocking.
+// Part 3: interactions/s against N for stages 03, 05, 06, 07 and 08.
 // Part 4: the CPU (--cpu-N, default 16K bodies): scalar (listing 14.2), each SIMD width on one
 // thread, the widest on every core (table 14.4); the widest on every core again at --N, for the
 // GPU/CPU ratio.
-// Part 5: several GPUs (--mgpu-N, default 256K): stage 09 on 1..all visible GPUs (table 14.3's
+// Part 5: several GPUs (--mgpu-N, default 256K): stage 10 on 1..all visible GPUs (table 14.3's
 // efficiency: rate / (GPUs x the 1-GPU rate)), host to host, copies included; on one GPU it also
 // shows the cost of 2 and 3 parts.
 // Every result is checked against the float64 reference on 512 sampled rows; a wrong one ends
@@ -141,43 +141,43 @@ int main(int argc, char **argv) {
     std::printf("(the book, GK104, table 14.1: 25e9/s without unroll, 34.3e9 with 16 (+37%%); table 14.2: best unroll 4, +18%%)\n");
     rep.add(unroll);
 
-    table tune("blocking", "Stage 07: interaction form x rows per thread x threads per block x unroll at N = " + kilo(n),
-               {{"form", 0}, {"rows_per_thread", 0}, {"threads", 0}, {"unroll", 0}, {"time_ms", 3},
+    table tune("blocking", "Stages 07 and 08: rows per thread x threads per block x unroll at N = " + kilo(n),
+               {{"stage", 0}, {"rows_per_thread", 0}, {"threads", 0}, {"unroll", 0}, {"time_ms", 3},
                 {"Ginteractions/s", 1}, {"pct_fp32_ceiling", 1}});
-    // The best blocking of each form: [0] mass-scaled (the stage's), [1] listing 14.1's.
-    nbody::config best_blocking[2];
-    const nbody::interaction_form forms[2] = {nbody::interaction_form::mass_scaled, nbody::interaction_form::listing_14_1};
-    auto form_name = [](nbody::interaction_form f) {
-      return std::string(f == nbody::interaction_form::mass_scaled ? "mass-scaled" : "listing 14.1");
-    };
-    const nbody::stage *st07 = nullptr;
-    for (const auto &st : course::registered<nbody::stage>())
-      if (st.blocked && !st.info.todo) st07 = &st;
-    if (st07) {
-      for (int f = 0; f < 2; ++f) {
-        double best = 0;
-        for (int r : {1, 2, 4, 8}) {
-          for (int b : {128, 256}) {
-            for (int u : {8, 16, 32}) {
-              nbody::config cfg;
-              cfg.rows_per_thread = r;
-              cfg.threads = b;
-              cfg.unroll = u;
-              cfg.form = forms[f];
-              const auto t = time_stage(*st07, cfg, n, d_body.get(), reps);
-              const double g = rate(n, t.median_ms);
-              tune.add_row({form_name(cfg.form), double(r), double(b), double(u), t.median_ms, g / 1e9, 100 * g / ceiling});
-              if (g > best) best = g, best_blocking[f] = cfg;
-            }
+    // The best blocking of each register-blocked stage (07: listing 14.1's form, 08: mass-scaled).
+    std::vector<std::pair<std::string, nbody::config>> best_blocking;
+    for (const auto &st : course::registered<nbody::stage>()) {
+      if (!st.blocked || st.info.todo) continue;
+      double best = 0;
+      nbody::config best_cfg;
+      for (int r : {1, 2, 4, 8}) {
+        for (int b : {128, 256}) {
+          for (int u : {8, 16, 32}) {
+            nbody::config cfg;
+            cfg.rows_per_thread = r;
+            cfg.threads = b;
+            cfg.unroll = u;
+            const auto t = time_stage(st, cfg, n, d_body.get(), reps);
+            const double g = rate(n, t.median_ms);
+            tune.add_row({st.info.id, double(r), double(b), double(u), t.median_ms, g / 1e9, 100 * g / ceiling});
+            if (g > best) best = g, best_cfg = cfg;
           }
         }
       }
+      best_blocking.push_back({st.info.id, best_cfg});
+    }
+    if (!best_blocking.empty()) {
       tune.print();
       rep.add(tune);
     }
+    auto blocking_of = [&](const std::string &id) {
+      for (auto &[stage, cfg] : best_blocking)
+        if (stage == id) return cfg;
+      return nbody::config{};
+    };
     auto blocking_label = [&](const nbody::config &c) {
-      return form_name(c.form) + ", R " + std::to_string(c.rows_per_thread) + ", threads " + std::to_string(c.threads) +
-             ", unroll " + std::to_string(c.unroll);
+      return "R " + std::to_string(c.rows_per_thread) + ", threads " + std::to_string(c.threads) + ", unroll " +
+             std::to_string(c.unroll);
     };
 
     // --- Part 1: the progression ---------------------------------------------------------------
@@ -198,14 +198,13 @@ int main(int argc, char **argv) {
       if (g > best_gpu) best_gpu = g, best_stage = name;
     };
     for (const auto &st : course::registered<nbody::stage>()) {
-      if (!st.forces) continue;  // stage 09: Part 5
+      if (!st.forces) continue;  // stage 10: Part 5
       if (st.info.todo) {
         prog.add_row({st.info.id, std::string("TODO: not yet implemented"), {}, {}, {}, {}, {}});
         continue;
       }
-      if (st.blocked) {  // stage 07 in listing 14.1's form first, then in its own
-        measure(st, st.info.id + " (14.1 form)", best_blocking[1], blocking_label(best_blocking[1]));
-        measure(st, st.info.id, best_blocking[0], blocking_label(best_blocking[0]));
+      if (st.blocked) {  // stages 07 and 08 at their best blocking
+        measure(st, st.info.id, blocking_of(st.info.id), blocking_label(blocking_of(st.info.id)));
         continue;
       }
       nbody::config cfg;
@@ -223,7 +222,7 @@ int main(int argc, char **argv) {
     std::printf("best single-GPU stage: %s, %.3g interactions/s = %.1f%% of the FP32-pipe ceiling; goal >= 2.0e12: %s\n",
                 best_stage.c_str(), best_gpu, 100 * best_gpu / ceiling, best_gpu >= 2.0e12 ? "met" : "MISSED");
     std::printf("(the book, GK104: 45.2e9 interactions/s, shared memory, unroll 4)\n");
-    std::printf("(stage 07's mass-scaled form issues 11 FP32-pipe instructions per interaction, not 12: its own bound is "
+    std::printf("(stage 08's mass-scaled form issues 11 FP32-pipe instructions per interaction, not 12: its own bound is "
                 "FMA rate / 11 = %.3g interactions/s)\n", ceiling * nbody::fp32_instructions_per_interaction / 11);
     rep.param("best_gpu_interactions_per_s", best_gpu);
     rep.add(prog);
@@ -239,9 +238,9 @@ int main(int argc, char **argv) {
       for (const auto &st : course::registered<nbody::stage>()) {
         if (!st.forces || st.info.todo) continue;
         const std::string &id = st.info.id;
-        if (id.rfind("03", 0) && id.rfind("05", 0) && id.rfind("06", 0) && id.rfind("07", 0)) continue;
+        if (id.rfind("03", 0) && id.rfind("05", 0) && id.rfind("06", 0) && !st.blocked) continue;
         nbody::config cfg;
-        if (st.blocked) cfg = best_blocking[0];
+        if (st.blocked) cfg = blocking_of(id);
         for (std::size_t m = 1024; m <= most; m *= 2) {
           const auto t = course::bench::time_device(
               [&](cudaStream_t stream) { st.forces(d_out.get(), d_big.get(), m, softening2, cfg, stream); }, s, 1,
@@ -306,7 +305,7 @@ int main(int argc, char **argv) {
       const auto mbody = nbody::random_bodies(mn, seed + 3);
       course::host_buffer<float4> h_body(mn, course::host_memory::pinned), h_force(mn, course::host_memory::pinned);
       std::memcpy(h_body.get(), mbody.data(), mn * sizeof(float4));
-      table mt("multi_gpu", "Stage 09 at N = " + kilo(mn) + ", host to host (table 14.3)",
+      table mt("multi_gpu", "Stage 10 at N = " + kilo(mn) + ", host to host (table 14.3)",
                {{"setup", 0}, {"gpus", 0}, {"parts", 0}, {"time_ms", 2}, {"Ginteractions/s", 1}, {"speedup", 2}, {"efficiency_pct", 1}});
       double one = 0;
       auto run = [&](int gpus, int parts) {
@@ -316,7 +315,7 @@ int main(int argc, char **argv) {
         course::test::poison_host(h_force.get(), mn);
         const auto t = course::bench::time_host([&] { multi->forces_host(h_force.get(), h_body.get(), mn, softening2, cfg); },
                                                 1, std::max(3, reps / 3));
-        verify("09 on " + std::to_string(gpus) + " GPU(s)", mbody, h_force.get());
+        verify("10 on " + std::to_string(gpus) + " GPU(s)", mbody, h_force.get());
         const double r = rate(mn, t.median_ms);
         if (one == 0) one = r;
         mt.add_row({std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "") + (parts ? ", " + std::to_string(parts) + " parts" : std::string()),

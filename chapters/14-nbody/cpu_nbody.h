@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 08, the CPU rival (The CUDA Handbook 14.7, listings 14.8 and 14.9): the entry point of
+// Stage 09, the CPU rival (The CUDA Handbook 14.7, listings 14.8 and 14.9): the entry point of
 // the SIMD, multithreaded force computation, so that tests, the benchmark and the driver can call
 // it like the GPU stages.
 #pragma once

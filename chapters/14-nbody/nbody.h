@@ -6,7 +6,7 @@
 //   force[i] = sum over j of mass_j * (r_j - r_i) / (|r_j - r_i|^2 + softening^2)^(3/2)
 // into (x, y, z) and 0 into w: the acceleration of body i with G = 1 (the book's "force").
 // The softening must be > 0: it makes the self-interaction j == i contribute exactly 0. Masses
-// are >= 0 (stage 07 scales by m^(-1/2)).
+// are >= 0 (stage 08 scales by m^(-1/2)).
 #pragma once
 
 #include "common/random.h"
@@ -21,24 +21,19 @@
 
 namespace nbody {
 
-// Stage 07's interaction: mass-scaled coordinates (11 FP32-pipe instructions per interaction,
-// the stage's own), or listing 14.1 as written (12), for measuring the two side by side.
-enum class interaction_form { mass_scaled, listing_14_1 };
-
 struct config {
   int threads = 256;        // per block: 32..1024, a multiple of 32 (stage 06: fixed by the stage)
   int unroll = 4;           // stages 02, 03: the unroll factor of the inner loop, 1, 2, 4, 8, 16 or 32;
-                            // stage 07: 8, 16 or 32 (others: 8)
-  int rows_per_thread = 0;  // stage 07: bodies per thread, 1, 2, 4 or 8; 0: the stage's choice
-  int parts = 0;            // stage 09: row parts, dealt round-robin to the GPUs; 0: one per GPU
-  int gpus = 0;             // stage 09: how many visible GPUs to use; 0: all
-  interaction_form form = interaction_form::mass_scaled;  // stage 07 only
+                            // stages 07, 08: 8, 16 or 32 (others: 8)
+  int rows_per_thread = 0;  // stages 07, 08: bodies per thread, 1, 2, 4 or 8; 0: the stage's choice
+  int parts = 0;            // stage 10: row parts, dealt round-robin to the GPUs; 0: one per GPU
+  int gpus = 0;             // stage 10: how many visible GPUs to use; 0: all
 };
 
 // Single-GPU stages: d_force[0, n) from d_body[0, n), device pointers, work enqueued on `stream`.
 using force_fn = void (*)(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
                           const config &cfg, cudaStream_t stream);
-// Stage 09: h_force[0, n) from h_body[0, n), both in portable pinned host memory; returns with
+// Stage 10: h_force[0, n) from h_body[0, n), both in portable pinned host memory; returns with
 // the forces in h_force.
 using host_force_fn = void (*)(float4 *h_force, const float4 *h_body, std::size_t n, float softening2,
                                const config &cfg);
@@ -46,7 +41,7 @@ using host_force_fn = void (*)(float4 *h_force, const float4 *h_body, std::size_
 struct stage {
   course::stage_info info;
   force_fn forces = nullptr;            // single-GPU stages
-  host_force_fn forces_host = nullptr;  // stage 09
+  host_force_fn forces_host = nullptr;  // stage 10
   bool unroll_sweep = false;            // honours config::unroll (tables 14.1 and 14.2)
   bool blocked = false;                 // honours config::rows_per_thread
 };
@@ -64,9 +59,11 @@ inline std::vector<float4> random_bodies(std::size_t n, std::uint64_t seed) {
   return b;
 }
 
-// The 20-flop convention of the book's GFLOP/s figures, and the FP32-pipe instructions one
-// interaction costs (3 FADD, 3 FFMA/FMUL for the squared distance, 3 FMUL for mass / r^3, 3 FFMA
-// for the sums) besides one MUFU.RSQ: the ceiling is the measured FMA rate / 12.
+// The 20-flop convention the course uses to quote GFLOP/s beside the rate (the book reports
+// interactions/s only; 14.1 counts about 20 single-precision flops per interaction), and the
+// FP32-pipe instructions one interaction costs in listing 14.1's form (3 FADD, 3 FFMA/FMUL for
+// the squared distance, 3 FMUL for mass / r^3, 3 FFMA for the sums) besides one MUFU.RSQ: the
+// ceiling is the measured FMA rate / 12.
 constexpr double flops_per_interaction = 20;
 constexpr double fp32_instructions_per_interaction = 12;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The simulation driver: N bodies from a deterministic random start (positions in [-1, 1]^3,
 // masses in [0.5, 1.5], at rest), integrated with leapfrog Verlet (kick-drift-kick) for --steps
-// steps of --dt, the forces computed by any stage (--stage: a GPU stage 02..07, 09 on --gpus GPUs,
-// or 08 / cpu for the CPU). It prints the rate, and checks (exit status 1 when either fails):
+// steps of --dt, the forces computed by any stage (--stage: a GPU stage 02..08, 10 on --gpus GPUs,
+// or 09 / cpu for the CPU). It prints the rate, and checks (exit status 1 when either fails):
 //   - the first forces against the float64 reference on 256 sampled rows (nbody::error_bound);
 //   - the total momentum: |sum m v| <= 1e-4 sum m |v| at the end (every pair pulls equal and
 //     opposite, so only rounding moves it).
@@ -29,19 +29,19 @@
 int main(int argc, char **argv) {
   std::int64_t n = 16384, steps = 10, seed = 1, gpus = 0;
   double dt = 1e-3, softening = 0.05;
-  std::string stage_id = "07";
+  std::string stage_id = "08";
   course::options cli("nbody", "Chapter 14: N-body simulation, leapfrog Verlet, forces from any stage.");
   cli.add("N", n, 1, std::int64_t(1) << 24, "bodies")
       .add("steps", steps, 0, 1000000, "time steps")
       .add("dt", dt, 1e-9, 1.0, "time step")
       .add("softening", softening, 1e-6, 10.0, "softening length (> 0)")
       .add("seed", seed, 0, std::int64_t(1) << 62, "seed of the random start")
-      .add("gpus", gpus, 0, 64, "stage 09: GPUs to use (0: all visible)")
-      .add("stage", stage_id, "stage id or its number: 02..07, 09 (GPUs), 08 or cpu (the CPU)");
+      .add("gpus", gpus, 0, 64, "stage 10: GPUs to use (0: all visible)")
+      .add("stage", stage_id, "stage id or its number: 02..08, 10 (GPUs), 09 or cpu (the CPU)");
   cli.parse(argc, argv);
   const float soft2 = float(softening * softening);
   const std::size_t count = std::size_t(n);
-  const bool use_cpu = stage_id == "cpu" || stage_id.rfind("08", 0) == 0;
+  const bool use_cpu = stage_id == "cpu" || stage_id.rfind("09", 0) == 0;
 
   const nbody::stage *gpu_stage = nullptr;
   const nbody::cpu::stage *cpu_stage = nullptr;
@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     for (const auto &s : course::registered<nbody::stage>())
       if (s.info.id.rfind(stage_id, 0) == 0) gpu_stage = &s;
     if (!gpu_stage) {
-      std::fprintf(stderr, "nbody: no stage '%s' (02..07, 09, 08 or cpu)\n", stage_id.c_str());
+      std::fprintf(stderr, "nbody: no stage '%s' (02..08, 10, 09 or cpu)\n", stage_id.c_str());
       return 2;
     }
     const course::gpu_status gpu = course::probe_gpu();

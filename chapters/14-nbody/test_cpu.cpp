@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Tests of stage 08, the CPU rival (host only): every instruction set this CPU supports, on one
+// Tests of stage 09, the CPU rival (host only): every instruction set this CPU supports, on one
 // thread and on the pool, against the float64 reference within nbody::error_bound(n), and against
 // the scalar path (listing 14.2's arithmetic) within twice that bound: the SIMD paths use a
 // refined rsqrt estimate and sum in vector lanes, so they equal the scalar path to rounding, not

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Tests of every GPU force stage (02-07 and the multi-GPU 09). Each test program is built with one
+// Tests of every GPU force stage (02-08 and the multi-GPU 10). Each test program is built with one
 // stage. The bodies are random (positions in [-1, 1]^3, masses in [0.5, 1.5]; the seed is printed
 // on failure, COURSE_SEED replays). Every force is compared with the float64 host reference
 // (host_nbody.h) by |f - ref| / sum_j |f_ij| <= nbody::error_bound(n) = 1e-5 + 2e-7 sqrt(n); the w
@@ -77,8 +77,7 @@ struct placement {
 std::string describe(std::size_t n, const nbody::config &cfg, const placement &at = placement{}) {
   std::string s = "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) +
                   " unroll=" + std::to_string(cfg.unroll) + " rows_per_thread=" + std::to_string(cfg.rows_per_thread) +
-                  " parts=" + std::to_string(cfg.parts) + " gpus=" + std::to_string(cfg.gpus) +
-                  (cfg.form == nbody::interaction_form::listing_14_1 ? " form=listing_14_1" : " form=mass_scaled");
+                  " parts=" + std::to_string(cfg.parts) + " gpus=" + std::to_string(cfg.gpus);
   if (at.body_offset) s += " body offset " + std::to_string(at.body_offset);
   if (at.force_offset) s += " force offset " + std::to_string(at.force_offset);
   if (at.stream) s += " (non-blocking stream)";
@@ -89,7 +88,7 @@ bool same_bytes(const std::vector<float4> &a, const float4 *b) {
   return a.empty() || std::memcmp(a.data(), b, a.size() * sizeof(float4)) == 0;
 }
 
-// Stage 09's arrays: portable pinned host memory with the guards of guarded<T> (heavy bodies
+// Stage 10's arrays: portable pinned host memory with the guards of guarded<T> (heavy bodies
 // around the input, poison around the output), checked the same way.
 struct pinned_guarded {
   pinned_guarded(std::size_t n, std::size_t offset, std::size_t guard)
@@ -203,26 +202,55 @@ TEST_CASE("every unroll factor of the sweeps (tables 14.1 and 14.2)", "[nbody]")
   }
 }
 
-TEST_CASE("every register blocking of stage 07, in both interaction forms", "[nbody]") {
+TEST_CASE("every register blocking of stages 07 and 08", "[nbody]") {
   if (!stage_under_test().blocked) return;
-  for (auto form : {nbody::interaction_form::mass_scaled, nbody::interaction_form::listing_14_1}) {
-    for (int rows : {1, 2, 4, 8}) {
-      for (int threads : {128, 256}) {
-        for (int unroll : {8, 16, 32}) {
-          nbody::config cfg;
-          cfg.rows_per_thread = rows;
-          cfg.threads = threads;
-          cfg.unroll = unroll;
-          cfg.form = form;
-          for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(4097)}) check(n, cfg);
-        }
+  for (int rows : {1, 2, 4, 8}) {
+    for (int threads : {128, 256}) {
+      for (int unroll : {8, 16, 32}) {
+        nbody::config cfg;
+        cfg.rows_per_thread = rows;
+        cfg.threads = threads;
+        cfg.unroll = unroll;
+        for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(4097)}) check(n, cfg);
       }
     }
   }
 }
 
+TEST_CASE("no body pulls on itself, wherever it sits in its block's rows", "[nbody][self]") {
+  // Stage 08's self term is not exactly 0 (mass-scaled coordinates): a body of mass m pulls on
+  // itself by about 2^-24 |x| m / e^3 unless the kernel masks j == i in every tile that holds
+  // its block's rows. Heavy bodies (10^6) at indices spread over the R * B rows of a block, for
+  // every rows-per-thread and block size: a body left unmasked adds a pull of about 10^4 to a
+  // force whose terms sum to some 10^7 (the other heavy bodies), far past the bound. Every stage
+  // runs it (one configuration where the stage has no blocking).
+  const std::size_t heavy_at[] = {0, 1, 37, 127, 128, 200, 255, 256, 300, 383, 384, 511, 512, 640, 700, 895, 999};
+  for (std::size_t n : {std::size_t(1000), std::size_t(2100)}) {
+    problem p;
+    p.seed = course::fresh_seed();
+    p.body = nbody::random_bodies(n, p.seed);
+    for (std::size_t i : heavy_at) p.body[i].w = 1e6f;
+    for (std::size_t k = 1000; k < n; k += 97) p.body[k].w = 1e6f;
+    p.want = nbody::host_forces_f64(p.body.data(), n, softening2);
+    std::vector<nbody::config> configs(1);
+    if (stage_under_test().blocked) {
+      configs.clear();
+      for (int rows : {1, 2, 4, 8}) {
+        for (int threads : {128, 256}) {
+          nbody::config cfg;
+          cfg.rows_per_thread = rows;
+          cfg.threads = threads;
+          configs.push_back(cfg);
+        }
+      }
+    }
+    for (const auto &cfg : configs)
+      check_against_reference(describe(n, cfg) + ", heavy bodies across the block", run_stage(p.body, cfg), p);
+  }
+}
+
 TEST_CASE("bodies of zero mass pull on no one and are pulled like any other", "[nbody]") {
-  // Every third body massless (stage 07 stores those as a = 0, e^2 / m = 1 instead of dividing
+  // Every third body massless (stage 08 stores those as a = 0, e^2 / m = 1 instead of dividing
   // by 0), and a tiny and a huge mass beside them.
   for (std::size_t n : {std::size_t(31), std::size_t(4097)}) {
     problem p;
@@ -273,7 +301,7 @@ void check_splits(const std::vector<std::size_t> &ns) {
       const auto got = run_stage(p.body, cfg);
       for (std::size_t i = 0; i < n; ++i) {
         if (std::memcmp(&got[i], &single[i], sizeof(float4)) != 0)
-          FAIL("stage 09, " << describe(n, cfg) << " on " << visible << " GPU(s): force [" << i << "] = (" << got[i].x
+          FAIL("stage 10, " << describe(n, cfg) << " on " << visible << " GPU(s): force [" << i << "] = (" << got[i].x
                             << ", " << got[i].y << ", " << got[i].z << ", " << got[i].w
                             << ") differs from the single-GPU run (" << single[i].x << ", " << single[i].y << ", "
                             << single[i].z << ", " << single[i].w << ")");
@@ -333,7 +361,7 @@ TEST_CASE("configurations the stages do not handle are refused, not miscomputed"
 
 TEST_CASE("a stage allocates nothing it does not free", "[nbody][memory]") {
   // The device stages keep no workspace: after a first call, further calls leave this process's
-  // allocations as they were. Stage 09 allocates its device arrays on every call (and on every
+  // allocations as they were. Stage 10 allocates its device arrays on every call (and on every
   // GPU): each call must free all of it. Counted in this process only (harness/alloc_tracker.h).
   const auto &stage = stage_under_test();
   const std::size_t n = 4097;
@@ -362,8 +390,8 @@ TEST_CASE("a stage allocates nothing it does not free", "[nbody][memory]") {
 
 // The seeded random sweep: sizes up to 6000 at the warp, block and tile boundaries (32 .. 1024),
 // primes, 0 and 1; every block size 32..1024 in turn; every unroll factor (02, 03), every rows
-// per thread, block size, unroll and interaction form of stage 07, every part count 0..5 of stage
-// 09 (and its forces equal to its 1-part run bit for bit); the body and force arrays 0..3 float4s
+// per thread, block size and unroll of stages 07 and 08, every part count 0..5 of stage
+// 10 (and its forces equal to its 1-part run bit for bit); the body and force arrays 0..3 float4s
 // into their allocations, each on its own, behind and before heavy guard bodies; some bodies
 // massless; three softenings; some calls on a non-blocking stream. Each case draws a fresh problem
 // and its float64 reference (O(n^2) on the host: the sizes stay below 6000).
@@ -382,13 +410,12 @@ TEST_CASE("seeded random sweep over sizes, block sizes, configurations and align
     cfg.threads = 32 * (1 + c % 32);  // every block size twice over the sweep
     if (stage.unroll_sweep) cfg.unroll = unrolls[c % 6];
     if (stage.blocked) {
-      // Stage 07 is compiled for 128 and 256 threads (others run its default, 128), unroll 8, 16
+      // Stages 07 and 08 are compiled for 128 and 256 threads (others run its default, 128), unroll 8, 16
       // and 32 (others: 8), and 1, 2, 4 or 8 rows per thread (0: its default).
       // Every R x B in turn, and every fifth case another block size (run as 128).
       if (c % 5 != 4) cfg.threads = (c / 4) % 2 ? 256 : 128;
       cfg.unroll = rng.pick({8, 16, 32, 4});
       cfg.rows_per_thread = c % 9 == 8 ? 0 : rows[c % 4];
-      cfg.form = rng.chance(0.5) ? nbody::interaction_form::listing_14_1 : nbody::interaction_form::mass_scaled;
     }
     if (stage.forces_host) {
       cfg.parts = c % 6;
@@ -403,14 +430,14 @@ TEST_CASE("seeded random sweep over sizes, block sizes, configurations and align
     const std::size_t n = rng.awkward_size(boundaries, max_n);
     p.body = nbody::random_bodies(n, p.seed);
     std::string extra;
-    if (rng.chance(0.25)) {  // massless bodies among the others (the stage 07 a = 0 path), or all
+    if (rng.chance(0.25)) {  // massless bodies among the others (the stage 08 a = 0 path), or all
       const bool all = rng.chance(0.15);
       for (std::size_t i = 0; i < n; ++i)
         if (all || course::random_bits(p.seed + 1, i) % 3 == 0) p.body[i].w = 0.f;
       extra = all ? ", every body massless" : ", a third of the bodies massless";
     }
     // Softenings of 0.01 and above (below it, the mass-scaled form's rounding of a x_j is no
-    // longer small against the distance of the closest pairs: nbody.h, stage 07).
+    // longer small against the distance of the closest pairs: nbody.h, stage 08).
     const float soft = rng.pick({0.01f, 0.01f, 0.02f, 0.05f});
     p.soft2 = soft * soft;
     if (soft != softening) extra += ", softening " + std::to_string(soft);

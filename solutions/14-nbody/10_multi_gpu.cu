@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 09: several GPUs. The CUDA Handbook 14.6 (and the multi-GPU patterns of chapter 9).
+// Stage 10: several GPUs. The CUDA Handbook 14.6 (and the multi-GPU patterns of chapter 9).
 //
-// Changes from stage 07: the rows of the force matrix are split across every visible GPU. The
-// bodies and the forces live in portable pinned host memory (cudaHostAllocPortable: pinned for
-// every GPU, not only the one current when it was allocated); one host thread per GPU copies all
-// n bodies to its GPU, computes its own rows with the register-blocked kernel of stage 07 and
-// copies those rows of the forces straight back into the host array. The rows are cut into
+// Changes from stage 07 (the last single-GPU stage in listing 14.1's form): the rows of the force
+// matrix are split across every visible GPU. The bodies and the forces live in portable pinned
+// host memory (cudaHostAllocPortable: pinned for every GPU, not only the one current when it was
+// allocated); one host thread per GPU copies all n bodies to its GPU, computes its own rows with
+// stage 07's register-blocked kernel (register_blocked.cuh: your code) and copies those rows of
+// the forces straight back into the host array. The rows are cut into
 // `parts` contiguous parts as even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so
 // any n works, not only multiples of the GPU count; the parts are dealt round-robin to the GPUs.
 // With config::parts > the GPU count, one GPU runs several parts one after the other: that is how
@@ -18,7 +19,7 @@
 // What to look for: in the timing, the efficiency table (the bench: 1..all GPUs at N = 256K;
 // the book's table 14.3 went to 4 GPUs at 96K bodies); each GPU's copies are O(N), its work
 // O(N^2 / GPUs).
-#include "nbody_common.cuh"
+#include "register_blocked.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 08: the interaction in mass-scaled coordinates. Beyond the book: stage 07's kernel with
+// another interaction form (11 FP32-pipe instructions instead of listing 14.1's 12).
+//
+// Changes from stage 07: the tile holds each body as a (x, y, z) with a = m^(-1/2), and
+// e^2 / m beside it, so the mass leaves the inner loop (the derivation is below); the kernel,
+// the blocking and the column split are stage 07's (register_blocked.cuh, your code). The price
+// is the self term: body i's pull on itself is no longer exactly 0, so the tiles that hold the
+// block's own rows mask j == i.
+// The bench keeps listing 14.1's 12 instructions as the ceiling's unit, so 100% is not a hard
+// limit for this form (its own bound is FMA rate / 11).
+// What to look for: in the timing, the blocking table beside stage 07's: on the H100 the best
+// blocking (R = 4, 256 threads, U = 16) did 2.04e12 interactions/s (76.5% of the 12-instruction
+// ceiling) against 2.01e12 for stage 07 in the same run: 1.5%, not the 7% the instruction count
+// promises (the kernel is not issue-bound alone). In the SASS of the inner loop, per interaction:
+// FFMA x9, FMUL x2, MUFU.RSQ x1 and no FADD, and 5 LDS.128 per four sources (4R interactions);
+// the loop twice, the copy for the diagonal tiles with an FSEL per interaction
+// (make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled).
+#include "register_blocked.cuh"
+
+#include "common/check.h"
+
+namespace {
+
+constexpr int default_rows_per_thread = 4;
+constexpr int default_threads = 128;
+
+// Mass-scaled coordinates. Listing 14.1 computes m (x_j - x_i) / (d^2 + e^2)^(3/2) as 3 FADD
+// (the differences), 3 FFMA (d^2 + e^2), MUFU.RSQ, 3 FMUL (m r^-3) and 3 FFMA (the sums). Scale
+// body j by a = m_j^(-1/2): with d' = a (x_j - x_i), (d'^2 + a^2 e^2)^(-1/2) = r^-1 / a, so
+// d' (d'^2 + a^2 e^2)^(-3/2) = m_j (x_j - x_i) r^-3: the mass is gone from the inner loop. The
+// tile stores (a x_j, a y_j, a z_j, -a) and e^2 / m_j = a^2 e^2, once per body per tile; then
+// d' = fma(-a, x_i, a x_j) is one FFMA (the FADD it replaces), and r^-3 needs 2 FMUL, not 3:
+// 9 FFMA + 2 FMUL per interaction. Rounding: a x_j is one more rounding of a coordinate (half an
+// ulp of x_j), the same size as the error in the position itself. A body of zero mass becomes
+// a = 0 with a^2 e^2 = 1: d' = 0, so it adds exactly 0 (as the zero-mass bodies past N must).
+// Masses must be >= 0 (a negative mass gives NaN forces, not a silent wrong answer).
+// The price: body i's pull on itself is no longer exactly 0. d' = fma(-a, x, round(a x)) is the
+// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m / e^2)^(3/2):
+// a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for m = 10^6).
+// So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them at
+// n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
+struct mass_scaled_form {
+  template <int B>
+  struct tile {
+    float4 scaled[B];             // (a x, a y, a z, -a)
+    alignas(16) float soft[B];    // a^2 e^2, read four at a time with one LDS.128
+  };
+  struct source {
+    float ax, ay, az, minus_a, soft;
+  };
+  template <int B>
+  __device__ static void put(tile<B> &t, int k, float4 b, float softening2) {
+    // EXERCISE BEGIN: store body b (x, y, z, mass m >= 0) in slot k in the scaled form above, so
+    // that a body of zero mass (the tail of the last tile among them) adds exactly 0 and no
+    // division by 0 happens. This runs once per body per tile: exactness matters more than speed.
+    COURSE_TODO();
+    // EXERCISE END
+  }
+  template <int B>
+  __device__ static void get4(const tile<B> &t, int j, source (&s)[4]) {
+    const float4 soft = reinterpret_cast<const float4 *>(t.soft)[j / 4];
+    const float soft_of[4] = {soft.x, soft.y, soft.z, soft.w};
+#pragma unroll
+    for (int g = 0; g < 4; ++g) {
+      const float4 b = t.scaled[j + g];
+      s[g] = source{b.x, b.y, b.z, b.w, soft_of[g]};
+    }
+  }
+  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
+                                  float /*softening2: in b.soft*/, bool self) {
+    // EXERCISE BEGIN: add m (r_j - r_i) / (d^2 + e^2)^(3/2) to (fx, fy, fz) from the scaled source b
+    // and this thread's body (x, y, z) in 9 fused multiply-adds, 2 multiplications and one
+    // nbody::reciprocal_sqrt (count them in the SASS); the softening goes in first, as in
+    // body_body_interaction. The body itself (self) must add nothing.
+    COURSE_TODO();
+    // EXERCISE END
+  }
+  template <int R, int B, int U>
+  __device__ static void tile_pass(const tile<B> &t, float (&fx)[R], float (&fy)[R], float (&fz)[R],
+                                   const float (&px)[R], const float (&py)[R], const float (&pz)[R],
+                                   std::ptrdiff_t block_at, float softening2) {
+    // EXERCISE BEGIN: the tiles that hold any of the block's R * B rows (decide it for the whole
+    // block, so that its warps do not diverge) meet the rows with the j == i mask
+    // (nbody::tile_interactions<true, ...>, each row's slot in the tile as `self`); every other
+    // tile without it. Watch the rows of the block that start in one tile and end in the next.
+    COURSE_TODO();
+    // EXERCISE END
+  }
+};
+
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
+            cudaStream_t stream) {
+  nbody::require(cfg);
+  const int R = cfg.rows_per_thread ? cfg.rows_per_thread : default_rows_per_thread;
+  // The stage's own block size unless asked for one of those it is compiled for (128 or 256).
+  const int threads = (cfg.threads == 128 || cfg.threads == 256) ? cfg.threads : default_threads;
+  nbody::dispatch_blocking(R, threads, cfg.unroll, [&](auto r, auto b, auto u) {
+    constexpr int RR = decltype(r)::value, B = decltype(b)::value, U = decltype(u)::value;
+    using Form = mass_scaled_form;
+    const std::size_t row_blocks = nbody::ceil_div(n, std::size_t(RR) * B);
+    const int split = n ? nbody::column_split(n, row_blocks, B) : 1;
+    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2, stream);
+  });
+}
+
+}  // namespace
+
+NBODY_STAGE(COURSE_THIS_STAGE("register-blocked tiles, mass-scaled coordinates (beyond the book)"), forces, nullptr,
+            false, true);

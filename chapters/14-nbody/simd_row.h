@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lesson header of stage 09_cpu_simd (The CUDA Handbook 14.7, listings 14.8 and 14.9): the SIMD
+// row, written once for every instruction set. 09_cpu_simd.cu includes it three times, inside
+// namespaces sse, avx2 and avx512, each with V the vector operations of that set (sse_ops,
+// avx2_ops, avx512_ops: V::vec, V::width lanes, set1, load, sub, mul, fmadd(a, b, c) = a b + c,
+// fnmadd(a, b, c) = c - a b, rsqrt_estimate, sum of the lanes) and compiled for that set alone.
+// So there is no include guard, and this file includes nothing itself.
+// (Host code only: the build compiles stage 09 as C++.)
+
+// force[i] from the SOA copy b (x, y, z, m, padded with zero-mass bodies to a multiple of 16).
+inline float4 row(const soa &b, std::size_t i, float softening2) {
+  // EXERCISE BEGIN: body i against V::width bodies per step: body i in every lane, the bodies
+  // j..j+width-1 loaded from the SOA arrays; each lane's pull as in listing 14.2, with
+  // 1/sqrt(d^2 + e^2) from V::rsqrt_estimate refined by one Newton-Raphson step,
+  // y' = y (1.5 - 0.5 d2 y^2) (the estimate alone has 12 to 14 bits: the tests would see it);
+  // three vector sums, added across their lanes at the end.
+  COURSE_TODO();
+  // EXERCISE END
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lesson header of stage 07_register_blocked (beyond the book: the shared-memory tiles of 14.3,
+// R rows per thread). Stage 07 teaches it; stage 08_mass_scaled runs it with another interaction
+// form and stage 10_multi_gpu on every GPU, so once you have written it here, those stages run
+// your code (complete in solutions/14-nbody, the regions stubbed in chapters/14-nbody).
+//
+// An interaction form says how a tile of sources is staged in shared memory and what one
+// interaction computes from it; the kernel is written once for any form:
+//   template <int B> struct tile;              the shared-memory tile of B sources
+//   using source;                              one source, as read from the tile
+//   put(tile, k, body, softening2)             thread k stores body (zero mass past the slice) in slot k
+//   get4(tile, j, source[4])                   the sources in slots j..j+3 (j a multiple of 4)
+//   interact(fx, fy, fz, x, y, z, source, softening2, self)   one interaction (self: j == i)
+//   tile_pass<R, B, U>(tile, fx, fy, fz, px, py, pz, block_at, softening2)
+//                                              the R rows of this thread against the whole tile;
+//                                              block_at = (the block's first row) - (the tile's
+//                                              first body), so row r of thread k sits in slot
+//                                              block_at + k + r B when it is in the tile
+#pragma once
+
+#include "nbody_common.cuh"
+
+#include "common/check.h"
+
+#include <cstddef>
+
+namespace nbody {
+
+// The interactions of this thread's R rows with the B sources of one tile. Masked: source
+// j == self[r] is row r itself (only a form whose self term is not exactly 0 asks for it).
+template <bool Masked, class Form, int R, int B, int U>
+__device__ __forceinline__ void tile_interactions(const typename Form::template tile<B> &tile, float (&fx)[R],
+                                                  float (&fy)[R], float (&fz)[R], const float (&px)[R],
+                                                  const float (&py)[R], const float (&pz)[R], const int (&self)[R],
+                                                  float softening2) {
+  // EXERCISE BEGIN: the register blocking: read the tile four sources at a time (Form::get4), and
+  // let each source read from shared memory feed all R rows before the next is read; unroll so
+  // that U sources go by per loop trip. Tell Form::interact when the source is the row itself
+  // (only when Masked).
+#pragma unroll(U / 4)
+  for (int j = 0; j < B; j += 4) {
+    typename Form::source s[4];
+    Form::get4(tile, j, s);
+#pragma unroll
+    for (int g = 0; g < 4; ++g) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        Form::interact(fx[r], fy[r], fz[r], px[r], py[r], pz[r], s[g], softening2, Masked && j + g == self[r]);
+    }
+  }
+  // EXERCISE END
+}
+
+// Listing 14.1 as it stands: the tile holds the bodies as they are, body_body_interaction does
+// the rest (12 FP32-pipe instructions). Body i's pull on itself is exactly 0 (dx = x - x = 0), so
+// no tile needs the j == i mask.
+struct listing_14_1_form {
+  template <int B>
+  struct tile {
+    float4 body[B];
+  };
+  using source = float4;
+  template <int B>
+  __device__ static void put(tile<B> &t, int k, float4 b, float /*softening2*/) {
+    t.body[k] = b;
+  }
+  template <int B>
+  __device__ static void get4(const tile<B> &t, int j, source (&s)[4]) {
+#pragma unroll
+    for (int g = 0; g < 4; ++g) s[g] = t.body[j + g];
+  }
+  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
+                                  float softening2, bool /*self: never needed*/) {
+    body_body_interaction(fx, fy, fz, x, y, z, b.x, b.y, b.z, b.w, softening2);
+  }
+  template <int R, int B, int U>
+  __device__ static void tile_pass(const tile<B> &t, float (&fx)[R], float (&fy)[R], float (&fz)[R],
+                                   const float (&px)[R], const float (&py)[R], const float (&pz)[R],
+                                   std::ptrdiff_t /*block_at*/, float softening2) {
+    const int none[R] = {};
+    tile_interactions<false, listing_14_1_form, R, B, U>(t, fx, fy, fz, px, py, pz, none, softening2);
+  }
+};
+
+// The register-blocked kernel. A block of B threads owns R * B rows starting at
+// row0 + blockIdx.x * R * B (thread k: rows k, k + B, ..., k + (R - 1) B, each thread keeping R
+// bodies and R sums in registers) and the columns [blockIdx.y * cols, ... + cols) of the
+// interaction matrix, cut at n. It walks those columns in tiles of B bodies staged in shared
+// memory by Form; every source read from shared memory (a broadcast LDS.128) feeds R
+// interactions, so the FP32 pipe, not the load/store unit, sets the pace. With gridDim.y > 1
+// several blocks add into the same rows (atomicAdd; the caller zeroes `force`); with
+// gridDim.y == 1 the sums are stored. force is indexed from row0 (force[i - row0]).
+template <class Form, int R, int B, int U>
+__global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict__ force,
+                                                             const float4 *__restrict__ body, std::size_t n,
+                                                             std::size_t row0, std::size_t rows,
+                                                             std::size_t cols, float softening2) {
+  static_assert(B % 4 == 0 && U % 4 == 0, "the tile is read four sources at a time");
+  __shared__ typename Form::template tile<B> tile;
+  // EXERCISE BEGIN: load this thread's R rows (zero-mass bodies past row0 + rows) into registers;
+  // walk this block's slice of columns, cut at n, one tile of B bodies at a time: every thread
+  // puts one body in the tile (Form::put; zero mass past the slice's end), then the whole tile
+  // meets the R rows (Form::tile_pass). All B threads share one tile: no thread may overwrite
+  // it while another still reads it, nor read it before it is complete. At the end, store the
+  // rows that exist; when the columns are split over several blocks, add into them instead.
+  const std::size_t block_first = row0 + std::size_t(blockIdx.x) * R * B;  // the block's rows: R * B from here
+  const std::size_t first = block_first + threadIdx.x;
+  const std::size_t row_end = row0 + rows;
+  float px[R], py[R], pz[R], fx[R], fy[R], fz[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const std::size_t i = first + std::size_t(r) * B;
+    const float4 b = i < row_end ? body[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+    px[r] = b.x, py[r] = b.y, pz[r] = b.z;
+    fx[r] = fy[r] = fz[r] = 0.f;
+  }
+  const std::size_t c_begin = std::size_t(blockIdx.y) * cols;
+  const std::size_t c_end = c_begin + cols < n ? c_begin + cols : n;
+  for (std::size_t t = c_begin; t < c_end; t += B) {
+    __syncthreads();  // the previous tile is no longer read
+    Form::put(tile, threadIdx.x, body_or_nothing(body, t + threadIdx.x, c_end), softening2);
+    __syncthreads();
+    Form::template tile_pass<R, B, U>(tile, fx, fy, fz, px, py, pz, std::ptrdiff_t(block_first) - std::ptrdiff_t(t),
+                                      softening2);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const std::size_t i = first + std::size_t(r) * B;
+    if (i >= row_end) continue;
+    if (gridDim.y == 1) {
+      force[i - row0] = make_float4(fx[r], fy[r], fz[r], 0.f);
+    } else {
+      atomicAdd(&force[i - row0].x, fx[r]);
+      atomicAdd(&force[i - row0].y, fy[r]);
+      atomicAdd(&force[i - row0].z, fz[r]);
+    }
+  }
+  // EXERCISE END
+}
+
+// Launches register_blocked_forces<Form, R, B, U> over rows [row0, row0 + rows) of force (indexed
+// from row0) against all n bodies, the columns split into about `split` slices of whole tiles.
+template <class Form, int R, int B, int U>
+void launch_register_blocked(float4 *force, const float4 *body, std::size_t n, std::size_t row0, std::size_t rows,
+                             int split, float softening2, cudaStream_t stream) {
+  if (rows == 0 || n == 0) return;
+  // EXERCISE BEGIN: the grid: enough blocks of R * B rows for every row, and along y the column
+  // slices (whole tiles each, about n / split columns) that cover all n columns, whatever n. When
+  // there is more than one slice the kernel adds into force: it must start at zero (in `stream`).
+  const std::size_t cols = ceil_div(ceil_div(n, std::size_t(split < 1 ? 1 : split)), B) * B;
+  const dim3 grid(unsigned(ceil_div(rows, std::size_t(R) * B)), unsigned(ceil_div(n, cols)));
+  if (grid.y > 1) CUDA_CHECK(cudaMemsetAsync(force, 0, rows * sizeof(float4), stream));
+  register_blocked_forces<Form, R, B, U><<<grid, B, 0, stream>>>(force, body, n, row0, rows, cols, softening2);
+  CUDA_CHECK_LAUNCH();
+  // EXERCISE END
+}
+
+}  // namespace nbody
