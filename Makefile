@@ -3,7 +3,7 @@ BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # Sanitizer runs at once: each is mostly CPU work beside a GPU context of a few hundred MB.
 SANITIZE_JOBS ?= $(JOBS)
-CHAPTERS := 11-streaming 12-reduction 13-scan 14-nbody 15-ncc
+# Chapters, stages and benchmarks are read from the tree (harness/course.py), never listed here.
 CHAPTER  ?= 11-streaming
 # ARCH="80;90" overrides the CUDA architectures (default: the GPUs present, else 90).
 ARCH     ?=
@@ -16,12 +16,26 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build check progress tour bench nbody ncc sanitize sass sass-count sass-diff plots doctor exercises reset clean
+.PHONY: help deps configure build check progress tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture plots doctor exercises reset clean
+
+# Arguments are checked before a target does anything (configure included): an unknown chapter or
+# stage, or a missing variable, stops make with one line naming the valid choices (status 2).
+VALIDATED := bench sass sass-count sass-diff reset nbody ncc check
+quote = '$(subst ','\'',$(1))'
+ifneq ($(and $(filter $(VALIDATED),$(MAKECMDGOALS)),$(wildcard harness/course.py)),)
+ARGS_ERROR := $(shell $(PYTHON) harness/course.py validate $(filter $(VALIDATED),$(MAKECMDGOALS)) \
+  $(call quote,CHAPTER=$(CHAPTER)) $(call quote,STAGE=$(STAGE)) $(call quote,A=$(A)) $(call quote,B=$(B)) \
+  $(call quote,ARGS=$(ARGS)))
+ifneq ($(ARGS_ERROR),)
+$(error $(ARGS_ERROR))
+endif
+endif
 
 help:
 	@echo "The CUDA Handbook, Part III, as staged exercises. From the repository root:"
 	@echo ""
 	@echo "  make tour                    build, then run every chapter's reference stages with its progression table"
+	@echo "                               (no GPU: the committed reference results, and what runs here)"
 	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
 	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
 	@echo "                               one stage: its tests, then memcheck, racecheck, synccheck on a GPU"
@@ -33,7 +47,8 @@ help:
 	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels"
 	@echo "  make sass-count STAGE=...    instruction counts by class"
 	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
-	@echo "  make plots                   PNG charts from results/*.json"
+	@echo "  make sass-capture            (GPU machine, cuobjdump) capture every stage's SASS into chapters/*/sass/sm_90/"
+	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
 	@echo "  make exercises               regenerate chapters/ stage files from solutions/ (keeps your regions)"
 	@echo "  make reset STAGE=11-streaming/01_grid_stride           put the exercise stub back"
@@ -73,9 +88,11 @@ check: configure
 progress:
 	@$(PYTHON) harness/check.py progress --build $(BUILD)
 
-tour: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target $(addprefix bench-,$(CHAPTERS))
-	@for c in $(CHAPTERS); do $(BUILD)/bin/bench-$$c $(ARGS) || exit 1; done
+# harness/tour.py: builds quietly (a line per chapter, the output in $(BUILD)/tour.log), runs every
+# benchmark on a GPU and sums up; without one, prints the committed reference results.
+tour:
+	@$(PYTHON) harness/tour.py run --build $(BUILD) --jobs $(JOBS) \
+	  --configure "$(MAKE) --no-print-directory configure BUILD=$(BUILD)" --args $(call quote,$(ARGS))
 
 # The exercises' benchmark writes under results/exercise/, beside the solutions' results/.
 bench: configure
@@ -87,22 +104,27 @@ sanitize: configure
 	@cmake --build $(BUILD) -j $(JOBS) $(KEEP_GOING) || echo "sanitize: some targets did not build (above): their tests will fail"
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(SANITIZE_JOBS) -L sanitize $(if $(STAGE),-R "$(STAGE)")
 
-# The object library of a stage named exercise/<chapter>/<stage>, solution/... or <chapter>/<stage>.
-stage_object = $(if $(filter exercise/%,$(1)),exercise.$(subst /,.,$(patsubst exercise/%,%,$(1))),solution.$(subst /,.,$(patsubst solution/%,%,$(1))))
-# SASS needs only the stages' objects (or, without cuobjdump, nothing: the committed captures).
-sass_objects = cmake --build $(BUILD) -j $(JOBS) --target $(foreach s,$(1),$(call stage_object,$(s))) >/dev/null 2>&1 || true
+# SASS: with cuobjdump, the stages' objects are built and read; without it, nothing is built and
+# the captures committed from the reference GPU are read (an exercise gets its solution's, said so).
+HAVE_CUOBJDUMP = $(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import sass; sys.exit(sass.find_tool("cuobjdump") is None)'
+sass_objects = if $(HAVE_CUOBJDUMP); then $(MAKE) --no-print-directory configure >/dev/null && \
+  cmake --build $(BUILD) -j $(JOBS) --target $(foreach s,$(1),$$($(PYTHON) harness/course.py target $(call quote,$(s)))) >/dev/null 2>&1; true; fi
 
-sass: configure
+sass:
 	@$(call sass_objects,$(STAGE))
-	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(STAGE)
+	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(call quote,$(STAGE))
 
-sass-count: configure
+sass-count:
 	@$(call sass_objects,$(STAGE))
-	@$(PYTHON) harness/sass.py count --build $(BUILD) $(STAGE)
+	@$(PYTHON) harness/sass.py count --build $(BUILD) $(call quote,$(STAGE))
 
-sass-diff: configure
+sass-diff:
 	@$(call sass_objects,$(A) $(B))
-	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(A) $(B)
+	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(call quote,$(A)) $(call quote,$(B))
+
+# On the GPU machine (cuobjdump): every solution stage's SASS into chapters/<chapter>/sass/sm_90/.
+sass-capture: configure
+	@$(PYTHON) harness/sass.py capture-all --build $(BUILD) --jobs $(JOBS)
 
 plots:
 	@if [ -z "$(PLOT_PYTHON)" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi

@@ -9,6 +9,7 @@ costs in shuffles, and how two versions of a kernel differ.
     sass.py count   SRC [--kernel REGEX] [--json] [--opcodes]     instruction mix per kernel
     sass.py diff    A B [--kernel REGEX] [--kernel-b REGEX]       listings and mixes side by side
     sass.py capture --out DIR [--kernel REGEX] STAGE...           save raw `cuobjdump -sass` output
+    sass.py capture-all [--arch sm_90]                            every stage into chapters/*/sass/sm_90/
 
 SRC is a stage id such as ``11-streaming/01_grid_stride`` (optionally prefixed
 ``solution/`` or ``exercise/``; solution by default), looked up in
@@ -59,7 +60,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REFERENCE_ARCH = "sm_90"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402  (the stages, read from the tree)
+
+REFERENCE_ARCH = course.REFERENCE_ARCH
 
 # Ordered: this is also the row order of the count tables.
 CLASSES = {
@@ -322,13 +326,12 @@ def find_tool(name):
 
 
 def _missing_cuobjdump(stage=None):
-    where, hint = "chapters/<chapter>/sass/sm_90/", ""
+    where = "chapters/<chapter>/sass/sm_90/"
     if stage and "/" in stage["id"]:
         where = f"chapters/{stage['id'].split('/', 1)[0]}/sass/{REFERENCE_ARCH}/"
-        hint = f"; e.g. harness/sass.py dump {where}{_capture_name(stage)}.sass"
     return ToolMissing(
         "sass: cuobjdump not found (it ships with the CUDA Toolkit's cuda-cuobjdump package); "
-        f"the SASS captured on the reference GPU is committed under {where}{hint}")
+        f"the SASS captured on the reference GPU is committed under {where}")
 
 
 def disassemble(obj, stage=None):
@@ -392,6 +395,43 @@ def _stage_source(stage):
     return Source(f"{stage['variant']}/{stage['id']}", text, _capture_name(stage))
 
 
+def _tree_stage(arg):
+    """(variant, stage id) for a stage argument, checked against the tree (solutions/<chapter>/):
+    one line naming the valid choices when it names no stage or several."""
+    variant, rest = split_stage(arg)
+    found, candidates = course.match_stage(rest, ROOT)
+    if found:
+        return variant, found
+    if rest.endswith(".sass") or "/sass/" in rest or rest.startswith(("chapters/", "solutions/", "/", ".")):
+        raise UsageError(f"sass: {arg}: no such file")
+    if candidates:
+        more = f" and {len(candidates) - 8} more" if len(candidates) > 8 else ""
+        raise UsageError(f"sass: '{arg}' names several stages: {', '.join(candidates[:8])}{more}; say which")
+    raise UsageError(f"sass: no stage '{arg}'; use [exercise/]<chapter>/<stage>, one of: "
+                     f"{course.stage_choices(ROOT)}")
+
+
+def captured(stage_id, variant="solution", quiet=False):
+    """The SASS captured on the reference GPU for a stage, as a Source, with a one-line note on
+    stderr (an exercise gets the solution's capture, and is told so)."""
+    path = course.capture_path(stage_id, ROOT)
+    rel = path.relative_to(ROOT)
+    if not path.is_file():
+        raise UsageError(f"sass: no capture of {stage_id} yet ({rel}); it is taken on a GPU machine "
+                         "by make sass-capture. With the CUDA Toolkit's cuobjdump installed, make sass "
+                         "reads the stage's own object instead", 1)
+    header = course.capture_header(path)
+    if header.split(": ", 1)[-1].startswith(course.NO_KERNELS):
+        raise UsageError(f"sass: {stage_id} has no GPU kernels of its own ({rel}: {header})", 1)
+    if not quiet:
+        whose = ("" if variant == "solution" else
+                 "; this is the reference solution's code, not your exercise's")
+        print(f"sass: cuobjdump not found; showing the SASS captured on the reference GPU ({rel}){whose}",
+              file=sys.stderr)
+    label = stage_id if variant == "solution" else f"{stage_id} (solution)"
+    return Source(f"{label} ({REFERENCE_ARCH}, captured)", path.read_text(), path.stem)
+
+
 def load(arg, build):
     """Resolve SRC (stage id, .cu source, object, or captured text) to SASS text."""
     path = Path(arg)
@@ -401,18 +441,12 @@ def load(arg, build):
         if _is_binary(path):
             return Source(arg, disassemble(path), path.name.split(".", 1)[0])
         return Source(arg, path.read_text())
-    # Without cuobjdump, a solution stage falls back to the SASS captured on the reference GPU.
+    variant, stage_id = _tree_stage(arg)
+    # Without cuobjdump, a stage falls back to the SASS captured on the reference GPU (an
+    # exercise to its solution's, said so).
     if find_tool("cuobjdump") is None:
-        variant, stage_id = split_stage(arg)
-        if variant == "solution" and "/" in stage_id:
-            chapter, name = stage_id.split("/", 1)
-            captured = ROOT / "chapters" / chapter / "sass" / REFERENCE_ARCH / f"{name}.sass"
-            if captured.is_file():
-                print(f"sass: cuobjdump not found; showing the SASS captured on the reference GPU "
-                      f"({captured.relative_to(ROOT)})", file=sys.stderr)
-                return Source(f"{stage_id} ({REFERENCE_ARCH}, captured)", captured.read_text(), name)
-        raise _missing_cuobjdump({"id": stage_id, "variant": variant})
-    return _stage_source(find_stage(arg, build))
+        return captured(stage_id, variant)
+    return _stage_source(find_stage(f"{variant}/{stage_id}", build))
 
 
 def demangle(kernels):
@@ -629,6 +663,74 @@ def cmd_capture(args):
         print(target)
 
 
+def _keep_arch(text, arch):
+    """cuobjdump output with only the fatbin sections for one architecture."""
+    sections, current = [], []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("Fatbin") and current:
+            sections.append(current)
+            current = []
+        current.append(line)
+    sections.append(current)
+    kept = [sec for sec in sections
+            if not any(line.startswith("Fatbin") for line in sec)
+            or any(re.match(rf"^\s*(arch = |code for ){arch}\b", line) for line in sec)]
+    return "".join(line for sec in kept for line in sec)
+
+
+def cmd_capture_all(args):
+    """Every solution stage's SASS into chapters/<chapter>/sass/<arch>/<stage>.sass, each file
+    opening with a line saying what it holds; captures of stages that no longer exist removed."""
+    manifest = {s["id"]: s for s in _read_manifest(args.build) if s["variant"] == "solution"}
+    ids = course.stage_ids(ROOT)
+    tool = find_tool("cuobjdump")
+    if tool is None:
+        raise _missing_cuobjdump()
+    if not args.no_build:
+        targets = [f"solution.{i.replace('/', '.')}" for i in ids if i in manifest]
+        run = subprocess.run(["cmake", "--build", str(args.build), "-j", str(args.jobs), "--target", *targets],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise UsageError(f"sass: building the stages' objects failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}", 1)
+    version = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    version = version[-1].strip() if version else "cuobjdump"
+    missing_arch = []
+    for stage_id in ids:
+        chapter, name = stage_id.split("/", 1)
+        target = course.capture_path(stage_id, ROOT, args.arch)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        stage = manifest.get(stage_id)
+        text = ""
+        if stage:
+            text = _keep_arch(_stage_source(stage).text, args.arch)
+        kernels = parse(text)
+        if not kernels:
+            why = ("not a GPU stage: built without device code" if stage is None else
+                   "the stage's object holds no device code; it calls kernels compiled elsewhere "
+                   "(see the stage file)")
+            header = f"# {stage_id}: {course.NO_KERNELS}: {why}\n"
+            if stage is not None and parse(_stage_source(stage).text):
+                missing_arch.append(stage_id)
+                header = f"# {stage_id}: {course.NO_KERNELS} for {args.arch}: the build targets other architectures\n"
+            target.write_text(header)
+            print(f"{target.relative_to(ROOT)}: no kernels")
+            continue
+        header = (f"# {stage_id}: {args.arch}, every kernel compiled into the stage's object "
+                  f"({len(kernels)} functions: each instantiation the tests and the benchmark can "
+                  f"pick); cuobjdump -sass, {version}\n")
+        target.write_text(header + text)
+        print(f"{target.relative_to(ROOT)}: {len(kernels)} kernels, {len(text.splitlines())} lines")
+    current = {course.capture_path(i, ROOT, args.arch) for i in ids}
+    for chapter in course.chapters(ROOT):
+        for old in sorted(course.capture_dir(chapter, ROOT, args.arch).glob("*.sass")):
+            if old not in current and "." not in old.stem:
+                old.unlink()
+                print(f"{old.relative_to(ROOT)}: removed (no such stage now)")
+    if missing_arch:
+        raise UsageError(f"sass: no {args.arch} code for {', '.join(missing_arch)}: configure with "
+                         f"ARCH={args.arch[3:]} (make sass-capture ARCH={args.arch[3:]})", 1)
+
+
 def _class_table():
     return "\n".join(textwrap.fill(" ".join(ops.split()), 79, initial_indent=f"  {cls:<19} ",
                                    subsequent_indent=" " * 22) for cls, ops in CLASSES.items())
@@ -688,6 +790,19 @@ def build_parser():
     capture.add_argument("--out", required=True, metavar="DIR")
     capture.add_argument("stages", nargs="+", metavar="STAGE")
     capture.set_defaults(run=cmd_capture)
+
+    capture_all = sub.add_parser(
+        "capture-all", help="capture every solution stage into chapters/<chapter>/sass/<arch>/",
+        description="Builds every solution stage's object, and writes its SASS (one architecture) "
+                    "to chapters/<chapter>/sass/<arch>/<stage>.sass, opening with a '#' line that "
+                    "says what it holds (or that the stage has no kernels); removes the captures "
+                    "of stages that no longer exist. Needs cuobjdump (a GPU machine's toolkit).")
+    capture_all.add_argument("--build", default=argparse.SUPPRESS,
+                             help="build directory holding stages.json (default: build)")
+    capture_all.add_argument("--arch", default=REFERENCE_ARCH, help=f"default {REFERENCE_ARCH}")
+    capture_all.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    capture_all.add_argument("--no-build", action="store_true", help="the objects are built already")
+    capture_all.set_defaults(run=cmd_capture_all)
     return parser
 
 

@@ -245,13 +245,52 @@ class ToolTest(unittest.TestCase):
         self.assertIn("saxpy_kernel", out)
         self.assertIn("captured on the reference GPU", err)
 
-    def test_missing_cuobjdump_for_stage(self):
+    def test_missing_cuobjdump_exercise_falls_back_to_its_solution(self):
         status, out, err = run_main("dump", "exercise/11-streaming/01_grid_stride")
-        self.assertEqual(status, 3)
-        self.assertEqual(out, "")
+        self.assertEqual(status, 0)
+        self.assertIn("saxpy_kernel", out)
         self.assertEqual(len(err.splitlines()), 1)
-        self.assertIn("cuobjdump not found", err)
-        self.assertIn("chapters/11-streaming/sass/sm_90/", err)
+        self.assertIn("chapters/11-streaming/sass/sm_90/01_grid_stride.sass", err)
+        self.assertIn("not your exercise's", err)
+
+    def fake_course(self, captures):
+        """A course tree with one chapter of three stages and the given captures."""
+        root = self.tmp / "course"
+        for stage in ("01_first", "02_second", "03_host"):
+            (root / "solutions" / "01-test").mkdir(parents=True, exist_ok=True)
+            (root / "solutions" / "01-test" / f"{stage}.cu").write_text("")
+        (root / "chapters" / "01-test" / "sass" / "sm_90").mkdir(parents=True)
+        for name, text in captures.items():
+            (root / "chapters" / "01-test" / "sass" / "sm_90" / f"{name}.sass").write_text(text)
+        patcher = mock.patch.object(sass, "ROOT", root)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        return root
+
+    def test_missing_capture_and_stage_without_kernels(self):
+        self.fake_course({"01_first": SAXPY.read_text(),
+                          "03_host": "# 01-test/03_host: no kernels: the stage's object holds no device code\n"})
+        self.assertEqual(run_main("count", "01-test/01")[0], 0)
+        status, out, err = run_main("dump", "01-test/02_second")
+        self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
+        self.assertIn("no capture of 01-test/02_second yet", err)
+        self.assertIn("make sass-capture", err)
+        status, out, err = run_main("dump", "01-test/03_host")
+        self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
+        self.assertIn("has no GPU kernels of its own", err)
+
+    def test_bad_stage_names_the_choices_in_one_line(self):
+        self.fake_course({})
+        for arg, expected in (("nonsense", "no stage 'nonsense'; use [exercise/]<chapter>/<stage>, one of: "
+                                           "01-test/{01_first,02_second,03_host}"),
+                              ("01-test/0", "names several stages: 01-test/01_first, 01-test/02_second"),
+                              # The old suggestion: a capture path that does not exist is a missing
+                              # file, not a stage to look up under chapters/chapters/...
+                              ("chapters/01-test/sass/sm_90/01_first.exercise.sass", "no such file")):
+            status, out, err = run_main("dump", arg)
+            self.assertEqual((status, out, len(err.splitlines())), (2, "", 1), err)
+            self.assertIn(expected, err)
+            self.assertNotIn("chapters/chapters", err)
 
     def test_missing_cuobjdump_for_object(self):
         obj = self.tmp / "k.o"
@@ -275,7 +314,7 @@ class ToolTest(unittest.TestCase):
         self.fake_cuobjdump(SAXPY)
         status, _, err = run_main("dump", "11-streaming/99_nope", "--build", self.make_build())
         self.assertEqual(status, 2)
-        self.assertIn("11-streaming/01_grid_stride", err)
+        self.assertIn("11-streaming/{01_grid_stride,", err)
         status, _, err = run_main("dump", "11-streaming/01_grid_stride", "--build", self.tmp / "none")
         self.assertEqual(status, 2)
         self.assertIn("stages.json", err)

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""What the course holds, read from the tree (never a fixed list), and the checks of the make
+targets' arguments.
+
+    course.py validate GOAL [VAR=VALUE ...]    one line naming the valid choices, exit 2, when
+                                               a target's arguments are wrong; nothing when fine
+    course.py list {chapters,stages,benches,wrong-variants}
+    course.py target STAGE                     the object library of a stage (for make sass)
+
+Chapters are chapters/NN-topic/ with a solutions/NN-topic/; stages are
+solutions/<chapter>/[0-9][0-9]_*.cu; a chapter has a benchmark when its CMakeLists.txt calls
+course_add_bench; wrong variants are its course_add_wrong_variant calls. The Makefile runs
+`validate` before a target does anything (configure included), and shows its line with $(error).
+"""
+
+import json
+import re
+import shlex
+import sys
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REFERENCE_ARCH = "sm_90"
+# The course's reference GPU: its committed results are the ones shown without a GPU.
+REFERENCE_GPU = "H100"
+STAGE_FILE = re.compile(r"^\d\d_\w+\.cu$")
+STAGE_LABEL = re.compile(r"^\d\d_\w+")
+
+
+# ---------------------------------------------------------------- the tree
+
+def chapters(root=ROOT):
+    """NN-topic names with both chapters/ and solutions/ folders, in order."""
+    return sorted(p.name for p in (root / "chapters").glob("[0-9][0-9]-*")
+                  if p.is_dir() and (root / "solutions" / p.name).is_dir())
+
+
+def stages(chapter, root=ROOT):
+    """Stage names (01_grid_stride) of one chapter, in order."""
+    return sorted(p.stem for p in (root / "solutions" / chapter).glob("[0-9][0-9]_*.cu")
+                  if STAGE_FILE.match(p.name))
+
+
+def stage_ids(root=ROOT):
+    """Every stage as <chapter>/<stage>, in course order."""
+    return [f"{c}/{s}" for c in chapters(root) for s in stages(c, root)]
+
+
+def _cmake_calls(chapter, command, root=ROOT):
+    path = root / "chapters" / chapter / "CMakeLists.txt"
+    try:
+        text = path.read_text()
+    except OSError:
+        return []
+    text = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    return re.findall(rf"^\s*{command}\s*\(([^)]*)\)", text, flags=re.M)
+
+
+def bench_chapters(root=ROOT):
+    """Chapters whose CMakeLists.txt declares a benchmark (course_add_bench)."""
+    return [c for c in chapters(root) if _cmake_calls(c, "course_add_bench", root)]
+
+
+def wrong_variants(root=ROOT):
+    """(chapter, stage, name) of every course_add_wrong_variant call."""
+    found = []
+    for chapter in chapters(root):
+        for args in _cmake_calls(chapter, "course_add_wrong_variant", root):
+            stage = re.search(r"\bSTAGE\s+(\S+)", args)
+            name = re.search(r"\bNAME\s+(\S+)", args)
+            found.append((chapter, stage.group(1) if stage else "?", name.group(1) if name else "?"))
+    return found
+
+
+def capture_dir(chapter, root=ROOT, arch=REFERENCE_ARCH):
+    return root / "chapters" / chapter / "sass" / arch
+
+
+def capture_path(stage_id, root=ROOT, arch=REFERENCE_ARCH):
+    chapter, stage = stage_id.split("/", 1)
+    return capture_dir(chapter, root, arch) / f"{stage}.sass"
+
+
+# A capture whose stage object holds no device code says so on its first line (sass.py capture).
+NO_KERNELS = "no kernels"
+
+
+def capture_header(path):
+    """The first line of a capture when it is a '#' comment (what it holds), else ''."""
+    try:
+        with open(path) as f:
+            first = f.readline()
+    except OSError:
+        return ""
+    return first[1:].strip() if first.startswith("#") else ""
+
+
+# ---------------------------------------------------------------- stage arguments
+
+def split_variant(arg):
+    """'exercise/11-streaming/01_grid' -> ('exercise', '11-streaming/01_grid')."""
+    variant, _, rest = arg.partition("/")
+    if variant in ("solution", "exercise") and rest:
+        return variant, rest
+    return "solution", arg
+
+
+def match_stage(arg, root=ROOT):
+    """The stage id an argument names: exact, or the unambiguous start of an id or of a stage
+    name (11-streaming/03, 03_vector). Returns (id or None, candidates)."""
+    ids = stage_ids(root)
+    if arg in ids:
+        return arg, [arg]
+    found = [i for i in ids if i.startswith(arg) or i.split("/", 1)[1].startswith(arg)]
+    return (found[0] if len(found) == 1 else None), found
+
+
+def stage_choices(root=ROOT):
+    """The valid stages in one short line: 08-warp/{01_shuffle_forms,02_warp_reduce} ..."""
+    return "; ".join(f"{c}/{{{','.join(stages(c, root))}}}" for c in chapters(root))
+
+
+def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_vectorized_float4"):
+    """None when arg names one stage (or is a file: a .cu, an object, a capture), else the
+    one-line message."""
+    if not arg:
+        return (f"{what}: say which stage, e.g. {example} (or exercise/<chapter>/<stage>); "
+                f"stages: {stage_choices(root)}")
+    if Path(arg).is_file():
+        return None
+    _, rest = split_variant(arg)
+    found, candidates = match_stage(rest, root)
+    if found:
+        return None
+    if candidates:
+        more = f" and {len(candidates) - 8} more" if len(candidates) > 8 else ""
+        return f"{what}: '{arg}' names several stages: {', '.join(candidates[:8])}{more}; say which"
+    return (f"{what}: no stage '{arg}'; use [exercise/]<chapter>/<stage>, one of: "
+            f"{stage_choices(root)}")
+
+
+# ---------------------------------------------------------------- make targets
+
+def _option_values(args, name):
+    """Values given to --name in an ARGS string (--name V or --name=V)."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        return None
+    values = []
+    for i, word in enumerate(words):
+        if word == f"--{name}" and i + 1 < len(words):
+            values.append(words[i + 1])
+        elif word.startswith(f"--{name}="):
+            values.append(word.split("=", 1)[1])
+    return values
+
+
+def validate(goal, variables, root=ROOT):
+    """The one-line error for a make goal and its variables, or None when they are fine."""
+    get = lambda name: variables.get(name, "").strip()  # noqa: E731
+    all_chapters = chapters(root)
+    if goal == "bench":
+        chapter = get("CHAPTER")
+        benches = bench_chapters(root)
+        if chapter in benches:
+            return None
+        if chapter in all_chapters:
+            return (f"bench: {chapter} has no benchmark (its lesson is the tests and the SASS: "
+                    f"make check STAGE={chapter}, make sass STAGE={chapter}/...); "
+                    f"chapters with one: {', '.join(benches)}")
+        return f"bench: no chapter '{chapter}'; CHAPTER= one of {', '.join(benches)}"
+    if goal in ("sass", "sass-count"):
+        return stage_error(goal, get("STAGE"), root, f"make {goal} STAGE=11-streaming/03_vectorized_float4")
+    if goal == "sass-diff":
+        missing = [v for v in ("A", "B") if not get(v)]
+        if missing:
+            return (f"sass-diff: say which two stages: make sass-diff A=<stage> B=<stage>, e.g. "
+                    f"A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4; "
+                    f"stages: {stage_choices(root)}")
+        for v in ("A", "B"):
+            error = stage_error(f"sass-diff: {v}", get(v), root)
+            if error:
+                return error
+        return None
+    if goal == "reset":
+        # exercises.py reset's own check (it also knows the lesson headers), before anything runs.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import exercises
+        try:
+            exercises.stage_id(get("STAGE"), root)
+        except exercises.UsageError as err:
+            return str(err)
+        return None
+    if goal == "check" and get("STAGE"):
+        # A regex over test names: only a plain name that matches nothing is an error.
+        stage = get("STAGE")
+        if re.search(r"[\\^$.*+?()\[\]{}|]", stage.replace("_", "").replace("-", "").replace("/", "")):
+            return None
+        names = [f"{v}/{i}" for i in stage_ids(root) for v in ("solution", "exercise", "wrong")]
+        names += [f"host/{c}" for c in all_chapters] + ["host/harness", "host/pgm", "host/exercises-in-sync",
+                                                        "host/python-tools"]
+        if any(stage in n for n in names):
+            return None
+        return (f"check: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "
+                f"(solution/, exercise/, wrong/), e.g. STAGE=exercise/11-streaming/01_grid_stride; "
+                f"chapters: {', '.join(all_chapters)}")
+    if goal == "nbody":
+        values = _option_values(get("ARGS"), "stage")
+        if values is None:
+            return f"nbody: ARGS has an unclosed quote: {get('ARGS')}"
+        chapter = next((c for c in all_chapters if c.endswith("-nbody")), None)
+        names = stages(chapter, root) if chapter else []
+        for value in values:
+            if value != "cpu" and not any(s.startswith(value) for s in names):
+                return (f"nbody: no stage '{value}'; --stage takes cpu or one of {', '.join(names)} "
+                        f"(or its number)")
+        return None
+    if goal == "ncc":
+        values = _option_values(get("ARGS"), "image")
+        if values is None:
+            return f"ncc: ARGS has an unclosed quote: {get('ARGS')}"
+        for value in values:
+            if not Path(value).is_file():
+                return f"ncc: --image {value}: no such file (a PGM image; without --image ncc draws a scene)"
+        return None
+    return None
+
+
+def _goals_and_variables(argv):
+    goals, variables = [], {}
+    for arg in argv:
+        if "=" in arg and re.match(r"^[A-Z_]+=", arg):
+            name, value = arg.split("=", 1)
+            variables[name] = value
+        else:
+            goals.extend(arg.split())
+    return goals, variables
+
+
+# ---------------------------------------------------------------- reference results
+
+def load_result(path):
+    """A benchmark result file (schema cuda-course-bench/*) as a dict, or None."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    if not str(doc.get("schema", "")).startswith("cuda-course-bench/"):
+        return None
+    return doc
+
+
+def result_date(doc):
+    return str(doc.get("date", ""))
+
+
+def short_date(doc):
+    when = result_date(doc)
+    try:
+        return datetime.fromisoformat(when.replace("Z", "+00:00")).strftime("%Y-%m-%d")
+    except ValueError:
+        return when or "undated"
+
+
+def reference_result(chapter, root=ROOT):
+    """(path, doc) of a chapter's committed reference run: the reference GPU's newest, else the
+    newest on any GPU; (None, None) when there is none."""
+    found = []
+    for path in sorted((root / "chapters" / chapter / "figures").glob("*.json")):
+        doc = load_result(path)
+        if doc:
+            found.append((path, doc))
+    if not found:
+        return None, None
+    on_reference = [f for f in found if REFERENCE_GPU in f[1].get("device", {}).get("name", "")]
+    return max(on_reference or found, key=lambda f: result_date(f[1]))
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["validate"]:
+        goals, variables = _goals_and_variables(argv[1:])
+        for goal in goals:
+            error = validate(goal, variables)
+            if error:
+                print(error)
+                return 2
+        return 0
+    if argv[:1] == ["target"] and len(argv) == 2:
+        # The object library of a stage argument (solution.<chapter>.<stage>, exercise....).
+        variant, rest = split_variant(argv[1])
+        found, _ = match_stage(rest)
+        if found:
+            print(f"{variant}.{found.replace('/', '.')}")
+            return 0
+        return 2
+    if argv[:1] == ["list"] and len(argv) == 2:
+        what = argv[1]
+        rows = {"chapters": chapters, "stages": stage_ids, "benches": bench_chapters,
+                "wrong-variants": lambda: ["/".join(v) for v in wrong_variants()]}.get(what)
+        if rows:
+            print("\n".join(rows()))
+            return 0
+    print(__doc__.split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""make tour: build the reference stages' benchmarks quietly, run them on a GPU, and say what the
+course holds.
+
+    tour.py run --build DIR [--jobs N] [--configure CMD] [--args ARGS]
+    tour.py tables [--summary-only] [FILES...]     the progression tables and the summary of
+                                                   result files (default: the committed reference runs)
+
+Building prints one line per chapter; the full output goes to <build>/tour.log, shown (its
+errors) only when a step fails. With a GPU, every chapter's benchmark runs as it always did,
+then one screen sums up each chapter's best stage against its library and its ceiling, from the
+results just written. Without one, the tour prints each chapter's progression table from the
+committed reference results (chapters/<chapter>/figures/*.json), labelled with their GPU and
+date, and ends with what this machine can do and the next command to type.
+
+Exit status: 0 ok, 1 a build or a benchmark failed.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
+
+ROOT = course.ROOT
+
+
+# ---------------------------------------------------------------- tables
+
+def cell_text(value):
+    """A number as the benchmarks print it: about four significant digits, no exponent."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        return "-"
+    magnitude = abs(value)
+    digits = 0 if magnitude >= 1000 else 1 if magnitude >= 100 else 2 if magnitude >= 10 else 3
+    return f"{value:.{digits}f}"
+
+
+def format_table(table):
+    """The lines the benchmark printed for a table: title, header, rule, rows aligned like
+    harness/bench.cpp (names left, numbers right)."""
+    columns = table.get("columns", [])
+    rows = [[cell_text(row[i]) if i < len(row) else "-" for i in range(len(columns))]
+            for row in table.get("rows", [])]
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+
+    def line(cells):
+        parts = [f"{cells[0]:<{widths[0]}}"] + [f"{c:>{w}}" for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join(parts).rstrip()
+
+    out = [table.get("title") or table.get("name", ""), line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1))]
+    return out + [line(r) for r in rows]
+
+
+def progression_tables(doc):
+    """The tables that tell a chapter's story stage by stage (progression, device_progression...)."""
+    return [t for t in doc.get("tables", []) if t.get("name", "").endswith("progression")]
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def summarize(table):
+    """The best stage of a progression table against its library row and ceiling row:
+    a dict with metric, lower_is_better, best (label, value), library and ceiling ((label, value)
+    or None), or None when the table has no stage with a value."""
+    hint = table.get("plot") or {}
+    columns = table.get("columns", [])
+    metric = hint.get("y")
+    if metric not in columns:
+        return None
+    col = columns.index(metric)
+    lower = bool(hint.get("lower_is_better"))
+    rows = [r for r in table.get("rows", []) if r and col < len(r)]
+    stages = [(r[0], r[col]) for r in rows
+              if isinstance(r[0], str) and course.STAGE_LABEL.match(r[0]) and _number(r[col])]
+    if not stages:
+        return None
+    best = (min if lower else max)(stages, key=lambda s: s[1])
+    library = next(((r[0], r[col]) for r in rows if "library" in r[1:] and _number(r[col])), None)
+    ceiling_name = hint.get("ceiling_from_row")
+    ceiling = next(((r[0], r[col]) for r in rows if ceiling_name is not None and r[0] == ceiling_name
+                    and _number(r[col])), None)
+    if ceiling is None:
+        ceiling = next(((r[0], r[col]) for r in rows if isinstance(r[0], str) and _number(r[col])
+                        and re.search(r"^(ceiling|floor)\b|\bceiling\b", r[0])), None)
+    return {"metric": metric, "lower_is_better": lower, "best": best, "library": library,
+            "ceiling": ceiling}
+
+
+def _ratio(s, other):
+    """How the best stage compares with another row: > 1 is better, whichever way the metric goes."""
+    best = s["best"][1]
+    if not other or not other[1] or not best:
+        return None
+    return other[1] / best if s["lower_is_better"] else best / other[1]
+
+
+def _strip(label):
+    return re.sub(r"^(ceiling|floor):\s*", "", label)
+
+
+def summary_row(name, s):
+    """[chapter, best stage, its rate, against the library, against the ceiling] as text:
+    ['12-reduction', '10_fastest', '3094 GB/s', '1.02x CUB DeviceReduce::Sum', '101% of float4 read kernel']."""
+    if s is None:
+        return [name, "no stage with a result", "", "", ""]
+    best_label, best_value = s["best"]
+    lib, ceil = _ratio(s, s["library"]), _ratio(s, s["ceiling"])
+    return [name, best_label, f"{cell_text(best_value)} {s['metric']}",
+            f"{lib:.2f}x {s['library'][0]}" if lib else "-",
+            f"{100 * ceil:.0f}% of {_strip(s['ceiling'][0])}" if ceil else "-"]
+
+
+def summary_lines(entries):
+    """Aligned summary rows, with a header, from (name, summary dict) pairs."""
+    rows = [["chapter", "best stage", "rate", "against the library", "against the ceiling"]]
+    rows += [summary_row(name, s) for name, s in entries]
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    return ["  " + "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip() for r in rows]
+
+
+def summary_entries(doc, chapter):
+    tables = progression_tables(doc)
+    entries = []
+    for t in tables:
+        name = chapter
+        if len(tables) > 1:
+            name += " " + t["name"].replace("_progression", "").replace("progression", "").strip("_")
+        entries.append((name, summarize(t)))
+    return entries
+
+
+def run_label(doc, path, reference):
+    device = doc.get("device", {}).get("name", "unknown GPU")
+    cuda = doc.get("cuda", {}).get("runtime")
+    cuda = f", CUDA {cuda}" if cuda else ""
+    where = "reference run, not this machine" if reference else "this machine"
+    try:
+        path = Path(path).resolve().relative_to(ROOT)
+    except ValueError:
+        pass
+    return f"{where}: {device}{cuda}, {course.short_date(doc)} ({path})"
+
+
+def chapter_report(chapter, path, doc, reference=True):
+    """A chapter's heading, its label and its progression tables, as lines."""
+    lines = ["", f"== {doc.get('title') or chapter}", f"   {run_label(doc, path, reference)}"]
+    for table in progression_tables(doc):
+        lines += [""] + format_table(table)
+    return lines
+
+
+def results_for(chapters, reference=True, results=None, since=None):
+    """[(chapter, path, doc)] from the committed reference runs, or from results/ (those written
+    after `since`, when given)."""
+    found = []
+    for chapter in chapters:
+        if reference:
+            path, doc = course.reference_result(chapter)
+        else:
+            path = Path(results or ROOT / "results") / f"{chapter}.json"
+            fresh = path.is_file() and (since is None or path.stat().st_mtime >= since)
+            doc = course.load_result(path) if fresh else None
+        if doc:
+            found.append((chapter, path, doc))
+    return found
+
+
+def summary_block(found, reference):
+    entries = [e for chapter, _, doc in found for e in summary_entries(doc, chapter)]
+    if not entries:
+        return []
+    runs = sorted({f"{doc.get('device', {}).get('name', '?')}, {course.short_date(doc)}" for _, _, doc in found})
+    where = "reference runs, not this machine" if reference else "this machine"
+    return (["", "Summary: each chapter's best stage against its library and its measured ceiling",
+             f"({where}: {'; '.join(runs)})"] + summary_lines(entries))
+
+
+# ---------------------------------------------------------------- the machine
+
+def gpu_reason():
+    """None when a GPU is usable, else why not (as make check says it)."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return "no NVIDIA driver (nvidia-smi not found)"
+    run = subprocess.run([smi, "-L"], capture_output=True, text=True)
+    if run.returncode != 0 or "GPU" not in run.stdout:
+        return "nvidia-smi finds no usable GPU"
+    return None
+
+
+def minutes(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+def error_excerpt(text, limit=40):
+    """The failing part of a build log: from the first FAILED:/error line, else its end."""
+    lines = text.splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("FAILED:") or " error" in l
+                  or l.startswith("CMake Error") or l.startswith("deps:")), None)
+    if start is None:
+        return lines[-limit:]
+    return lines[start:start + limit]
+
+
+def step(label, command, log, width):
+    """Run one quiet build step, its output appended to the log; one progress line."""
+    print(f"  {label:<{width}} ...", end="", flush=True)
+    start = time.monotonic()
+    with open(log, "a") as f:
+        f.write(f"\n=== {label}: {command if isinstance(command, str) else shlex.join(command)}\n")
+        f.flush()
+        mark = f.tell()
+        status = subprocess.run(command, shell=isinstance(command, str), stdout=f,
+                                stderr=subprocess.STDOUT, cwd=ROOT).returncode
+    took = minutes(time.monotonic() - start)
+    if status == 0:
+        print(f"\r  {label:<{width}} done ({took})")
+        return True
+    print(f"\r  {label:<{width}} FAILED ({took}); from {log}:")
+    with open(log) as f:
+        f.seek(mark)
+        print("\n".join("    " + l for l in error_excerpt(f.read())))
+    return False
+
+
+def host_test_count(build):
+    run = subprocess.run(["ctest", "-N", "-L", "host"], cwd=build, capture_output=True, text=True)
+    m = re.search(r"Total Tests:\s*(\d+)", run.stdout)
+    return int(m.group(1)) if m else None
+
+
+def offline_ending(build, reason):
+    nbody = next((c for c in course.chapters() if c.endswith("-nbody")), None)
+    first = course.stage_ids()[0] if course.stage_ids() else "11-streaming/01_grid_stride"
+    first_bench = course.bench_chapters()[0] if course.bench_chapters() else "11-streaming"
+    first_stage = next((i for i in course.stage_ids() if i.startswith(first_bench + "/")), first)
+    fastest = next((f"{c}/{course.stages(c)[-1]}" for c in course.chapters() if c.endswith("-reduction")),
+                   first_stage)
+    hosts = host_test_count(build)
+    hosts = f" ({hosts} host tests run here)" if hosts else ""
+    lines = ["", f"This machine has no usable GPU ({reason}). What runs here:",
+             f"  make check                         every test: the host tests run{hosts}, GPU tests are "
+             "reported skipped, every stage is compiled"]
+    if nbody:
+        lines.append("  make nbody ARGS='--stage cpu'      the N-body simulation on its CPU stage "
+                     "(SSE/AVX2/AVX-512 x threads)")
+    lines += [f"  make sass STAGE={fastest:<19}the SASS captured on the reference GPU (also "
+              "make sass-count, make sass-diff A=... B=...)",
+              "  make plots                         charts of the reference results above (matplotlib)",
+              "  make progress                      your exercises' state, with the reference times",
+              "",
+              f"Next: make check, then open chapters/{first_stage}.cu and fill in its EXERCISE region "
+              f"(make check STAGE=exercise/{first_stage})."]
+    return lines
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_run(args):
+    build = Path(args.build)
+    if not build.is_absolute():
+        build = ROOT / build
+    build.mkdir(parents=True, exist_ok=True)
+    log = build / "tour.log"
+    log.write_text("")
+    benches = course.bench_chapters()
+    others = [c for c in course.chapters() if c not in benches]
+    width = max(len(c) for c in benches + ["configure"])
+    print(f"make tour: building the reference stages' benchmarks ({len(benches)} chapters; "
+          f"the full output goes to {log.relative_to(ROOT) if log.is_relative_to(ROOT) else log})")
+    start = time.monotonic()
+    if args.configure and not step("configure", args.configure, log, width):
+        return 1
+    for chapter in benches:
+        if not step(chapter, ["cmake", "--build", str(build), "-j", str(args.jobs), "--target",
+                              f"bench-{chapter}"], log, width):
+            return 1
+    print(f"  built in {minutes(time.monotonic() - start)}")
+    reason = gpu_reason()
+    if reason is None:
+        return run_benches(build, benches, others, args.args)
+    print(f"\nNo GPU here ({reason}): the benchmarks cannot run. Below, each chapter's progression "
+          "from the committed reference results: a reference run, not this machine.")
+    found = results_for(benches)
+    for chapter, path, doc in found:
+        print("\n".join(chapter_report(chapter, path, doc)))
+    for chapter in others:
+        print(f"\n== {chapter}: no benchmark (its lessons are the tests and the SASS: "
+              f"make check STAGE={chapter}, make sass STAGE={chapter}/...)")
+    print("\n".join(summary_block(found, reference=True)))
+    print("\n".join(offline_ending(build, reason)))
+    return 0
+
+
+def run_benches(build, benches, others, extra):
+    start = time.time() - 1
+    failed = []
+    for chapter in benches:
+        status = subprocess.run([str(build / "bin" / f"bench-{chapter}"), *shlex.split(extra or "")],
+                                cwd=ROOT).returncode
+        if status != 0:
+            failed.append(f"{chapter} (exit status {status})")
+    found = results_for(benches, reference=False, since=start)
+    print("\n".join(summary_block(found, reference=False)))
+    missing = [c for c in benches if c not in {f[0] for f in found}]
+    if missing:
+        print(f"  no results written by: {', '.join(missing)}")
+    if others:
+        print(f"  {', '.join(others)}: no benchmark (tests and SASS only)")
+    if failed:
+        print(f"\nmake tour: failed: {', '.join(failed)}")
+        return 1
+    print("\nNext: make plots (charts of these results, in results/plots/), make check (every test), "
+          "make sass-diff A=... B=... (two stages' SASS side by side).")
+    return 0
+
+
+def cmd_tables(args):
+    if args.files:
+        found = []
+        for f in args.files:
+            doc = course.load_result(f)
+            if doc is None:
+                print(f"tour: {f}: not a benchmark result file", file=sys.stderr)
+                return 1
+            found.append((doc.get("bench", Path(f).stem), f, doc))
+        reference = args.reference
+    else:
+        found, reference = results_for(course.bench_chapters()), True
+    if not args.summary_only:
+        for chapter, path, doc in found:
+            print("\n".join(chapter_report(chapter, path, doc, reference)))
+    print("\n".join(summary_block(found, reference)))
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="tour.py", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="build, then run the benchmarks (or show the reference results)")
+    run.add_argument("--build", default="build")
+    run.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    run.add_argument("--configure", help="shell command that configures the build (run quietly first)")
+    run.add_argument("--args", default="", help="options for every benchmark (make tour ARGS=...)")
+    run.set_defaults(func=cmd_run)
+    tables = sub.add_parser("tables", help="progression tables and summary of result files")
+    tables.add_argument("--summary-only", action="store_true")
+    tables.add_argument("--reference", action="store_true",
+                        help="label the given files as a reference run, not this machine")
+    tables.add_argument("files", nargs="*")
+    tables.set_defaults(func=cmd_tables)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
