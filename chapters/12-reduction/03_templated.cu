@@ -3,17 +3,22 @@
 // listings 12.3 and 12.4.
 //
 // Changes from stage 02: the kernel is a template on its block size B, and the host picks the
-// instantiation for cfg.threads with a switch over the powers of two 1..1024
-// (reduction::dispatch_block_size). Every loop bound and every "if (B >= ...)" in the fold is then
-// known to the compiler: the loops unroll, dead steps disappear, the shared array has a static
-// size, and the grid stride is a constant times gridDim. The fold itself is
-// reduction::block_reduce<B> in reduction_common.cuh (stage 02's fold written for a compile-time
-// B, also used by stages 04, 05, 07 and 10): read it there. Blocks of fewer than 32 threads work too:
-// the warp tail's __syncwarp() mask names only the lanes that exist.
-// What to look for: in the SASS of one instantiation (`make sass STAGE=12-reduction/03_templated`),
-// a straight line of LDS/IADD/STS with no loop counter in the fold; in the timing, next to no
-// change: the fold was never the bottleneck (the book measured the same).
-#include "reduction_common.cuh"
+// instantiation for cfg.threads with a switch over the powers of two 1..1024. Every loop bound and
+// every "if (B >= ...)" in the fold is then known to the compiler: the loops unroll, dead steps
+// disappear, the shared array has a static size, and the grid stride is a constant times gridDim.
+// You write three things: the kernel below, and in the lesson header block_reduce.cuh the fold
+// (reduction::block_reduce<B>, stage 02's fold for a compile-time B and any operator) and the host
+// switch (reduction::dispatch_block_size). Stages 04, 05, 07, 09 and 10 reuse both as you wrote
+// them. Blocks of fewer than 32 threads work too: the warp tail's __syncwarp() mask names only the
+// lanes that exist.
+// What to look for: in the SASS of reduce_kernel<256> (`make sass-diff A=12-reduction/02_warp_synchronous
+// B=12-reduction/03_templated`, committed in sass/sm_90), the fold as a straight line: three
+// BAR.SYNC with no loop counter, then warp 0's six LDS -> IADD -> STS steps, each __syncwarp() a NOP
+// (136 instructions against stage 02's 91, because the compiler also emits, behind BRA.DIV, a copy
+// of the warp tail for a warp that arrives diverged, with WARPSYNC.COLLECTIVE in place of each NOP).
+// In the timing, nothing the fold explains: on the H100, 2259 GB/s at 1024 threads against stage
+// 01's 2271 and 02's 2146 (README); all three run the same one-load-at-a-time grid-stride loop.
+#include "block_reduce.cuh"
 
 namespace {
 
@@ -24,8 +29,9 @@ constexpr int min_threads = 1;
 template <unsigned B>
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int partials[B];
-  // EXERCISE BEGIN: the grid-stride sum of stage 02 with B in place of blockDim.x, then
-  // reduction::block_reduce<B>(partials, sum, reduction::plus{}); thread 0 writes the result.
+  // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads: the grid-stride sum with
+  // the compile-time B wherever blockDim.x was, folded by your reduction::block_reduce<B> (in
+  // block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -40,4 +46,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("block size as a template parameter (12.2, listing 12.3)"), reduce, sizes, min_threads);
+REDUCTION_STAGE(COURSE_THIS_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)"), reduce, sizes, min_threads);

@@ -23,19 +23,21 @@ constexpr int min_threads = 32;
 __global__ void count_ballot_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
   __shared__ unsigned warp_counts[32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  // EXERCISE BEGIN: each warp starts at its first 32 elements and strides by the grid; every lane
-  // votes (i < n && in[i] > threshold) with __ballot_sync and the warp adds __popc of the
-  // ballot. Lane 0 stores the warp's count in warp_counts[warp]; after a __syncthreads(),
-  // thread 0 adds the block's counts up and atomicAdds the total to *count.
+  // EXERCISE BEGIN: each warp counts, 32 elements at a time over a grid-stride share, its lanes
+  // with i < n and in[i] > threshold using one warp vote and a population count per step; then
+  // the block adds up its warps' counts and adds the total to *count with one atomic. Watch for:
+  // every lane of the warp must reach every vote (keep the trip count the same for the whole warp
+  // and test the bound inside the predicate), and no thread may read a warp's count before that
+  // warp has stored it.
   COURSE_TODO();
   // EXERCISE END
 }
 
 __global__ void count_syncthreads_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
-  // EXERCISE BEGIN: the block walks the input blockDim.x elements at a time (the same number of
-  // steps for every thread: all must reach the barrier), each step's count is
-  // __syncthreads_count(i < n && in[i] > threshold); thread 0 keeps the running total and
-  // atomicAdds it to *count at the end.
+  // EXERCISE BEGIN: the same count with the block-wide vote __syncthreads_count, blockDim.x
+  // elements per step, and one atomic per block at the end. Watch for: the vote is also a block
+  // barrier, so every thread of the block must reach it the same number of times, including
+  // threads whose element lies past n.
   COURSE_TODO();
   // EXERCISE END
 }

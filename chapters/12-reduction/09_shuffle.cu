@@ -10,7 +10,7 @@
 // take part (all 32 here: block sizes are powers of two from 32).
 // What to look for: in the SASS, SHFL.BFLY instead of LDS/STS pairs in the fold, and one
 // BAR.SYNC instead of log2(B); in the timing, again little, since the fold is not the bottleneck.
-#include "reduction_common.cuh"
+#include "block_reduce.cuh"
 
 namespace {
 

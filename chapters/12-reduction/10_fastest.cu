@@ -14,7 +14,7 @@
 // What to look for: in the SASS, LDG.E.128 four in a row before the IADDs; in the timing, the
 // ratio to CUB in the progression table (the goal is 0.98x or better) and the throughput-vs-n
 // table, where at small n the launch and the memset dominate.
-#include "reduction_common.cuh"
+#include "block_reduce.cuh"
 
 #include <cstdint>
 

@@ -2,19 +2,28 @@
 // Stage 04: one pass, the last block to finish adds up the partial sums. The CUDA Handbook 12.3,
 // listing 12.6.
 //
-// Changes from stage 03: one kernel launch instead of two. Each block writes its partial sum to
-// the workspace, makes the write visible to the whole GPU with __threadfence(), then takes a
-// ticket from a retirement counter in global memory (atomicAdd). The block that draws the last
-// ticket knows every other partial is written and visible; it reduces them, writes the answer
-// and puts the counter back to zero for the next call. The counter lives in the caller's
-// workspace: calls in one stream follow each other, so the reset is seen by the next call; calls
-// that may overlap (several streams) need a workspace each.
-// The last block reads the partials with __ldcg (through L2, not L1): they were written by other
-// SMs during this kernel.
+// Changes from stage 03: one kernel launch instead of two. Each block stores its partial sum in
+// the workspace, then takes a ticket from a retirement counter in global memory (atomicAdd). The
+// block that draws the last ticket reduces the partials, writes the answer and puts the counter
+// back to zero for the next call. The counter lives in the caller's workspace: calls in one stream
+// follow each other, so the reset is seen by the next call; calls that may overlap (several
+// streams) need a workspace each.
+// Memory ordering takes two fences, one on each side. The ticket promises "every other block has
+// stored its partial", but a store and an atomic to other addresses need not become visible to
+// another SM in the order they were issued. The writer's __threadfence() between its store and
+// its atomicAdd orders partial before ticket (listing 12.6 has this one). The last block needs its
+// own, after it has seen the last ticket and before any of its threads reads a partial: without
+// it nothing stops those reads from being served early (listing 12.6 has none, and relies on that
+// not happening). Here thread 0 fences, and the __syncthreads() that publishes last_block to the
+// block carries the ordering to its other threads. The partials are read with __ldcg (through L2,
+// not L1, so no line this SM cached earlier is used), but that is a cache hint, not an ordering:
+// the fences are what make the reads see the stores.
 // What to look for: in the timing, the second launch and its gap gone (visible at small n, not at
-// 256M); in the SASS, MEMBAR.GPU (or MEMBAR.SC.GPU) before the ATOMG, and a second fold in the
-// last block.
-#include "reduction_common.cuh"
+// 256M: on the H100, 2204 GB/s at 64 threads, beside 03's 2259). In the SASS of reduce_kernel<256>
+// (committed in sass/sm_90), the two fences: a MEMBAR.SC.GPU between the partial's STG and the
+// ATOMG.E.ADD, a second after it on the last block's path before its BAR.SYNC, and the last
+// block's reads of the partials as LDG.E.STRONG.GPU, then a second copy of the fold.
+#include "block_reduce.cuh"
 
 namespace {
 
@@ -28,16 +37,19 @@ __global__ void reduce_kernel(int *answer, int *block_sums, unsigned *retired, c
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
-  // EXERCISE BEGIN: thread 0 stores the block's sum in block_sums[blockIdx.x], fences, and takes
-  // a ticket with atomicAdd(retired, 1); the block holding ticket gridDim.x - 1 is the last.
-  // Tell the block through shared memory; the last block folds block_sums[0, gridDim.x)
-  // (read with __ldcg), writes *answer and resets *retired to 0.
+  // EXERCISE BEGIN: publish this block's sum in block_sums[blockIdx.x] and take a ticket from
+  // *retired; the block that draws the last of gridDim.x tickets folds block_sums[0, gridDim.x)
+  // (with your block_reduce), writes *answer and leaves *retired ready for the next call.
+  // Watch for: the order in which other SMs see the partial and the ticket (and, in the last block,
+  // the ticket and the reads of the partials): each side needs its own ordering, and a cache hint
+  // is not one; every thread of the block must learn whether it is the last, and partials[] is
+  // still in use by the first fold when the second one starts.
   if (threadIdx.x == 0) {
     block_sums[blockIdx.x] = sum;
     __threadfence();  // this block's sum is visible to every block before its ticket is
     const unsigned ticket = atomicAdd(retired, 1u);
     last_block = ticket == gridDim.x - 1;
-    if (last_block) __threadfence();  // and every other block's sum is visible here
+    if (last_block) __threadfence();  // pairs with the writers' fences: no read below comes before the last ticket
   }
   __syncthreads();
   if (last_block) {

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lesson header, taught by stage 03 (03_templated.cu): the block size as a template parameter.
+// The CUDA Handbook 12.2, listing 12.3 (the log-step fold unrolled for a compile-time block size)
+// and listing 12.4 (the host switch that turns a run-time block size into a template argument);
+// 12.3 (listing 12.5) takes the same fold out into a device function so the single-pass kernel
+// can call it twice, as block_reduce<B> is here.
+//
+// Written once, in stage 03, and reused as you wrote it by stages 04, 05, 07 and 10 (the fold) and
+// 09 (the switch): those stages report TODO until this header's regions are filled in.
+#pragma once
+
+#include "reduction_common.cuh"
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace reduction {
+
+// Calls f(std::integral_constant<unsigned, B>{}) for the power of two B == threads, 1..1024: the
+// host-side switch of 12.2 (listing 12.4) that lets one run-time value pick a kernel compiled for it.
+template <unsigned B = 1, class F>
+void dispatch_block_size(int threads, F &&f) {
+  // EXERCISE BEGIN: call f with std::integral_constant<unsigned, B>{} for the B that equals
+  // threads, B a power of two in 1..1024, so each run-time block size reaches the kernel compiled
+  // for it (a switch over the eleven sizes, or a compile-time recursion over B). Any other size
+  // throws std::invalid_argument; every instantiation must be one the compiler can build.
+  if constexpr (B <= 1024) {
+    if (unsigned(threads) == B) return f(std::integral_constant<unsigned, B>{});
+    dispatch_block_size<B * 2>(threads, f);
+  } else {
+    throw std::invalid_argument("no kernel compiled for " + std::to_string(threads) + " threads per block");
+  }
+  // EXERCISE END
+}
+
+struct plus {
+  template <class T>
+  __host__ __device__ T operator()(T a, T b) const { return a + b; }
+};
+
+// The block reduction of 12.2 (listing 12.3), for a block of B threads (a power of two, 1..1024, a
+// template parameter so every loop below unrolls and every test on B is decided at compile time).
+// Each thread brings `value`; thread 0 returns the block's result (other threads return partial
+// results). Uses partials[0, B) and leaves it in use: a second call needs a __syncthreads() between.
+//
+// The last 64 values are folded by warp 0 alone, with __syncwarp() instead of __syncthreads().
+// In each step lane i reads slot i + offset (which no lane writes in that step) and writes slot
+// i; the __syncwarp() after the step makes the writes visible to the lanes that read them in the
+// next step. Without it (the book's volatile form) lanes of a warp are not guaranteed to move in
+// lock-step on Volta and later, so a read may see a slot before its step wrote it.
+template <unsigned B, class T, class Op>
+__device__ T block_reduce(T *partials, T value, Op op) {
+  static_assert(B >= 1 && B <= 1024 && (B & (B - 1)) == 0, "B must be a power of two in 1..1024");
+  // EXERCISE BEGIN: stage 02's fold, for a block of exactly B threads and any operator: leave in
+  // thread 0's return value op's combination of every thread's value. B is a compile-time
+  // constant: write every test on it so the compiler decides it (steps a block of B threads does
+  // not need vanish, the rest unroll into a straight line). Watch for blocks of fewer than 64 and
+  // fewer than 32 threads (a warp-level barrier may name only lanes that exist), and for a step
+  // that reads a slot another lane writes in the same step.
+  const unsigned tid = threadIdx.x;
+  partials[tid] = value;
+  __syncthreads();
+#pragma unroll
+  for (unsigned active = B / 2; active >= 64; active /= 2) {
+    if (tid < active) partials[tid] = value = op(value, partials[tid + active]);
+    __syncthreads();
+  }
+  if (tid < 32) {
+    constexpr unsigned mask = B >= 32 ? 0xffffffffu : (1u << (B % 32)) - 1u;  // the lanes that exist
+#pragma unroll
+    for (unsigned offset = 32; offset > 0; offset /= 2) {
+      if (B >= 2 * offset) {
+        if (tid < offset) partials[tid] = value = op(value, partials[tid + offset]);
+        __syncwarp(mask);
+      }
+    }
+  }
+  return value;
+  // EXERCISE END
+}
+
+}  // namespace reduction
