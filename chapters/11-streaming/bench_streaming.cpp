@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -177,16 +178,24 @@ bool device_part(course::bench::report &rep, const options_t &opt) {
 }
 
 // ---- part 2: through the host -----------------------------------------------------------------
-struct host_arrays {
-  course::host_buffer<float> x, y, out;
-  host_arrays(std::size_t n, course::host_memory kind) : x(n, kind), y(n, kind), out(n, kind) {
+// A stage's three host arrays, from its own allocator (allocated once per stage, outside the timing).
+struct stage_arrays {
+  streaming::stage_host_buffer x, y, out;
+  stage_arrays(const streaming::host_stage &stage, std::size_t n) : x(stage, n), y(stage, n), out(stage, n) {
     course::fill_random_host(x.get(), n, 21);
     course::fill_random_host(y.get(), n, 22);
   }
 };
 
+// The harness's own pinned arrays, for the floor.
+struct pinned_arrays {
+  course::host_buffer<float> x, y, out;
+  explicit pinned_arrays(std::size_t n)
+      : x(n, course::host_memory::pinned), y(n, course::host_memory::pinned), out(n, course::host_memory::pinned) {}
+};
+
 // The floor for any stage: both inputs host->device while the output goes device->host, pinned.
-double overlapped_transfer_ms(host_arrays &a, streaming::host_context &ctx, std::size_t n) {
+double overlapped_transfer_ms(pinned_arrays &a, streaming::host_context &ctx, std::size_t n) {
   course::event go, down_done;
   cudaStream_t up = ctx.streams[0], down = ctx.streams[1];
   auto t = course::bench::time_device([&](cudaStream_t st) {
@@ -209,15 +218,24 @@ bool host_part(course::bench::report &rep, const options_t &opt) {
   streaming::owned_host_context owned(n, int(opt.max_streams));
   auto &ctx = owned.get();
 
-  std::map<course::host_memory, std::unique_ptr<host_arrays>> arrays;
-  auto arrays_of = [&](course::host_memory kind) -> host_arrays & {
-    auto &slot = arrays[kind];
-    if (!slot) slot = std::make_unique<host_arrays>(n, kind);
-    return *slot;
+  // One stage's arrays at a time (each set is 3 x n floats, pinned for most stages).
+  std::string arrays_stage;
+  std::unique_ptr<stage_arrays> arrays;
+  auto arrays_of = [&](const streaming::host_stage &stage) -> stage_arrays & {
+    if (!arrays || arrays_stage != stage.info.id) {
+      arrays.reset();
+      arrays = std::make_unique<stage_arrays>(stage, n);
+      arrays_stage = stage.info.id;
+    }
+    return *arrays;
   };
 
   const auto pcie = course::bench::pinned_copy_rates(n * sizeof(float));
-  const double floor_ms = overlapped_transfer_ms(arrays_of(course::host_memory::pinned), ctx, n);
+  double floor_ms = 0;
+  {
+    pinned_arrays floor_arrays(n);
+    floor_ms = overlapped_transfer_ms(floor_arrays, ctx, n);
+  }
   std::printf("ceilings: pinned host->device %.1f GB/s, device->host %.1f GB/s, both at once %.1f GB/s; "
               "floor (x and y in while out goes out) %.2f ms\n", pcie.h2d_gbs, pcie.d2h_gbs, pcie.both_gbs, floor_ms);
   rep.param("pinned_h2d_gbs", pcie.h2d_gbs);
@@ -227,7 +245,7 @@ bool host_part(course::bench::report &rep, const options_t &opt) {
 
   bool ok = true;
   auto run = [&](const streaming::host_stage &stage, int streams) {
-    host_arrays &a = arrays_of(stage.memory);
+    stage_arrays &a = arrays_of(stage);
     ctx.n_streams = streams;
     ctx.phases = false;
     course::test::poison_host(a.out.get(), n);

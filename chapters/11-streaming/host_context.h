@@ -1,15 +1,46 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Owns what a streaming::host_context points to (device buffers, streams, events), for the tests
-// and the benchmark of the host-memory stages.
+// Measurement plumbing for the tests and the benchmark of the host-memory stages: owns what a
+// streaming::host_context points to (device buffers, streams, events), and holds a stage's host
+// arrays, allocated and released by the stage's own functions (the stage teaches which memory).
 #pragma once
 
 #include "streaming.h"
 
 #include "common/memory.h"
 
+#include <cstdio>
+#include <exception>
+#include <utility>
 #include <vector>
 
 namespace streaming {
+
+// `count` floats from stage.alloc, given back through stage.release on destruction.
+class stage_host_buffer {
+ public:
+  stage_host_buffer(const host_stage &stage, std::size_t count) : stage_(&stage), count_(count) {
+    if (count_) ptr_ = stage.alloc(count_);
+  }
+  ~stage_host_buffer() {
+    if (!ptr_) return;
+    try {
+      stage_->release(ptr_);
+    } catch (const std::exception &e) {  // a destructor must not throw: report and go on
+      std::fprintf(stderr, "stage %s: releasing its host array failed: %s\n", stage_->info.id.c_str(), e.what());
+    }
+  }
+  stage_host_buffer(const stage_host_buffer &) = delete;
+  stage_host_buffer &operator=(const stage_host_buffer &) = delete;
+
+  float *get() const { return ptr_; }
+  float &operator[](std::size_t i) const { return ptr_[i]; }
+  std::size_t size() const { return count_; }
+
+ private:
+  const host_stage *stage_;
+  std::size_t count_;
+  float *ptr_ = nullptr;
+};
 
 class owned_host_context {
  public:

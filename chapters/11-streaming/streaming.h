@@ -36,28 +36,38 @@ struct device_stage {
 };
 
 // What the harness prepares once per size so that a timed call measures transfers and the kernel,
-// not allocation. The mapped stage uses none of the device buffers.
+// not allocation: measurement plumbing only. The mapped stage uses none of the device buffers.
 struct host_context {
   float *d_out = nullptr, *d_x = nullptr, *d_y = nullptr;  // device buffers of at least n floats
   cudaStream_t *streams = nullptr;                         // max_streams non-blocking streams
   int max_streams = 0;
   int n_streams = 1;  // how many the streams stage splits the work over
-  // Stages that can split their time into phases record these four on the default stream and set
-  // `phases`: start, host->device done, kernel done, device->host done.
+  // Stages that can split their time into phases record these four in the stream their work runs
+  // in and set `phases`: start, host->device done, kernel done, device->host done.
   cudaEvent_t ev_start = nullptr, ev_h2d = nullptr, ev_kernel = nullptr, ev_d2h = nullptr;
   bool phases = false;
   launch_config launch;
 };
 
-// h_out = alpha * h_x + h_y, host pointers of the stage's memory kind. On return h_out holds the
-// result (the stage has synchronised).
+// h_out = alpha * h_x + h_y, host pointers into arrays the stage's own host_alloc_fn allocated (at
+// any float offset into them). On return h_out holds the result (the stage has synchronised).
 using host_saxpy_fn = void (*)(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                                host_context &ctx);
+
+// How a host stage gets its host arrays and gives them back: which kind of host memory the data
+// lives in is part of what the stage teaches (pageable, pinned, mapped pinned). The tests and the
+// benchmark allocate h_out, h_x and h_y through these, once per size (pinning is slow), fill them,
+// call saxpy_streamed, and release them. count >= 1; host_release_fn takes what host_alloc_fn
+// returned.
+using host_alloc_fn = float *(*)(std::size_t count);
+using host_release_fn = void (*)(float *p);
 
 struct host_stage {
   course::stage_info info;
   host_saxpy_fn saxpy;
-  course::host_memory memory;  // what the harness allocates h_out, h_x and h_y as
+  host_alloc_fn alloc;
+  host_release_fn release;
+  course::host_memory memory;  // the kind alloc promises (the tests check it)
 };
 
 // The device SAXPY the host-memory stages launch (streaming_kernel.cu).
@@ -75,9 +85,9 @@ void dispatch_unroll(int u, F &&f);
   static course::registrar<streaming::device_stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
       streaming::device_stage{COURSE_THIS_STAGE(title), fn, unrolls}}
 
-#define STREAMING_HOST_STAGE(fn, memory, title)                                               \
+#define STREAMING_HOST_STAGE(fn, alloc, release, memory, title)                               \
   static course::registrar<streaming::host_stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      streaming::host_stage{COURSE_THIS_STAGE(title), fn, memory}}
+      streaming::host_stage{COURSE_THIS_STAGE(title), fn, alloc, release, memory}}
 
 // --- implementation ---------------------------------------------------------------------------
 #include <stdexcept>

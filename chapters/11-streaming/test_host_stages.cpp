@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Tests of the host-memory SAXPY stages (04-07): the arrays live in host memory of the stage's
-// kind (pageable, pinned or mapped); results are checked element by element.
+// Tests of the host-memory SAXPY stages (04-07): the arrays live in host memory the stage itself
+// allocates (pageable, pinned or mapped: the test checks that it is the kind promised); results
+// are checked element by element, the output first (a stage that returns before its work is done
+// is caught while the copy back is still under way).
 //
 // Each of h_x, h_y and h_out starts `offset` floats (0..3, drawn independently in the sweep) into
 // its own host allocation. The floats before x and y and the 256 after them are NaN, so a stage
@@ -36,13 +38,13 @@ constexpr std::size_t max_offset = 3;
 
 const streaming::host_stage &stage_under_test() { return course::test::stage_under_test<streaming::host_stage>(); }
 
-// A host array of the stage's memory kind with room for `capacity` floats at any offset 0..3 and a
-// guard zone: place() puts an array of n floats `offset` floats in and fills everything before it
-// and the guard_elements after it with the guard (one allocation, reused by every check, since
-// pinning memory is slow).
+// A host array from the stage's own allocator with room for `capacity` floats at any offset 0..3
+// and a guard zone: place() puts an array of n floats `offset` floats in and fills everything
+// before it and the guard_elements after it with the guard (one allocation, reused by every
+// check, since pinning memory is slow).
 class host_array {
  public:
-  host_array(std::size_t capacity, course::host_memory kind) : buf_(max_offset + capacity + guard_elements, kind) {}
+  explicit host_array(std::size_t capacity) : buf_(stage_under_test(), max_offset + capacity + guard_elements) {}
   float *place(std::size_t n, std::size_t offset, float guard) {
     if (offset > max_offset || max_offset + n + guard_elements > buf_.size())
       throw std::logic_error("host_array::place: no room for the array");
@@ -66,7 +68,7 @@ class host_array {
   }
 
  private:
-  course::host_buffer<float> buf_;
+  streaming::stage_host_buffer buf_;
   std::size_t n_ = 0, offset_ = 0;
   float guard_ = 0;
 };
@@ -76,9 +78,9 @@ struct host_arrays {
   host_array x, y, out;
   streaming::owned_host_context owned;
   explicit host_arrays(std::size_t capacity)
-      : x(capacity, stage_under_test().memory),
-        y(capacity, stage_under_test().memory),
-        out(capacity, stage_under_test().memory),
+      : x(capacity),
+        y(capacity),
+        out(capacity),
         owned(std::max<std::size_t>(capacity, 1), max_streams) {}
 };
 
@@ -108,6 +110,9 @@ void check_streamed(std::size_t n, int streams, host_arrays &a, const placement 
   auto &ctx = a.owned.get();
   ctx.n_streams = streams;
   stage.saxpy(out, x, y, n, alpha, ctx);
+  // "On return h_out holds the result": nothing the stage enqueued may still be running.
+  bool idle = cudaStreamQuery(0) == cudaSuccess;
+  for (int s = 0; s < ctx.max_streams; ++s) idle = idle && cudaStreamQuery(ctx.streams[s]) == cudaSuccess;
 
   std::string what = "n=" + std::to_string(n) + " streams=" + std::to_string(streams) + " memory=" +
                      course::to_string(stage.memory);
@@ -115,13 +120,21 @@ void check_streamed(std::size_t n, int streams, host_arrays &a, const placement 
     what += ", offsets in floats: x " + std::to_string(at.x_offset) + " y " + std::to_string(at.y_offset) + " out " +
             std::to_string(at.out_offset);
   const std::string who = "stage " + stage.info.id + ", " + what;
+  if (!idle) FAIL(who << ": returned while its work was still running in a stream (no wait, or a wait on another stream)");
+  auto xi = [&](std::size_t i) { return course::random_float(seed, i); };
+  auto yi = [&](std::size_t i) { return course::random_float(seed + 1, i); };
+  // The output first, straight after the call: a stage that returned before its copy back (or its
+  // kernel on mapped memory) ended shows poison here.
+  auto report = course::test::check_elements(
+      n, [&](std::size_t i) { return out[i]; }, [&](std::size_t i) { return alpha * double(xi(i)) + double(yi(i)); },
+      [&](std::size_t i, float g, double want) {
+        return course::test::close(g, want, std::fabs(alpha * double(xi(i))) + std::fabs(double(yi(i))), 2 * FLT_EPSILON);
+      });
+  if (!report.ok()) FAIL(course::test::describe(stage.info.id, what, n, report));
   const std::string x_damage = a.x.guard_damage(), y_damage = a.y.guard_damage(), out_damage = a.out.guard_damage();
   if (!x_damage.empty()) FAIL(who << ": x's guard changed (" << x_damage << ")");
   if (!y_damage.empty()) FAIL(who << ": y's guard changed (" << y_damage << ")");
   if (!out_damage.empty()) FAIL(who << ": wrote outside out (" << out_damage << ")");
-
-  auto xi = [&](std::size_t i) { return course::random_float(seed, i); };
-  auto yi = [&](std::size_t i) { return course::random_float(seed + 1, i); };
   const auto unchanged = [&](const float *h, auto want) {
     return course::test::check_elements(
         n, [&](std::size_t i) { return h[i]; }, want, [](std::size_t, float g, double w) { return double(g) == w; });
@@ -129,12 +142,6 @@ void check_streamed(std::size_t n, int streams, host_arrays &a, const placement 
   const auto x_report = unchanged(x, xi), y_report = unchanged(y, yi);
   if (!x_report.ok()) FAIL(course::test::describe(stage.info.id, what + ": x was modified", n, x_report));
   if (!y_report.ok()) FAIL(course::test::describe(stage.info.id, what + ": y was modified", n, y_report));
-  auto report = course::test::check_elements(
-      n, [&](std::size_t i) { return out[i]; }, [&](std::size_t i) { return alpha * double(xi(i)) + double(yi(i)); },
-      [&](std::size_t i, float g, double want) {
-        return course::test::close(g, want, std::fabs(alpha * double(xi(i))) + std::fabs(double(yi(i))), 2 * FLT_EPSILON);
-      });
-  if (!report.ok()) FAIL(course::test::describe(stage.info.id, what, n, report));
   SUCCEED();  // one assertion per checked call, so the summary counts them
 }
 
@@ -158,6 +165,32 @@ TEST_CASE("streamed SAXPY on host arrays that are not 16-byte aligned, each on i
   const placement cases[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 2, 3}, {3, 3, 3}};
   for (const placement &at : cases)
     for (int streams : {1, 3}) check_streamed(100003, streams, a, at);
+}
+
+// What the stage's allocator returns must be the memory it promises: cudaPointerGetAttributes
+// knows page-locked memory (cudaMemoryTypeHost) from memory the driver never saw
+// (cudaMemoryTypeUnregistered), and whether a mapped allocation has a device address. Results
+// alone cannot show it: a pageable array copied with cudaMemcpyAsync still gives the right answer,
+// synchronously and slowly.
+TEST_CASE("the stage's host arrays are the kind of memory it promises", "[streamed][memory]") {
+  const auto &stage = stage_under_test();
+  streaming::stage_host_buffer buf(stage, 1000);
+  REQUIRE(buf.get() != nullptr);
+  cudaPointerAttributes attr{};
+  CUDA_CHECK(cudaPointerGetAttributes(&attr, buf.get() + 3));
+  INFO("stage " << stage.info.id << " promises " << course::to_string(stage.memory) << " memory; cudaPointerGetAttributes: type "
+                << int(attr.type) << ", device pointer " << attr.devicePointer);
+  switch (stage.memory) {
+    case course::host_memory::pageable: CHECK(attr.type != cudaMemoryTypeHost); break;  // not page-locked
+    case course::host_memory::pinned: CHECK(attr.type == cudaMemoryTypeHost); break;
+    case course::host_memory::mapped:
+      CHECK(attr.type == cudaMemoryTypeHost);
+      CHECK(attr.devicePointer != nullptr);
+      break;
+  }
+  buf[0] = 1.0f;  // host-accessible, whatever the kind
+  buf[999] = 2.0f;
+  CHECK(buf[0] + buf[999] == 3.0f);
 }
 
 TEST_CASE("phase timings, where a stage records them, are consistent", "[streamed]") {

@@ -9,7 +9,8 @@
 // N % 4 floats are done one per thread. float4 accesses must be 16-byte aligned: cudaMalloc
 // gives 256, and the stage refuses other pointers rather than fault.
 // What to look for: LDG.E.128 / STG.E.128 in the SASS instead of LDG.E; the benchmark's GB/s
-// against the device-to-device copy ceiling and cuBLAS.
+// against the device-to-device copy ceiling and cuBLAS (on the H100 2894 GB/s, 96.9% of the copy
+// and 1.07x cublasSaxpy, with a flat block size x unroll table).
 #include "streaming_launch.cuh"
 
 #include <cstdint>
@@ -57,8 +58,12 @@ bool aligned16(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const streaming::launch_config &cfg,
            cudaStream_t stream) {
   if (n == 0) return;
+  // EXERCISE BEGIN: the float4 path faults on an address that is not a multiple of 16 bytes, and
+  // callers may pass any float pointer (the tests misalign each array on its own): refuse, with
+  // std::invalid_argument and before anything is launched, every call the kernel cannot take.
   if (!aligned16(out) || !aligned16(x) || !aligned16(y))
     throw std::invalid_argument("stage 03_vectorized_float4 needs 16-byte aligned arrays (float4 accesses)");
+  // EXERCISE END
   streaming::dispatch_unroll(cfg.unroll, [&](auto unroll) {
     streaming::launch(saxpy_kernel<decltype(unroll)::value>, cfg, stream, out, x, y, n, alpha);
   });

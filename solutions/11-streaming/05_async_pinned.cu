@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 05: through the host, asynchronous copies from pinned memory. The CUDA Handbook 11.3,
+// Stage 05: through the host, asynchronous copies from pinned memory. The CUDA Handbook 11.2,
 // stream2Async.cu (listing 11.5, second half).
 //
-// Changes from stage 04: the host arrays are pinned (page-locked, cudaHostAlloc), so the copy
-// engines read and write them directly by DMA, and the copies are cudaMemcpyAsync: the CPU
-// enqueues all the work at once and waits once at the end. The phases still run one after the
-// other on the one stream; only the staging through a bounce buffer is gone.
-// What to look for: host->device and device->host rates near the pinned ceilings of the
-// benchmark (the book saw 2x; today's gap between pageable and pinned is often wider).
+// Changes from stage 04: the host arrays are pinned (page-locked; your pinned_alloc and
+// pinned_release in pinned_memory.cuh), so the copy engines read and write them directly by DMA,
+// and the copies are cudaMemcpyAsync in one stream: the CPU enqueues the whole job at once, the
+// stream runs it in order (copies in, kernel, copy out), and the CPU waits once, at the end. The
+// phases still run one after the other; only the staging through a bounce buffer is gone. The
+// events are now recorded by the GPU as it reaches them in the stream, so the phase times are
+// exact (stage 04's are not).
+// What to look for: on the H100, 7.3x faster than stage 04 (30.8 against 226 ms; the book: 2x),
+// host->device and device->host at the pinned ceilings (53 and 54 GB/s), kernel 0.6 ms: the
+// wall time is the two copies one after the other, 20 + 10 ms.
+#include "pinned_memory.cuh"
 #include "streaming.h"
 
 #include "common/check.h"
@@ -16,16 +21,20 @@ namespace {
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: stage 04 with cudaMemcpyAsync on the default stream, and one wait at the end.
+  // EXERCISE BEGIN: the same job as stage 04, enqueued without waiting in one stream of ctx (copies
+  // in, kernel, copy out, with the four events and ctx.phases as in 04), then one wait. Watch for:
+  // the caller reads h_out as soon as you return, and a wait on a stream other than the one the
+  // work is in (the default one, say) does not wait for it: ctx's streams are non-blocking.
   const std::size_t bytes = n * sizeof(float);
-  CUDA_CHECK(cudaEventRecord(ctx.ev_start, 0));
-  CUDA_CHECK(cudaMemcpyAsync(ctx.d_x, h_x, bytes, cudaMemcpyHostToDevice, 0));
-  CUDA_CHECK(cudaMemcpyAsync(ctx.d_y, h_y, bytes, cudaMemcpyHostToDevice, 0));
-  CUDA_CHECK(cudaEventRecord(ctx.ev_h2d, 0));
-  streaming::launch_saxpy(ctx.d_out, ctx.d_x, ctx.d_y, n, alpha, ctx.launch, 0);
-  CUDA_CHECK(cudaEventRecord(ctx.ev_kernel, 0));
-  CUDA_CHECK(cudaMemcpyAsync(h_out, ctx.d_out, bytes, cudaMemcpyDeviceToHost, 0));
-  CUDA_CHECK(cudaEventRecord(ctx.ev_d2h, 0));
+  cudaStream_t s = ctx.streams[0];
+  CUDA_CHECK(cudaEventRecord(ctx.ev_start, s));
+  CUDA_CHECK(cudaMemcpyAsync(ctx.d_x, h_x, bytes, cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaMemcpyAsync(ctx.d_y, h_y, bytes, cudaMemcpyHostToDevice, s));
+  CUDA_CHECK(cudaEventRecord(ctx.ev_h2d, s));
+  streaming::launch_saxpy(ctx.d_out, ctx.d_x, ctx.d_y, n, alpha, ctx.launch, s);
+  CUDA_CHECK(cudaEventRecord(ctx.ev_kernel, s));
+  CUDA_CHECK(cudaMemcpyAsync(h_out, ctx.d_out, bytes, cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaEventRecord(ctx.ev_d2h, s));
   CUDA_CHECK(cudaEventSynchronize(ctx.ev_d2h));
   ctx.phases = true;
   // EXERCISE END
@@ -33,4 +42,5 @@ void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_
 
 }  // namespace
 
-STREAMING_HOST_STAGE(saxpy_streamed, course::host_memory::pinned, "asynchronous copies, pinned (stream2Async)");
+STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release, course::host_memory::pinned,
+                     "asynchronous copies, pinned (stream2Async, 11.2)");
