@@ -3,8 +3,10 @@
 
     python3 plots/plot.py [--results DIR] [--out DIR] [FILES...]
 
-Every table of a result file that carries a "plot" hint becomes
-<out>/<bench>-<table>.png; tables without one are skipped. Hint kinds:
+Every table of a result file that carries a "plot" hint becomes <out>/<bench>-<gpu>-<table>.png
+(the GPU in the name: results from two GPUs never replace each other); tables without one are
+skipped. Without FILES it draws <results>/*.json, or, when there are none, the committed
+reference results (chapters/*/figures/*.json), and says which. Hint kinds:
 
     {"kind": "bars", "x": COL, "y": COL, "ceiling": 2990.0, "ceiling_label": "D2D memcpy"}
         "ceiling_from_row": LABEL instead of "ceiling": that row (by its x) is the ceiling line;
@@ -23,6 +25,7 @@ import json
 import math
 import re
 import sys
+import textwrap
 from datetime import datetime
 from pathlib import Path
 
@@ -78,6 +81,27 @@ def value_text(value):
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
+def series_names(table, hint):
+    """A lines chart's series, in the order of their first row."""
+    if hint.get("kind") != "lines" or not hint.get("series"):
+        return []
+    try:
+        return [label_of(v) for v in dict.fromkeys(column(table, hint["series"]))]
+    except PlotError:
+        return []
+
+
+def chart_title(table, hint):
+    """The table's title; a lines chart's names its series as they are drawn (the part after a
+    colon replaced), so the title never names a line the chart does not have."""
+    title = table.get("title") or table["name"]
+    names = series_names(table, hint)
+    if names:
+        head = title.split(": ", 1)[0] if ": " in title else title
+        title = f"{head}: {', '.join(names)}"
+    return title
+
+
 def title_of(doc, table):
     device = doc.get("device", {}).get("name", "unknown device")
     when = doc.get("date", "")
@@ -87,13 +111,24 @@ def title_of(doc, table):
         pass
     runtime = doc.get("cuda", {}).get("runtime")
     cuda = f", CUDA {runtime}" if runtime else ""
-    return f"{table.get('title') or table['name']}\n{device}{cuda}, {when}".rstrip(", ")
+    return f"{chart_title(table, table.get('plot') or {})}\n{device}{cuda}, {when}".rstrip(", ")
 
 
-def draw_ceiling(ax, hint):
-    if hint.get("ceiling") is not None:
-        ax.axhline(hint["ceiling"], linestyle="--", color="0.4", linewidth=1,
-                   label=hint.get("ceiling_label", "ceiling"))
+def draw_ceiling(ax, hint, outside=True):
+    """The dashed ceiling line, labelled with its name and its number: beside the plot on the
+    right (bars), or just above the line at the left (lines, whose legend is on the right)."""
+    ceiling = hint.get("ceiling")
+    if ceiling is None:
+        return
+    ax.axhline(ceiling, linestyle="--", color="0.4", linewidth=1)
+    text = f"{hint.get('ceiling_label', 'ceiling')}: {value_text(ceiling)}"
+    if outside:
+        ax.annotate(textwrap.fill(text, 18), xy=(1, ceiling), xycoords=("axes fraction", "data"),
+                    xytext=(4, 0), textcoords="offset points", ha="left", va="center",
+                    fontsize=8, color="0.3")
+    else:
+        ax.annotate(text, xy=(0, ceiling), xycoords=("axes fraction", "data"), xytext=(4, 2),
+                    textcoords="offset points", ha="left", va="bottom", fontsize=8, color="0.3")
 
 
 def draw_bars(ax, table, hint):
@@ -109,11 +144,19 @@ def draw_bars(ax, table, hint):
         labels.remove(row)
         hint = {"ceiling_label": row, **hint}
     bars = ax.bar(range(len(values)), values, color="tab:blue")
-    ax.bar_label(bars, labels=["" if math.isnan(v) else value_text(v) for v in values],
-                 fontsize=8, padding=2)
+    finite = [v for v in values if not math.isnan(v)]
+    top = max(finite + ([ceiling] if ceiling is not None else []), default=1.0) * 1.08 or 1.0
+    # Value labels inside the tall bars, at mid-height: nothing (a ceiling line near the top, a
+    # legend) can sit on them. Short bars get theirs just above.
     for i, v in enumerate(values):
         if math.isnan(v):   # a row without a value (a stage still TODO) keeps its place
             ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=8, color="0.4")
+        elif v >= 0.2 * top:
+            ax.text(i, v / 2, value_text(v), ha="center", va="center", fontsize=8, color="white",
+                    fontweight="bold", rotation=90 if len(values) > 10 else 0)
+        else:
+            ax.annotate(value_text(v), xy=(i, v), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=8)
     slanted = max(map(len, labels), default=0) > 8
     ax.set_xticks(range(len(labels)), labels, rotation=30 if slanted else 0,
                   ha="right" if slanted else "center", rotation_mode="anchor")
@@ -121,8 +164,7 @@ def draw_bars(ax, table, hint):
     ax.set_xlabel(hint["x"])
     ax.set_ylabel(hint["y"] + ("  (lower is better)" if hint.get("lower_is_better") else ""))
     draw_ceiling(ax, {**hint, "ceiling": ceiling})
-    ax.set_ylim(bottom=0)   # rates and times: a bar must start at zero to be read honestly
-    ax.margins(y=0.12)
+    ax.set_ylim(0, top)   # rates and times: a bar must start at zero to be read honestly
 
 
 def _powers_of_two(values):
@@ -153,10 +195,12 @@ def draw_lines(ax, table, hint):
         ax.set_ylim(bottom=0)
     ax.set_xlabel(hint["x"])
     ax.set_ylabel(hint["y"])
-    draw_ceiling(ax, hint)
+    draw_ceiling(ax, hint, outside=False)
     ax.grid(True, which="major", alpha=0.3)
     if hint.get("series"):
-        ax.legend(title=hint["series"], fontsize=8)
+        # Beside the plot, never over a line or a point.
+        ax.legend(title=hint["series"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1),
+                  borderaxespad=0)
 
 
 def _ordered(values):
@@ -209,14 +253,25 @@ def draw_heatmap(fig, ax, table, hint):
     ax.set_ylabel(hint["y"])
 
 
-def output_name(bench, table):
-    name = f"{bench}-{table}"
+def gpu_slug(doc):
+    """A short file-name form of the GPU: 'NVIDIA H100 80GB HBM3' -> 'h100', 'NVIDIA GeForce RTX
+    4090' -> 'geforce-rtx-4090', 'NVIDIA A100-SXM4-80GB' -> 'a100-sxm4'. Memory sizes and kinds
+    are left out; what tells two GPUs apart (PCIe, SXM, the model) is kept."""
+    name = str(doc.get("device", {}).get("name") or "unknown-gpu")
+    words = [w for w in re.split(r"[\s_-]+", name)
+             if w and w.upper() != "NVIDIA" and not re.fullmatch(r"\d+GB|HBM\d*E?|GDDR\d*X?", w, re.I)]
+    return re.sub(r"[^\w.+-]", "-", "-".join(words).lower()) or "unknown-gpu"
+
+
+def output_name(bench, table, gpu=None):
+    """<bench>-<gpu>-<table>.png: results from two GPUs never share a file name."""
+    name = f"{bench}-{gpu}-{table}" if gpu else f"{bench}-{table}"
     return re.sub(r"[^\w.+-]", "-", name) + ".png"   # '/' and spaces would make paths
 
 
-def plot_table(plt, doc, table, out_dir):
+def plot_table(plt, doc, table, out_dir, gpu=None):
     hint = table["plot"]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
         kind = hint.get("kind")
         if kind == "bars":
@@ -231,15 +286,16 @@ def plot_table(plt, doc, table, out_dir):
         if ax.get_legend() is None and ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
         fig.tight_layout()
-        path = out_dir / output_name(doc.get("bench", "bench"), table["name"])
+        path = out_dir / output_name(doc.get("bench", "bench"), table["name"], gpu)
         fig.savefig(path, dpi=DPI)
         return path
     finally:
         plt.close(fig)   # many tables in one run: do not keep every figure in memory
 
 
-def plot_file(plt, path, out_dir):
-    """Draw every hinted table of one result file; return the number of failures."""
+def plot_file(plt, path, out_dir, taken=None):
+    """Draw every hinted table of one result file; return the number of failures. File names
+    carry the GPU, and the run's date when an earlier file of this run took the name."""
     try:
         doc = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as err:
@@ -248,12 +304,18 @@ def plot_file(plt, path, out_dir):
     if not str(doc.get("schema", "")).startswith(SCHEMA):
         print(f"plot: {path}: not a {SCHEMA}* result file, skipped", file=sys.stderr)
         return 1
+    gpu = gpu_slug(doc)
+    if taken is not None:
+        key = (doc.get("bench", "bench"), gpu)
+        if key in taken:
+            gpu = f"{gpu}-{str(doc.get('date', ''))[:10] or len(taken)}"
+        taken.add((doc.get("bench", "bench"), gpu))
     failures = 0
     for table in doc.get("tables", []):
         if not table.get("plot"):
             continue
         try:
-            print(plot_table(plt, doc, table, out_dir))
+            print(plot_table(plt, doc, table, out_dir, gpu))
         except (PlotError, KeyError, TypeError, ValueError) as err:
             print(f"plot: {path}: table '{table.get('name')}': {err}", file=sys.stderr)
             failures += 1
@@ -273,14 +335,29 @@ def main(argv=None):
               "sudo apt-get install python3-matplotlib (or: pip install matplotlib)", file=sys.stderr)
         return 3
     files = args.files or sorted(Path(args.results).glob("*.json"))
-    if not files:
-        print(f"plot: no result files in {args.results}/ (run the benchmarks first: make bench)",
+    if not files and not args.files:
+        files = reference_files()
+        if not files:
+            print(f"plot: no result files in {args.results}/ and no committed reference results "
+                  "(chapters/*/figures/*.json)", file=sys.stderr)
+            return 1
+        print(f"plot: no results in {args.results}/ (make bench writes them, on a GPU): drawing the "
+              f"committed reference results instead, {len(files)} files from chapters/*/figures/",
               file=sys.stderr)
-        return 1
+    elif not args.files:
+        print(f"plot: drawing this machine's results from {args.results}/ ({len(files)} files)",
+              file=sys.stderr)
     out_dir = Path(args.out or Path(args.results) / "plots")
     out_dir.mkdir(parents=True, exist_ok=True)
-    failures = sum(plot_file(plt, path, out_dir) for path in files)
+    taken = set()
+    failures = sum(plot_file(plt, path, out_dir, taken) for path in files)
     return 1 if failures else 0
+
+
+def reference_files():
+    """The committed reference results, chapter by chapter."""
+    root = Path(__file__).resolve().parent.parent
+    return sorted(root.glob("chapters/[0-9][0-9]-*/figures/*.json"))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import sys
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 PLOTS = Path(__file__).resolve().parents[2] / "plots"
 sys.path.insert(0, str(PLOTS))
@@ -68,11 +69,12 @@ class PlotTest(unittest.TestCase):
     def test_one_png_per_hinted_table(self):
         self.write(RESULT)
         status, out, err = run_plot("--results", self.results)
-        self.assertEqual((status, err), (0, ""))
+        self.assertEqual(status, 0)
+        self.assertEqual(err, f"plot: drawing this machine's results from {self.results}/ (1 files)\n")
         pngs = sorted(p.name for p in (self.results / "plots").iterdir())
-        self.assertEqual(pngs, ["11-streaming-device_saxpy.png", "11-streaming-host_progression.png",
-                                "11-streaming-streams.png", "11-streaming-sweep-long.png",
-                                "11-streaming-sweep_wide.png"])
+        self.assertEqual(pngs, ["11-streaming-h100-device_saxpy.png", "11-streaming-h100-host_progression.png",
+                                "11-streaming-h100-streams.png", "11-streaming-h100-sweep-long.png",
+                                "11-streaming-h100-sweep_wide.png"])
         self.assertEqual(len(out.splitlines()), 5)
         for png in (self.results / "plots").iterdir():
             self.assertEqual(png.read_bytes()[:8], b"\x89PNG\r\n\x1a\n")
@@ -87,6 +89,74 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(status, 1)
         self.assertIn("device_saxpy", err)
         self.assertEqual(len(list(out_dir.iterdir())), 4)
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
+    def test_two_gpus_never_share_a_file_name(self):
+        h200 = json.loads(json.dumps(RESULT))
+        h200["device"]["name"] = "NVIDIA H200"
+        again = json.loads(json.dumps(RESULT))
+        again["date"] = "2026-12-01T00:00:00Z"
+        self.write(RESULT, "a.json")
+        self.write(h200, "b.json")
+        self.write(again, "c.json")
+        status, out, _ = run_plot("--results", self.results)
+        self.assertEqual(status, 0)
+        names = [Path(line).name for line in out.splitlines()]
+        self.assertEqual(len(names), 15)
+        self.assertEqual(len(set(names)), 15, names)
+        self.assertIn("11-streaming-h200-device_saxpy.png", names)
+        self.assertIn("11-streaming-h100-2026-12-01-device_saxpy.png", names)
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
+    def test_no_results_draws_the_committed_reference_results(self):
+        out_dir = Path(self.tmp.name) / "pngs"
+        every = plot.reference_files()
+        self.assertTrue(any(p.parent.parent.name == "12-reduction" for p in every), every)
+        one = [p for p in every if p.parent.parent.name == "12-reduction"][:1]
+        with mock.patch.object(plot, "reference_files", lambda: one):
+            status, out, err = run_plot("--results", self.results, "--out", out_dir)
+        self.assertEqual(status, 0, err)
+        self.assertIn("drawing the committed reference results", err)
+        self.assertEqual(len(err.splitlines()), 1)
+        names = {Path(line).name for line in out.splitlines()}
+        self.assertIn("12-reduction-h100-progression.png", names)
+        self.assertEqual(len(names), len(out.splitlines()))
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
+    def test_bar_labels_clear_of_the_legend_and_ceiling_numbered(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        table = RESULT["tables"][0]
+        plot.draw_bars(ax, table, table["plot"])
+        texts = [t.get_text() for t in ax.texts]
+        self.assertIn("D2D memcpy: 2990", [t.replace("\n", " ") for t in texts])
+        self.assertIsNone(ax.get_legend())   # the ceiling is named on its line, no legend box
+        fig.canvas.draw()
+        values = [t for t in ax.texts if t.get_text() in ("2660", "2801")]
+        line = ax.lines[0].get_window_extent()
+        for t in values:
+            self.assertFalse(t.get_window_extent().overlaps(line), t.get_text())
+        plt.close(fig)
+
+    def test_lines_title_names_its_series(self):
+        table = {"name": "by_n", "title": "GB/s against n: the book's fastest stage, stage 10 and CUB",
+                 "columns": ["n", "series", "GB/s"],
+                 "rows": [[1, "01_two_pass", 1.0], [1, "10_fastest", 2.0], [1, "CUB", 3.0]]}
+        hint = {"kind": "lines", "x": "n", "y": "GB/s", "series": "series"}
+        self.assertEqual(plot.chart_title(table, hint), "GB/s against n: 01_two_pass, 10_fastest, CUB")
+        table["title"] = "Gtpix/s against the template size"
+        self.assertEqual(plot.chart_title(table, hint),
+                         "Gtpix/s against the template size: 01_two_pass, 10_fastest, CUB")
+        self.assertEqual(plot.chart_title(table, {"kind": "bars"}), "Gtpix/s against the template size")
+
+    def test_gpu_slug(self):
+        for name, slug in (("NVIDIA H100 80GB HBM3", "h100"), ("NVIDIA H200", "h200"),
+                           ("NVIDIA GeForce RTX 4090", "geforce-rtx-4090"),
+                           ("NVIDIA A100-SXM4-80GB", "a100-sxm4"), ("NVIDIA H100 PCIe", "h100-pcie")):
+            self.assertEqual(plot.gpu_slug({"device": {"name": name}}), slug)
+        self.assertEqual(plot.gpu_slug({}), "unknown-gpu")
 
     def test_missing_matplotlib_is_one_line_and_status_3(self):
         self.write(RESULT)
