@@ -1,29 +1,34 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2.
 //
-// Changes from stage 02: the first pass only reduces. Each block sums its B elements into the
+// Changes from stage 02: the first pass only reduces, with a reduction (reduce_block.cuh, as
+// listing 13.7 uses chapter 12's reduceBlock), not a scan. Each block sums its B elements into the
 // partials array (reading the input, writing nothing per element); the partials are scanned
-// recursively; then each block scans its elements again, starting from the sum of the blocks
-// before it, and writes the result once. Global traffic per element: read, read, write: 3N.
-// What to look for: in the timing, about 4/3 of stage 02's throughput at large n; in the SASS,
-// the first kernel has no per-element store (STG) at all.
-#include "scan_common.cuh"
+// recursively; then each block scans its elements again with stage 02's scanBlock, starting from
+// the sum of the blocks before it, and writes the result once. Traffic: read, read, write: 3N.
+// What to look for: the traffic alone would make it 4/3 of stage 02's throughput, but with one
+// element per thread neither recursion is bound by traffic: on the H100 the earlier, scan-based
+// first pass ran slower than stage 02 (98 against 108 Gelem/s); this reduce pass is TBD-H100
+// (README). In the SASS, the first kernel has no per-element store (STG), its fold one BAR.SYNC
+// per halving and SHFL.DOWN for the last warp.
+#include "block_scan.cuh"
+#include "reduce_block.cuh"
 
 namespace {
 
 template <unsigned B, class T>
 __global__ void reduce_blocks(T *partials, const T *in, std::size_t n) {
   __shared__ T sh[B];
-  const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;
-  T total;
-  scan::scan_block<B>(sh, i < n ? in[i] : T(0), total);
-  if (threadIdx.x == 0) partials[blockIdx.x] = total;
+  // EXERCISE BEGIN: partials[blockIdx.x] = the sum of the block's B elements (0 past n), with
+  // scan::reduce_block.
+  COURSE_TODO();
+  // EXERCISE END
 }
 
 // Scans block b's elements and adds base = partials[b - 1] (0 for block 0 or without partials).
 template <unsigned B, class T>
 __global__ void scan_with_base(T *out, const T *in, const T *partials, std::size_t n, bool inclusive) {
-  __shared__ T sh[B];
+  __shared__ scan::block_scan_storage<B, T> s;
   // EXERCISE BEGIN: load x (0 past n), scan it with scan::scan_block, and write
   // base + the inclusive or exclusive value to out[i] for i < n.
   COURSE_TODO();

@@ -5,11 +5,14 @@
 // of 128..1024: Gelem/s, the book's global traffic per element (ints moved: 4 for scan-then-fan,
 // 3 for reduce-then-scan, 2 for a single pass) and the ratio to CUB DeviceScan::InclusiveSum
 // measured here. Goals (reported, not asserted): two-level >= 0.75x CUB, look-back >= 0.95x CUB.
-// Part 2: compaction of the odd ints (stages 06 and 08), each at its best block size out of
+// Part 2: compaction of the odd ints (stages 07 and 09), each at its best block size out of
 // 128..1024, against CUB DeviceSelect::If (goal >= 0.9x). Both sides deliver the count to the host
 // inside the timed call (the stages' calls return it).
-// Part 3: stage 05's warp scans in isolation over 32-element segments, and their ratio to the
-// conditional form (the book: the shuffle about 2x faster).
+// Part 3: stage 06's warp scans in isolation over 32-element segments, and their ratio to the
+// conditional form (the book: the shuffle about 2x faster). Bound by memory: every form moves
+// 8 bytes per element. Part 3b, the lab that can show the instruction counts: each segment
+// scanned k times over per element loaded and stored (--k, default 64), in Gscans/s (element
+// scans per second) and the ratio to the conditional form.
 // Part 4: Gelem/s against n, 2^10 .. 2^28, for the two-level scan, the look-back scan and CUB.
 // Every output is compared with the host's scan; a wrong one ends the program with status 1.
 #include "cub_baseline.h"
@@ -38,7 +41,7 @@ constexpr std::uint64_t seed = 13;
 constexpr int lo = -1000, hi = 1000;
 
 struct options_t {
-  std::int64_t n_m = 256, repeats = 20;
+  std::int64_t n_m = 256, repeats = 20, k = 64;
   std::string results = "results";
 };
 
@@ -69,6 +72,7 @@ int main(int argc, char **argv) {
   course::options cli("bench_scan", "Chapter 13: scan, every stage against CUB.");
   cli.add("N", opt.n_m, 1, 1024, "ints to scan, in units of 2^20")
       .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
+      .add("k", opt.k, 1, 4096, "part 3b: warp scans per element in the compute-bound lab")
       .add("results", opt.results, "directory for the CSV and JSON results");
   cli.parse(argc, argv);
   return course::bench::run("bench_scan", "13-scan", "Chapter 13: scan", opt.results, [&](course::bench::report &rep) {
@@ -139,7 +143,7 @@ int main(int argc, char **argv) {
                   gelems(cub_t.median_ms, n), 1.0});
     prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "Gelem/s"})");
     prog.print();
-    std::printf("goals (reported, not asserted): 04_two_level >= 0.75x CUB, 07_decoupled_lookback >= 0.95x CUB\n");
+    std::printf("goals (reported, not asserted): 05_vector_io >= 0.75x CUB, 08_decoupled_lookback >= 0.95x CUB\n");
     rep.add(prog);
 
     // --- Part 2: compaction of the odd ints -------------------------------------------------------
@@ -194,11 +198,11 @@ int main(int argc, char **argv) {
                      gelems(cub_sel.median_ms, n), 1.0});
     compact.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
     compact.print();
-    std::printf("goal (reported, not asserted): compaction (08_compact_lookback) >= 0.9x CUB\n");
+    std::printf("goal (reported, not asserted): compaction (09_compact_lookback) >= 0.9x CUB\n");
     rep.add(compact);
 
     // --- Part 3: the warp scans in isolation -----------------------------------------------------
-    if (const scan::stage *st = find_stage("05"); st && st->warp_scan) {
+    if (const scan::stage *st = find_stage("06"); st && st->warp_scan) {
       std::vector<int> h_seg(n);
       for (std::size_t b = 0; b < n; b += 32)
         scan::host_inclusive_scan(h_seg.data() + b, h_in.data() + b, std::min<std::size_t>(32, n - b));
@@ -220,6 +224,34 @@ int main(int argc, char **argv) {
       rep.add(warps);
     }
 
+    // --- Part 3b: the warp scans where their instructions matter (compute-bound lab) -------------
+    if (const scan::stage *st = find_stage("06"); st && st->warp_scan_lab) {
+      const unsigned k = unsigned(opt.k);
+      const std::size_t m = std::min<std::size_t>(n, 64 * mega);
+      std::vector<int> h_rep(h_in.begin(), h_in.begin() + std::ptrdiff_t(m));
+      for (unsigned r = 0; r < k; ++r)
+        for (std::size_t b = 0; b < m; b += 32)
+          scan::host_inclusive_scan(h_rep.data() + b, h_rep.data() + b, std::min<std::size_t>(32, m - b));
+      table lab("warp_scan_lab", "Warp scans, compute-bound: each 32-element segment scanned " + std::to_string(k) +
+                                     " times per load (" + std::to_string(m / mega) + "M ints)",
+                {{"form", 0}, {"k", 0}, {"time_ms", 3}, {"Gscans/s", 1}, {"vs_conditional", 2}});
+      double conditional_ms = 0;
+      for (scan::warp_form form : scan::all_warp_forms) {
+        clear();
+        auto tm = course::bench::time_device(
+            [&](cudaStream_t stream) { st->warp_scan_lab(out.get(), in.get(), m, form, k, stream); }, s, 3,
+            int(opt.repeats));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        verify(std::string("warp scan lab ") + scan::to_string(form), out.get(), h_rep.data(), m);
+        if (form == scan::warp_form::conditional) conditional_ms = tm.median_ms;
+        lab.add_row({std::string(scan::to_string(form)), double(k), tm.median_ms, gelems(tm.median_ms, m) * k,
+                     conditional_ms / tm.median_ms});
+      }
+      lab.set_plot(R"({"kind": "bars", "x": "form", "y": "Gscans/s"})");
+      lab.print();
+      rep.add(lab);
+    }
+
     // --- Part 4: throughput against n ------------------------------------------------------------
     table by_n("by_n", "Gelem/s against n: two-level, decoupled look-back and CUB",
                {{"n", 0}, {"series", 0}, {"time_us", 1}, {"Gelem/s", 2}});
@@ -233,7 +265,7 @@ int main(int argc, char **argv) {
         by_n.add_row({double(m), name, 1000 * tm.median_ms, gelems(tm.median_ms, m)});
       }
     };
-    for (const char *id : {"04", "07"}) {
+    for (const char *id : {"05", "08"}) {
       if (const scan::stage *st = find_stage(id)) {
         scan::config cfg;
         sweep(st->info.id, [&, st, cfg](std::size_t m, cudaStream_t stream) {

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What the single-pass stages (07: scan, 08: compaction) share: the tile layout, the warp scan of
-// a tile's rows, and decoupled look-back (Merrill and Garland, "Single-pass Parallel Prefix Scan
-// with Decoupled Look-back", 2016), the protocol by which a tile learns the sum of every element
-// before it without a second pass over the data.
+// Lesson header, taught by stage 08 (08_decoupled_lookback.cu): decoupled look-back (Merrill and
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), the protocol by
+// which a tile learns the sum of every element before it without a second pass over the data.
+// Beyond the book: 13.4 says blocks cannot reliably exchange data through global memory, so a
+// large scan takes several launches. What makes one pass safe is numbering the tiles in the order
+// blocks start (an atomic counter, like chapter 12's retirement counter, but taken at the start):
+// a tile only ever waits for tiles whose blocks are already running, so every wait ends. You
+// write the look-back loop and the publishing protocol; the tile layout and the status-word
+// packing are given. Stage 09 compacts on the same machinery.
 //
 // Tile layout. A block of B threads takes a tile of B x 4 x rows elements; warp w owns the
 // 128 x rows elements [w*128*rows, (w+1)*128*rows) of the tile, as rows of 128: in row r, lane l
@@ -24,6 +29,7 @@
 #pragma once
 
 #include "scan_common.cuh"
+#include "warp_block_scan.cuh"
 
 #include <cuda/atomic>
 
@@ -32,7 +38,7 @@
 namespace scan::lookback {
 
 // Rows per thread (16-byte loads): 8 (32 elements) up to 256 threads, then fewer, so that a tile
-// stays at 8192 elements, the registers at B = 1024 fit, and stage 08's packing buffer in 32 KB.
+// stays at 8192 elements, the registers at B = 1024 fit, and stage 09's packing buffer in 32 KB.
 // Measured on the H100 (2026-11-22, 256M ints): tiles of 8192 beat 4096 by 5-10% for the scan;
 // 300 ns of sleep between looks adds 1-2%.
 template <unsigned B>
@@ -54,12 +60,12 @@ __device__ std::size_t row_index(std::size_t tile, unsigned r) {
 }
 
 // Full tiles. Every tile but the last has all its elements in range; when the input is also
-// 16-byte aligned, such a tile needs no bounds test and no scalar fallback at all. Stage 08 runs
+// 16-byte aligned, such a tile needs no bounds test and no scalar fallback at all. Stage 09 runs
 // them in a kernel compiled with Full = true (plain 16-byte loads at 32-bit offsets from the
 // tile's start) and the last tile, or every tile of a misaligned input, in one with Full = false
 // (load4's scalar path, 32-bit tests): a kernel's register count is that of its largest path, and
 // the bounds tests on every element were half the instructions. Measured on the H100
-// (2026-11-22, 256M ints): 0.85x -> 1.03x CUB DeviceSelect::If for stage 08. Stage 07 keeps one
+// (2026-11-22, 256M ints): 0.85x -> 1.03x CUB DeviceSelect::If for stage 09. Stage 08 keeps one
 // kernel: its full-tile body needs more registers than its old one, and ran slower.
 // How many elements of the tile are in range (tile < number of tiles): at most a tile, 32 bits.
 template <unsigned B, unsigned Rows = rows<B>>
@@ -128,23 +134,15 @@ __device__ void publish(unsigned long long *status, unsigned tile, unsigned kind
 template <class T>
 __device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned epoch, unsigned sleep_ns) {
   const unsigned lane = threadIdx.x % 32;
-  T prefix = 0;
-  for (long long window = tile;; window -= 32) {
-    const long long j = window - 1 - lane;
-    unsigned long long word;
-    for (;;) {  // before tile 0 there is nothing: a PREFIX of 0
-      word = j >= 0 ? status_ref(status[j]).load(cuda::memory_order_relaxed) : pack(epoch, status_prefix, T(0));
-      if (__all_sync(full_mask, epoch_of(word) == epoch)) break;
-      __nanosleep(sleep_ns);
-    }
-    const unsigned prefixes = __ballot_sync(full_mask, status_of(word) == status_prefix);
-    const unsigned last = prefixes ? __ffs(prefixes) - 1 : 31;  // the nearest PREFIX, or the whole window
-    T v = lane <= last ? value_of<T>(word) : T(0);
-#pragma unroll
-    for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
-    prefix += v;
-    if (prefixes) return prefix;
-  }
+  // EXERCISE BEGIN: look back over windows of 32 tiles, lane i reading the status word of tile
+  // window - 1 - i (status_ref(...).load, relaxed); a window is usable only once every one of its
+  // words belongs to this call (epoch_of), so until then sleep sleep_ns (__nanosleep) and read
+  // again; tiles before tile 0 count as a PREFIX of 0. Add the values of the window's lanes up to
+  // and including the nearest PREFIX (then you are done), or of the whole window and move 32 back.
+  // Watch for: a word that is not yet this call's (an old PREFIX is not yours), and adding any
+  // tile past the nearest PREFIX twice.
+  COURSE_TODO();
+  // EXERCISE END
 }
 
 // The tile's place in the whole input. Every thread of the block calls it with its warp's total
@@ -165,13 +163,11 @@ __device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile
     const T w = shfl_warp_scan::inclusive(own, lane);  // inclusive prefix of the warps' totals
     const T aggregate = __shfl_sync(full_mask, w, warps - 1);
     T before = 0;
-    if (tile == 0) {
-      if (lane == 0) publish(status, 0, status_prefix, aggregate, epoch);
-    } else {
-      if (lane == 0) publish(status, tile, status_aggregate, aggregate, epoch);
-      before = warp_look_back<T>(status, tile, epoch, sleep_ns);
-      if (lane == 0) publish(status, tile, status_prefix, before + aggregate, epoch);
-    }
+    // EXERCISE BEGIN: the protocol, by warp 0: before = the sum of every tile before this one;
+    // publish (one lane) what successors need as early as it is known: tile 0 its inclusive
+    // PREFIX at once; any other tile its AGGREGATE first, then, after warp_look_back, its PREFIX.
+    COURSE_TODO();
+    // EXERCISE END
     __syncwarp();  // every lane has read warp_sums before any lane writes it
     if (lane < warps) warp_sums[lane] = before + (w - own);  // exclusive, from the start
     if (lane == 0) inclusive_prefix = before + aggregate;

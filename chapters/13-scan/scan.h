@@ -39,7 +39,7 @@ class workspace {
     if (bytes > partials_.size()) partials_ = course::device_buffer<unsigned char>(bytes);
     return reinterpret_cast<T *>(partials_.get());
   }
-  // Stages 07 and 08: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
+  // Stages 08 and 09: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
   // so a freshly grown array holds no valid status.
   unsigned long long *tile_status(std::size_t tiles) {
     const std::size_t bytes = (tiles ? tiles : 1) * sizeof(unsigned long long);
@@ -50,14 +50,14 @@ class workspace {
     }
     return reinterpret_cast<unsigned long long *>(status_.get());
   }
-  // Stages 07 and 08: the epoch of the next call, 1, 2, ... (30 bits, then round again from 1).
+  // Stages 08 and 09: the epoch of the next call, 1, 2, ... (30 bits, then round again from 1).
   unsigned next_epoch() {
     epoch_ = epoch_ % ((1u << 30) - 1) + 1;
     return epoch_;
   }
-  // Stages 07 and 08: the tile counter, reset before each call.
+  // Stages 08 and 09: the tile counter, reset before each call.
   unsigned *counter() const { return counter_.get(); }
-  // Stage 08: where the last tile leaves the number of kept elements.
+  // Stage 09: where the last tile leaves the number of kept elements.
   unsigned *kept() const { return counter_.get() + 1; }
 
  private:
@@ -73,7 +73,7 @@ using scan_fn_of = void (*)(T *d_out, const T *d_in, std::size_t n, bool inclusi
 using scan_fn = scan_fn_of<int>;
 using scan_float_fn = scan_fn_of<float>;
 
-// --- stage 05: warp scans in isolation (13.5) ---------------------------------------------------
+// --- stage 06: warp scans in isolation (13.5) ---------------------------------------------------
 enum class warp_form {
   conditional,   // 13-13: shared memory, each step guarded by lane >= offset
   zero_padded,   // 13-14: shared memory with 16 zeros below each warp's 32 slots, no guard
@@ -97,8 +97,12 @@ inline const char *to_string(warp_form f) {
 // segment; the last segment may be short.
 using warp_scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form, bool inclusive,
                               cudaStream_t stream);
+// The compute-bound lab: the same segments, each scanned k times over (inclusive; each scan's
+// output is the next one's input), so the scan's instructions, not memory, set the time.
+using warp_scan_lab_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form, unsigned k,
+                                  cudaStream_t stream);
 
-// --- stages 06 and 08: stream compaction (13.6) ---------------------------------------------------------
+// --- stages 07 and 09: stream compaction (13.6) ---------------------------------------------------------
 #ifdef __CUDACC__
 #define SCAN_HOST_DEVICE __host__ __device__
 #else
@@ -135,9 +139,10 @@ struct stage {
   scan_fn scan;                        // null for the compaction stages
   scan_float_fn scan_float;            // the same scan on floats
   bool two_level = false;              // honours config::partials
-  warp_scan_fn warp_scan = nullptr;    // stage 05 only
-  compact_fn compact = nullptr;        // stages 06 and 08
+  warp_scan_fn warp_scan = nullptr;    // stage 06 only
+  compact_fn compact = nullptr;        // stages 07 and 09
   int traffic = 0;                     // global elements moved per element by the stage's formulation (4, 3, 2)
+  warp_scan_lab_fn warp_scan_lab = nullptr;  // stage 06 only
 };
 
 inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0; }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host-only tests of the chapter's host side (no GPU needed): the host scans every GPU test and
-// the benchmark compare against (13.2), their wrap-around, and the predicates of stage 06.
+// the benchmark compare against (13.2), their wrap-around, and the predicates of stages 07 and 09.
 #include "host_scan.h"
 #include "scan.h"
 
@@ -60,7 +60,7 @@ TEST_CASE("the host scan wraps mod 2^32 as the GPU's int additions do", "[host]"
   CHECK(out == std::vector<int>{INT_MAX, INT_MIN, -1, 1});
 }
 
-TEST_CASE("the predicates of stage 06 and the block sizes the stages accept", "[host]") {
+TEST_CASE("the predicates of stages 07 and 09 and the block sizes the stages accept", "[host]") {
   CHECK(scan::keep(scan::predicate::odd, -3));
   CHECK_FALSE(scan::keep(scan::predicate::odd, -4));
   CHECK(scan::keep(scan::predicate::even, 0));

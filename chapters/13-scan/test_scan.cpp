@@ -155,7 +155,7 @@ void check_scan_float(std::size_t n, bool inclusive, bool in_place, const scan::
   check_scan_float(n, inclusive, at, cfg, ws);
 }
 
-// The warp scans of stage 05 on 32-element segments, against the host.
+// The warp scans of stage 06 on 32-element segments, against the host.
 void check_warp_scan(std::size_t n, scan::warp_form form, bool inclusive, const placement &at) {
   const auto &stage = stage_under_test();
   const std::uint64_t seed = course::fresh_seed();
@@ -264,7 +264,7 @@ TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall ba
 
 TEST_CASE("inclusive and exclusive scans match the host at awkward sizes and every block size", "[scan]") {
   const auto &stage = stage_under_test();
-  if (!stage.scan) return;  // stage 06 compacts; its own test case below
+  if (!stage.scan) return;  // stages 07 and 09 compact; their own test case below
   scan::workspace ws;
   for (std::size_t n : awkward_sizes()) {
     for (int threads : block_sizes()) {
@@ -339,6 +339,40 @@ TEST_CASE("block sizes the stages do not handle are refused, not miscomputed", "
   }
 }
 
+// The compute-bound lab of stage 06 (the bench's part 3b): each 32-element segment scanned k times
+// over, inclusive, each scan's output the next one's input; the host does the same in wrapping
+// 32-bit arithmetic.
+void check_warp_scan_lab(std::size_t n, scan::warp_form form, unsigned k) {
+  const auto &stage = stage_under_test();
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  std::vector<int> in(n), want(n);
+  course::fill_random_host(in.data(), n, seed, lo, hi);
+  want = in;
+  for (unsigned r = 0; r < k; ++r)
+    for (std::size_t s = 0; s < n; s += 32)
+      scan::host_scan(want.data() + s, want.data() + s, std::min<std::size_t>(32, n - s), true);
+  auto d_in = course::test::guarded<int>::input(n, 0, course::test::input_guard_value<int>());
+  d_in.upload(in);
+  auto d_out = course::test::guarded<int>::output(n, 0);
+  stage.warp_scan_lab(d_out.get(), d_in.get(), n, form, k, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string who = std::string("warp scan lab ") + scan::to_string(form) + ", n=" + std::to_string(n) +
+                          ", " + std::to_string(k) + " scans per element";
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
+  check_output(who, d_out.download(), want, n);
+  SUCCEED();
+}
+
+TEST_CASE("each warp scan form repeated k times (the compute-bound lab) against the host", "[warp]") {
+  const auto &stage = stage_under_test();
+  if (!stage.warp_scan_lab) return;
+  for (scan::warp_form form : scan::all_warp_forms)
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(100003)})
+      for (unsigned k : {1u, 3u, 16u}) check_warp_scan_lab(n, form, k);
+}
+
 TEST_CASE("each warp scan form against the host on 32-element segments", "[warp]") {
   const auto &stage = stage_under_test();
   if (!stage.warp_scan) return;
@@ -404,7 +438,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[scan][memory]") {
 // The seeded random sweep: every block size, in place and out of place, inclusive and
 // exclusive, ints and floats, partial counts for the two-level stages, input and output
 // misaligned independently, sizes at the tile and warp boundaries, primes, and two above 2^24;
-// compaction with every predicate; stage 05's warp scans on their own. A failure prints the case
+// compaction with every predicate; stage 06's warp scans on their own. A failure prints the case
 // and the replay line.
 TEST_CASE("seeded random sweep over sizes, block sizes, modes and alignments", "[sweep]") {
   const auto &stage = stage_under_test();

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 06: stream compaction. The CUDA Handbook 13.6 (keeping the odd elements), generalised to
+// Stage 07: stream compaction. The CUDA Handbook 13.6 (keeping the odd elements), generalised to
 // a predicate (scan::predicate).
 //
-// Changes from stage 04: what is scanned is a 0/1 flag per element, keep(x), and the exclusive
-// scan of the flags is where a kept element goes: out[rank] = x. Same two-level structure: pass 1
-// counts the kept elements of each range, pass 2 scans the counts, pass 3 recomputes the flags
-// tile by tile (four per thread), scans the threads' counts across the block and scatters the
-// kept elements. The last scanned
-// count is the number kept, copied back to the host (the call waits for it).
+// Changes from stage 05 (its passes, on scanBlock): what is scanned is a 0/1 flag per element,
+// keep(x), and the exclusive scan of the flags is where a kept element goes: out[rank] = x. Same
+// two-level structure: pass 1 counts the kept elements of each range (stage 05's reduce_ranges4
+// on the flags), pass 2 scans the counts, pass 3 recomputes the flags tile by tile (four per
+// thread), scans the threads' counts across the block and scatters the kept elements. The last
+// scanned count is the number kept, copied back to the host (the call waits for it).
 // Global traffic per element: read, read, write of the kept ones only: 2N + kept.
 // What to look for: in the timing, throughput that rises as fewer elements are kept (fewer
 // writes); in the SASS, the predicated STG of the scatter.
-#include "scan_common.cuh"
+#include "two_level_vec4.cuh"
 
 namespace {
 
@@ -25,7 +25,7 @@ struct keep_op {
 template <unsigned B>
 __global__ void scatter_ranges(int *out, const int *in, const int *partials, std::size_t n, std::size_t tiles_per_block,
                                scan::predicate p, bool aligned) {
-  __shared__ int sh[B];
+  __shared__ scan::block_scan_storage<B, int> s;
   constexpr std::size_t tile = scan::tile_elements<B>;
   const std::size_t begin = blockIdx.x * tiles_per_block * tile;
   const std::size_t end = min(n, begin + tiles_per_block * tile);
@@ -40,11 +40,15 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
       count += flag[k];
     }
     int total;
-    const int incl = scan::scan_block<B>(sh, count, total);
+    const int incl = scan::scan_block<B>(s, count, total);
     // EXERCISE BEGIN: this thread's first kept element goes to carry + the number of kept elements
     // before this thread in the tile (the exclusive scan of the counts), the next ones after it,
     // in order; then carry moves past the tile's total.
-    COURSE_TODO();
+    unsigned rank = carry + unsigned(incl - count);
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k)
+      if (flag[k]) out[rank++] = v[k];
+    carry += unsigned(total);
     // EXERCISE END
   }
 }
@@ -54,7 +58,7 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
   return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     using block_scan = scan::shared_block_scan;
-    auto count_kernel = scan::reduce_ranges<B, block_scan, int, keep_op>;
+    auto count_kernel = scan::reduce_ranges4<B, int, keep_op>;
     const bool aligned = scan::aligned16(d_in);
     const scan::two_level_plan plan =
         scan::plan_two_level(n, scan::tile_elements<B>, scan::wanted_ranges(cfg, count_kernel, B));

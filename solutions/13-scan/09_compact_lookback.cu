@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 08: single-pass stream compaction on decoupled look-back. Beyond the book: 13.6's
-// compaction (stage 06) on stage 07's single pass, as CUB's DeviceSelect does it.
+// Stage 09: single-pass stream compaction on decoupled look-back. Beyond the book: 13.6's
+// compaction (stage 07) on stage 08's single pass, as CUB's DeviceSelect does it.
 //
-// Changes from stage 07: what is scanned is the count of kept elements, keep(x) for each of a
-// lane's four, and where stage 07 stores every element, this stage stores the kept ones at their
+// Changes from stage 08: what is scanned is the count of kept elements, keep(x) for each of a
+// lane's four, and where stage 08 stores every element, this stage stores the kept ones at their
 // rank. Storing them straight from registers would leave each store instruction's 32 addresses
 // scattered over the warp's output with gaps; instead each warp packs its kept elements into
 // shared memory at their rank within the warp's part of the tile (before the look-back, so the

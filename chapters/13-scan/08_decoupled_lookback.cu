@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 07: single-pass scan with decoupled look-back (Merrill and Garland, 2016). The book's 13.4
-// names the single-pass idea; this is its modern form, what CUB's DeviceScan does.
+// Stage 08: single-pass scan with decoupled look-back (Merrill and Garland, 2016), what CUB's
+// DeviceScan does. Beyond the book: 13.4 says that blocks cannot reliably exchange data through
+// global memory, so a scan too large for one block takes several launches (stages 02 to 06). A
+// single pass is safe when tiles are numbered in the order their blocks start (an atomic counter
+// at the start of the block, where chapter 12's retirement counter counts blocks at their end):
+// a tile then waits only for tiles whose blocks are already running, never for one that cannot
+// be scheduled until the waiter finishes.
 //
-// Changes from stage 05: one pass, 2N of global traffic. A block takes the next tile number from
+// Changes from stage 06: one pass, 2N of global traffic. A block takes the next tile number from
 // a global counter, loads its 8192 elements (up to 256 threads: eight 16-byte loads per thread,
 // each a full line for the warp), scans them in registers (lookback.cuh: rows, then warps), and
-// learns the sum of every
-// element before the tile by decoupled look-back: it publishes the tile's total at once, adds up
-// the published values of the tiles before it, 32 at a time with one warp, until one of them
-// carries its inclusive prefix, and publishes its own. Then it writes its elements, once. The
-// protocol and the tile layout are in lookback.cuh (stage 08 compacts on the same machinery).
+// learns the sum of every element before the tile by decoupled look-back: it publishes the
+// tile's total at once, adds up the published values of the tiles before it, 32 at a time with
+// one warp, until one of them carries its inclusive prefix, and publishes its own. Then it writes
+// its elements, once. You write the look-back and its protocol in lookback.cuh (the tile layout
+// there is given), and here what the host does per call and what the kernel does with the prefix.
 // What to look for: in the timing, the ratio to CUB (goal 0.95x) and a flat curve over n; in the
 // SASS, the ATOMG of the tile number, eight LDG.E.128 and eight STG.E.128 per thread, and the
 // LDG.E.64.STRONG.GPU spin of the look-back with its VOTE.ALL and NANOSLEEP.
@@ -37,11 +42,7 @@ __global__ void __launch_bounds__(B) lookback_scan(T *out, const T *in, std::siz
   // EXERCISE BEGIN: each row's four elements start from before (all the elements before this
   // warp's part of the tile) + base[r] (this lane's place in the warp's part); scan them
   // (scan::scan4) and store them (scan::store4) at the row's index.
-#pragma unroll
-  for (unsigned r = 0; r < rows; ++r) {
-    scan::scan4(v[r], before + base[r], inclusive);
-    scan::store4(out, lb::row_index<B>(tile, r), n, v[r], aligned);
-  }
+  COURSE_TODO();
   // EXERCISE END
 }
 
@@ -55,11 +56,12 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
     if (tiles > 0xffffffffu) throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
-    const bool aligned = scan::aligned16(d_in) && scan::aligned16(d_out);
-    CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
-    lookback_scan<B><<<unsigned(tiles), B, 0, stream>>>(d_out, d_in, n, inclusive, aligned, status, ws.counter(),
-                                                         unsigned(tiles), ws.next_epoch());
-    CUDA_CHECK_LAUNCH();
+    // EXERCISE BEGIN: one block per tile. The call may follow earlier ones on the same workspace:
+    // the tile numbers must start from 0 again (ws.counter(), on the stream), and the status words
+    // of earlier calls must read as stale (a new epoch, ws.next_epoch()). Choose the 16-byte path
+    // only where every array it touches allows it.
+    COURSE_TODO();
+    // EXERCISE END
   });
 }
 

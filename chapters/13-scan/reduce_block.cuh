@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lesson header, taught by stage 03 (03_reduce_then_scan.cu). The CUDA Handbook 13.4.2: the first
+// pass of reduce-then-scan only needs each block's total, and listing 13.7 gets it with the
+// reduction of chapter 12 (reduceBlock, listing 12.3), not with a scan. Stages 04, 05 and 07 run
+// the reduce_block you write here in their first pass.
+//
+// A reduction folds: half the threads add the other half's values, log2(B) times, and the last
+// 32 values are folded by one warp. Here the last warp folds with __shfl_down_sync, in registers,
+// where the book's listing relies on a warp-synchronous volatile pointer.
+#pragma once
+
+#include "scan_common.cuh"
+
+namespace scan {
+
+// The sum of the block's B values x, returned to thread 0 (what other threads get is unspecified).
+// sh holds B values. Every thread of the block calls it; a caller may call it again on the same sh.
+template <unsigned B, class T>
+__device__ T reduce_block(T *sh, T x) {
+  const unsigned t = threadIdx.x;
+  // EXERCISE BEGIN: fold the block's B values in shared memory, halving the number of threads that
+  // add, until 64 values (or fewer) remain; then warp 0 adds the last ones with shuffles, in
+  // registers. Watch for: B = 32 and B = 64 (no shared-memory step at all, or one), a barrier
+  // between one step's writes and the next step's reads, and a caller that reuses sh.
+  COURSE_TODO();
+  // EXERCISE END
+}
+
+}  // namespace scan

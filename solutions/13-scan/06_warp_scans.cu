@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 06: warp scans. The CUDA Handbook 13.5 (listings 13-13 .. 13-18).
+//
+// Changes from stage 05: the block scan. Instead of scanBlock's shared-memory warp scans, each
+// warp scans its 32 values in registers with __shfl_up_sync, and one warp scans the warps'
+// totals (13-18, warp_block_scan.cuh: you write it and the shuffle scan). This stage also has
+// every warp scan of the book, each runnable in isolation over 32-element segments (warp_scan)
+// and k times over in the compute-bound lab (warp_scan_lab):
+//   conditional (13-13)      shared memory, each step guarded by lane >= offset: your stage 02 scan_warp;
+//   zero-padded (13-14)      16 zeros below each warp's 32 slots: every lane adds, no guard;
+//   templated (13-15/16)     one template that is either of the two (run here zero-padded);
+//   __shfl_up_sync           registers only, the guard on lane >= offset;
+//   shfl.sync.up PTX (13-17) the shuffle's predicate (source lane in range) guards the add.
+// Unlike the book, the shared-memory forms are not "warp-synchronous": __syncwarp() separates
+// each step's reads from its writes (Volta and later schedule lanes independently), and the
+// shuffles are the _sync forms with a member mask. The main scan entry is stage 05's two-level
+// scan on the shuffle block scan (scan::warp_block_scan<scan::shfl_warp_scan>).
+// What to look for: in the SASS (13.5.4; the book counts 30 / 17 / 11 instructions on SM 3.0),
+// LDS/STS and the predicated IADD of the guard, against SHFL.UP with its predicate output feeding
+// a predicated IADD and no compare at all in the PTX form. In the timing, the main scan about
+// where stage 05 is (the block scan is a small part of a memory-bound pass), the forms over
+// 32-element segments all bound by memory (1.03x the conditional one on the H100), and only the
+// compute-bound lab (k scans per loaded element) shows what the instruction counts cost: the book
+// measured the shuffle about 2x the conditional form; today's figures: TBD-H100 (README).
+#include "two_level_vec4.cuh"
+#include "warp_block_scan.cuh"
+
+namespace {
+
+constexpr unsigned warps_per_block = 8;
+constexpr unsigned pad = 16;  // zeros below each warp's 32 slots in the zero-padded forms
+
+// 13-14. sh: this warp's pad + 32 ints; sh[0, pad) are zeros, so lane - offset never needs a guard.
+__device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
+  // EXERCISE BEGIN: the zero-padded warp scan (13-14): with zeros in the 16 slots below the warp's
+  // 32, every lane adds the value offset slots below its own, no guard; the same __syncwarp()
+  // discipline as your scan_warp.
+  if (lane < pad) sh[lane] = 0;
+  sh[pad + lane] = x;
+  __syncwarp();
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    x += sh[pad + lane - offset];
+    __syncwarp();
+    sh[pad + lane] = x;
+    __syncwarp();
+  }
+  return x;
+  // EXERCISE END
+}
+
+// 13-15/13-16: one template for both forms; the book's deleted zero-padded form, restored.
+template <bool zero_padded>
+__device__ int warp_scan_templated(int *sh, int x, unsigned lane) {
+  // EXERCISE BEGIN: one body for both forms, the choice made at compile time: zero_padded puts the
+  // warp's 32 slots after the 16 zeros and drops the guard; otherwise the conditional form.
+  const unsigned base = zero_padded ? pad : 0;
+  if (zero_padded && lane < pad) sh[lane] = 0;
+  sh[base + lane] = x;
+  __syncwarp();
+#pragma unroll
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    if (zero_padded || lane >= offset) x += sh[base + lane - offset];
+    __syncwarp();
+    sh[base + lane] = x;
+    __syncwarp();
+  }
+  return x;
+  // EXERCISE END
+}
+
+// 13-17: the shuffle's predicate p is false where lane - offset < 0; the add is skipped there.
+__device__ int warp_scan_ptx(int x) {
+#pragma unroll
+  for (unsigned offset = 1; offset < 32; offset *= 2) {
+    // EXERCISE BEGIN: one step in inline PTX (13-17): shfl.sync.up.b32 with its predicate output
+    // (true where the source lane is in range), and an add that only that predicate lets happen.
+    // The member mask is the shuffle's last operand.
+    asm volatile(
+        "{\n\t"
+        ".reg .s32 r0;\n\t"
+        ".reg .pred p;\n\t"
+        "shfl.sync.up.b32 r0|p, %1, %2, 0, %3;\n\t"
+        "@p add.s32 r0, r0, %1;\n\t"
+        "mov.s32 %0, r0;\n\t"
+        "}"
+        : "=r"(x)
+        : "r"(x), "r"(offset), "r"(scan::full_mask));
+    // EXERCISE END
+  }
+  return x;
+}
+
+template <scan::warp_form F>
+__device__ int warp_scan_any(int *sh, int x, unsigned lane) {
+  if constexpr (F == scan::warp_form::conditional) return scan::scan_warp(sh, x, lane);
+  else if constexpr (F == scan::warp_form::zero_padded) return warp_scan_zero_padded(sh, x, lane);
+  else if constexpr (F == scan::warp_form::templated) return warp_scan_templated<true>(sh, x, lane);
+  else if constexpr (F == scan::warp_form::shuffle) return scan::shfl_warp_scan::inclusive(x, lane);
+  else return warp_scan_ptx(x);
+}
+
+// Each warp scans 32-element segments, grid-stride; the loop is the same for the warp's 32 lanes.
+template <scan::warp_form F>
+__global__ void warp_segments(int *out, const int *in, std::size_t n, bool inclusive) {
+  __shared__ int sh[warps_per_block][pad + 32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::size_t segments = (n + 31) / 32;
+  for (std::size_t seg = blockIdx.x * std::size_t(warps_per_block) + warp; seg < segments;
+       seg += std::size_t(gridDim.x) * warps_per_block) {
+    const std::size_t i = seg * 32 + lane;
+    const int x = i < n ? in[i] : 0;
+    const int incl = warp_scan_any<F>(sh[warp], x, lane);
+    if (i < n) out[i] = inclusive ? incl : incl - x;
+  }
+}
+
+template <scan::warp_form F>
+void launch_segments(int *d_out, const int *d_in, std::size_t n, bool inclusive, cudaStream_t stream) {
+  auto kernel = warp_segments<F>;
+  const std::size_t needed = scan::ceil_div(scan::ceil_div(n, 32), warps_per_block);
+  const std::size_t resident = std::size_t(course::resident_blocks(kernel, 32 * warps_per_block));
+  const unsigned blocks = unsigned(std::max<std::size_t>(1, std::min(needed, resident)));
+  kernel<<<blocks, 32 * warps_per_block, 0, stream>>>(d_out, d_in, n, inclusive);
+  CUDA_CHECK_LAUNCH();
+}
+
+// The compute-bound lab (bench part 3b, issue 17 item 7): each warp scans its 32-element segment
+// k times over, each scan's output the next one's input, so that k scans are paid for every
+// element loaded and stored and the scan's instructions, not memory, set the time.
+template <scan::warp_form F>
+__global__ void warp_segments_repeated(int *out, const int *in, std::size_t n, unsigned k) {
+  __shared__ int sh[warps_per_block][pad + 32];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::size_t segments = (n + 31) / 32;
+  for (std::size_t seg = blockIdx.x * std::size_t(warps_per_block) + warp; seg < segments;
+       seg += std::size_t(gridDim.x) * warps_per_block) {
+    const std::size_t i = seg * 32 + lane;
+    int x = i < n ? in[i] : 0;
+    for (unsigned r = 0; r < k; ++r) x = warp_scan_any<F>(sh[warp], x, lane);
+    if (i < n) out[i] = x;
+  }
+}
+
+template <scan::warp_form F>
+void launch_repeated(int *d_out, const int *d_in, std::size_t n, unsigned k, cudaStream_t stream) {
+  auto kernel = warp_segments_repeated<F>;
+  const std::size_t needed = scan::ceil_div(scan::ceil_div(n, 32), warps_per_block);
+  const std::size_t resident = std::size_t(course::resident_blocks(kernel, 32 * warps_per_block));
+  const unsigned blocks = unsigned(std::max<std::size_t>(1, std::min(needed, resident)));
+  kernel<<<blocks, 32 * warps_per_block, 0, stream>>>(d_out, d_in, n, k);
+  CUDA_CHECK_LAUNCH();
+}
+
+void warp_scan_lab_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form, unsigned k,
+                         cudaStream_t stream) {
+  if (n == 0) return;
+  switch (form) {
+    case scan::warp_form::conditional: return launch_repeated<scan::warp_form::conditional>(d_out, d_in, n, k, stream);
+    case scan::warp_form::zero_padded: return launch_repeated<scan::warp_form::zero_padded>(d_out, d_in, n, k, stream);
+    case scan::warp_form::templated: return launch_repeated<scan::warp_form::templated>(d_out, d_in, n, k, stream);
+    case scan::warp_form::shuffle: return launch_repeated<scan::warp_form::shuffle>(d_out, d_in, n, k, stream);
+    case scan::warp_form::shuffle_ptx: return launch_repeated<scan::warp_form::shuffle_ptx>(d_out, d_in, n, k, stream);
+  }
+  throw std::invalid_argument("unknown warp scan form");
+}
+
+void warp_scan_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form, bool inclusive,
+                     cudaStream_t stream) {
+  if (n == 0) return;
+  switch (form) {
+    case scan::warp_form::conditional: return launch_segments<scan::warp_form::conditional>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::zero_padded: return launch_segments<scan::warp_form::zero_padded>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::templated: return launch_segments<scan::warp_form::templated>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::shuffle: return launch_segments<scan::warp_form::shuffle>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::shuffle_ptx: return launch_segments<scan::warp_form::shuffle_ptx>(d_out, d_in, n, inclusive, stream);
+  }
+  throw std::invalid_argument("unknown warp scan form");
+}
+
+template <class T>
+void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
+                scan::workspace &ws, cudaStream_t stream) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
+    constexpr unsigned B = decltype(b)::value;
+    scan::two_level_scan4<B, scan::warp_block_scan<scan::shfl_warp_scan>>(d_out, d_in, n, inclusive, cfg, ws, stream);
+  });
+}
+
+}  // namespace
+
+SCAN_STAGE(COURSE_THIS_STAGE("warp scans; two-level on the shuffle block scan (13.5)"), scan_entry<int>,
+           scan_entry<float>, true, warp_scan_entry, nullptr, 3, warp_scan_lab_entry);

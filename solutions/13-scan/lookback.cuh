@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lesson header, taught by stage 08 (08_decoupled_lookback.cu): decoupled look-back (Merrill and
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), the protocol by
+// which a tile learns the sum of every element before it without a second pass over the data.
+// Beyond the book: 13.4 says blocks cannot reliably exchange data through global memory, so a
+// large scan takes several launches. What makes one pass safe is numbering the tiles in the order
+// blocks start (an atomic counter, like chapter 12's retirement counter, but taken at the start):
+// a tile only ever waits for tiles whose blocks are already running, so every wait ends. You
+// write the look-back loop and the publishing protocol; the tile layout and the status-word
+// packing are given. Stage 09 compacts on the same machinery.
+//
+// Tile layout. A block of B threads takes a tile of B x 4 x rows elements; warp w owns the
+// 128 x rows elements [w*128*rows, (w+1)*128*rows) of the tile, as rows of 128: in row r, lane l
+// holds the four consecutive elements at r*128 + 4l, read with one 16-byte load, so each of the
+// warp's loads is one fully used 512-byte line. A row is scanned by the warp (each lane's four, then a shuffle scan of
+// the lanes' sums); the rows one after the other; then the warps' totals across the block.
+//
+// Look-back. Tiles are numbered in the order blocks start (a global counter, not blockIdx.x: a
+// tile only waits for tiles whose blocks are already running, so the wait always ends). Each tile
+// has a 64-bit status word: (epoch, status, value). A tile publishes its own total at once
+// (AGGREGATE), looks back over the tiles before it, 32 at a time with one warp, adding their
+// values up to and including the nearest that carries the sum of everything before it and itself
+// (PREFIX), then publishes that inclusive prefix. Value and status travel in one word, written and
+// read whole with relaxed device-scope atomics: no fence is needed between them. The epoch, new
+// for each call, makes the words of earlier calls stale without clearing the array. While a
+// window is not yet complete the warp sleeps a little (__nanosleep) before it reads again:
+// hundreds of warps polling L2 without pause take bandwidth from the loads and stores that do
+// the work.
+#pragma once
+
+#include "scan_common.cuh"
+#include "warp_block_scan.cuh"
+
+#include <cuda/atomic>
+
+#include <cstring>
+
+namespace scan::lookback {
+
+// Rows per thread (16-byte loads): 8 (32 elements) up to 256 threads, then fewer, so that a tile
+// stays at 8192 elements, the registers at B = 1024 fit, and stage 09's packing buffer in 32 KB.
+// Measured on the H100 (2026-11-22, 256M ints): tiles of 8192 beat 4096 by 5-10% for the scan;
+// 300 ns of sleep between looks adds 1-2%.
+template <unsigned B>
+constexpr unsigned rows = B <= 256 ? 8 : 2048 / B;
+constexpr unsigned spin_ns = 300;  // sleep between two looks at an incomplete window
+template <unsigned B, unsigned Rows = rows<B>>
+constexpr std::size_t tile_elements = std::size_t(B) * 4 * Rows;
+
+// --- rows ------------------------------------------------------------------------------------------
+// Where this lane's four elements of row r start within the tile, and in the whole array.
+template <unsigned B, unsigned Rows = rows<B>>
+__device__ unsigned row_offset(unsigned r) {
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  return warp * (128 * Rows) + r * 128 + 4 * lane;
+}
+template <unsigned B, unsigned Rows = rows<B>>
+__device__ std::size_t row_index(std::size_t tile, unsigned r) {
+  return tile * tile_elements<B, Rows> + row_offset<B, Rows>(r);
+}
+
+// Full tiles. Every tile but the last has all its elements in range; when the input is also
+// 16-byte aligned, such a tile needs no bounds test and no scalar fallback at all. Stage 09 runs
+// them in a kernel compiled with Full = true (plain 16-byte loads at 32-bit offsets from the
+// tile's start) and the last tile, or every tile of a misaligned input, in one with Full = false
+// (load4's scalar path, 32-bit tests): a kernel's register count is that of its largest path, and
+// the bounds tests on every element were half the instructions. Measured on the H100
+// (2026-11-22, 256M ints): 0.85x -> 1.03x CUB DeviceSelect::If for stage 09. Stage 08 keeps one
+// kernel: its full-tile body needs more registers than its old one, and ran slower.
+// How many elements of the tile are in range (tile < number of tiles): at most a tile, 32 bits.
+template <unsigned B, unsigned Rows = rows<B>>
+__device__ unsigned tile_extent(unsigned tile, std::size_t n) {
+  const std::size_t left = n - std::size_t(tile) * tile_elements<B, Rows>;
+  return unsigned(left < tile_elements<B, Rows> ? left : tile_elements<B, Rows>);
+}
+template <bool Full, unsigned B, class T, unsigned Rows>
+__device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size_t n) {
+  const T *tile_in = in + std::size_t(tile) * tile_elements<B, Rows>;
+  const unsigned extent = Full ? 0 : tile_extent<B, Rows>(tile, n);
+#pragma unroll
+  for (unsigned r = 0; r < Rows; ++r) {
+    if constexpr (Full) {
+      const auto q = *reinterpret_cast<const typename vec4_of<T>::type *>(tile_in + row_offset<B, Rows>(r));
+      v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
+    } else {
+      load4(v[r], tile_in, row_offset<B, Rows>(r), extent, false);
+    }
+  }
+}
+
+// Scans the warp's rows of lane sums: base[r] becomes this lane's exclusive prefix within the
+// warp's part of the tile for row r. Returns the warp's total (to every lane).
+template <class T, unsigned Rows>
+__device__ T scan_rows(T (&base)[Rows], const T (&sum)[Rows]) {
+  const unsigned lane = threadIdx.x % 32;
+  T carry = 0;
+#pragma unroll
+  for (unsigned r = 0; r < Rows; ++r) {
+    const T incl = shfl_warp_scan::inclusive(sum[r], lane);
+    base[r] = carry + (incl - sum[r]);
+    carry += __shfl_sync(full_mask, incl, 31);
+  }
+  return carry;
+}
+
+// --- status words ----------------------------------------------------------------------------------
+constexpr unsigned status_aggregate = 1, status_prefix = 2;
+using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+template <class T>
+__device__ unsigned long long pack(unsigned epoch, unsigned status, T value) {
+  unsigned bits;
+  memcpy(&bits, &value, sizeof bits);
+  return (static_cast<unsigned long long>((epoch << 2) | status) << 32) | bits;
+}
+__device__ inline unsigned epoch_of(unsigned long long word) { return unsigned(word >> 32) >> 2; }
+__device__ inline unsigned status_of(unsigned long long word) { return unsigned(word >> 32) & 3u; }
+template <class T>
+__device__ T value_of(unsigned long long word) {
+  const unsigned bits = unsigned(word);
+  T value;
+  memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+template <class T>
+__device__ void publish(unsigned long long *status, unsigned tile, unsigned kind, T value, unsigned epoch) {
+  status_ref(status[tile]).store(pack(epoch, kind, value), cuda::memory_order_relaxed);
+}
+
+// One warp, all 32 lanes: the sum of the values of every tile before `tile` (tile > 0). Lane i
+// watches tile window - 1 - i; the warp waits until all 32 words of its window are this call's,
+// then adds the values of the lanes up to the nearest PREFIX, or of all 32 and moves 32 back.
+template <class T>
+__device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned epoch, unsigned sleep_ns) {
+  const unsigned lane = threadIdx.x % 32;
+  // EXERCISE BEGIN: look back over windows of 32 tiles, lane i reading the status word of tile
+  // window - 1 - i (status_ref(...).load, relaxed); a window is usable only once every one of its
+  // words belongs to this call (epoch_of), so until then sleep sleep_ns (__nanosleep) and read
+  // again; tiles before tile 0 count as a PREFIX of 0. Add the values of the window's lanes up to
+  // and including the nearest PREFIX (then you are done), or of the whole window and move 32 back.
+  // Watch for: a word that is not yet this call's (an old PREFIX is not yours), and adding any
+  // tile past the nearest PREFIX twice.
+  T prefix = 0;
+  for (long long window = tile;; window -= 32) {
+    const long long j = window - 1 - lane;
+    unsigned long long word;
+    for (;;) {  // before tile 0 there is nothing: a PREFIX of 0
+      word = j >= 0 ? status_ref(status[j]).load(cuda::memory_order_relaxed) : pack(epoch, status_prefix, T(0));
+      if (__all_sync(full_mask, epoch_of(word) == epoch)) break;
+      __nanosleep(sleep_ns);
+    }
+    const unsigned prefixes = __ballot_sync(full_mask, status_of(word) == status_prefix);
+    const unsigned last = prefixes ? __ffs(prefixes) - 1 : 31;  // the nearest PREFIX, or the whole window
+    T v = lane <= last ? value_of<T>(word) : T(0);
+#pragma unroll
+    for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
+    prefix += v;
+    if (prefixes) return prefix;
+  }
+  // EXERCISE END
+}
+
+// The tile's place in the whole input. Every thread of the block calls it with its warp's total
+// (the same in all lanes); returns the sum of every element before this warp's 512, and sets
+// through_tile to the sum of every element up to the end of the tile. Warp 0 publishes the tile's
+// total, looks back and publishes the tile's inclusive prefix.
+template <unsigned B, class T>
+__device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile, unsigned epoch, T &through_tile,
+                         unsigned sleep_ns = spin_ns) {
+  constexpr unsigned warps = B / 32;
+  __shared__ T warp_sums[warps];
+  __shared__ T inclusive_prefix;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = warp_total;
+  __syncthreads();
+  if (warp == 0) {
+    const T own = lane < warps ? warp_sums[lane] : T(0);
+    const T w = shfl_warp_scan::inclusive(own, lane);  // inclusive prefix of the warps' totals
+    const T aggregate = __shfl_sync(full_mask, w, warps - 1);
+    T before = 0;
+    // EXERCISE BEGIN: the protocol, by warp 0: before = the sum of every tile before this one;
+    // publish (one lane) what successors need as early as it is known: tile 0 its inclusive
+    // PREFIX at once; any other tile its AGGREGATE first, then, after warp_look_back, its PREFIX.
+    if (tile == 0) {
+      if (lane == 0) publish(status, 0, status_prefix, aggregate, epoch);
+    } else {
+      if (lane == 0) publish(status, tile, status_aggregate, aggregate, epoch);
+      before = warp_look_back<T>(status, tile, epoch, sleep_ns);
+      if (lane == 0) publish(status, tile, status_prefix, before + aggregate, epoch);
+    }
+    // EXERCISE END
+    __syncwarp();  // every lane has read warp_sums before any lane writes it
+    if (lane < warps) warp_sums[lane] = before + (w - own);  // exclusive, from the start
+    if (lane == 0) inclusive_prefix = before + aggregate;
+  }
+  __syncthreads();
+  through_tile = inclusive_prefix;
+  return warp_sums[warp];
+}
+
+// The next tile number, from the counter reset before the launch, to every thread of the block.
+__device__ inline unsigned next_tile(unsigned *counter) {
+  __shared__ unsigned tile;
+  if (threadIdx.x == 0) tile = atomicAdd(counter, 1u);
+  __syncthreads();
+  return tile;
+}
+
+}  // namespace scan::lookback
