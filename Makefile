@@ -11,7 +11,7 @@ ARCH     ?=
 CMAKE_ARGS ?=
 PYTHON   ?= python3
 # matplotlib may live in another interpreter than the first python3 on PATH (pyenv, venvs).
-PLOT_PYTHON := $(shell for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done)
+PLOT_PYTHON = $(shell for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
@@ -127,8 +127,8 @@ sass-capture: configure
 	@$(PYTHON) harness/sass.py capture-all --build $(BUILD) --jobs $(JOBS)
 
 plots:
-	@if [ -z "$(PLOT_PYTHON)" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi
-	@$(PLOT_PYTHON) plots/plot.py
+	@py="$(PLOT_PYTHON)"; if [ -z "$$py" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi; \
+	$$py plots/plot.py
 
 doctor:
 	@bash harness/doctor.sh

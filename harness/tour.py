@@ -221,7 +221,9 @@ def error_excerpt(text, limit=40):
 
 def step(label, command, log, width):
     """Run one quiet build step, its output appended to the log; one progress line."""
-    print(f"  {label:<{width}} ...", end="", flush=True)
+    tty = sys.stdout.isatty()
+    print(f"  {label:<{width}} " + ("..." if tty else ""), end="", flush=True)
+    back = f"\r  {label:<{width}} " if tty else ""
     start = time.monotonic()
     with open(log, "a") as f:
         f.write(f"\n=== {label}: {command if isinstance(command, str) else shlex.join(command)}\n")
@@ -231,9 +233,9 @@ def step(label, command, log, width):
                                 stderr=subprocess.STDOUT, cwd=ROOT).returncode
     took = minutes(time.monotonic() - start)
     if status == 0:
-        print(f"\r  {label:<{width}} done ({took})")
+        print(f"{back}done ({took})")
         return True
-    print(f"\r  {label:<{width}} FAILED ({took}); from {log}:")
+    print(f"{back}FAILED ({took}); from {log}:")
     with open(log) as f:
         f.seek(mark)
         print("\n".join("    " + l for l in error_excerpt(f.read())))
@@ -241,7 +243,10 @@ def step(label, command, log, width):
 
 
 def host_test_count(build):
-    run = subprocess.run(["ctest", "-N", "-L", "host"], cwd=build, capture_output=True, text=True)
+    try:
+        run = subprocess.run(["ctest", "-N", "-L", "host"], cwd=build, capture_output=True, text=True)
+    except OSError:
+        return None
     m = re.search(r"Total Tests:\s*(\d+)", run.stdout)
     return int(m.group(1)) if m else None
 

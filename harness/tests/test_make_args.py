@@ -1,0 +1,101 @@
+"""Every make target checks its arguments before doing anything: a wrong chapter or stage, or a
+missing variable, is one line naming the valid choices, and status 2. Run through make itself
+(make -n, with a scratch build folder that is never created) and through harness/course.py."""
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HARNESS = Path(__file__).resolve().parent.parent
+REPO = HARNESS.parent
+sys.path.insert(0, str(HARNESS))
+import course  # noqa: E402
+
+
+def make(*args):
+    scratch = Path(tempfile.gettempdir()) / "course-make-args-never-created"
+    run = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={scratch}", *args], cwd=REPO,
+                         capture_output=True, text=True)
+    assert not scratch.exists(), "make -n created the build folder"
+    return run.returncode, run.stdout, run.stderr
+
+
+@unittest.skipUnless(shutil.which("make"), "make not installed")
+class MakeTest(unittest.TestCase):
+    def refused(self, *args, naming=()):
+        status, out, err = make(*args)
+        self.assertEqual(status, 2, f"make {' '.join(args)}: {out}{err}")
+        self.assertEqual(out, "", args)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        for name in naming:
+            self.assertIn(name, err, args)
+        return err
+
+    def test_bench(self):
+        benches = course.bench_chapters()
+        self.refused("bench", "CHAPTER=99-nope", naming=["no chapter '99-nope'", *benches])
+        no_bench = [c for c in course.chapters() if c not in benches]
+        for chapter in no_bench:
+            err = self.refused("bench", f"CHAPTER={chapter}", naming=[f"{chapter} has no benchmark", *benches])
+            self.assertNotIn("No such file", err)
+        self.assertEqual(make("bench", f"CHAPTER={benches[0]}")[0], 0)
+
+    def test_sass(self):
+        first, last = course.stage_ids()[0], course.stage_ids()[-1]
+        for goal in ("sass", "sass-count"):
+            self.refused(goal, "STAGE=nonsense", naming=["no stage 'nonsense'", first.split("/")[1], last.split("/")[1]])
+            self.refused(goal, naming=["say which stage", first.split("/")[1]])
+            self.assertEqual(make(goal, f"STAGE=exercise/{last}")[0], 0)
+        self.refused("sass-diff", naming=["A=", "B=", first.split("/")[1]])
+        self.refused("sass-diff", f"A={first}", naming=["A=", "B="])
+        self.refused("sass-diff", f"A={first}", "B=nope", naming=["B: no stage 'nope'"])
+        self.assertEqual(make("sass-diff", f"A={first}", f"B={last}")[0], 0)
+
+    def test_reset(self):
+        self.refused("reset", naming=["say which stage"])
+        self.refused("reset", "STAGE=nope/01", naming=["no stage"])
+
+    def test_check(self):
+        self.refused("check", "STAGE=no-such-test", naming=["matches no test", *course.chapters()])
+        for ok in ("", "STAGE=exercise/" + course.stage_ids()[0], "STAGE=08-warp", "STAGE=solution/1[12]"):
+            self.assertEqual(make("check", *([ok] if ok else []))[0], 0, ok)
+
+    def test_programs(self):
+        nbody = next(c for c in course.chapters() if c.endswith("-nbody"))
+        self.refused("nbody", "ARGS=--stage 99", naming=["no stage '99'", "cpu", course.stages(nbody)[0]])
+        self.refused("nbody", "ARGS=--stage=nope", naming=["no stage 'nope'"])
+        for ok in ("--stage cpu", "--stage 03", "--help", "--N 1024 --steps 2"):
+            self.assertEqual(make("nbody", f"ARGS={ok}")[0], 0, ok)
+        self.refused("ncc", "ARGS=--image missing file.pgm", naming=["--image missing"])
+        self.assertEqual(make("ncc", "ARGS=--wTemplate 16")[0], 0)
+
+    def test_quotes_in_arguments_do_not_break_make(self):
+        self.refused("bench", "CHAPTER=it's", naming=["no chapter 'it's'"])
+
+
+class ValidateTest(unittest.TestCase):
+    """harness/course.py validate, the function make calls."""
+
+    def test_every_message_is_one_line(self):
+        for goal, variables in (("bench", {"CHAPTER": "x"}), ("sass", {}), ("sass-diff", {"A": "x"}),
+                                ("reset", {}), ("nbody", {"ARGS": "--stage 'x"}), ("ncc", {"ARGS": "--image /nope"})):
+            error = course.validate(goal, variables)
+            self.assertTrue(error, goal)
+            self.assertNotIn("\n", error)
+
+    def test_unchecked_goals_pass(self):
+        for goal in ("tour", "plots", "help", "doctor", "progress", "check"):
+            self.assertIsNone(course.validate(goal, {}))
+
+    def test_stage_prefixes_and_files(self):
+        first = course.stage_ids()[0]
+        self.assertIsNone(course.validate("sass", {"STAGE": first[:len(first.split("/")[0]) + 4]}))
+        self.assertIsNone(course.validate("sass", {"STAGE": str(REPO / "README.md")}))  # a file: sass.py reads it
+        self.assertIn("several stages", course.validate("sass", {"STAGE": "0"}))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,136 @@
+"""Tests for harness/tour.py's tables and summary: on the committed reference results, and on a
+synthetic result file (no GPU, no build)."""
+
+import contextlib
+import io
+import json
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import course  # noqa: E402
+import tour  # noqa: E402
+
+SYNTHETIC = {
+    "schema": "cuda-course-bench/1", "bench": "99-test", "title": "Chapter 99: test",
+    "device": {"name": "NVIDIA GeForce RTX 4090"}, "cuda": {"runtime": "12.4"},
+    "date": "2026-12-01T10:00:00Z",
+    "tables": [
+        {"name": "progression", "title": "Test progression", "columns": ["stage", "threads", "time_ms", "GB/s"],
+         "rows": [["01_first", 256, 2.0, 500.0], ["02_second (variant)", 128, 1.0, 1000.0],
+                  ["03_todo", 256, None, None], ["LIB Sum", "library", 1.25, 800.0],
+                  ["ceiling: copy", "-", None, 1250.0]],
+         "plot": {"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "ceiling: copy"}},
+        {"name": "host_progression", "title": "Host", "columns": ["stage", "wall_ms"],
+         "rows": [["04_slow", 40.0], ["05_fast", 25.0], ["floor: copies", 20.0]],
+         "plot": {"kind": "bars", "x": "stage", "y": "wall_ms", "lower_is_better": True}},
+        {"name": "by_n", "columns": ["n", "GB/s"], "rows": [[1, 2.0]]},
+    ],
+}
+
+
+def run(*argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = tour.main([str(a) for a in argv])
+    return status, out.getvalue()
+
+
+class TableTest(unittest.TestCase):
+    def test_cells_read_like_the_benchmark(self):
+        self.assertEqual([tour.cell_text(v) for v in (None, "own", 512, 2744.44, 226.263, 91.9082, 1.17373, 0.0)],
+                         ["-", "own", "512", "2744", "226.3", "91.91", "1.174", "0.000"])
+
+    def test_table_is_aligned(self):
+        lines = tour.format_table(SYNTHETIC["tables"][0])
+        self.assertEqual(lines[0], "Test progression")
+        self.assertEqual(lines[1].split(), ["stage", "threads", "time_ms", "GB/s"])
+        self.assertEqual(set(lines[2]), {"-"})
+        self.assertEqual(len(lines[2]), max(len(line) for line in lines[1:]))
+        self.assertEqual(lines[5].split(), ["03_todo", "256", "-", "-"])
+        # Numbers end in one column.
+        self.assertEqual({len(line) for line in lines[3:]}, {len(lines[1])})
+
+    def test_summary_of_a_synthetic_result(self):
+        s = tour.summarize(SYNTHETIC["tables"][0])
+        self.assertEqual(s["best"], ("02_second (variant)", 1000.0))
+        self.assertEqual(s["library"], ("LIB Sum", 800.0))
+        self.assertEqual(s["ceiling"], ("ceiling: copy", 1250.0))
+        self.assertEqual(tour.summary_row("99-test", s),
+                         ["99-test", "02_second (variant)", "1000 GB/s", "1.25x LIB Sum", "80% of copy"])
+        host = tour.summarize(SYNTHETIC["tables"][1])
+        self.assertEqual(host["best"], ("05_fast", 25.0))   # lower is better
+        self.assertEqual(tour.summary_row("h", host)[3:], ["-", "80% of copies"])
+        self.assertIsNone(tour.summarize({"columns": ["stage"], "rows": [], "plot": {"y": "GB/s"}}))
+
+    def test_synthetic_file_through_the_command(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "99-test.json"
+            path.write_text(json.dumps(SYNTHETIC))
+            status, out = run("tables", path)
+        self.assertEqual(status, 0)
+        self.assertIn("this machine: NVIDIA GeForce RTX 4090, CUDA 12.4, 2026-12-01", out)
+        self.assertIn("Test progression", out)
+        self.assertIn("Host", out)
+        self.assertNotIn("by_n", out)   # only the progression tables
+        self.assertRegex(out, r"\n  99-test +02_second \(variant\) +1000 GB/s +1.25x LIB Sum +80% of copy\n")
+        self.assertIn("99-test host", out)
+
+
+class ReferenceTest(unittest.TestCase):
+    """The committed reference results (chapters/*/figures/*.json), whatever their number."""
+
+    def test_every_benchmark_has_a_reference_with_a_progression(self):
+        for chapter in course.bench_chapters():
+            path, doc = course.reference_result(chapter)
+            with self.subTest(chapter=chapter):
+                self.assertIsNotNone(doc, f"{chapter}: no committed reference result")
+                self.assertTrue(tour.progression_tables(doc), path)
+                for table in tour.progression_tables(doc):
+                    s = tour.summarize(table)
+                    self.assertIsNotNone(s, f"{path}: {table['name']}")
+                    self.assertRegex(s["best"][0], r"^\d\d_")
+                    self.assertTrue(s["library"] or s["ceiling"] or chapter.endswith("-scan"),
+                                    f"{path}: {table['name']}: neither a library nor a ceiling row")
+
+    def test_reference_is_the_reference_gpu(self):
+        for chapter in course.bench_chapters():
+            _, doc = course.reference_result(chapter)
+            self.assertIn(course.REFERENCE_GPU, doc["device"]["name"], chapter)
+
+    def test_tables_are_labelled_as_a_reference_run(self):
+        status, out = run("tables")
+        self.assertEqual(status, 0)
+        headings = [line for line in out.splitlines() if line.startswith("== ")]
+        self.assertEqual(len(headings), len(course.bench_chapters()))
+        labels = [line.strip() for line in out.splitlines() if "reference run, not this machine:" in line]
+        self.assertEqual(len(labels), len(headings))
+        for label in labels:
+            self.assertRegex(label, r"reference run, not this machine: NVIDIA \S+.*, \d{4}-\d\d-\d\d \(chapters/")
+        self.assertIn("(reference runs, not this machine: NVIDIA H100", out)
+
+    def test_summary_fits_one_screen(self):
+        status, out = run("tables", "--summary-only")
+        self.assertEqual(status, 0)
+        lines = out.strip().splitlines()
+        self.assertLessEqual(len(lines), 24)
+        for chapter in course.bench_chapters():
+            self.assertTrue(any(line.strip().startswith(chapter) for line in lines), chapter)
+
+    def test_offline_ending_names_what_runs_here(self):
+        text = "\n".join(tour.offline_ending(Path(tempfile.gettempdir()) / "no-build", "no NVIDIA driver"))
+        for what in ("make check", "make nbody ARGS='--stage cpu'", "make sass STAGE=", "make plots", "Next: "):
+            self.assertIn(what, text)
+        first = course.stage_ids()
+        self.assertTrue(any(f"exercise/{s}" in text for s in first))
+
+    def test_build_failure_excerpt_starts_at_the_error(self):
+        log = "[1/9] Building\n[2/9] Building\nFAILED: x.o\nx.cu(3): error: oops\nninja: build stopped\n"
+        self.assertEqual(tour.error_excerpt(log)[0], "FAILED: x.o")
+        self.assertEqual(tour.error_excerpt("a\nb\n", limit=1), ["b"])
+
+
+if __name__ == "__main__":
+    unittest.main()
