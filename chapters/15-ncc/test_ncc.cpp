@@ -15,7 +15,7 @@
 // Outputs are poisoned (NaN / -1) and surrounded by guards that must stay poisoned. The inputs
 // have no guard rows: a valid window never reaches below the image, so a row read past the bottom
 // can only feed outputs that are not written; memcheck (make sanitize) is what sees such a read,
-// and the wrong variant 07_dp4a.rows_unclamped checks that it does.
+// and the wrong variant 08_register_blocked.rows_unclamped checks that it does.
 #include "host_ncc.h"
 #include "ncc.h"
 #include "scene.h"
@@ -153,6 +153,8 @@ struct size_case {
 const size_case sizes[] = {
     {64, 48, 8, 8}, {173, 91, 16, 16}, {301, 247, 17, 13}, {97, 131, 5, 23}, {300, 246, 52, 52},
     {33, 31, 1, 1}, {40, 40, 40, 40}, {129, 65, 31, 7},  {1, 1, 1, 1},     {70, 3, 9, 3},
+    // The widths of the sizes stages 06..08 compile in, with another height: the generic instance.
+    {100, 60, 16, 9}, {64, 80, 8, 16}, {90, 70, 32, 12},
 };
 
 }  // namespace
@@ -276,8 +278,8 @@ TEST_CASE("NPP's NormLevel coefficients agree with the stage's", "[ncc][npp]") {
 #endif
 
 TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
-  // A first call on a problem may fill the problem's caches (stage 07's shifted template, stage
-  // 08's FFT plans and buffers); later calls, in either mode, allocate nothing more, and the
+  // A first call on a problem may fill the problem's caches (stages 07 and 08: the shifted
+  // template; stage 09: FFT plans and buffers); later calls, in either mode, allocate nothing more, and the
   // problem takes all of it with it when it goes. Counted in this process only
   // (harness/alloc_tracker.h; cuFFT's own work areas, allocated inside the shared library, are
   // not counted). The second problem runs the fallback of stages 02..06.
@@ -310,7 +312,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
 
 // The seeded random sweep: images of 1..400 x 1..300 pixels (sizes near multiples of 4, 8, 16,
 // 32 and 128: the dp4a words, the tiles and the pitch), templates of 1..64 a side (square and
-// not, 1 wide or 1 high, the sizes stages 06 and 07 compile in, the whole image), both modes on
+// not, 1 wide or 1 high, the sizes stages 06..08 compile in, the whole image), both modes on
 // each problem in either order (sums exact, coefficients within the bound), the outputs 0..3
 // elements into their allocations each on its own, some calls on a non-blocking stream; pixels
 // uniform, of low contrast, flat or saturated, templates cut from the image. About one case in

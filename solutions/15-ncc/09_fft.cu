@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 08 (beyond the book): the FFT and window-sum method of J. P. Lewis ("Fast Normalized
+// Stage 09 (beyond the book): the FFT and window-sum method of J. P. Lewis ("Fast Normalized
 // Cross-Correlation", 1995) for large templates, with cuFFT.
 //
-// Changes from stage 07: SumIT for every offset at once, as a correlation computed in the
+// Changes from stage 08: SumIT for every offset at once, as a correlation computed in the
 // frequency domain: SumIT = IFFT(FFT(I) * conj(FFT(T))), T zero-padded to the image's size
 // (rounded up to a size of small prime factors). The cost no longer grows with the template:
 // about 2 FFTs of the image per call (the template's FFT is kept per problem) against w*h
 // multiply-adds per output for the direct method, so the FFT wins past some template size,
 // which the benchmark measures. The denominator needs SumI and SumISq per window: Lewis takes
-// them from running sums (summed-area tables); here the same sliding window sums as stage 07.
+// them from running sums (summed-area tables); here from sliding window sums (ncc::window_sums,
+// the same running-sum idea, in two passes).
 // The transforms are double precision: SumIT reaches 2^31, and float FFTs would be off by
 // several units; in float64 the rounding to the nearest integer gives the exact sums.
-// What to look for: in the timing, a rate (template pixels/s) that grows with the template
-// size; in a profile, the cuFFT kernels and the element-wise product.
+// You write: the spectrum product, the transforms' order, and the sums and coefficient from the
+// correlation.
+// What to look for: in the timing, a time almost independent of the template (82 us at 8x8,
+// 103 us at 96x96 on the H100), so a rate that grows with w*h and overtakes stage 08 past 32x32;
+// in a profile, the cuFFT kernels, the element-wise product and the window sums.
 #include "ncc_common.cuh"
 
 #include <cufft.h>
@@ -47,8 +51,12 @@ __global__ void to_real(double *dst, int fw, int fh, const std::uint8_t *src, st
 __global__ void multiply_conj(cufftDoubleComplex *a, const cufftDoubleComplex *t, std::size_t n, double scale) {
   const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (k >= n) return;
+  // EXERCISE BEGIN: bin k of the correlation's spectrum into a[k]: the image's bin times the
+  // complex conjugate of the template's (a correlation, not a convolution), scaled so that the
+  // inverse transform (which cuFFT leaves unnormalised) gives the sums themselves.
   const cufftDoubleComplex x = a[k], y = t[k];
   a[k] = make_cuDoubleComplex((x.x * y.x + x.y * y.y) * scale, (x.y * y.x - x.x * y.y) * scale);
+  // EXERCISE END
 }
 
 template <bool Sums>
@@ -57,8 +65,9 @@ __global__ void finish(ncc::view v, ncc::output o, const double *corr, int fw, c
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;
   const std::size_t at = std::size_t(y) * std::size_t(v.out_w()) + std::size_t(x);
-  // EXERCISE BEGIN: SumIT is the correlation at (x, y) rounded to the nearest integer
-  // (llrint); write it (Sums) or the coefficient from it and the window sums.
+  // EXERCISE BEGIN: SumIT of output (x, y) from the correlation (rows fw doubles apart): exact
+  // sums, so bring the transforms' rounding error back to the integer. Write it (Sums) or the
+  // coefficient from it and the window sums.
   const int sum_it = int(llrint(corr[std::size_t(y) * fw + x]));
   if (Sums)
     o.sum_it[at] = sum_it;
@@ -96,12 +105,15 @@ struct state {
 
 ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
   const ncc::view &v = p.v();
-  state &st = p.cache<state>("08_fft");
+  state &st = p.cache<state>("09_fft");
   int *sum_i = out.sums() ? out.sum_i : st.ws.sum_i.get();
   unsigned *sum_isq = out.sums() ? reinterpret_cast<unsigned *>(out.sum_isq) : st.ws.sum_isq.get();
   ncc::window_sums(v, sum_i, sum_isq, st.ws.rows.get(), stream);
   cufft_check(cufftSetStream(st.forward, stream), "cufftSetStream");
   cufft_check(cufftSetStream(st.inverse, stream), "cufftSetStream");
+  // EXERCISE BEGIN: the correlation of image and template for every offset into st.real
+  // (fw x fh doubles): the image into st.real, zero-padded (to_real), its spectrum, the product
+  // with the template's spectrum kept in st.templ, the inverse transform. Everything on `stream`.
   to_real<<<dim3(ncc::ceil_div(st.fw, 256), unsigned(st.fh)), 256, 0, stream>>>(st.real.get(), st.fw, st.fh, v.image,
                                                                                  v.pitch, v.width, v.height);
   CUDA_CHECK_LAUNCH();
@@ -110,6 +122,7 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
                                                                       1.0 / (double(st.fw) * st.fh));
   CUDA_CHECK_LAUNCH();
   cufft_check(cufftExecZ2D(st.inverse, st.spectrum.get(), st.real.get()), "cufftExecZ2D");
+  // EXERCISE END
   const dim3 grid(ncc::ceil_div(v.out_w(), 256), unsigned(v.out_h()));
   if (out.sums())
     finish<true><<<grid, 256, 0, stream>>>(v, out, st.real.get(), st.fw, sum_i, sum_isq);

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 08 (beyond the book): __dp4a with register blocking.
+//
+// Changes from stage 07: each thread computes a 4 x R block of outputs (4 adjacent columns, the
+// four shifts, as in stage 07; R = 4 rows, 2 at 32x32) instead of 4 x 1. The th + R - 1 image
+// rows that the R windows cover are each loaded once, and each image word feeds up to 4 R dp4a
+// (one per output whose window holds it) instead of 4: the loads no longer bound the loop, which
+// becomes IDP4A and little else. A row's window sums (SumI, SumISq per shift) are taken once and
+// added to each of the R outputs whose window covers the row, instead of once per output. The
+// last thread rows read up to R - 1 rows past the image: they are clamped to the last row (their
+// outputs are not written).
+// You write: the register-blocked loop over the rows.
+// What to look for: in the timing, TBD-H100 against stage 07 (the former single stage 07, dp4a
+// and blocking together, measured 3.31x stage 06 at 16x16: 20.0 against 66.2 us; 4 rows per
+// thread were best at 8x8..24x24, 2 at 32x32, table in the README); in the SASS of the 16x16
+// instance, a long run of IDP4A with c[0x3][...] operands between a few LDG.E, and 128
+// registers per thread.
+#include "ncc_common.cuh"
+#include "dp4a.cuh"
+
+namespace {
+
+#ifndef NCC_DP4A_ROWS
+#define NCC_DP4A_ROWS 4  // tuned on the H100 (chapter README); -DNCC_DP4A_ROWS=... to try others
+#endif
+constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
+
+using ncc::dp4a_bx;
+using ncc::dp4a_by;
+
+template <bool Sums, int TW, int TH, int R>
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+  const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
+  const int nw = ncc::words_per_row(tw);
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
+  const int wo = v.out_w(), ho = v.out_h();
+  if (x0 >= wo || y0 >= ho) return;
+  unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
+  // EXERCISE BEGIN: stage 07's loop, for R rows of outputs at once: image row y0 + j (the
+  // window rows of all R outputs: j = 0..th+R-2) feeds output row y0 + i wherever its template
+  // row j - i exists. Load each image word once and use it for every output it feeds; take the
+  // row's window sums once per shift and add them to every output whose window holds the row.
+  // Rows past the image's last one feed only outputs that are not written, but must not be
+  // read: clamp them.
+  COURSE_TODO();
+  // EXERCISE END
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int y = y0 + i;
+    if (y >= ho) break;
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      const int x = x0 + a;
+      if (x >= wo) break;
+      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      if (Sums) {
+        o.sum_i[at] = int(s1[i][a]);
+        o.sum_isq[at] = int(s2[i][a]);
+        o.sum_it[at] = int(acc[i][a]);
+      } else {
+        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
+      }
+    }
+  }
+}
+
+ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
+  const ncc::view &v = p.v();
+  ncc::dp4a_state &st = p.cache<ncc::dp4a_state>("08_register_blocked");
+  st.load_constant(p.id(), stream);
+  ncc::launch_by_size(v, st, [&](auto tw, auto th) {
+    constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
+    // Measured on the H100 (README): 4 rows per thread are best, but at 32x32 2 rows are.
+    constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
+    const dim3 block(dp4a_bx, dp4a_by), grid(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), R * dp4a_by));
+    if (out.sums())
+      corr_dp4a_blocked<true, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+    else
+      corr_dp4a_blocked<false, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+  });
+  CUDA_CHECK_LAUNCH();
+  return ncc::path::own;
+}
+
+}  // namespace
+
+NCC_STAGE(COURSE_THIS_STAGE("__dp4a with register blocking (beyond the book)"), run);

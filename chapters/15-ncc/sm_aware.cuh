@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Lesson header of stage 04 (04_sm_aware): the multiply chosen by the device's compute
+// capability. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1). Stages 05 and 06 include it too, so
+// once stage 04 passes they launch through the choice you wrote here.
+#pragma once
+
+#include "shared_tile.cuh"
+
+#include "common/check.h"
+
+#include <cuda_runtime.h>
+
+namespace ncc {
+
+// The 24-bit multiply: native on SM 1.x, where the 32-bit one took several instructions; since
+// SM 2.0 the roles are reversed (IMAD is native, __umul24 emulated). Exact for byte products.
+struct mul24 {
+  static __device__ __forceinline__ unsigned mul(unsigned a, unsigned b) { return __umul24(a, b); }
+};
+
+// Calls launch(Mul{}) with the multiply this device wants: the host's half of 15.5.1. `launch`
+// is a generic lambda that instantiates and launches the kernel for decltype(its argument).
+template <class Launch>
+void launch_by_capability(Launch &&launch) {
+  // EXERCISE BEGIN: ask the runtime for the current device's compute capability (once: not
+  // on every call, it is the same device) and launch the instantiation it wants, mul24 where
+  // the 24-bit multiply is the native one, imad everywhere else.
+  COURSE_TODO();
+  // EXERCISE END
+}
+
+}  // namespace ncc
