@@ -279,6 +279,46 @@ class ToolTest(unittest.TestCase):
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
         self.assertIn("has no GPU kernels of its own", err)
 
+    def test_capture_all_writes_every_stage_with_its_first_line(self):
+        root = self.fake_course({"01_first": "old capture without a first line\n",
+                                 "04_renumbered": "a stage that is no more\n"})
+        # cuobjdump prints <object>.txt: 01_first has kernels for two architectures, 02_second none;
+        # 03_host is not in the manifest (a CPU stage).
+        objects = {}
+        for stage, text in (("01_first", MULTI.read_text()), ("02_second", "\nFatbin elf code:\n================\narch = sm_90\n")):
+            obj = self.tmp / f"{stage}.o"
+            obj.write_bytes(b"\x7fELF")
+            Path(f"{obj}.txt").write_text(text)
+            objects[stage] = obj
+        script = self.bin / "cuobjdump"
+        script.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "Cuda compilation tools, release 13.0"; exit 0; }\n'
+                          'exec /bin/cat "$2.txt"\n')
+        script.chmod(0o755)
+        build = self.tmp / "build"
+        build.mkdir()
+        (build / "stages.json").write_text(json.dumps({"stages": [
+            {"id": f"01-test/{stage}", "variant": "solution", "objects": [str(obj)], "source": ""}
+            for stage, obj in objects.items()]}))
+        status, out, err = run_main("capture-all", "--build", build, "--no-build")
+        self.assertEqual(status, 0, err)
+        captures = root / "chapters" / "01-test" / "sass" / "sm_90"
+        self.assertEqual(sorted(p.name for p in captures.iterdir()),
+                         ["01_first.sass", "02_second.sass", "03_host.sass"])
+        first = (captures / "01_first.sass").read_text()
+        self.assertTrue(first.startswith("# 01-test/01_first: sm_90, every kernel compiled into the stage's "
+                                         "object (2 functions"), first.splitlines()[0])
+        self.assertEqual({k.arch for k in sass.parse(first)}, {"sm_90"})   # sm_80 left out
+        self.assertIn("release 13.0", first.splitlines()[0])
+        self.assertTrue((captures / "02_second.sass").read_text().startswith("# 01-test/02_second: no kernels: "))
+        self.assertTrue((captures / "03_host.sass").read_text().startswith("# 01-test/03_host: no kernels: "))
+        self.assertIn("04_renumbered.sass: removed", out)
+        # What make sass then says about them, without cuobjdump.
+        (self.bin / "cuobjdump").unlink()
+        self.assertEqual(run_main("count", "01-test/01_first")[0], 0)
+        status, _, err = run_main("dump", "01-test/03_host")
+        self.assertEqual(status, 1)
+        self.assertIn("no GPU kernels of its own", err)
+
     def test_bad_stage_names_the_choices_in_one_line(self):
         self.fake_course({})
         for arg, expected in (("nonsense", "no stage 'nonsense'; use [exercise/]<chapter>/<stage>, one of: "

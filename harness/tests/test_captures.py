@@ -1,0 +1,87 @@
+"""Every stage has its SASS captured on the reference GPU (chapters/<chapter>/sass/sm_90/<stage>.sass),
+so make sass, sass-count and sass-diff work without cuobjdump for every stage. A capture opens
+with a '#' line saying what it holds: every kernel of the stage's object, or 'no kernels' for a
+stage without device code of its own. `make sass-capture` (on the GPU machine) writes them all.
+
+PENDING names the stages whose capture is missing or predates that first line. They are
+reported as skipped here (so a clean clone's make check passes); COURSE_SASS_STRICT=1 makes them
+fail. After `make sass-capture` on the GPU machine, the strict run passes: empty PENDING then.
+"""
+
+import os
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import course  # noqa: E402
+import sass  # noqa: E402
+
+STRICT = os.environ.get("COURSE_SASS_STRICT") == "1"
+
+# Captures to take with `make sass-capture` on the GPU machine (stage ids as they are now).
+PENDING = {
+    "08-warp/01_shuffle_forms", "08-warp/02_warp_reduce", "08-warp/03_single_warp_shared", "08-warp/04_vote",
+    "08-warp/05_predication",
+    "11-streaming/01_grid_stride", "11-streaming/02_unrolled_templated", "11-streaming/03_vectorized_float4",
+    "11-streaming/04_sync_pageable", "11-streaming/05_async_pinned", "11-streaming/06_streams",
+    "11-streaming/07_mapped",
+    "12-reduction/01_two_pass", "12-reduction/02_warp_synchronous", "12-reduction/03_templated",
+    "12-reduction/04_single_pass", "12-reduction/05_atomics", "12-reduction/06_any_block_size",
+    "12-reduction/07_arbitrary_types", "12-reduction/08_predicate", "12-reduction/09_shuffle",
+    "12-reduction/10_fastest",
+    "13-scan/02_scan_then_fan", "13-scan/03_reduce_then_scan", "13-scan/04_two_level", "13-scan/05_vector_io",
+    "13-scan/06_warp_scans", "13-scan/07_compact", "13-scan/08_decoupled_lookback", "13-scan/09_compact_lookback",
+    "14-nbody/02_naive_aos", "14-nbody/03_shared_tiled", "14-nbody/04_constant_passes", "14-nbody/05_warp_shuffle",
+    "14-nbody/06_symmetric_tiles", "14-nbody/07_register_blocked", "14-nbody/08_mass_scaled",
+    "14-nbody/09_cpu_simd", "14-nbody/10_multi_gpu",
+    "15-ncc/01_tex_tex", "15-ncc/02_constant_template", "15-ncc/03_shared_tile", "15-ncc/04_sm_aware",
+    "15-ncc/05_unrolled4", "15-ncc/06_template_size", "15-ncc/07_dp4a", "15-ncc/08_register_blocked",
+    "15-ncc/09_fft",
+}
+
+
+def problem(stage_id):
+    """Why a stage's capture is not usable yet, or None."""
+    path = course.capture_path(stage_id)
+    rel = path.relative_to(course.ROOT)
+    if not path.is_file():
+        return f"no capture ({rel})"
+    header = course.capture_header(path)
+    if not header.startswith(f"{stage_id}: "):
+        return f"{rel} does not open with '# {stage_id}: ...' saying what it holds (an older capture)"
+    if header[len(stage_id) + 2:].startswith(course.NO_KERNELS):
+        return None
+    kernels = sass.parse(path.read_text())
+    if not kernels:
+        return f"{rel} holds no SASS and does not say '{course.NO_KERNELS}'"
+    if not any(k.arch == course.REFERENCE_ARCH for k in kernels):
+        return f"{rel} holds no {course.REFERENCE_ARCH} code"
+    return None
+
+
+class CaptureTest(unittest.TestCase):
+    def test_every_stage_has_a_capture(self):
+        for stage_id in course.stage_ids():
+            with self.subTest(stage=stage_id):
+                why = problem(stage_id)
+                if why and stage_id in PENDING and not STRICT:
+                    self.skipTest(f"capture pending (make sass-capture on the GPU machine): {why}")
+                self.assertIsNone(why)
+
+    def test_no_capture_of_a_stage_that_no_longer_exists(self):
+        stages = set(course.stage_ids())
+        orphans = sorted(str(path.relative_to(course.ROOT)) for chapter in course.chapters()
+                         for path in course.capture_dir(chapter).glob("*.sass")
+                         if f"{chapter}/{path.stem}" not in stages and "." not in path.stem)
+        if orphans and not STRICT:
+            self.skipTest(f"captures of renumbered stages (make sass-capture removes them): {', '.join(orphans)}")
+        self.assertEqual(orphans, [])
+
+    def test_pending_names_real_stages(self):
+        self.assertEqual(sorted(PENDING - set(course.stage_ids())), [],
+                         "PENDING names stages that do not exist (renumbered?)")
+
+
+if __name__ == "__main__":
+    unittest.main()
