@@ -8,9 +8,13 @@
 // a row per vote (ballot, __syncthreads_count) over the same input.
 // Part 2: throughput against n, 2^10 .. 2^28 ints, for the fastest of the book's stages (01-09),
 // stage 10 and CUB: where launch overhead ends and bandwidth begins.
+// Part 3, a lab (figure 12.1): pairwise against interleaved folding, in shared memory (the same
+// 256 values folded 64 times per block, so the fold is the whole cost) and in the order threads
+// read global memory (contiguous runs per thread against the grid-stride loop); lab_folding.cu.
 // Every answer is checked against the host's sum; a wrong one ends the program with status 1.
 #include "cub_baseline.h"
 #include "host_reference.h"
+#include "lab_folding.h"
 #include "reduction.h"
 
 #include "common/cli.h"
@@ -195,6 +199,47 @@ int main(int argc, char **argv) {
     by_n.set_plot(R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
     by_n.print();
     rep.add(by_n);
+
+    // Part 3: the lab of figure 12.1, pairwise against interleaved.
+    table lab("lab", "Lab, figure 12.1: pairwise against interleaved folding",
+              {{"kernel", 0}, {"time_ms", 3}, {"rate", 1}, {"unit", 0}, {"vs_interleaved", 2}});
+    {
+      namespace L = reduction::lab;
+      const std::size_t m = std::min<std::size_t>(n, std::size_t(1) << 20) / L::fold_threads * L::fold_threads;
+      const int blocks = int(m / L::fold_threads), reps = 64;
+      if (blocks > 0) {
+        const long long tile_sum =
+            reduction::host_sum<long long>(m, [](std::size_t i) { return (long long)course::random_int(seed, i, lo, hi); });
+        const int want = reduction::wrap32(reps * tile_sum + (long long)m * reps * (reps - 1) / 2);
+        double interleaved_ms = 0;
+        for (L::fold f : {L::fold::interleaved, L::fold::pairwise_divergent, L::fold::pairwise_strided}) {
+          auto tm = course::bench::time_device(
+              [&](cudaStream_t st) { L::fold_many(f, answer.get(), in.get(), blocks, reps, st); }, s, 3, int(opt.repeats));
+          CUDA_CHECK(cudaStreamSynchronize(s));
+          verify(std::string("lab fold: ") + L::name(f), m, read_answer(answer.get()), want);
+          if (f == L::fold::interleaved) interleaved_ms = tm.median_ms;
+          lab.add_row({std::string("shared fold: ") + L::name(f), tm.median_ms, double(m) * reps / (tm.median_ms * 1e6),
+                       std::string("Gvalues folded/s"), interleaved_ms / tm.median_ms});
+        }
+      }
+      double grid_stride_ms = 0;
+      for (bool contiguous : {false, true}) {
+        auto tm = course::bench::time_device(
+            [&](cudaStream_t st) {
+              if (contiguous) L::sum_contiguous_runs(answer.get(), in.get(), n, st);
+              else L::sum_grid_stride(answer.get(), in.get(), n, st);
+            },
+            s, 3, int(opt.repeats));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        const std::string label = contiguous ? "global reads: contiguous run per thread (pairwise)"
+                                             : "global reads: grid-stride (interleaved)";
+        verify(label, n, read_answer(answer.get()), ref.sum(n));
+        if (!contiguous) grid_stride_ms = tm.median_ms;
+        lab.add_row({label, tm.median_ms, gbs(tm.median_ms, n), std::string("GB/s"), grid_stride_ms / tm.median_ms});
+      }
+    }
+    lab.print();
+    rep.add(lab);
 
     return ok;
   });
