@@ -9,7 +9,8 @@
 //   02, 03        reduce_stage       a warp's sum (by shuffles, then in shared memory), and a
 //                                    whole array's sum built on it
 //   04            vote_stage         ballot, any, all, popc, lane masks, warp-level compaction
-//   05            predication_stage  small kernels whose SASS shows predication and divergence
+//   05            predication_stage  small kernels whose SASS shows predication and divergence,
+//                                    each as written and in a branch-free form
 #pragma once
 
 #include "common/stage.h"
@@ -152,16 +153,26 @@ inline const char *to_string(branchy b) {
   return "?";
 }
 
+// Every conditional kernel exists in two forms with the same results, bit for bit: as written
+// (if, else and ?: around the work; the compiler decides whether to predicate or to branch) and
+// branch-free (the exercise: no control flow left for the compiler to decide on, only arithmetic,
+// masks, selects of values, min, max, abs).
+enum class form { as_written, branch_free };
+constexpr form all_forms[] = {form::as_written, form::branch_free};
+
+inline const char *to_string(form f) { return f == form::as_written ? "as written" : "branch-free"; }
+
 // The branch of length N: u = v; if (v & 1) N rounds of u = u * u + k (k = 0..N-1, unsigned u). Where
 // the compiler stops predicating the branch and starts jumping over it is the lesson; these are
 // the lengths the stage compiles.
 using branch_lengths = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32>;
 
-using branchy_fn = void (*)(branchy kernel, int *out, const int *in, std::size_t n);
+using branchy_fn = void (*)(branchy kernel, form f, int *out, const int *in, std::size_t n);
 // Throws std::invalid_argument for a length not in branch_lengths.
 using branch_length_fn = void (*)(int length, int *out, const int *in, std::size_t n);
-// out[i] = fminf(fmaxf(in[i], -0.5f), 0.5f) + fabsf(in[i])
-using clamp_abs_fn = void (*)(float *out, const float *in, std::size_t n);
+// out[i] = clamp(|in[i]| - 1, -0.5, 0.5) as std::clamp does it: comparisons with a NaN are false,
+// so a NaN stays NaN (fminf and fmaxf would return the bound instead).
+using clamp_abs_fn = void (*)(form f, float *out, const float *in, std::size_t n);
 
 struct predication_stage {
   course::stage_info info;

@@ -34,8 +34,10 @@ namespace {
 // Every lane of the warp returns the sum of sh[0..32), the warp's own 32 ints of shared memory,
 // which its lanes have just stored. Overwrites sh. All 32 lanes must call it.
 __device__ int warp_sum_shared(int *sh, int lane) {
-  // EXERCISE BEGIN: make the lanes' stores visible to the warp (__syncwarp), then for h = 16, 8, 4,
-  // 2, 1 the lanes below h add sh[lane + h] onto sh[lane], with a __syncwarp after each step.
+  // EXERCISE BEGIN: the sum of the 32 ints in five halving steps (at each, the lower half of the
+  // lanes still at work adds the upper half's ints onto its own), so that sh[0] ends as the total.
+  // The lanes run independently: no lane may read an int before the lane that writes it has
+  // stored it, and that includes the stores made just before this function was called.
   __syncwarp();
 #pragma unroll
   for (int h = warp::lanes / 2; h > 0; h /= 2) {
@@ -50,10 +52,11 @@ __device__ int warp_sum_shared(int *sh, int lane) {
 __device__ int warp_sum_shared_short(int *sh, int lane) {
   __syncwarp();
   if (lane < warp::lanes / 2) {
-    // EXERCISE BEGIN: five steps h = 16, 8, 4, 2, 1 in which all 16 of these lanes add sh[lane + h]
-    // to a running sum v kept in a register and store v to sh[lane]; separate each step's reads
-    // from its writes, and its writes from the next step's reads, with a __syncwarp whose mask
-    // names these 16 lanes alone (the other 16 never reach it).
+    // EXERCISE BEGIN: the same five steps with all 16 of these lanes adding at every step (a
+    // running sum in a register, stored back to the lane's own int), no lane < h condition. Watch
+    // for: a lane's read of another's int at step h racing with that lane's store of the same
+    // step, or of the next; and only these 16 lanes reach this code, so a barrier here must not
+    // wait for the other 16.
     constexpr unsigned low_half = 0x0000ffffu;
     int v = sh[lane];
 #pragma unroll

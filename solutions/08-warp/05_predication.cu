@@ -2,7 +2,8 @@
 // Stage 05: predication and divergence. After The CUDA Handbook 8.4 (conditional code:
 // predication, divergence and convergence, the special cases min, max and abs).
 //
-// Small element-wise kernels, each one shape of conditional code, to read in SASS:
+// Small element-wise kernels, each one shape of conditional code, given as written (if, else, ?:)
+// to read in SASS:
 //   short_if, if_else, ternary   a few instructions under a condition: the compiler predicates
 //                                them (@P0 / @!P0 in front of an instruction turns it off for the
 //                                lanes whose predicate says so) or computes both sides and picks
@@ -13,9 +14,16 @@
 //   branch_of<N>                 one if with N dependent multiply-adds: where between N = 1 and
 //                                32 the compiler stops predicating and starts branching (the book
 //                                quotes up to 7 instructions for the compilers of its day).
-//   min_max_abs, clamp_abs       conditions the hardware does in one instruction: VIMNMX and FMNMX
-//                                for min and max, IABS, and the |x| operand modifier of float
-//                                instructions.
+//   min_max_abs, clamp_abs       clamps and absolute values written with ifs.
+//
+// The exercise: the branch-free form of each (namespace branch_free), with the same results bit
+// for bit, for every input the tests draw (0 and the other edges included, NaN for the float
+// one). For the short kernels you do by hand what the compiler already does; for long_if_else and
+// data_loop you do what it declined to do: both sides (or all 15 rounds) for every lane, selected,
+// so no lane ever waits for another, at the price of work a branching warp whose lanes agree
+// would skip. The min, max and abs the hardware has (VIMNMX, IABS, FMNMX, the |R| operand) are
+// branch-free forms of their own; fminf and fmaxf, though, treat a NaN differently from the
+// comparisons they replace.
 //
 // What changed since the book: SM 3.x bracketed divergent code with SSY (push the reconvergence
 // point on a per-warp stack) and a .S suffix (pop it). Volta replaced the stack with convergence
@@ -25,9 +33,11 @@
 //
 // What to look for (`make sass STAGE=08-warp/05_predication`, one kernel with
 // `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts table
-// of the chapter README): guarded instructions in the short kernels (a SEL in branch_of<1>); BSSY,
-// BRA and BSYNC in long_if_else and data_loop; VIMNMX, IABS, FMNMX and a |R| operand in
-// the last two; and the N at which branch_of first shows a BRA.
+// of the chapter README): guarded instructions in the short kernels as written (a SEL in
+// branch_of<1>); BSSY, BRA and BSYNC in long_if_else and data_loop as written, and none in your
+// branch-free forms of them (count their instructions against the branching ones); the N at which
+// branch_of first shows a BRA (10 on sm_90 with CUDA 13.0); VIMNMX, IABS, FMNMX and a |R|
+// operand in the clamps.
 #include "warp_launch.cuh"
 
 #include <stdexcept>
@@ -101,8 +111,106 @@ struct branch_of {
 
 struct min_max_abs {
   __device__ static int apply(int v) {
+    int c = v;
+    if (c < -1000) c = -1000;
+    if (c > 1000) c = 1000;
+    int a = v;
+    if (a < 0) a = -a;
+    return c + a;
+  }
+};
+
+struct clamp_abs {
+  __device__ static float apply(float x) {
+    float c = fabsf(x) - 1.0f;
+    if (c < -0.5f) c = -0.5f;
+    else if (c > 0.5f) c = 0.5f;
+    return c;
+  }
+};
+
+// The same functions with no branch: the tests hold them to the results above, bit for bit.
+namespace branch_free {
+
+struct short_if {
+  __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: r = v clamped to [-1000, 1000], plus |v|, with no branch: min, max and abs.
+    // EXERCISE BEGIN: short_if's result (3v + 7 for negative v, v otherwise) with no if and no ?:,
+    // from arithmetic on v and a mask made from its sign. Watch the edge: v = 0 is not negative.
+    const int neg = v >> 31;  // all ones where v < 0 (an arithmetic shift), else 0
+    r = v + (neg & (2 * v + 7));
+    // EXERCISE END
+    return r;
+  }
+};
+
+struct if_else {
+  __device__ static int apply(int v) {
+    int r = v;
+    // EXERCISE BEGIN: the Collatz step: compute both sides for every lane and keep one by a mask
+    // (all ones or all zeros) made from v's parity. Watch for negative odd numbers.
+    const int odd = -(v & 1);
+    r = (odd & (3 * v + 1)) | (~odd & (v / 2));
+    // EXERCISE END
+    return r;
+  }
+};
+
+struct ternary {
+  __device__ static int apply(int v) {
+    int r = v;
+    // EXERCISE BEGIN: ternary's result with both sides computed for every lane and combined by a
+    // mask; then diff its SASS against the ?: form.
+    const int pos = -int(v > 0);
+    r = (pos & (5 * v)) | (~pos & (-v / 3));
+    // EXERCISE END
+    return r;
+  }
+};
+
+struct long_if_else {
+  __device__ static int apply(int v) {
+    int r = v;
+    // EXERCISE BEGIN: both 12-round paths for every lane (unsigned arithmetic, as written), then
+    // keep the one v's parity picks without a branch. The compiler branched here; this form never
+    // diverges and always pays for both paths.
+    unsigned a = static_cast<unsigned>(v), b = a;
+#pragma unroll
+    for (unsigned k = 0; k < 12; ++k) {
+      a = a * a + k;
+      b = (b ^ (b >> 5)) * 3u + k;
+    }
+    const unsigned odd = 0u - (static_cast<unsigned>(v) & 1u);
+    r = static_cast<int>((odd & a) | (~odd & b));
+    // EXERCISE END
+    return r;
+  }
+};
+
+struct data_loop {
+  __device__ static int apply(int v) {
+    int r = v;
+    // EXERCISE BEGIN: a loop with the same trip count for every lane (the largest v & 15 can
+    // be), in which each lane's value changes only on its own first v & 15 rounds, kept or not by
+    // a select of values, not by an if around the work.
+    unsigned u = static_cast<unsigned>(v);
+    const int trips = v & 15;
+#pragma unroll
+    for (int k = 0; k < 15; ++k) {
+      const unsigned next = u * 2654435761u + k;
+      u = k < trips ? next : u;
+    }
+    r = static_cast<int>(u);
+    // EXERCISE END
+    return r;
+  }
+};
+
+struct min_max_abs {
+  __device__ static int apply(int v) {
+    int r = v;
+    // EXERCISE BEGIN: the clamp and the absolute value with the operations the hardware does in
+    // one instruction each.
     r = min(max(v, -1000), 1000) + abs(v);
     // EXERCISE END
     return r;
@@ -112,22 +220,34 @@ struct min_max_abs {
 struct clamp_abs {
   __device__ static float apply(float x) {
     float r = x;
-    // EXERCISE BEGIN: r = x clamped to [-0.5, 0.5], plus |x|, with no branch: fminf, fmaxf, fabsf.
-    r = fminf(fmaxf(x, -0.5f), 0.5f) + fabsf(x);
+    // EXERCISE BEGIN: clamp(|x| - 1, -0.5, 0.5) with the hardware's float min and max and no branch,
+    // and a NaN must come out NaN, as from the comparisons as written: fminf and fmaxf return the
+    // other operand when one is NaN.
+    const float c = fabsf(x) - 1.0f;
+    r = fminf(fmaxf(c, -0.5f), 0.5f);
+    r = c != c ? c : r;
     // EXERCISE END
     return r;
   }
 };
 
-void run(warp::branchy kernel, int *out, const int *in, std::size_t n) {
+}  // namespace branch_free
+
+template <class AsWritten, class BranchFree>
+void run_form(warp::form f, int *out, const int *in, std::size_t n) {
+  if (f == warp::form::as_written) warp::launch_elementwise(map_kernel<AsWritten, int>, n, out, in, n);
+  else warp::launch_elementwise(map_kernel<BranchFree, int>, n, out, in, n);
+}
+
+void run(warp::branchy kernel, warp::form f, int *out, const int *in, std::size_t n) {
   using warp::branchy;
   switch (kernel) {
-    case branchy::short_if: return warp::launch_elementwise(map_kernel<short_if, int>, n, out, in, n);
-    case branchy::if_else: return warp::launch_elementwise(map_kernel<if_else, int>, n, out, in, n);
-    case branchy::ternary: return warp::launch_elementwise(map_kernel<ternary, int>, n, out, in, n);
-    case branchy::long_if_else: return warp::launch_elementwise(map_kernel<long_if_else, int>, n, out, in, n);
-    case branchy::data_loop: return warp::launch_elementwise(map_kernel<data_loop, int>, n, out, in, n);
-    case branchy::min_max_abs: return warp::launch_elementwise(map_kernel<min_max_abs, int>, n, out, in, n);
+    case branchy::short_if: return run_form<short_if, branch_free::short_if>(f, out, in, n);
+    case branchy::if_else: return run_form<if_else, branch_free::if_else>(f, out, in, n);
+    case branchy::ternary: return run_form<ternary, branch_free::ternary>(f, out, in, n);
+    case branchy::long_if_else: return run_form<long_if_else, branch_free::long_if_else>(f, out, in, n);
+    case branchy::data_loop: return run_form<data_loop, branch_free::data_loop>(f, out, in, n);
+    case branchy::min_max_abs: return run_form<min_max_abs, branch_free::min_max_abs>(f, out, in, n);
   }
   throw std::invalid_argument("no such branchy kernel: " + std::to_string(static_cast<int>(kernel)));
 }
@@ -144,10 +264,11 @@ void branch_length(int length, int *out, const int *in, std::size_t n) {
   run_branch_of(length, out, in, n, warp::branch_lengths{});
 }
 
-void clamp_abs_floats(float *out, const float *in, std::size_t n) {
-  warp::launch_elementwise(map_kernel<clamp_abs, float>, n, out, in, n);
+void clamp_abs_floats(warp::form f, float *out, const float *in, std::size_t n) {
+  if (f == warp::form::as_written) warp::launch_elementwise(map_kernel<clamp_abs, float>, n, out, in, n);
+  else warp::launch_elementwise(map_kernel<branch_free::clamp_abs, float>, n, out, in, n);
 }
 
 }  // namespace
 
-WARP_STAGE(predication_stage, "predication, divergence, min/max/abs (8.4)", run, branch_length, clamp_abs_floats);
+WARP_STAGE(predication_stage, "predication, divergence, branch-free forms (8.4)", run, branch_length, clamp_abs_floats);
