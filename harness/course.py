@@ -4,7 +4,7 @@ targets' arguments.
 
     course.py validate GOAL [VAR=VALUE ...]    one line naming the valid choices, exit 2, when
                                                a target's arguments are wrong; nothing when fine
-    course.py list {chapters,stages,benches,wrong-variants}
+    course.py list {chapters,stages,gpu-stages,benches,wrong-variants}
     course.py target STAGE                     the object library of a stage (for make sass)
 
 Chapters are chapters/NN-topic/ with a solutions/NN-topic/; stages are
@@ -13,6 +13,7 @@ course_add_bench; wrong variants are its course_add_wrong_variant calls. The Mak
 `validate` before a target does anything (configure included), and shows its line with $(error).
 """
 
+import itertools
 import json
 import re
 import shlex
@@ -71,6 +72,20 @@ def wrong_variants(root=ROOT):
             name = re.search(r"\bNAME\s+(\S+)", args)
             found.append((chapter, stage.group(1) if stage else "?", name.group(1) if name else "?"))
     return found
+
+
+def gpu_stages(root=ROOT):
+    """Stage ids declared with course_add_stages (tested on a GPU); the others (chapter 14's CPU
+    stage) are built and tested on their own, on the host."""
+    found = []
+    for chapter in chapters(root):
+        for args in _cmake_calls(chapter, "course_add_stages", root):
+            m = re.search(r"\bSTAGES\s+(.*)", args, flags=re.S)
+            names = m.group(1).split() if m else []
+            # The list ends at the next keyword (LIBS, ...).
+            names = [n for n in itertools.takewhile(lambda w: not w.isupper(), names)]
+            found += [f"{chapter}/{n}" for n in names]
+    return [i for i in stage_ids(root) if i in set(found)]
 
 
 def capture_dir(chapter, root=ROOT, arch=REFERENCE_ARCH):
@@ -299,6 +314,7 @@ def main(argv=None):
     if argv[:1] == ["list"] and len(argv) == 2:
         what = argv[1]
         rows = {"chapters": chapters, "stages": stage_ids, "benches": bench_chapters,
+                "gpu-stages": gpu_stages,
                 "wrong-variants": lambda: ["/".join(v) for v in wrong_variants()]}.get(what)
         if rows:
             print("\n".join(rows()))
