@@ -4,6 +4,7 @@ synthetic result file (no GPU, no build)."""
 import contextlib
 import io
 import json
+import os
 import sys
 import tempfile
 import unittest
@@ -125,6 +126,36 @@ class ReferenceTest(unittest.TestCase):
             self.assertIn(what, text)
         first = course.stage_ids()
         self.assertTrue(any(f"exercise/{s}" in text for s in first))
+
+    def test_with_a_gpu_the_summary_reads_the_results_just_written(self):
+        # Fake benchmarks: each writes its chapter's reference result as if measured now; one
+        # leaves an old file alone and fails.
+        benches = course.bench_chapters()
+        with tempfile.TemporaryDirectory() as tmp:
+            build, results = Path(tmp) / "build", Path(tmp) / "results"
+            (build / "bin").mkdir(parents=True)
+            results.mkdir()
+            for i, chapter in enumerate(benches):
+                path, _ = course.reference_result(chapter)
+                script = build / "bin" / f"bench-{chapter}"
+                if i == 0:
+                    (results / f"{chapter}.json").write_text(path.read_text())
+                    os.utime(results / f"{chapter}.json", (1, 1))   # from an earlier run
+                    script.write_text("#!/bin/sh\nexit 1\n")
+                else:
+                    script.write_text(f"#!/bin/sh\necho table of {chapter} \"$@\"\ncp '{path}' '{results}/{chapter}.json'\n")
+                script.chmod(0o755)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = tour.run_benches(build, benches, ["08-warp"], "--N 64", results=results)
+        text = out.getvalue()
+        self.assertEqual(status, 1)
+        self.assertIn("(this machine: NVIDIA H100", text)
+        self.assertNotIn("reference run", text)
+        self.assertIn(f"no results written by: {benches[0]}", text)
+        self.assertIn(f"make tour: failed: {benches[0]} (exit status 1)", text)
+        for chapter in benches[1:]:
+            self.assertRegex(text, rf"\n  {chapter}\S* +\d\d_")
 
     def test_build_failure_excerpt_starts_at_the_error(self):
         log = "[1/9] Building\n[2/9] Building\nFAILED: x.o\nx.cu(3): error: oops\nninja: build stopped\n"
