@@ -55,7 +55,7 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
         corr_shared4_size<false, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
     };
     // EXERCISE BEGIN: launch the 8x8 and 16x16 instances for templates of exactly those sizes,
-    // the generic one for any other (a 16 x 9 template is not a 16 x 16 one).
+    // the generic one for any other (a 16 x 20 template is not a 16 x 16 one).
     using k0 = std::integral_constant<int, 0>;
     using k8 = std::integral_constant<int, 8>;
     using k16 = std::integral_constant<int, 16>;
