@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 10 (a lab, after the progression): Blelloch's work-efficient scan. The CUDA Handbook 13.2
+// (figures 13.2 .. 13.5, the up-sweep and down-sweep) and 13.3 (it is the Brent-Kung circuit).
+//
+// Changes from stage 05: only the block scan. Stage 05's passes run on a block scan in shared
+// memory that does O(B) adds instead of the O(B log B) of a Kogge-Stone scan: the up-sweep builds
+// partial sums up a balanced tree, the down-sweep pushes the prefixes back down, 2 log2(B) steps
+// with a barrier each. The book: early CUDA scans followed this algorithm closely, but it "does
+// not fit CUDA's architecture well": the tree's accesses are strided by 2, 4, ... B/2 slots, so
+// a warp's 32 accesses fall into ever fewer shared-memory banks (bank conflicts), and the padding
+// that avoids them costs about what it saves. This stage keeps the plain addressing so the
+// conflicts show.
+// What to look for: in the timing, how close it stays to stage 05 (the block scan runs once per
+// four elements; TBD-H100); in the SASS, two loops of LDS/STS with a BAR.SYNC per step, against
+// stage 05's three BAR.SYNC; in Nsight Compute, the shared-memory bank conflicts
+// (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum, TBD-H100).
+#include "two_level_vec4.cuh"
+
+namespace {
+
+// The Blelloch scan of one value per thread across the block, with the interface of
+// scan::shared_block_scan: returns the inclusive scan of x and sets total to the block's sum.
+struct blelloch_block_scan {
+  template <unsigned B, class T>
+  struct storage {
+    T sh[B];
+  };
+  template <unsigned B, class T>
+  __device__ static T inclusive(storage<B, T> &s, T x, T &total) {
+    const unsigned t = threadIdx.x;
+    // EXERCISE BEGIN: the exclusive scan of figure 13.2 .. 13.5 on s.sh: the up-sweep (at stride
+    // d = 1, 2, 4, ..., thread t updates the slot (t + 1) * 2d - 1 from the slot d below it, if in
+    // range), then the root becomes the identity, then the down-sweep (d = B/2 .. 1: the lower
+    // slot takes the upper one's value, the upper one adds the old lower one). total is the root
+    // before it is cleared; return this thread's exclusive value + x. Watch for: a barrier between
+    // every two steps, everyone reading the root before it is cleared, and a caller that calls
+    // again on the same storage.
+    s.sh[t] = x;
+#pragma unroll
+    for (unsigned d = 1; d < B; d *= 2) {
+      __syncthreads();
+      const unsigned i = (t + 1) * 2 * d - 1;
+      if (i < B) s.sh[i] += s.sh[i - d];
+    }
+    __syncthreads();
+    total = s.sh[B - 1];
+    __syncthreads();  // every thread has read the root before it is cleared
+    if (t == 0) s.sh[B - 1] = T(0);
+#pragma unroll
+    for (unsigned d = B / 2; d >= 1; d /= 2) {
+      __syncthreads();
+      const unsigned i = (t + 1) * 2 * d - 1;
+      if (i < B) {
+        const T lower = s.sh[i - d];
+        s.sh[i - d] = s.sh[i];
+        s.sh[i] += lower;
+      }
+    }
+    __syncthreads();
+    return s.sh[t] + x;
+    // EXERCISE END
+  }
+};
+
+template <class T>
+void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const scan::config &cfg,
+                scan::workspace &ws, cudaStream_t stream) {
+  scan::with_block_size(cfg.threads, [&](auto b) {
+    constexpr unsigned B = decltype(b)::value;
+    scan::two_level_scan4<B, blelloch_block_scan>(d_out, d_in, n, inclusive, cfg, ws, stream);
+  });
+}
+
+}  // namespace
+
+SCAN_STAGE(COURSE_THIS_STAGE("lab: stage 05 on Blelloch's up-sweep/down-sweep block scan (13.2)"), scan_entry<int>,
+           scan_entry<float>, true, nullptr, nullptr, 3);
