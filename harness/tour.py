@@ -259,18 +259,19 @@ def offline_ending(build, reason):
     fastest = next((f"{c}/{course.stages(c)[-1]}" for c in course.chapters() if c.endswith("-reduction")),
                    first_stage)
     hosts = host_test_count(build)
-    hosts = f" ({hosts} host tests run here)" if hosts else ""
-    lines = ["", f"This machine has no usable GPU ({reason}). What runs here:",
-             f"  make check                         every test: the host tests run{hosts}, GPU tests are "
-             "reported skipped, every stage is compiled"]
+    hosts = f"the {hosts} host tests run" if hosts else "the host tests run"
+    rows = [("make check", f"every test: {hosts}, GPU tests are reported skipped, every stage is compiled")]
     if nbody:
-        lines.append("  make nbody ARGS='--stage cpu'      the N-body simulation on its CPU stage "
-                     "(SSE/AVX2/AVX-512 x threads)")
-    lines += [f"  make sass STAGE={fastest:<19}the SASS captured on the reference GPU (also "
-              "make sass-count, make sass-diff A=... B=...)",
-              "  make plots                         charts of the reference results above (matplotlib)",
-              "  make progress                      your exercises' state, with the reference times",
-              "",
+        rows.append(("make nbody ARGS='--stage cpu'", "the N-body simulation on its CPU stage "
+                     "(SSE/AVX2/AVX-512 x threads)"))
+    rows += [(f"make sass STAGE={fastest}", "the SASS captured on the reference GPU "
+              "(also make sass-count, make sass-diff A=... B=...)"),
+             ("make plots", "charts of the reference results above (matplotlib)"),
+             ("make progress", "your exercises' state, with the reference times")]
+    width = max(len(r[0]) for r in rows)
+    lines = ["", f"This machine has no usable GPU: {reason}. What runs here:"]
+    lines += [f"  {command:<{width}}  {what}" for command, what in rows]
+    lines += ["",
               f"Next: make check, then open chapters/{first_stage}.cu and fill in its EXERCISE region "
               f"(make check STAGE=exercise/{first_stage})."]
     return lines
@@ -301,7 +302,7 @@ def cmd_run(args):
     reason = gpu_reason()
     if reason is None:
         return run_benches(build, benches, others, args.args)
-    print(f"\nNo GPU here ({reason}): the benchmarks cannot run. Below, each chapter's progression "
+    print(f"\nNo GPU here ({reason}), so the benchmarks cannot run. Below, each chapter's progression "
           "from the committed reference results: a reference run, not this machine.")
     found = results_for(benches)
     for chapter, path, doc in found:
