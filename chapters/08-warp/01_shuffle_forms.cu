@@ -19,12 +19,16 @@
 // its mode (SHFL.IDX, SHFL.UP, SHFL.DOWN, SHFL.BFLY); the width and the clamp travel as one
 // operand, ((32 - width) << 8) | clamp, which is why a lane past its segment keeps its own value.
 // The lane id is S2R SR_LANEID when read from the hardware, and a LOP3 (& 31) when computed.
+// The same shuffled() runs on floats and doubles (the intrinsics are overloaded): a float is one
+// SHFL like an int, a double two, one per 32-bit half (the book, 8.6.1: shuffles move 32 bits; wider
+// types take one per word). Compare shuffle_kernel<int>, <float> and <double> in the SASS.
 #include "warp_launch.cuh"
 
 namespace {
 
 // The value this lane receives in shuffle c. Every lane of c.mask calls it with the same c.
-__device__ int shuffled(const warp::shuffle_case &c, int v, int lane) {
+template <class T>
+__device__ T shuffled(const warp::shuffle_case &c, T v, int lane) {
   // EXERCISE BEGIN: return v as read by this lane in each form of warp::shuffle_form (see warp.h),
   // with c.mask, c.arg and c.width. Rotate is a broadcast whose source is this lane's position in
   // its segment plus c.arg; the shuffle wraps a source outside [0, width) into the segment.
@@ -33,13 +37,14 @@ __device__ int shuffled(const warp::shuffle_case &c, int v, int lane) {
   return v;
 }
 
-__global__ void shuffle_kernel(int *out, const int *in, const warp::shuffle_case *cases, int n_cases) {
+template <class T>
+__global__ void shuffle_kernel(T *out, const T *in, const warp::shuffle_case *cases, int n_cases) {
   const std::size_t w = warp::warp_in_grid();
   if (w >= std::size_t(n_cases)) return;
   const warp::shuffle_case c = cases[w];
   const int lane = warp::lane_id();
   const std::size_t i = w * warp::lanes + lane;
-  int v = in[i];
+  T v = in[i];
   // Lanes outside the mask must not execute the shuffle: they keep their own value.
   if (c.mask >> lane & 1u) v = shuffled(c, v, lane);
   out[i] = v;
@@ -62,8 +67,9 @@ __global__ void thread_ids_kernel(warp::thread_ids *out, int width) {
   out[threadIdx.y * blockDim.x + threadIdx.x] = id;
 }
 
-void shuffle(int *out, const int *in, const warp::shuffle_case *cases, int n_cases) {
-  warp::launch_warps(shuffle_kernel, n_cases, out, in, cases, n_cases);
+template <class T>
+void shuffle(T *out, const T *in, const warp::shuffle_case *cases, int n_cases) {
+  warp::launch_warps(shuffle_kernel<T>, n_cases, out, in, cases, n_cases);
 }
 
 void thread_ids(warp::thread_ids *out, int block_x, int block_y, int width) {
@@ -73,4 +79,5 @@ void thread_ids(warp::thread_ids *out, int block_x, int block_y, int width) {
 
 }  // namespace
 
-WARP_STAGE(shuffle_stage, "shuffle forms: broadcast, up, down, rotate, butterfly (8.6.1)", shuffle, thread_ids);
+WARP_STAGE(shuffle_stage, "shuffle forms: broadcast, up, down, rotate, butterfly (8.6.1)", shuffle<int>, thread_ids,
+           shuffle<float>, shuffle<double>);

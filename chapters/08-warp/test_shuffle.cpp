@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Tests of stage 01 (shuffle forms): every form, width and offset against the host model of a
 // warp (warp_model.h), with the full mask and with partial ones; and the lane and segment ids of
-// one- and two-dimensional blocks against the formulas and against the hardware's %laneid.
+// one- and two-dimensional blocks against the formulas and against the hardware's %laneid; the
+// float and double forms, bit for bit (NaN bit patterns and both halves of a double included).
 // Inputs are fresh random values, distinct within each warp (the seed is printed on failure;
 // COURSE_SEED replays), followed by guards; outputs are poisoned, with guard zones that must stay
 // poisoned. The [sweep] test draws random cases, block shapes and array offsets from one seed.
@@ -16,7 +17,10 @@
 #include "harness/test_support.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -98,6 +102,62 @@ void check_cases(const std::vector<warp::shuffle_case> &cases, const std::string
     FAIL("stage " << stage().info.id << ", " << where << ": the input or its guards were modified");
 }
 
+// The float and double forms: the same cases on values whose bits are the int test's (float), or
+// the int's in the high half and a different pattern in the low half (double), so that a lane that
+// read the wrong source, or a half of a double left behind, shows; compared bit for bit (random
+// bits make NaN patterns too, which must travel unchanged).
+template <class T>
+T value_from(int v) {
+  T t;
+  if constexpr (sizeof(T) == 4) {
+    std::memcpy(&t, &v, sizeof t);
+  } else {
+    const std::uint32_t hi = static_cast<std::uint32_t>(v), lo = ~hi * 2654435761u;
+    const std::uint64_t bits = std::uint64_t(hi) << 32 | lo;
+    std::memcpy(&t, &bits, sizeof t);
+  }
+  return t;
+}
+
+template <class T>
+void check_cases_typed(const std::vector<warp::shuffle_case> &cases, const std::string &what,
+                       void (*run)(T *, const T *, const warp::shuffle_case *, int)) {
+  const std::uint64_t seed = course::fresh_seed();
+  const std::size_t n = cases.size() * warp::lanes;
+  std::vector<int> in_int(n);
+  for (std::size_t i = 0; i < n; ++i)
+    in_int[i] = static_cast<int>((static_cast<std::uint32_t>(course::random_bits(seed, i)) & ~31u) | (i % warp::lanes));
+  std::vector<T> in(n);
+  for (std::size_t i = 0; i < n; ++i) in[i] = value_from<T>(in_int[i]);
+  auto d_in = course::test::guarded<T>::input(n, 0, std::numeric_limits<T>::quiet_NaN());
+  auto d_cases = course::test::guarded<warp::shuffle_case>::input(
+      cases.size(), 0, warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
+  auto d_out = course::test::guarded<T>::output(n, 0);
+  d_in.upload(in);
+  d_cases.upload(cases);
+  run(d_out.get(), d_in.get(), d_cases.get(), static_cast<int>(cases.size()));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const auto got = d_out.download();
+  INFO("seed " << seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto want = warp::model::shuffle(cases[i / warp::lanes], &in_int[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
+    if (!want) continue;  // undefined
+    const T w = value_from<T>(*want);
+    if (std::memcmp(&got[i], &w, sizeof w) != 0) {
+      std::uint64_t gb = 0, wb = 0;
+      std::memcpy(&gb, &got[i], sizeof(T));
+      std::memcpy(&wb, &w, sizeof(T));
+      FAIL("stage " << stage().info.id << ", " << what << ": element " << i << " (lane " << i % warp::lanes
+                    << " of the warp doing " << describe(cases[i / warp::lanes]) << ") has bits 0x" << std::hex << gb
+                    << ", expected 0x" << wb);
+    }
+  }
+  SUCCEED();
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty()) FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the output (" << damage << ")");
+  if (!d_in.guard_damage().empty()) FAIL("stage " << stage().info.id << ", " << what << ": the input's guards were modified");
+}
+
 std::vector<warp::shuffle_case> cases_of(warp::shuffle_form form, const std::vector<unsigned> &masks) {
   std::vector<warp::shuffle_case> cases;
   for (unsigned mask : masks)
@@ -122,6 +182,15 @@ TEST_CASE("shuffles with partial masks: lanes outside keep their value, lanes in
   INFO("random masks from seed " << seed);
   for (auto form : warp::all_shuffle_forms)
     check_cases(cases_of(form, masks), std::string("form=") + to_string(form) + ", partial masks");
+}
+
+TEST_CASE("float and double shuffles move every bit, in every form (full and partial masks)", "[shuffle][float]") {
+  const std::vector<unsigned> masks = {warp::full_mask, 0x0000ffffu, 0x55555555u, 0x80000001u};
+  for (auto form : warp::all_shuffle_forms) {
+    const auto cases = cases_of(form, masks);
+    check_cases_typed<float>(cases, std::string("float, form=") + to_string(form), stage().shuffle_float);
+    check_cases_typed<double>(cases, std::string("double, form=") + to_string(form), stage().shuffle_double);
+  }
 }
 
 namespace {

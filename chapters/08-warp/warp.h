@@ -59,6 +59,10 @@ struct shuffle_case {
 
 // Warp c of the launch does cases[c] on in[32c .. 32c+32) and writes out[32c .. 32c+32).
 using shuffle_fn = void (*)(int *out, const int *in, const shuffle_case *cases, int n_cases);
+// The same on floats and doubles: the shuffle intrinsics are overloaded for them, and move the
+// bits unchanged (a double is two 32-bit shuffles, one per half).
+using shuffle_float_fn = void (*)(float *out, const float *in, const shuffle_case *cases, int n_cases);
+using shuffle_double_fn = void (*)(double *out, const double *in, const shuffle_case *cases, int n_cases);
 
 // Who a thread is, as the formulas say and as the hardware says (%laneid).
 struct thread_ids {
@@ -76,6 +80,8 @@ struct shuffle_stage {
   course::stage_info info;
   shuffle_fn shuffle;
   thread_ids_fn ids;
+  shuffle_float_fn shuffle_float;
+  shuffle_double_fn shuffle_double;
 };
 
 // ---- stages 02 and 03: reductions --------------------------------------------------------------

@@ -3,7 +3,8 @@
 //
 // Part 1, device memory (--deviceN Mfloats, default 256M): each device stage swept over block
 // size x unroll (listing 11.3's table), then the progression table at each stage's best
-// configuration, against the device-to-device copy ceiling and cublasSaxpy measured here.
+// configuration, against the device-to-device copy ceiling and cublasSaxpy measured here; then a
+// lab (11.1): stage 01's loop under #pragma unroll against stage 02's templated unroll.
 // Part 2, through the host (--N Mfloats, default 128M as in the book): every host stage's wall
 // time, split into phases where the stage allows it, the streams table (11.3), and the floor:
 // both inputs copied in while the output is copied out, on pinned memory.
@@ -170,10 +171,56 @@ bool device_part(course::bench::report &rep, const options_t &opt) {
   prog.add_row({std::string("ceiling: float4 copy kernel"), std::string("2 x 4 B/elem"), {}, copy, 100 * copy / d2d, {}, {}});
   prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "ceiling: D2D cudaMemcpy", "ceiling_label": "device-to-device memcpy"})");
   prog.print();
+  rep.add(prog);
+
+  // Lab (11.1): #pragma unroll on stage 01's loop against stage 02's templated unroll, each at its
+  // best of a few block sizes. The book, on GK104: 118 GiB/s with the pragma, 135 templated.
+  const streaming::device_stage *templated = nullptr;
+  for (const auto &stage : course::registered<streaming::device_stage>())
+    if (!stage.info.todo && stage.info.id == "02_unrolled_templated") templated = &stage;
+  table lab("lab_pragma_unroll", "Lab (11.1): #pragma unroll against the templated unroll of stage 02, GB/s at the best of 32, 128, 512 threads",
+            {{"unroll", 0}, {"pragma_GB/s", 0}, {"pragma_threads", 0}, {"templated_GB/s", 0}, {"templated_threads", 0}, {"templated/pragma", 3}});
+  for (int u : {1, 2, 4, 8, 16}) {
+    auto best_of = [&](auto &&run) {
+      best_config b;
+      for (int t : {32, 128, 512}) {
+        streaming::launch_config cfg;
+        cfg.threads = t;
+        cfg.unroll = u;
+        try {
+          auto tm = course::bench::time_device([&](cudaStream_t st) { run(cfg, st); }, s, 1, 7);
+          if (b.ms == 0 || tm.median_ms < b.ms) b = {cfg, tm.median_ms};
+        } catch (const std::invalid_argument &) {  // too many registers for this block size
+        }
+      }
+      return b;
+    };
+    const best_config p = best_of([&](const streaming::launch_config &cfg, cudaStream_t st) {
+      streaming::launch_saxpy_pragma_unroll(out.get(), x.get(), y.get(), n, alpha, cfg, st);
+    });
+    std::vector<cell> row = {double(u), p.ms ? cell(gbs(p.ms)) : cell(), p.ms ? cell(double(p.cfg.threads)) : cell()};
+    if (u == 4 && p.ms) {  // check the lab kernel's output once
+      CUDA_CHECK(cudaStreamSynchronize(s));
+      std::vector<float> h_out(n);
+      CUDA_CHECK(cudaMemcpy(h_out.data(), out.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+      ok &= verify("lab_pragma_unroll", n, [&](std::size_t i) { return course::random_float(seed, i); },
+                   [&](std::size_t i) { return course::random_float(seed + 1, i); }, [&](std::size_t i) { return h_out[i]; });
+    }
+    if (templated) {
+      const best_config t = best_of([&](const streaming::launch_config &cfg, cudaStream_t st) {
+        templated->saxpy(out.get(), x.get(), y.get(), n, alpha, cfg, st);
+      });
+      row.push_back(t.ms ? cell(gbs(t.ms)) : cell());
+      row.push_back(t.ms ? cell(double(t.cfg.threads)) : cell());
+      row.push_back(t.ms && p.ms ? cell(p.ms / t.ms) : cell());
+    }
+    lab.add_row(row);
+  }
+  lab.print();
+  rep.add(lab);
   rep.param("d2d_memcpy_gbs", d2d);
   rep.param("copy_kernel_gbs", copy);
   rep.param("cublas_saxpy_gbs", blas_gbs);
-  rep.add(prog);
   return ok;
 }
 

@@ -74,6 +74,11 @@ struct host_stage {
 void launch_saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const launch_config &cfg,
                   cudaStream_t stream);
 
+// The benchmark's lab (lab_pragma_unroll.cu, linked into the benchmark only): stage 01's loop under
+// `#pragma unroll cfg.unroll`, the book's first attempt at unrolling (11.1).
+void launch_saxpy_pragma_unroll(float *out, const float *x, const float *y, std::size_t n, float alpha,
+                                const launch_config &cfg, cudaStream_t stream);
+
 // Calls f(std::integral_constant<int, u>{}) for a run-time unroll factor u in 1..16: the host-side
 // switch that turns a command-line value into a template argument (12.3 does the same for block sizes).
 template <class F>

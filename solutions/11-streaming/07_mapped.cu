@@ -27,8 +27,9 @@ namespace {
 // count floats of pinned host memory, mapped into the device's address space.
 float *mapped_alloc(std::size_t count) {
   float *p = nullptr;
-  // EXERCISE BEGIN: allocate count floats of page-locked host memory that kernels can address
-  // (stage 05's allocator was not asked for that); report failures with CUDA_CHECK.
+  // EXERCISE BEGIN: allocate count floats of page-locked host memory, asking for it to be mapped
+  // into the device's address space (unified addressing maps every pinned allocation anyway, but
+  // say what the stage relies on); report failures with CUDA_CHECK.
   CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void **>(&p), count * sizeof(float), cudaHostAllocMapped));
   // EXERCISE END
   return p;
