@@ -42,10 +42,11 @@ inline std::size_t part_begin(std::size_t n, int p, int k) { return n * std::siz
 void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force, const float4 *h_body, std::size_t n,
                 float softening2) {
   CUDA_CHECK(cudaSetDevice(device));
-  // EXERCISE BEGIN: copy the n bodies to this GPU; for each of its parts p compute rows
-  // [part_begin(n, p, k), part_begin(n, p + 1, k)) with nbody::launch_register_blocked<
-  // nbody::listing_14_1_form, rows_per_thread, threads, 8> (no column split: 1) into a device
-  // buffer and copy them back to h_force + begin; wait for the stream before returning.
+  // EXERCISE BEGIN: copy the n bodies to this GPU; compute the rows of each of its parts
+  // (part_begin) with stage 07's kernel (nbody::launch_register_blocked in listing 14.1's form,
+  // rows_per_thread x threads, unroll 8, and no column split, so that every split gives the same
+  // bits) into one device buffer that fits the longest part, and copy each part's forces back
+  // into place in h_force. They must all be there when this returns.
   COURSE_TODO();
   // EXERCISE END
 }
