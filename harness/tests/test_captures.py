@@ -32,6 +32,7 @@ PENDING = {
     "12-reduction/10_fastest",
     "13-scan/02_scan_then_fan", "13-scan/03_reduce_then_scan", "13-scan/04_two_level", "13-scan/05_vector_io",
     "13-scan/06_warp_scans", "13-scan/07_compact", "13-scan/08_decoupled_lookback", "13-scan/09_compact_lookback",
+    "13-scan/10_blelloch",
     "14-nbody/02_naive_aos", "14-nbody/03_shared_tiled", "14-nbody/04_constant_passes", "14-nbody/05_warp_shuffle",
     "14-nbody/06_symmetric_tiles", "14-nbody/07_register_blocked", "14-nbody/08_mass_scaled",
     "14-nbody/09_cpu_simd", "14-nbody/10_multi_gpu",
