@@ -339,7 +339,7 @@ def run(args):
     reason = gpu_reason()
     if reason:
         print(f"note: {reason}: every GPU test will be reported as Skipped; host tests run (chapter 14's CPU "
-              "stage, 14-nbody/08_cpu_simd, among them).")
+              "stage, 14-nbody/09_cpu_simd, among them).")
 
     # Which programs the selected tests need, and which stage each test belongs to.
     programs, by_stage, unknown = {}, {}, False
