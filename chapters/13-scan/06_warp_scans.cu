@@ -39,7 +39,7 @@ __device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
   // EXERCISE END
 }
 
-// 13-15/13-16: one template for both forms; the book's deleted zero-padded form, restored.
+// 13-15/13-16: one template for both forms, as the book's bZeroPad template argument chooses.
 template <bool zero_padded>
 __device__ int warp_scan_templated(int *sh, int x, unsigned lane) {
   // EXERCISE BEGIN: one body for both forms, the choice made at compile time: zero_padded puts the
