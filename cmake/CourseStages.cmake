@@ -196,7 +196,7 @@ function(course_add_wrong_variant)
   string(FIND "${before}" "// EXERCISE END" last_end REVERSE)
   string(FIND "${A_FIND}" "// EXERCISE" crosses)
   if(last_begin EQUAL -1 OR last_end GREATER last_begin OR NOT crosses EQUAL -1)
-    message(WARNING "wrong variant ${A_NAME}: '${A_FIND}' in ${solution} is outside its EXERCISE regions; "
+    message(FATAL_ERROR "wrong variant ${A_NAME}: '${A_FIND}' in ${solution} is outside its EXERCISE regions; "
                         "a planted bug must edit code the student writes")
   endif()
   string(REPLACE "${A_FIND}" "${A_REPLACE}" text "${text}")
