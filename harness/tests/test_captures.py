@@ -6,6 +6,8 @@ stage without device code of its own. `make sass-capture` (on the GPU machine) w
 PENDING names the stages whose capture is missing or predates that first line. They are
 reported as skipped here (so a clean clone's make check passes); COURSE_SASS_STRICT=1 makes them
 fail. After `make sass-capture` on the GPU machine, the strict run passes: empty PENDING then.
+The stages left in PENDING were captured on the H100 on 2026-11-23 but not committed: their full
+captures (every instantiation) are 1.6 to 14 MB each; they wait for a stated subset.
 """
 
 import os
@@ -21,24 +23,20 @@ STRICT = os.environ.get("COURSE_SASS_STRICT") == "1"
 
 # Captures to take with `make sass-capture` on the GPU machine (stage ids as they are now).
 PENDING = {
-    "08-warp/01_shuffle_forms", "08-warp/02_warp_reduce", "08-warp/03_single_warp_shared", "08-warp/04_vote",
-    "08-warp/05_predication",
-    "11-streaming/01_grid_stride", "11-streaming/02_unrolled_templated", "11-streaming/03_vectorized_float4",
-    "11-streaming/04_sync_pageable", "11-streaming/05_async_pinned", "11-streaming/06_streams",
-    "11-streaming/07_mapped",
-    "12-reduction/01_two_pass", "12-reduction/02_warp_synchronous", "12-reduction/03_templated",
-    "12-reduction/04_single_pass", "12-reduction/05_atomics", "12-reduction/06_any_block_size",
-    "12-reduction/07_arbitrary_types", "12-reduction/08_predicate", "12-reduction/09_shuffle",
-    "12-reduction/10_fastest",
-    "13-scan/02_scan_then_fan", "13-scan/03_reduce_then_scan", "13-scan/04_two_level", "13-scan/05_vector_io",
-    "13-scan/06_warp_scans", "13-scan/07_compact", "13-scan/08_decoupled_lookback", "13-scan/09_compact_lookback",
+    "11-streaming/03_vectorized_float4",
+    "12-reduction/07_arbitrary_types",
+    "13-scan/04_two_level",
+    "13-scan/05_vector_io",
+    "13-scan/06_warp_scans",
+    "13-scan/07_compact",
+    "13-scan/08_decoupled_lookback",
+    "13-scan/09_compact_lookback",
     "13-scan/10_blelloch",
-    "14-nbody/02_naive_aos", "14-nbody/03_shared_tiled", "14-nbody/04_constant_passes", "14-nbody/05_warp_shuffle",
-    "14-nbody/06_symmetric_tiles", "14-nbody/07_register_blocked", "14-nbody/08_mass_scaled",
-    "14-nbody/09_cpu_simd", "14-nbody/10_multi_gpu",
-    "15-ncc/01_tex_tex", "15-ncc/02_constant_template", "15-ncc/03_shared_tile", "15-ncc/04_sm_aware",
-    "15-ncc/05_unrolled4", "15-ncc/06_template_size", "15-ncc/07_dp4a", "15-ncc/08_register_blocked",
-    "15-ncc/09_fft",
+    "14-nbody/07_register_blocked",
+    "14-nbody/08_mass_scaled",
+    "15-ncc/06_template_size",
+    "15-ncc/07_dp4a",
+    "15-ncc/08_register_blocked",
 }
 
 
