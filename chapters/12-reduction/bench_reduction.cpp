@@ -178,7 +178,10 @@ int main(int argc, char **argv) {
     rep.add(prog);
 
     // Part 2: throughput against n.
-    table by_n("by_n", "GB/s against n: the book's fastest stage, stage 10 and CUB",
+    std::string lines;  // the title names the lines drawn
+    if (book_best) lines += book_best->info.id + " (the book's fastest), ";
+    if (fastest && fastest != book_best) lines += fastest->info.id + ", ";
+    table by_n("by_n", "GB/s against n: " + lines + "CUB",
                {{"n", 0}, {"series", 0}, {"time_us", 1}, {"GB/s", 1}});
     auto sweep = [&](const std::string &name, auto fn) {
       for (std::size_t m : sweep_sizes) {
