@@ -678,6 +678,52 @@ def _keep_arch(text, arch):
     return "".join(line for sec in kept for line in sec)
 
 
+# Stages whose every instantiation disassembles to megabytes: the capture keeps the functions
+# whose demangled name matches, and its first line says which. The others differ from these only
+# in a template argument (a block size, an element type, a template size, a predicate).
+CAPTURE_SUBSETS = {
+    "11-streaming/03_vectorized_float4": (r"saxpy_kernel<(1|2|4|8|16)>",
+                                          "unroll factors 1, 2, 4, 8 and 16 of the 16 compiled"),
+    "12-reduction/07_arbitrary_types": (r", 256u, ", "every operator and type at 256 threads"),
+    "13-scan/04_two_level": (r"<256u, ", "the three passes at 256 threads, float and int"),
+    "13-scan/05_vector_io": (r"<256u, ", "the three passes at 256 threads, float and int"),
+    "13-scan/06_warp_scans": (r"<256u, |warp_segments",
+                              "the passes at 256 threads, float and int, and the warp-scan lab's kernels"),
+    "13-scan/07_compact": (r"<256u(, |>)", "the three passes at 256 threads"),
+    "13-scan/08_decoupled_lookback": (r"<256u, ", "the look-back scan at 256 threads, float and int"),
+    "13-scan/09_compact_lookback": (r", 256u, \(scan::predicate\)0>",
+                                    "the look-back compaction at 256 threads, predicate odd, both forms"),
+    "13-scan/10_blelloch": (r"<256u, ", "the three passes at 256 threads, float and int"),
+    "14-nbody/07_register_blocked": (r", (1|4), 256, 16>",
+                                     "1 and 4 bodies per thread, 256 threads, unrolled 16 times"),
+    "14-nbody/08_mass_scaled": (r", (1|4), 256, 16>",
+                                "1 and 4 bodies per thread, 256 threads, unrolled 16 times"),
+    "15-ncc/06_template_size": (r"ncc::imad, (0, 0|16, 16)>",
+                                "the IMAD form, run-time size and 16x16, with and without sums"),
+    "15-ncc/07_dp4a": (r"corr_dp4a<(false|true), (0, 0|16, 16)>",
+                       "run-time size and 16x16, with and without sums"),
+    "15-ncc/08_register_blocked": (r"corr_dp4a_blocked<(false|true), (0, 0|16, 16), 4>",
+                                   "run-time size and 16x16, 4 rows a thread, with and without sums"),
+}
+
+
+def subset_of(stage_id, text):
+    """(text, header words) for a stage's capture: the subset CAPTURE_SUBSETS states, or all."""
+    kernels = parse(text)
+    if stage_id not in CAPTURE_SUBSETS or not kernels:
+        return text, (f"every kernel compiled into the stage's object ({len(kernels)} functions: "
+                      "each instantiation the tests and the benchmark can pick)")
+    pattern, words = CAPTURE_SUBSETS[stage_id]
+    demangle(kernels)
+    regex = re.compile(pattern)
+    chosen = [k for k in kernels if regex.search(k.title) or regex.search(k.name)]
+    if not chosen:
+        raise UsageError(f"sass: capture subset '{pattern}' of {stage_id} matches none of its kernels", 1)
+    return (keep_functions(text, {k.name for k in chosen}),
+            f"a subset, {words} ({len(chosen)} of the {len(kernels)} functions compiled; "
+            "make sass STAGE=... shows them all)")
+
+
 def cmd_capture_all(args):
     """Every solution stage's SASS into chapters/<chapter>/sass/<arch>/<stage>.sass, each file
     opening with a line saying what it holds; captures of stages that no longer exist removed."""
@@ -715,11 +761,10 @@ def cmd_capture_all(args):
             target.write_text(header)
             print(f"{target.relative_to(ROOT)}: no kernels")
             continue
-        header = (f"# {stage_id}: {args.arch}, every kernel compiled into the stage's object "
-                  f"({len(kernels)} functions: each instantiation the tests and the benchmark can "
-                  f"pick); cuobjdump -sass, {version}\n")
+        text, words = subset_of(stage_id, text)
+        header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}\n"
         target.write_text(header + text)
-        print(f"{target.relative_to(ROOT)}: {len(kernels)} kernels, {len(text.splitlines())} lines")
+        print(f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines")
     current = {course.capture_path(i, ROOT, args.arch) for i in ids}
     for chapter in course.chapters(ROOT):
         for old in sorted(course.capture_dir(chapter, ROOT, args.arch).glob("*.sass")):

@@ -77,6 +77,24 @@ class CaptureTest(unittest.TestCase):
             self.skipTest(f"captures of renumbered stages (make sass-capture removes them): {', '.join(orphans)}")
         self.assertEqual(orphans, [])
 
+    def test_subsets_name_real_stages(self):
+        self.assertEqual(sorted(set(sass.CAPTURE_SUBSETS) - set(course.stage_ids())), [],
+                         "sass.CAPTURE_SUBSETS names stages that do not exist (renumbered?)")
+
+    def test_a_subset_keeps_the_matching_functions_and_says_so(self):
+        text = course.capture_path("12-reduction/03_templated").read_text().split("\n", 1)[1]
+        sass.CAPTURE_SUBSETS["test/subset"] = (r"<256u>", "256 threads")
+        try:
+            kept, words = sass.subset_of("test/subset", text)
+            titles = [k.name for k in sass.parse(kept)]
+            self.assertEqual(len(titles), 1)
+            self.assertIn("a subset, 256 threads (1 of the", words)
+            sass.CAPTURE_SUBSETS["test/subset"] = (r"no such kernel", "none")
+            with self.assertRaises(sass.UsageError):
+                sass.subset_of("test/subset", text)
+        finally:
+            del sass.CAPTURE_SUBSETS["test/subset"]
+
     def test_pending_names_real_stages(self):
         self.assertEqual(sorted(PENDING - set(course.stage_ids())), [],
                          "PENDING names stages that do not exist (renumbered?)")
