@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A lab, not a stage: what a predicated-off load costs. The predication seed says it: the
+// condition suppresses a load or store early enough that it generates none of the memory traffic
+// it would have. Each warp here sums the elements of its first `lanes_on` lanes; the load of every
+// other lane is off. A condition this short is usually compiled to a predicate (`@P0 LDG` in the
+// SASS, no branch; check with cuobjdump -sass on the test program); branch or predicate, a lane
+// whose condition is false issues no memory request.
+// What to look for (the tests check the sums, and that lanes_on = 0 runs with a null pointer;
+// ncu's dram__bytes_read shows the traffic): 32 lanes on read the whole array; 16 lanes read
+// half of every warp's 128 bytes; 1 lane still costs a 32-byte sector per warp, a quarter of the
+// bytes for a thirty-second of the data, because memory moves sectors, not the 4 bytes a lane
+// asked for; 0 lanes read nothing at all, not even from an invalid address.
+#include "lab_predicated_load.h"
+
+#include "common/check.h"
+
+#include <stdexcept>
+
+namespace warp {
+namespace {
+
+constexpr int block = 256;
+
+__global__ void predicated_sums(int *warp_sums, const int *in, std::size_t n, int lanes_on) {
+  const std::size_t i = blockIdx.x * std::size_t(block) + threadIdx.x;
+  const int lane = threadIdx.x % 32;
+  int v = 0;
+  if (lane < lanes_on && i < n) v = in[i];  // the condition predicates the load: off, it reads nothing
+  // Every lane of the launched warps is here (whole warps, no early return): full mask.
+  const int sum = __reduce_add_sync(0xffffffffu, v);
+  if (lane == 0 && i < n) warp_sums[i / 32] = sum;
+}
+
+}  // namespace
+
+void lab_predicated_sums(int *d_warp_sums, const int *d_in, std::size_t n, int lanes_on, cudaStream_t stream) {
+  if (lanes_on < 0 || lanes_on > 32) throw std::invalid_argument("lab_predicated_sums: lanes_on must be in [0, 32]");
+  if (n == 0) return;
+  const std::size_t blocks = (n + block - 1) / block;
+  predicated_sums<<<static_cast<unsigned>(blocks), block, 0, stream>>>(d_warp_sums, d_in, n, lanes_on);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace warp
