@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One run on a GPU machine that does everything the course claims there, and keeps the logs:
 # build, make check (every stage, every wrong variant), the sanitizers, every chapter's benchmark,
-# and the SASS of every stage captured for committing (chapters/<chapter>/sass/sm_<cc>/).
-#   harness/reference_run.sh OUTDIR [steps...]     steps: build check sanitize bench sass (default: all)
+# the SASS of every stage captured for committing (chapters/<chapter>/sass/sm_<cc>/), and the
+# Nsight Compute profiles of every stage (chapters/<chapter>/profiles/sm_<cc>/).
+#   harness/reference_run.sh OUTDIR [steps...]   steps: build check sanitize bench sass profile (default: all)
 set -uo pipefail
-out=${1:?usage: harness/reference_run.sh OUTDIR [build check sanitize bench sass]}
+out=${1:?usage: harness/reference_run.sh OUTDIR [build check sanitize bench sass profile]}
 shift
-steps=${*:-build check sanitize bench sass}
+steps=${*:-build check sanitize bench sass profile}
 mkdir -p "$out"
 cd "$(dirname "$0")/.."
 status=0
@@ -31,20 +32,10 @@ for s in $steps; do
       cp results/*.json "$out/" 2>/dev/null ;;
     sass)
       step "SASS capture"
-      cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
-      python3 - "$cuobjdump" "$out/sass" <<'PY'
-import json, pathlib, subprocess, sys
-cuobjdump, dest = sys.argv[1], pathlib.Path(sys.argv[2])
-for s in json.load(open("build/stages.json"))["stages"]:
-    if s["variant"] != "solution":
-        continue
-    chapter, stage = s["id"].split("/")
-    text = subprocess.run([cuobjdump, "-sass", s["objects"][0]], capture_output=True, text=True, check=True).stdout
-    (dest / chapter).mkdir(parents=True, exist_ok=True)
-    (dest / chapter / f"{stage}.sass").write_text(text)
-    print("captured", s["id"], len(text.splitlines()), "lines")
-PY
-      (cd "$out" && tar czf sass.tgz sass && rm -rf sass) ;;
+      make sass-capture JOBS="$(nproc)" 2>&1 | tee "$out/sass.log" | tail -5 || status=1 ;;
+    profile)
+      step "profile capture"
+      make profile-capture JOBS="$(nproc)" 2>&1 | tee "$out/profile.log" | tail -10 || status=1 ;;
   esac
 done
 exit $status
