@@ -26,6 +26,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #ifdef __CUDACC__
 #define NCC_HD __host__ __device__
@@ -176,7 +178,80 @@ struct stage {
   run_fn run;
 };
 
+// --- a bank of templates (stage 10) ---------------------------------------------------------
+// K templates of one size (w x h), correlated with one image in one call. Every template gets
+// what the single-template entry gives one: K planes of out_w x out_h coefficients, or the sums.
+class bank_problem {
+ public:
+  bank_problem(const course::gray_image &image, std::vector<course::gray_image> templates)
+      : host_image_(image), templates_(std::move(templates)), image_(image, first_of(templates_)) {
+    for (const auto &t : templates_) {
+      if (t.width != templates_[0].width || t.height != templates_[0].height)
+        throw std::invalid_argument("a bank holds templates of one size: " + std::to_string(t.width) + "x" +
+                                    std::to_string(t.height) + " beside " + std::to_string(templates_[0].width) + "x" +
+                                    std::to_string(templates_[0].height));
+      stats_.push_back(stats_of(t));
+    }
+    static std::uint64_t next_id = 0;
+    id_ = ++next_id;
+  }
+  bank_problem(const bank_problem &) = delete;
+  bank_problem &operator=(const bank_problem &) = delete;
+  ~bank_problem() { caches_.clear(); }
+
+  // The image on the device (with the first template, so that v() has the template's size).
+  const problem &image() const { return image_; }
+  const view &v() const { return image_.v(); }
+  int count() const { return int(templates_.size()); }
+  const course::gray_image &host_image() const { return host_image_; }
+  const std::vector<course::gray_image> &templates() const { return templates_; }
+  const template_stats &stats(int k) const { return stats_[std::size_t(k)]; }
+  std::uint64_t id() const { return id_; }
+  std::size_t outputs() const { return image_.outputs(); }  // per template
+
+  template <class T>
+  T &cache(const std::string &key) const {
+    auto &slot = caches_[key];
+    if (!slot) slot = std::make_shared<T>(*this);
+    return *static_cast<T *>(slot.get());
+  }
+
+ private:
+  static const course::gray_image &first_of(const std::vector<course::gray_image> &t) {
+    if (t.empty()) throw std::invalid_argument("a bank of no templates");
+    return t.front();
+  }
+  course::gray_image host_image_;
+  std::vector<course::gray_image> templates_;
+  problem image_;
+  std::vector<template_stats> stats_;
+  std::uint64_t id_ = 0;
+  mutable std::map<std::string, std::shared_ptr<void>> caches_;
+};
+
+// Where a bank call writes. Coefficients: K planes of out_w x out_h, template k's starting at
+// coef + k * outputs(). Sums: SumI and SumISq once (they do not depend on the template), SumIT
+// in K planes.
+struct bank_output {
+  float *coef = nullptr;
+  int *sum_i = nullptr, *sum_isq = nullptr, *sum_it = nullptr;
+  NCC_HD bool sums() const { return coef == nullptr; }
+};
+
+using bank_fn = path (*)(const bank_problem &b, const bank_output &out, cudaStream_t stream);
+
+// A stage that also has the bank form registers it here (stage 10); the others do not.
+struct bank_stage {
+  course::stage_info info;
+  bank_fn run;
+};
+struct bank_registrar {
+  explicit bank_registrar(bank_stage s) { course::registered<bank_stage>().push_back(std::move(s)); }
+};
+
 }  // namespace ncc
 
 #define NCC_STAGE(...) \
   static course::registrar<ncc::stage> COURSE_CONCAT(course_registrar_, __LINE__){ncc::stage{__VA_ARGS__}}
+#define NCC_BANK_STAGE(...) \
+  static ncc::bank_registrar COURSE_CONCAT(ncc_bank_registrar_, __LINE__){ncc::bank_stage{__VA_ARGS__}}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Stage 10 (beyond the book): a bank of K templates at once, on the tensor cores (int8 MMA).
+//
+// Changes from stage 08: K templates of one size are correlated with the image in one call, and
+// SumIT of all of them is one matrix product: for output p = (x, y) and template pixel q = (i, j),
+//     A[p][q] = I(x + i, y + j)  (the image windows, one row per output)
+//     B[q][k] = T_k(i, j)        (the bank, one column per template)
+//     SumIT[p][k] = sum_q A[p][q] B[q][k],
+// taken 16 outputs x 8 templates x 32 template pixels at a time by the warp-wide instruction
+// mma.sync.aligned.m16n8k32 on unsigned bytes (s32 accumulators: exact, as stage 08's dp4a).
+// A is never written to global memory (that is im2col, which cuBLAS needs, see the benchmark):
+// each block copies a band of the image into shared memory once and every warp builds its A
+// fragments from there, 4 window bytes per register (two aligned words and a funnel shift: a
+// window starts at any byte). B is packed once per bank on the host in the fragment order, so a
+// lane loads its two B registers of an n-tile as one 8-byte word. The k dimension is the
+// template's rows padded to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay
+// in whole rows or in one row) and to whole chunks of 32: the padding is zero in B.
+// SumI and SumISq do not depend on the template: they come from the chapter's sliding window
+// sums (ncc::window_sums, as stage 09), and the coefficients from ncc::coefficient, per template.
+// K = 1 (the chapter's single-template entry) runs the same kernel with 7 of the 8 templates of
+// an n-tile zero: it passes every test of the chapter, slowly; the bank is the point.
+// You write: the MMA itself (inline PTX) and the loop over a band's warp tiles, k chunks and
+// fragments.
+// What to look for: in the timing (bench part 3), template-pixel products/s for 32 templates of
+// 16x16 on 1024x1024 against 32 calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM on an im2col
+// matrix (TBD-H100; the design goal is >= 100e12/s, the README explains the arithmetic); in the
+// SASS, IMMA.16832.U8.U8 between LDS, SHF and LDG.E.64, and no im2col store.
+#include "ncc_common.cuh"
+
+#include "common/check.h"
+#include "common/memory.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace {
+
+constexpr int bank_warps = 4, bank_threads = 32 * bank_warps;
+constexpr int band_rows = 8;   // output rows per band (a block walks down the image band by band)
+constexpr int band_cols = 64;  // output columns of a block: 4 m-tiles of 16
+constexpr int mt = 2;          // m-tiles per warp tile: 32 adjacent outputs of one row
+constexpr int warp_tiles = band_rows * (band_cols / (16 * mt));  // per band: 16, 4 per warp
+
+// The padded width of a template row in the k dimension: 32 consecutive k then lie in whole rows
+// (widths 4, 8, 16: 8, 4, 2 rows per chunk of 32) or in one row (multiples of 32).
+int row_pixels(int tw) { return tw <= 4 ? 4 : tw <= 8 ? 8 : tw <= 16 ? 16 : (tw + 31) / 32 * 32; }
+
+// What the kernel receives (by value).
+struct bank_args {
+  ncc::view v;                      // the image and the template size
+  const uint2 *b = nullptr;         // B fragments: [chunk][n-tile][lane], {b0, b1}
+  const int *sum_t = nullptr;       // per template (padded to whole n-tiles)
+  const float *denom_t = nullptr;   // N SumTSq - SumT^2 per template, as float
+  const int *win_i = nullptr;       // window sums (coefficient mode)
+  const unsigned *win_isq = nullptr;
+  int k = 0;                        // templates in the bank
+  int ntiles = 0;                   // n-tiles of 8 templates in B (padded to whole blocks)
+  int groups = 0;                   // k-groups (4 pixels) per padded template row
+  int gc = 0;                       // k-groups of one row in one chunk: min(groups, 8)
+  int rows_per_chunk = 0;           // 8 / gc
+  int pitch_words = 0, tile_rows = 0;  // the shared band: tile_rows x pitch_words 32-bit words
+  int bands = 0;                    // bands of band_rows output rows
+};
+
+// --- given: the band of the image in shared memory --------------------------------------------
+// Words c of tile row r hold image bytes bx0 + 4c .. +3 of row min(by0 + r, H - 1): rows past
+// the image are clamped (they meet zero template rows or feed outputs that are not written),
+// bytes past the row's pitch are 0 (the problem's rows are zero-padded past the width).
+__device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &a, int bx0, int by0) {
+  const int words = a.tile_rows * a.pitch_words;
+  for (int at = int(threadIdx.x); at < words; at += bank_threads) {
+    const int r = at / a.pitch_words, c = at % a.pitch_words;
+    const int y = min(by0 + r, a.v.height - 1), x = bx0 + 4 * c;
+    tile[at] = std::size_t(x) + 4 <= a.v.pitch
+                   ? *reinterpret_cast<const std::uint32_t *>(a.v.image + std::size_t(y) * a.v.pitch + std::size_t(x))
+                   : 0u;
+  }
+}
+
+// --- given: the epilogue ----------------------------------------------------------------------
+// acc[m][n] is the C fragment of m-tile m (outputs x0 + 16m .. +15 of row y) and n-tile nt0 + n:
+// the lane holds rows g and g + 8, templates 8(nt0 + n) + 2t and + 1 (c0, c1: row g; c2, c3:
+// row g + 8). Writes SumIT, or the coefficient from it and the window sums.
+template <int NT, bool Sums>
+__device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][NT][4],
+                                           int x0, int y, int nt0) {
+  const int lane = int(threadIdx.x) & 31, g = lane >> 2, t = lane & 3;
+  const int wo = a.v.out_w();
+  if (y >= a.v.out_h()) return;
+  const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
+#pragma unroll
+  for (int m = 0; m < mt; ++m)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int x = x0 + 16 * m + g + 8 * h;
+      if (x >= wo) continue;
+      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      int si = 0;
+      unsigned sisq = 0;
+      if (!Sums) si = a.win_i[at], sisq = a.win_isq[at];
+#pragma unroll
+      for (int n = 0; n < NT; ++n)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int k = 8 * (nt0 + n) + 2 * t + e;
+          if (k >= a.k) continue;
+          const int sum_it = acc[m][n][2 * h + e];
+          if (Sums) o.sum_it[std::size_t(k) * plane + at] = sum_it;
+          else o.coef[std::size_t(k) * plane + at] = ncc::coefficient(a.v.n, si, sisq, sum_it, a.sum_t[k], a.denom_t[k]);
+        }
+    }
+}
+
+// c += a b for one m16n8k32 tile: a the lane's 4 registers of A (16 x 32 bytes, row-major), b its
+// 2 of B (32 x 8 bytes, column-major), c its 4 accumulators (16 x 8). Pixels are unsigned bytes.
+__device__ __forceinline__ void mma_u8(int (&c)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  __trap();  // m16n8k32 needs SM 8.0; the host runs the fallback below that
+#else
+  // EXERCISE BEGIN: one mma.sync.aligned.m16n8k32 in inline PTX, row-major A and column-major B
+  // of 8-bit elements, 32-bit accumulators read and written in place. Choose the element types
+  // with care: a pixel of 200 must count as 200.
+  COURSE_TODO();
+  // EXERCISE END
+#endif
+}
+
+// One block: 64 output columns (bx0..) x the templates of n-tiles nt0 .. nt0 + NT - 1, over the
+// bands blockIdx.z, blockIdx.z + gridDim.z, ...
+template <int NT, bool Sums>
+__global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::bank_output o) {
+  extern __shared__ std::uint32_t tile[];
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  const int g = lane >> 2, t = lane & 3;  // the fragment coordinates: groupID, thread in group
+  const int bx0 = int(blockIdx.x) * band_cols, nt0 = int(blockIdx.y) * NT;
+  // Where the lane's two k-groups of a chunk (u = t and u = t + 4: 4 pixels each) lie in the
+  // band, in words from the window's first word: row u / gc, word u % gc of the row.
+  const int lane_word[2] = {(t / a.gc) * a.pitch_words + t % a.gc, ((t + 4) / a.gc) * a.pitch_words + (t + 4) % a.gc};
+  const int shift = 8 * (g & 3);  // the byte where output row g's window starts in its word
+  for (int band = int(blockIdx.z); band < a.bands; band += int(gridDim.z)) {
+    const int by0 = band * band_rows;
+    load_band(tile, a, bx0, by0);
+    __syncthreads();
+    // EXERCISE BEGIN: the band's warp tiles (warp_tiles of them: output row wt / 2 of the band,
+    // outputs 32 (wt % 2) .. +31 of the block's columns, mt = 2 m-tiles of 16) shared among the
+    // warps; for each, NT x mt accumulator fragments from 0, then the k chunks: template rows
+    // j0 = 0, rows_per_chunk, ... and within a row words w0 = 0, 8, ... < groups (the order in
+    // which the host packed B). Per chunk: the NT B fragments of the block's n-tiles (one uint2
+    // per lane at a.b[(chunk * a.ntiles + nt0 + n) * 32 + lane]); per m-tile the 4 A registers,
+    // each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in
+    // the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k);
+    // then the NT MMAs. Hand each warp tile to store_tile. Watch the last chunk of a template
+    // whose height is not a multiple of rows_per_chunk, and the tile: the next band overwrites it.
+    COURSE_TODO();
+    // EXERCISE END
+  }
+}
+
+// --- the host side ------------------------------------------------------------------------------
+// What the stage keeps per problem (or per bank): the bank packed as B fragments, the template
+// statistics, the window sums' workspace, the kernel's geometry; per-template problems for the
+// fallback where the kernel cannot run (SM below 8.0, or a band over the shared memory).
+struct bank_state {
+  explicit bank_state(const ncc::problem &p) : bank_state(p, std::vector<course::gray_image>{p.host_template()}, nullptr) {}
+  explicit bank_state(const ncc::bank_problem &b) : bank_state(b.image(), b.templates(), &b.host_image()) {}
+
+  // host_image: for the fallback of a bank (one problem per template), if it is needed.
+  bank_state(const ncc::problem &image, const std::vector<course::gray_image> &templates,
+             const course::gray_image *host_image)
+      : ws(image), k(int(templates.size())) {
+    const ncc::view &v = image.v();
+    const int tw = v.tw, th = v.th, tw_pad = row_pixels(tw);
+    args.k = k;
+    args.groups = tw_pad / 4;
+    args.gc = std::min(args.groups, 8);
+    args.rows_per_chunk = 8 / args.gc;
+    const int th_pad = (th + args.rows_per_chunk - 1) / args.rows_per_chunk * args.rows_per_chunk;
+    const int wchunks = args.groups / args.gc;  // chunks per row group: 1, or tw_pad / 32
+    const int chunks = th_pad / args.rows_per_chunk * wchunks;
+    // The band: every word the warps read, the funnel shift's next word included (the README
+    // derives it): 16 + groups words a row, band_rows + th_pad - 1 rows.
+    args.pitch_words = band_cols / 4 + args.groups + 2;
+    args.tile_rows = band_rows + th_pad - 1;
+    args.bands = (v.out_h() + band_rows - 1) / band_rows;
+    const int ntiles = (k + 7) / 8;
+    nt = ntiles >= 3 ? 4 : ntiles;  // n-tiles per block: 1, 2 or 4 (32 templates)
+    args.ntiles = (ntiles + nt - 1) / nt * nt;
+
+    // B in fragment order: chunk c covers template rows j0 = (c / wchunks) * rows_per_chunk ..
+    // and words w0 = (c % wchunks) * 8 ..; lane (g, t) of n-tile n holds template 8n + g, its
+    // k-groups u = t (b0) and t + 4 (b1), each 4 pixels of row j0 + u / gc from 4 (w0 + u % gc).
+    std::vector<uint2> frags(std::size_t(chunks) * std::size_t(args.ntiles) * 32);
+    for (int c = 0; c < chunks; ++c)
+      for (int n = 0; n < args.ntiles; ++n)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int g = lane >> 2, t = lane & 3, kk = 8 * n + g;
+          std::uint32_t w[2] = {0, 0};
+          for (int r = 0; r < 2; ++r) {
+            const int u = t + 4 * r;
+            const int j = c / wchunks * args.rows_per_chunk + u / args.gc, i = 4 * ((c % wchunks) * 8 + u % args.gc);
+            for (int b = 0; b < 4; ++b)
+              if (kk < k && j < th && i + b < tw) w[r] |= std::uint32_t(templates[std::size_t(kk)].at(i + b, j)) << (8 * b);
+          }
+          frags[(std::size_t(c) * std::size_t(args.ntiles) + std::size_t(n)) * 32 + std::size_t(lane)] = uint2{w[0], w[1]};
+        }
+    std::vector<int> sum_t(std::size_t(args.ntiles) * 8, 0);
+    std::vector<float> denom_t(sum_t.size(), 0.0f);
+    for (int kk = 0; kk < k; ++kk) {
+      const ncc::template_stats s = ncc::stats_of(templates[std::size_t(kk)]);
+      sum_t[std::size_t(kk)] = int(s.sum), denom_t[std::size_t(kk)] = float(s.denom());
+    }
+    b = course::device_buffer<uint2>(frags.size());
+    d_sum_t = course::device_buffer<int>(sum_t.size());
+    d_denom_t = course::device_buffer<float>(denom_t.size());
+    CUDA_CHECK(cudaMemcpy(b.get(), frags.data(), frags.size() * sizeof(uint2), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_sum_t.get(), sum_t.data(), sum_t.size() * sizeof(int), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_denom_t.get(), denom_t.data(), denom_t.size() * sizeof(float), cudaMemcpyHostToDevice));
+    args.b = b.get(), args.sum_t = d_sum_t.get(), args.denom_t = d_denom_t.get();
+
+    int device = 0, major = 0, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    smem = std::size_t(args.tile_rows) * std::size_t(args.pitch_words) * sizeof(std::uint32_t);
+    runs = major >= 8 && smem <= std::size_t(optin);
+    if (!runs && host_image)  // the fallback of a bank: one problem per template
+      for (const auto &t : templates) fallback.push_back(std::make_unique<ncc::problem>(*host_image, t));
+    // The copies above are from pageable memory: wait, so work on any stream sees them.
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  ncc::window_workspace ws;
+  int k = 0, nt = 1, sms = 1;
+  bank_args args;
+  course::device_buffer<uint2> b;
+  course::device_buffer<int> d_sum_t;
+  course::device_buffer<float> d_denom_t;
+  std::size_t smem = 0;
+  bool runs = false;
+  mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance (NT 1, 2, 4; Sums), once known
+  std::vector<std::unique_ptr<ncc::problem>> fallback;
+};
+
+template <int NT, bool Sums>
+void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cudaStream_t stream) {
+  auto kernel = corr_bank_mma<NT, Sums>;
+  static std::size_t allowed = 48 * 1024;  // dynamic shared memory this instance may take now
+  if (st.smem > allowed) {
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(st.smem)));
+    allowed = st.smem;
+  }
+  int &blocks_per_sm = st.occupancy[NT == 4 ? 2 : NT - 1][Sums ? 1 : 0];
+  if (blocks_per_sm == 0) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
+    blocks_per_sm = std::max(1, blocks_per_sm);
+  }
+  // Enough blocks to fill the GPU once, each walking at least 2 bands (so that blocks reuse their
+  // shared band even on small images: the barrier at the end of a band is exercised).
+  const unsigned gx = ncc::ceil_div(a.v.out_w(), band_cols), gy = unsigned(a.ntiles / NT);
+  const long long resident = (long long)st.sms * blocks_per_sm;
+  const long long per_block =
+      std::max(2LL, ((long long)a.bands * gx * gy + resident - 1) / resident);
+  const unsigned gz = unsigned((a.bands + per_block - 1) / per_block);
+  kernel<<<dim3(gx, gy, gz), bank_threads, st.smem, stream>>>(a, out);
+  CUDA_CHECK_LAUNCH();
+}
+
+ncc::path run_bank_state(const bank_state &st, const ncc::view &v, const ncc::bank_output &out, cudaStream_t stream) {
+  int *si = out.sums() ? out.sum_i : st.ws.sum_i.get();
+  unsigned *sisq = out.sums() ? reinterpret_cast<unsigned *>(out.sum_isq) : st.ws.sum_isq.get();
+  ncc::window_sums(v, si, sisq, st.ws.rows.get(), stream);
+  bank_args a = st.args;
+  a.v = v, a.win_i = si, a.win_isq = sisq;
+  auto go = [&](auto nt) {
+    constexpr int NT = decltype(nt)::value;
+    if (out.sums()) launch<NT, true>(st, a, out, stream);
+    else launch<NT, false>(st, a, out, stream);
+  };
+  if (st.nt == 1) go(std::integral_constant<int, 1>{});
+  else if (st.nt == 2) go(std::integral_constant<int, 2>{});
+  else go(std::integral_constant<int, 4>{});
+  return ncc::path::own;
+}
+
+// The chapter's entry: a bank of one template.
+ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
+  const bank_state &st = p.cache<bank_state>("10_tensor_bank");
+  if (!st.runs) return ncc::run_tex_tex_fallback(p, out, stream);
+  ncc::bank_output bo;
+  bo.coef = out.coef, bo.sum_i = out.sum_i, bo.sum_isq = out.sum_isq, bo.sum_it = out.sum_it;
+  return run_bank_state(st, p.v(), bo, stream);
+}
+
+// The bank's entry: K templates in one call.
+ncc::path run_bank(const ncc::bank_problem &b, const ncc::bank_output &out, cudaStream_t stream) {
+  const bank_state &st = b.cache<bank_state>("10_tensor_bank");
+  if (st.runs) return run_bank_state(st, b.v(), out, stream);
+  const std::size_t plane = b.outputs();
+  for (int k = 0; k < b.count(); ++k) {
+    const ncc::problem &p = st.fallback.empty() ? b.image() : *st.fallback[std::size_t(k)];
+    ncc::output o;
+    if (out.sums()) o.sum_i = out.sum_i, o.sum_isq = out.sum_isq, o.sum_it = out.sum_it + std::size_t(k) * plane;
+    else o.coef = out.coef + std::size_t(k) * plane;
+    ncc::run_tex_tex_fallback(p, o, stream);
+  }
+  return ncc::path::tex_tex_fallback;
+}
+
+}  // namespace
+
+NCC_STAGE(COURSE_THIS_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)"), run);
+NCC_BANK_STAGE(COURSE_THIS_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)"), run_bank);
