@@ -12,6 +12,9 @@
 //   still give the right answer (the book's stages fall back to texture-texture; they must say so).
 // - Where NPP is present: NPP's NormLevel coefficients agree with the stage's within 1e-3.
 // - The seeded sweep ([sweep]): random image and template sizes, both modes, outputs misaligned.
+// - The bank form (stages that have one, 10): K templates in one call, every plane against its
+//   template's host reference, at K = 1, 3, 32, 8x8, 16x16 and 13x11, saturated pixels, flat
+//   templates, the largest sums; and a bank sweep (tagged [sweep] too).
 // Outputs are poisoned (NaN / -1) and surrounded by guards that must stay poisoned. The inputs
 // have no guard rows: a valid window never reaches below the image, so a row read past the bottom
 // can only feed outputs that are not written; memcheck (make sanitize) is what sees such a read,
@@ -422,6 +425,227 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
       if ((mode == 0) == sums_first) compare_sums(who, run_sums(p, nullptr, at), want);
       else compare_coefficients(who, run_coefficients(p, nullptr, at), want_coef);
     }
+  }
+  SUCCEED();
+}
+
+// --- the bank form: K templates in one call (stages that have it: 10_tensor_bank) ---------------
+// Every plane against the single-template host reference of its template: SumI and SumISq
+// (written once) and each template's SumIT exactly, each template's coefficients within the
+// bound. Stages without a bank form pass these cases without running anything.
+namespace {
+
+const ncc::bank_stage *bank_under_test() {
+  const auto &banks = course::registered<ncc::bank_stage>();
+  return banks.empty() ? nullptr : &banks.front();
+}
+
+std::vector<course::gray_image> random_bank(int k, int tw, int th, std::uint64_t seed) {
+  std::vector<course::gray_image> bank;
+  for (int i = 0; i < k; ++i) bank.push_back(random_image(tw, th, seed + 1 + std::uint64_t(i)));
+  return bank;
+}
+
+std::string describe_bank(const course::gray_image &img, const std::vector<course::gray_image> &bank,
+                          const placement &at = placement{}) {
+  return describe(img, bank.front(), at) + ", bank of " + std::to_string(bank.size());
+}
+
+// Runs the bank in both modes into poisoned, guarded outputs placed as `at` and checks every plane.
+void check_bank(const ncc::bank_stage &stage, const course::gray_image &img, const std::vector<course::gray_image> &bank,
+                const std::string &kind = "", const placement &at = placement{}, bool sums_first = true) {
+  ncc::bank_problem b(img, bank);
+  const std::size_t n = b.outputs(), K = bank.size();
+  const std::string who = describe_bank(img, bank, at) + kind;
+  std::vector<ncc::host_sums> want;
+  for (const auto &t : bank) want.push_back(ncc::host_reference_sums(img, t));
+  for (int mode = 0; mode < 2; ++mode) {
+    if ((mode == 0) == sums_first) {
+      auto si = course::test::guarded<int>::output(n, at.offset[0]), sisq = course::test::guarded<int>::output(n, at.offset[1]),
+           sit = course::test::guarded<int>::output(K * n, at.offset[2]);
+      ncc::bank_output o;
+      o.sum_i = si.get(), o.sum_isq = sisq.get(), o.sum_it = sit.get();
+      stage.run(b, o, at.stream);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const course::test::guarded<int> *outs[] = {&si, &sisq, &sit};
+      for (int s = 0; s < 3; ++s) {
+        const std::string damage = outs[s]->guard_damage();
+        if (!damage.empty()) FAIL(who << ": " << sum_names[s] << " written outside the output (" << damage << ")");
+      }
+      device_sums got;
+      got.sum[0] = si.download(), got.sum[1] = sisq.download();
+      const std::vector<int> all = sit.download();
+      for (std::size_t k = 0; k < K; ++k) {
+        got.sum[2].assign(all.begin() + std::ptrdiff_t(k * n), all.begin() + std::ptrdiff_t((k + 1) * n));
+        compare_sums(who + ", template " + std::to_string(k), got, want[k]);
+      }
+    } else {
+      auto c = course::test::guarded<float>::output(K * n, at.offset[0]);
+      ncc::bank_output o;
+      o.coef = c.get();
+      stage.run(b, o, at.stream);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const std::string damage = c.guard_damage();
+      if (!damage.empty()) FAIL(who << ": coefficients written outside the output (" << damage << ")");
+      const std::vector<float> all = c.download();
+      for (std::size_t k = 0; k < K; ++k) {
+        const std::vector<float> plane(all.begin() + std::ptrdiff_t(k * n), all.begin() + std::ptrdiff_t((k + 1) * n));
+        compare_coefficients(who + ", template " + std::to_string(k), plane, ncc::host_coefficients(want[k], b.stats(int(k))));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a bank of templates: every plane equals its template's reference", "[ncc][bank]") {
+  const ncc::bank_stage *stage = bank_under_test();
+  if (!stage) {
+    SUCCEED("no bank form in this stage");
+    return;
+  }
+  // K = 1, 3 and 32 (one n-tile mostly padding; one full block of 32), templates 8x8 and 16x16
+  // (whole chunks of 32 pixels) and 13x11 (rows padded to 16, the last chunk half a row pair);
+  // images whose outputs are no multiple of the 64 x 8 band.
+  const size_case cases[] = {{173, 91, 8, 8}, {131, 67, 16, 16}, {200, 45, 13, 11}};
+  for (int k : {1, 3, 32})
+    for (const auto &c : cases) {
+      const std::uint64_t seed = course::fresh_seed();
+      INFO("seed " << seed);
+      check_bank(*stage, random_image(c.w, c.h, seed), random_bank(k, c.tw, c.th, seed + 100));
+    }
+}
+
+TEST_CASE("a bank at the extremes: saturated pixels, flat templates, the largest sums", "[ncc][bank][extreme]") {
+  const ncc::bank_stage *stage = bank_under_test();
+  if (!stage) {
+    SUCCEED("no bank form in this stage");
+    return;
+  }
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  // Pixels 0 or 255 only, in image and templates; among the templates a flat 255, a flat 0 (no
+  // defined coefficient: 0, as everywhere in the chapter) and one full-range. 11 templates: two
+  // n-tiles, the second mostly padding.
+  auto saturated = [](int w, int h, std::uint64_t s) {
+    course::gray_image img(w, h);
+    for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = course::random_int(s, i, 0, 1) ? 255 : 0;
+    return img;
+  };
+  for (const size_case c : {size_case{150, 77, 16, 16}, size_case{97, 50, 13, 11}, size_case{70, 33, 8, 8}}) {
+    std::vector<course::gray_image> bank;
+    for (int k = 0; k < 8; ++k) bank.push_back(saturated(c.tw, c.th, seed + 10 + std::uint64_t(k)));
+    bank.push_back(course::gray_image(c.tw, c.th, 255));
+    bank.push_back(course::gray_image(c.tw, c.th, 0));
+    bank.push_back(random_image(c.tw, c.th, seed + 30));
+    check_bank(*stage, saturated(c.w, c.h, seed), bank, ", pixels 0/255, flat templates 255 and 0");
+  }
+  // A flat image: every plane 0, never NaN.
+  {
+    ncc::bank_problem b(course::gray_image(90, 40, 200), random_bank(5, 12, 9, seed + 40));
+    course::device_buffer<float> c(5 * b.outputs());
+    ncc::bank_output o;
+    o.coef = c.get();
+    stage->run(b, o, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    for (float v : course::test::copy_to_host(c.get(), c.size())) REQUIRE(v == 0.0f);
+  }
+  // The largest sums: 181 x 181 pixels of 254/255 against templates of 254/255 and 255, SumIT
+  // up to 32761 x 65025 = 2.13e9, just under 2^31 (the 32-bit accumulators must not wrap).
+  {
+    auto bright = [](int w, int h, std::uint64_t s) {
+      course::gray_image img(w, h);
+      for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = std::uint8_t(course::random_int(s, i, 254, 255));
+      return img;
+    };
+    std::vector<course::gray_image> bank = {bright(181, 181, seed + 50), course::gray_image(181, 181, 255)};
+    check_bank(*stage, bright(200, 190, seed + 51), bank, ", the largest template, pixels near 255");
+  }
+}
+
+TEST_CASE("a bank: one size only, not empty; repeated calls allocate nothing", "[ncc][bank]") {
+  const ncc::bank_stage *stage = bank_under_test();
+  if (!stage) {
+    SUCCEED("no bank form in this stage");
+    return;
+  }
+  const auto img = random_image(100, 60, 61);
+  std::vector<course::gray_image> mixed = {random_image(8, 8, 62), random_image(8, 9, 63)};
+  CHECK_THROWS_AS(ncc::bank_problem(img, mixed), std::invalid_argument);
+  CHECK_THROWS_AS(ncc::bank_problem(img, std::vector<course::gray_image>{}), std::invalid_argument);
+  REQUIRE(course::test::allocation_tracking_active());
+  const auto at_start = course::test::live_allocations();
+  {
+    ncc::bank_problem b(img, random_bank(9, 16, 16, 64));
+    course::device_buffer<float> coef(9 * b.outputs());
+    course::device_buffer<int> a(b.outputs()), s(b.outputs()), d(9 * b.outputs());
+    ncc::bank_output coefficients, sums;
+    coefficients.coef = coef.get();
+    sums.sum_i = a.get(), sums.sum_isq = s.get(), sums.sum_it = d.get();
+    course::test::check_no_net_allocations("stage " + stage->info.id + ", a bank of 9", [&] {
+      stage->run(b, coefficients, nullptr);
+      stage->run(b, sums, nullptr);
+    });
+  }
+  CHECK(course::test::live_allocations() == at_start);
+}
+
+// The bank's seeded sweep: K of 1..40, templates of 1..40 a side (the row paddings 4, 8, 16, 32,
+// 64 and their edges), images near multiples of the band (64 x 8) and of the words; pixels
+// uniform, low contrast, near 255 or half flat; some templates flat or cut from the image; the
+// outputs misaligned on their own, some calls on a non-blocking stream, both modes in either
+// order. Each case is held to 2e7 multiply-adds of host reference.
+TEST_CASE("seeded random sweep of template banks", "[sweep][bank]") {
+  const ncc::bank_stage *stage = bank_under_test();
+  if (!stage) {
+    SUCCEED("no bank form in this stage");
+    return;
+  }
+  course::test::sweep_rng rng(course::fresh_seed());
+  INFO("sweep seed " << rng.seed());
+  const std::vector<std::size_t> boundaries = {4, 8, 16, 32, 64};
+  course::stream side;
+  for (int c = 0; c < 24; ++c) {
+    const int K = rng.chance(0.3) ? int(rng.pick({1, 8, 9, 16, 24, 32, 33})) : int(rng.between(1, 40));
+    int tw = rng.chance(0.4) ? int(rng.pick({1, 4, 5, 8, 9, 16, 17, 32, 33})) : int(rng.between(1, 40));
+    int th = rng.chance(0.5) ? tw : int(rng.between(1, 40));
+    int w = std::max<int>(tw, int(rng.awkward_size(boundaries, 300)));
+    int h = std::max<int>(th, int(rng.awkward_size(boundaries, 200)));
+    const std::int64_t cap = 20000000, per_output = std::int64_t(K) * tw * th;
+    std::int64_t out_w = w - tw + 1, out_h = h - th + 1;
+    if (out_w * out_h * per_output > cap) out_h = std::max<std::int64_t>(1, cap / (out_w * per_output));
+    if (out_w * out_h * per_output > cap) out_w = std::max<std::int64_t>(1, cap / (out_h * per_output));
+    w = int(out_w) + tw - 1, h = int(out_h) + th - 1;
+    const std::uint64_t seed = rng.bits();
+    std::string kind;
+    course::gray_image img;
+    const std::size_t content = rng.below(8);
+    if (content < 5) {
+      img = random_image(w, h, seed);
+    } else if (content == 5) {
+      const int lo = int(rng.between(0, 250));
+      img = random_image(w, h, seed, lo, lo + 4);
+      kind += ", pixels " + std::to_string(lo) + ".." + std::to_string(lo + 4);
+    } else if (content == 6) {
+      img = random_image(w, h, seed, 250, 255);
+      kind += ", pixels near 255";
+    } else {
+      img = random_image(w, h, seed);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w / 2; ++x) img.at(x, y) = 7;
+      kind += ", left half flat";
+    }
+    std::vector<course::gray_image> bank = random_bank(K, tw, th, seed);
+    for (auto &t : bank) {
+      const std::size_t what = rng.below(10);
+      if (what == 0) t = course::gray_image(tw, th, std::uint8_t(rng.below(256)));
+      else if (what == 1) t = img.crop(int(rng.below(std::size_t(w - tw + 1))), int(rng.below(std::size_t(h - th + 1))), tw, th);
+    }
+    placement at;
+    for (auto &o : at.offset) o = rng.below(4);
+    if (rng.chance(0.25)) at.stream = side;
+    INFO("case " << c << " (case seed " << seed << ")");
+    check_bank(*stage, img, bank, kind + " (case seed " + std::to_string(seed) + ")", at, rng.chance(0.5));
   }
   SUCCEED();
 }
