@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build check progress tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture plots doctor exercises reset clean
+.PHONY: help deps configure build check progress tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -28,6 +28,17 @@ ARGS_ERROR := $(shell $(PYTHON) harness/course.py validate $(filter $(VALIDATED)
   $(call quote,ARGS=$(ARGS)))
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
+endif
+endif
+
+# The profile targets check their stage names the same way (harness/profile.py validate).
+PROFILE_GOALS := $(filter profile profile-diff profile-capture,$(MAKECMDGOALS))
+ifneq ($(PROFILE_GOALS),)
+PROFILE_ERROR := $(shell $(PYTHON) harness/profile.py validate $(call quote,$(PROFILE_GOALS)) \
+  $(call quote,STAGE=$(STAGE)) $(call quote,A=$(A)) $(call quote,B=$(B)) \
+  $(call quote,CHAPTER=$(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER))))
+ifneq ($(PROFILE_ERROR),)
+$(error $(PROFILE_ERROR))
 endif
 endif
 
@@ -48,6 +59,11 @@ help:
 	@echo "  make sass-count STAGE=...    instruction counts by class"
 	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
 	@echo "  make sass-capture            (GPU machine, cuobjdump) capture every stage's SASS into chapters/*/sass/sm_90/"
+	@echo "  make profile STAGE=12-reduction/10_fastest [SECTIONS=dram,stall]   Nsight Compute metrics of a stage's kernels"
+	@echo "                               (no GPU, no ncu or no counter permission: the profile captured on the reference GPU)"
+	@echo "  make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest   two stages' metrics side by side"
+	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into chapters/*/profiles/sm_90/"
+	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (harness/perf_bounds.json)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
 	@echo "  make exercises               regenerate chapters/ stage files from solutions/ (keeps your regions)"
@@ -125,6 +141,26 @@ sass-diff:
 # On the GPU machine (cuobjdump): every solution stage's SASS into chapters/<chapter>/sass/sm_90/.
 sass-capture: configure
 	@$(PYTHON) harness/sass.py capture-all --build $(BUILD) --jobs $(JOBS)
+
+# Nsight Compute (harness/profile.py): the stage's name is checked before anything is built; with a
+# GPU and ncu the chapter's bench runs under ncu for that stage's one profiled call; without them (or
+# without counter permission) the capture committed from the reference GPU is read, and said so.
+PROFILE = $(PYTHON) harness/profile.py
+PROFILE_BUILD = --build $(BUILD) --jobs $(JOBS) --configure "$(MAKE) --no-print-directory configure BUILD=$(BUILD)"
+
+profile:
+	@$(PROFILE) show $(PROFILE_BUILD) $(if $(SECTIONS),--sections $(call quote,$(SECTIONS))) $(call quote,$(STAGE))
+
+profile-diff:
+	@$(PROFILE) diff $(PROFILE_BUILD) $(if $(SECTIONS),--sections $(call quote,$(SECTIONS))) $(call quote,$(A)) $(call quote,$(B))
+
+# On the GPU machine: one ncu run per chapter (every profile: range at once); CHAPTER= one chapter.
+profile-capture:
+	@$(PROFILE) capture $(PROFILE_BUILD) $(if $(filter command line,$(origin CHAPTER)),--chapter $(call quote,$(CHAPTER)))
+
+# GPU only, never in CI and not part of make check: counter bounds that catch a regression.
+check-perf:
+	@$(PROFILE) check-perf $(PROFILE_BUILD)
 
 plots:
 	@py="$(PLOT_PYTHON)"; if [ -z "$$py" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi; \

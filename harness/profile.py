@@ -1,0 +1,964 @@
+#!/usr/bin/env python3
+"""Nsight Compute profiles of the course's stages: the counters that explain each optimisation.
+
+    profile.py show STAGE [--sections LIST] [--offline]    one stage's kernels, the chapter's metrics
+    profile.py diff A B [--offline]                         two stages side by side, with B/A
+    profile.py capture [--chapter CH] [--per-stage]         (GPU) every stage into chapters/*/profiles/sm_90/
+    profile.py check-perf [--offline]                       (GPU) harness/perf_bounds.json against fresh profiles
+    profile.py metrics                                      the metrics collected, and why
+
+STAGE is <chapter>/<stage> (an unambiguous start is enough: 12-reduction/10), exercise/<chapter>/<stage>
+for the exercise's bench, or <chapter>/baseline for the chapter's library row (CUB, cuBLAS, NPP).
+
+How one stage is profiled (the contract with the bench harness): the chapter's bench wraps ONE call
+of each progression row's function, after its warm-ups and outside its timed events, in an NVTX
+push/pop range named profile:<chapter>:<label>. So
+
+    ncu --nvtx --nvtx-include "regex:profile:<chapter>:<stage>( .*)?/" --metrics ... \\
+        build/bin/bench-<chapter> --only '^<stage>( .*)?$' --repeats 3 --results <scratch>
+
+profiles every kernel that one call launches (several for multi-pass stages), at the bench size,
+and nothing else. The metrics are named one by one (--metrics) rather than as whole sections:
+fewer replay passes, and names that do not move between Nsight Compute versions. The raw page
+(--page raw --csv) gives one row per kernel with one column per metric.
+
+Without a GPU, without ncu, or when ncu may not read the counters (ERR_NVGPUCTRPERM), the profile
+captured on the reference GPU (chapters/<chapter>/profiles/sm_90/<stage>.csv) is shown instead, and
+a line on stderr says so. A capture is compact text: a '#' line (stage, GPU, ncu version, date,
+command), then one row per kernel and metric: label,launch,kernel,metric,unit,value.
+
+Exit status: 0 ok, 1 nothing to show (no capture yet, no kernels, bench not migrated, a bound
+failed), 2 usage (a bad stage name), 3 a GPU or ncu is needed and missing.
+"""
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
+
+ROOT = course.ROOT
+ARCH = course.REFERENCE_ARCH
+PREFIX = "profile"
+BASELINE = "baseline"
+BOUNDS = Path(__file__).resolve().parent / "perf_bounds.json"
+PERMISSION_FIX = ("load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0 (echo 'options nvidia "
+                  "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/nvidia-profiling.conf, "
+                  "then reboot), or run as root / with CAP_SYS_ADMIN")
+
+
+class UsageError(Exception):
+    """A message for the user, with the exit status."""
+
+    def __init__(self, message, status=2):
+        super().__init__(message)
+        self.status = status
+
+
+# ---------------------------------------------------------------- what is collected
+
+# Warp states (WarpStateStats): smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio is
+# the number of warps waiting for that reason per issued instruction, so the reasons add up to the
+# average latency between two instructions of a warp (in cycles).
+STALL_REASONS = ["long_scoreboard", "short_scoreboard", "barrier", "membar", "wait", "math_pipe_throttle",
+                 "mio_throttle", "lg_throttle", "tex_throttle", "not_selected", "selected", "dispatch_stall",
+                 "drain", "imc_miss", "no_instruction", "branch_resolving", "sleeping", "misc"]
+
+
+def stall_metric(reason):
+    return f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
+
+
+# (raw metric, section it comes from, what it says). Every name is a plain raw metric; sections are
+# named only for the reader (ncu --section would add metrics we do not print, and passes).
+METRICS = [
+    ("gpu__time_duration.sum", "SpeedOfLight", "kernel duration (ns)"),
+    ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "SpeedOfLight", "compute (SM) throughput, % of peak"),
+    ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "SpeedOfLight",
+     "memory throughput (busiest unit), % of peak"),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "SpeedOfLight", "DRAM throughput, % of peak"),
+    ("dram__bytes_read.sum", "MemoryWorkloadAnalysis", "DRAM bytes read"),
+    ("dram__bytes_write.sum", "MemoryWorkloadAnalysis", "DRAM bytes written"),
+    ("lts__t_sector_hit_rate.pct", "MemoryWorkloadAnalysis", "L2 hit rate"),
+    ("l1tex__t_sector_hit_rate.pct", "MemoryWorkloadAnalysis", "L1/TEX hit rate"),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "MemoryWorkloadAnalysis", "global load sectors (32 B)"),
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "MemoryWorkloadAnalysis", "global load requests (one per warp instruction)"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "MemoryWorkloadAnalysis", "shared load bank conflicts"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "MemoryWorkloadAnalysis", "shared store bank conflicts"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "MemoryWorkloadAnalysis", "shared load wavefronts"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "MemoryWorkloadAnalysis", "shared store wavefronts"),
+    ("smsp__inst_executed_op_shared_ld.sum", "InstructionStats", "shared load instructions (warp)"),
+    ("smsp__inst_executed_op_shared_st.sum", "InstructionStats", "shared store instructions (warp)"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "Occupancy", "achieved occupancy"),
+    ("sm__maximum_warps_per_active_cycle_pct", "Occupancy", "theoretical occupancy"),
+    ("launch__registers_per_thread", "LaunchStats", "registers per thread"),
+    ("launch__block_size", "LaunchStats", "threads per block"),
+    ("launch__grid_size", "LaunchStats", "blocks"),
+    ("smsp__inst_executed.sum", "InstructionStats", "warp instructions executed"),
+    ("smsp__thread_inst_executed.sum", "InstructionStats", "thread instructions executed"),
+    ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "InstructionStats", "FFMA (thread)"),
+    ("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "InstructionStats", "FADD (thread)"),
+    ("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "InstructionStats", "FMUL (thread)"),
+    ("sass__inst_executed_per_opcode", "InstructionStats", "warp instructions by opcode (IMAD, IDP, MUFU, ...)"),
+    ("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "FMA pipe (FP32, IMAD, IDP)"),
+    ("sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "FMA-heavy pipe"),
+    ("sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "ALU pipe (integer, logic)"),
+    ("sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "XU pipe (MUFU: rsqrt, ...)"),
+    ("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "LSU pipe (loads, stores, shuffles)"),
+] + [(stall_metric(r), "WarpStateStats", f"stall: {r.replace('_', ' ')}") for r in STALL_REASONS]
+
+METRIC_NAMES = [m for m, _, _ in METRICS]
+INSTANCED = {"sass__inst_executed_per_opcode"}
+DURATION = "gpu__time_duration.sum"
+
+
+# ---------------------------------------------------------------- what is shown
+
+@dataclass
+class Row:
+    key: str
+    title: str
+    fmt: str = "{:.1f}"
+    higher_is: str = ""     # for the reader of a diff: "better", "worse" or ""
+
+
+ROWS = {r.key: r for r in [
+    Row("kernels", "kernels launched", "{:.0f}"),
+    Row("time_us", "duration (us)", "{:.1f}", "worse"),
+    Row("dram_pct", "DRAM throughput (% of peak)", "{:.1f}", "better"),
+    Row("dram_gbs", "DRAM GB/s (read + write)", "{:.0f}", "better"),
+    Row("dram_mb", "DRAM MB moved", "{:.1f}"),
+    Row("mem_pct", "memory throughput, busiest unit (%)", "{:.1f}"),
+    Row("sm_pct", "SM throughput (% of peak)", "{:.1f}"),
+    Row("l1_hit", "L1/TEX hit rate (%)", "{:.1f}"),
+    Row("l2_hit", "L2 hit rate (%)", "{:.1f}"),
+    Row("ld_bytes_per_request", "global load bytes per request", "{:.0f}"),
+    Row("occupancy", "achieved occupancy (%)", "{:.1f}"),
+    Row("occupancy_theoretical", "theoretical occupancy (%)", "{:.1f}"),
+    Row("registers", "registers per thread", "{:.0f}"),
+    Row("stall_total", "cycles between a warp's instructions", "{:.1f}"),
+    Row("stalls", "top stalls (warps per issue)", "{}"),
+    Row("bank_conflicts", "shared bank conflicts", "{:.0f}", "worse"),
+    Row("shared_wavefronts", "shared wavefronts per instruction", "{:.2f}", "worse"),
+    Row("pipe_fma", "FMA pipe (% of peak)", "{:.1f}"),
+    Row("pipe_fmaheavy", "FMA-heavy pipe (% of peak)", "{:.1f}"),
+    Row("pipe_alu", "ALU pipe (% of peak)", "{:.1f}"),
+    Row("pipe_xu", "XU pipe, MUFU (% of peak)", "{:.1f}"),
+    Row("pipe_lsu", "LSU pipe (% of peak)", "{:.1f}"),
+    Row("inst", "warp instructions executed (M)", "{:.2f}"),
+    Row("ffma", "FFMA executed (M, warp)", "{:.2f}"),
+    Row("imad", "IMAD executed (M, warp)", "{:.2f}"),
+    Row("idp", "IDP4A executed (M, warp)", "{:.2f}"),
+    Row("mufu", "MUFU executed (M, warp)", "{:.2f}"),
+]}
+
+COMMON_ROWS = ["kernels", "time_us", "dram_pct", "dram_gbs", "sm_pct", "occupancy", "occupancy_theoretical",
+               "registers", "stall_total", "stalls", "inst"]
+# The metrics that teach each chapter (issue 19): the common ones, then these.
+CHAPTER_ROWS = {
+    "11-streaming": ["dram_mb", "ld_bytes_per_request", "l2_hit", "pipe_fma", "pipe_lsu"],
+    "12-reduction": ["ld_bytes_per_request", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_alu", "pipe_lsu"],
+    "13-scan": ["dram_mb", "ld_bytes_per_request", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_alu"],
+    "14-nbody": ["l1_hit", "bank_conflicts", "shared_wavefronts", "pipe_fma", "pipe_fmaheavy", "pipe_xu", "ffma", "mufu"],
+    "15-ncc": ["l1_hit", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_fma", "pipe_fmaheavy", "pipe_alu",
+               "imad", "idp"],
+}
+ALL_ROWS = list(ROWS)
+
+
+def rows_for(chapter, sections=None):
+    """Row keys to print: the chapter's, or those whose key or title matches one of SECTIONS."""
+    keys = COMMON_ROWS + CHAPTER_ROWS.get(chapter, [r for r in ALL_ROWS if r not in COMMON_ROWS])
+    if sections:
+        words = [w.strip().lower() for w in re.split(r"[,\s]+", sections) if w.strip()]
+        if "all" in words:
+            return ALL_ROWS
+        keys = [k for k in ALL_ROWS if any(w in k or w in ROWS[k].title.lower() for w in words)]
+        if not keys:
+            raise UsageError(f"profile: SECTIONS='{sections}' matches no metric; words like dram, stall, "
+                             f"occupancy, pipe, shared, l2, or all (the metrics: {', '.join(ALL_ROWS)})")
+    return keys
+
+
+# ---------------------------------------------------------------- parsing ncu's raw CSV
+
+@dataclass
+class Launch:
+    label: str              # the NVTX range's label (10_fastest), '' when outside any profile: range
+    index: int              # ncu's result ID
+    kernel: str
+    values: dict = field(default_factory=dict)      # metric -> float
+    units: dict = field(default_factory=dict)       # metric -> unit
+    opcodes: dict = field(default_factory=dict)     # opcode -> warp instructions (sass__inst_executed_per_opcode)
+
+    def get(self, metric):
+        return self.values.get(metric)
+
+
+def number(text):
+    """ncu's numbers: '1,234,567.5' (grouped), '4.0e-05', 'n/a' -> None."""
+    text = str(text).strip().replace(",", "")
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+_INSTANCE = re.compile(r"\s*([^:;()]+?)\s*:\s*([-+0-9.,eE]+)\s*")
+
+
+def instances(text):
+    """An instanced cell as --print-metric-instances values writes it, 'TOTAL (KEY: V; KEY: V)'
+    (',' between instances too): {KEY: V}. {} when the cell holds no instances."""
+    text = str(text).strip()
+    open_at = text.find("(")
+    if open_at < 0 or not text.endswith(")"):
+        return {}
+    found = {}
+    # Instance values may carry grouping commas (1,024): split on ';', else on ', ' before a key.
+    body = text[open_at + 1:-1]
+    parts = body.split(";") if ";" in body else re.split(r",\s+(?=[A-Za-z_])", body)
+    for part in parts:
+        m = _INSTANCE.fullmatch(part)
+        if m and number(m.group(2)) is not None:
+            found[m.group(1)] = found.get(m.group(1), 0.0) + number(m.group(2))
+    return found
+
+
+def nvtx_label(cell, chapter=None):
+    """The label of the profile:<chapter>:<label> range in an NVTX cell of ncu's raw page. Older
+    versions write each push/pop range as "name:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"
+    (attributes 'none' when unset), quoted, the stack separated by spaces; newer ones the name
+    alone. Returns (chapter, label) or None."""
+    chapters = re.escape(chapter) if chapter else r"\d\d-[A-Za-z0-9_-]+"
+    m = re.search(rf"{PREFIX}:({chapters}):([^\"]*)", cell)
+    if not m:
+        return None
+    label = m.group(2)
+    # The attribute fields after the name (none, or a payload/colour/message type), then any stack
+    # entries that follow in the same cell.
+    label = re.sub(r"(:(none|[A-Z_]+|[0-9a-fx]+))*\s*$", "", label.split('"')[0]).strip()
+    label = re.sub(r"(:none)+$", "", label)
+    return (m.group(1), label) if label else None
+
+
+def is_nvtx_column(name):
+    return "Push/Pop_Range" in name or name.strip().upper().startswith("NVTX")
+
+
+def csv_lines(text):
+    """The CSV part of ncu's output: no ==PROF==/==WARNING== lines, nor the program's own output
+    before the header."""
+    lines = [l for l in text.splitlines() if not l.startswith("==")]
+    start = next((i for i, l in enumerate(lines) if l.startswith('"ID",')), None)
+    if start is None:
+        return []
+    return lines[start:]
+
+
+def parse_raw(text, chapter=None):
+    """Launches in ncu --csv --page raw output: a header, a units row, a row per kernel."""
+    lines = csv_lines(text)
+    if not lines:
+        return []
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    header, rows = rows[0], rows[1:]
+    units = {}
+    if rows and not rows[0][0].strip():      # the units row: no ID
+        units = dict(zip(header, rows[0]))
+        rows = rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+    nvtx_cols = [i for i, name in enumerate(header) if is_nvtx_column(name)]
+    kernel_col = col.get("Kernel Name", col.get("Function Name"))
+    launches = []
+    for row in rows:
+        if len(row) != len(header) or not row[0].strip():
+            continue
+        label = ""
+        for i in nvtx_cols:
+            found = nvtx_label(row[i], chapter)
+            if found:
+                label = found[1]
+                break
+        launch = Launch(label, int(number(row[0]) or 0), row[kernel_col] if kernel_col is not None else "?")
+        for name in header:
+            if name in METRIC_NAMES or re.match(r"^[a-z0-9]+__", name):
+                cell = row[col[name]]
+                if name in INSTANCED:
+                    launch.opcodes = instances(cell)
+                value = number(cell.split("(")[0])
+                if value is not None:
+                    launch.values[name] = value
+                    launch.units[name] = units.get(name, "")
+        launches.append(launch)
+    return launches
+
+
+# ---------------------------------------------------------------- captures
+
+def capture_dir(chapter, root=ROOT):
+    return root / "chapters" / chapter / "profiles" / ARCH
+
+
+def capture_path(stage_id, root=ROOT):
+    chapter, stage = stage_id.split("/", 1)
+    return capture_dir(chapter, root) / f"{stage}.csv"
+
+
+CAPTURE_COLUMNS = ["label", "launch", "kernel", "metric", "unit", "value"]
+
+
+def write_capture(path, header, launches):
+    """The compact form: a '#' line, then a row per kernel and metric (opcode counts as
+    sass__inst_executed_per_opcode[OPCODE])."""
+    out = io.StringIO()
+    out.write(f"# {header}\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CAPTURE_COLUMNS)
+    for n, launch in enumerate(launches):
+        for metric in sorted(launch.values):
+            writer.writerow([launch.label, n, launch.kernel, metric, launch.units.get(metric, ""),
+                             f"{launch.values[metric]:.6g}"])
+        for opcode, count in sorted(launch.opcodes.items()):
+            writer.writerow([launch.label, n, launch.kernel, f"sass__inst_executed_per_opcode[{opcode}]",
+                             "inst", f"{count:.6g}"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(out.getvalue())
+
+
+def read_capture(path):
+    """(header, launches) of a capture file."""
+    text = Path(path).read_text()
+    header = text.splitlines()[0][1:].strip() if text.startswith("#") else ""
+    body = "\n".join(l for l in text.splitlines() if not l.startswith("#"))
+    launches = {}
+    for row in csv.DictReader(io.StringIO(body)):
+        key = (row["label"], int(row["launch"]))
+        launch = launches.setdefault(key, Launch(row["label"], int(row["launch"]), row["kernel"]))
+        value = number(row["value"])
+        if value is None:
+            continue
+        m = re.fullmatch(r"sass__inst_executed_per_opcode\[(.+)\]", row["metric"])
+        if m:
+            launch.opcodes[m.group(1)] = value
+        else:
+            launch.values[row["metric"]] = value
+            launch.units[row["metric"]] = row["unit"]
+    return header, [launches[k] for k in sorted(launches, key=lambda k: k[1])]
+
+
+# ---------------------------------------------------------------- stages and labels
+
+def label_stage(label, stage_names):
+    """The stage a bench row's label belongs to: '10_fastest' and '08_predicate (count, ...)' to
+    their stages, a library row (CUB DeviceReduce::Sum) to the baseline; None for neither."""
+    for stage in stage_names:
+        if label == stage or label.startswith(stage + " "):
+            return stage
+    if label and not re.match(r"^\d\d_", label) and not label.lower().startswith(("ceiling", "floor")):
+        return BASELINE
+    return None
+
+
+def only_regex(stage):
+    """The bench's --only for a stage's rows (its label, or its label and a qualifier)."""
+    if stage == BASELINE:
+        return "^[A-Za-z]"
+    return f"^{stage}( .*)?$"
+
+
+def nvtx_filter(chapter, stage=None):
+    """--nvtx-include for one stage's range(s), or every profile range of a chapter. The trailing
+    '/' makes it a push/pop range; 'regex:' makes the name a regular expression (full match)."""
+    if stage is None:
+        return f"regex:{PREFIX}:{chapter}:.*/"
+    if stage == BASELINE:
+        return f"regex:{PREFIX}:{chapter}:[A-Za-z].*/"
+    return f"regex:{PREFIX}:{chapter}:{stage}( .*)?/"
+
+
+def resolve(arg, root=ROOT):
+    """(variant, chapter, stage) for a STAGE argument; UsageError (status 2) naming the choices."""
+    if not arg:
+        raise UsageError("profile: say which stage, e.g. make profile STAGE=12-reduction/10_fastest "
+                         f"(or <chapter>/{BASELINE} for the library row); stages: {course.stage_choices(root)}")
+    variant, rest = course.split_variant(arg)
+    chapter, _, name = rest.partition("/")
+    if chapter in course.chapters(root) and name in (BASELINE, "library"):
+        return variant, chapter, BASELINE
+    error = course.stage_error("profile", arg, root, "make profile STAGE=12-reduction/10_fastest")
+    if error or Path(arg).is_file():
+        raise UsageError(error or f"profile: '{arg}' is a file; name a stage, e.g. 12-reduction/10_fastest")
+    found, _ = course.match_stage(rest, root)
+    chapter, stage = found.split("/", 1)
+    return variant, chapter, stage
+
+
+def check_profilable(chapter, stage, root=ROOT):
+    if chapter not in course.bench_chapters(root):
+        raise UsageError(f"profile: {chapter} has no benchmark, so nothing runs its stages at a bench size; "
+                         f"its lesson is the tests and the SASS (make sass STAGE={chapter}/...)", 1)
+    if stage != BASELINE and f"{chapter}/{stage}" not in course.gpu_stages(root):
+        raise UsageError(f"profile: {chapter}/{stage} runs on the CPU: no kernels to profile", 1)
+
+
+# ---------------------------------------------------------------- the numbers of a stage
+
+def _sum(launches, metric):
+    values = [l.get(metric) for l in launches if l.get(metric) is not None]
+    return sum(values) if values else None
+
+
+def _weighted(launches, metric):
+    """A rate or percentage over several kernels: their average weighted by duration."""
+    pairs = [(l.get(metric), l.get(DURATION) or 0.0) for l in launches if l.get(metric) is not None]
+    if not pairs:
+        return None
+    total = sum(w for _, w in pairs)
+    if total <= 0:
+        return sum(v for v, _ in pairs) / len(pairs)
+    return sum(v * w for v, w in pairs) / total
+
+
+def _opcode(launches, prefix):
+    counts = [sum(v for k, v in l.opcodes.items() if k.split(".")[0] == prefix) for l in launches if l.opcodes]
+    return sum(counts) / 1e6 if counts else None
+
+
+def _ratio(a, b, scale=1.0):
+    return None if a is None or not b else scale * a / b
+
+
+def summarize(launches):
+    """The shown numbers (ROWS keys) for a set of kernel launches: sums for counts, duration-weighted
+    averages for rates and percentages."""
+    s = {"kernels": float(len(launches))}
+    duration = _sum(launches, DURATION)
+    s["time_us"] = None if duration is None else duration / 1e3
+    read, write = _sum(launches, "dram__bytes_read.sum"), _sum(launches, "dram__bytes_write.sum")
+    dram = None if read is None and write is None else (read or 0.0) + (write or 0.0)
+    s["dram_mb"] = None if dram is None else dram / 1e6
+    s["dram_gbs"] = _ratio(dram, duration)          # bytes per ns = GB/s
+    for key, metric in [("dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                        ("mem_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+                        ("sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+                        ("l1_hit", "l1tex__t_sector_hit_rate.pct"), ("l2_hit", "lts__t_sector_hit_rate.pct"),
+                        ("occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"),
+                        ("occupancy_theoretical", "sm__maximum_warps_per_active_cycle_pct"),
+                        ("pipe_fma", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"),
+                        ("pipe_fmaheavy", "sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active"),
+                        ("pipe_alu", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"),
+                        ("pipe_xu", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"),
+                        ("pipe_lsu", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active")]:
+        s[key] = _weighted(launches, metric)
+    s["ld_bytes_per_request"] = _ratio(_sum(launches, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+                                       _sum(launches, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 32.0)
+    registers = [l.get("launch__registers_per_thread") for l in launches if l.get("launch__registers_per_thread")]
+    s["registers"] = max(registers) if registers else None
+    stalls = {r: _weighted(launches, stall_metric(r)) for r in STALL_REASONS}
+    stalls = {r: v for r, v in stalls.items() if v is not None}
+    s["stall_total"] = sum(stalls.values()) if stalls else None
+    top = sorted(stalls.items(), key=lambda kv: -kv[1])[:3]
+    s["stalls"] = ", ".join(f"{r} {v:.1f}" for r, v in top if v > 0) or None
+    s["stall_by_reason"] = stalls
+    conflicts = [_sum(launches, f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum") for op in ("ld", "st")]
+    s["bank_conflicts"] = None if conflicts == [None, None] else sum(c or 0.0 for c in conflicts)
+    waves = [_sum(launches, f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum") for op in ("ld", "st")]
+    insts = [_sum(launches, f"smsp__inst_executed_op_shared_{op}.sum") for op in ("ld", "st")]
+    s["shared_wavefronts"] = (None if waves == [None, None] or not sum(i or 0.0 for i in insts)
+                              else sum(w or 0.0 for w in waves) / sum(i or 0.0 for i in insts))
+    inst = _sum(launches, "smsp__inst_executed.sum")
+    s["inst"] = None if inst is None else inst / 1e6
+    for key, opcode in [("ffma", "FFMA"), ("imad", "IMAD"), ("idp", "IDP"), ("mufu", "MUFU")]:
+        s[key] = _opcode(launches, opcode)
+    # For the roofline: work per chapter, in operations (thread level).
+    ffma, fadd, fmul = (_sum(launches, f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum")
+                        for op in ("ffma", "fadd", "fmul"))
+    s["fp32_flop"] = None if ffma is None else 2 * ffma + (fadd or 0.0) + (fmul or 0.0)
+    s["thread_inst"] = _sum(launches, "smsp__thread_inst_executed.sum")
+    imad, idp = _opcode(launches, "IMAD"), _opcode(launches, "IDP")
+    s["int_ops"] = None if imad is None and idp is None else 32e6 * ((imad or 0.0) + (idp or 0.0))
+    s["duration_ns"] = duration
+    s["dram_bytes"] = dram
+    return s
+
+
+def by_label(launches):
+    """{label: [launches]} in first-seen order."""
+    groups = {}
+    for launch in launches:
+        groups.setdefault(launch.label, []).append(launch)
+    return groups
+
+
+def short_kernel(name, width=28):
+    """'void reduce_fastest<512u, int>(int*, const int*, unsigned long)' -> 'reduce_fastest<512u, int>'."""
+    name = re.sub(r"^void\s+", "", name)
+    depth, cut = 0, len(name)
+    for i, ch in enumerate(name):
+        depth += ch == "<"
+        depth -= ch == ">"
+        if ch == "(" and depth == 0:
+            cut = i
+            break
+    name = name[:cut]
+    return name if len(name) <= width else name[:width - 3] + "..."
+
+
+def fmt(key, value):
+    if value is None:
+        return "n/a"
+    return ROWS[key].fmt.format(value)
+
+
+def table(rows, headers):
+    widths = [max(len(str(r[i])) for r in [headers] + rows) for i in range(len(headers))]
+    line = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
+                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    return [line(headers)] + [line(r) for r in rows]
+
+
+def stage_table(chapter, stage, launches, keys):
+    """The printed profile of one stage: a column per kernel (and their total when several), or a
+    column per bench row when the stage has several (08_predicate's two forms)."""
+    groups = by_label(launches)
+    columns = []
+    if len(groups) > 1:
+        columns = [(label or "(no range)", summarize(ls)) for label, ls in groups.items()]
+    else:
+        if len(launches) > 1:
+            columns = [(f"{n + 1}: {short_kernel(l.kernel)}", summarize([l])) for n, l in enumerate(launches)]
+        columns.append(("stage" if len(launches) <= 1 else "all kernels", summarize(launches)))
+    rows = [[ROWS[k].title] + [fmt(k, c[k]) for _, c in columns] for k in keys]
+    lines = table(rows, ["metric"] + [name for name, _ in columns])
+    kernels = [f"  {n + 1}) {short_kernel(l.kernel, 70)}  grid {fmt('kernels', l.get('launch__grid_size'))} x "
+               f"{fmt('kernels', l.get('launch__block_size'))} threads" + (f"  [{l.label}]" if len(groups) > 1 else "")
+               for n, l in enumerate(launches)]
+    return ["kernels:"] + kernels + [""] + lines
+
+
+def diff_table(a_name, a, b_name, b, keys):
+    rows = []
+    for k in keys:
+        ratio = ""
+        if k != "stalls" and isinstance(a.get(k), float) and isinstance(b.get(k), float) and a[k]:
+            ratio = f"{b[k] / a[k]:.2f}x"
+        rows.append([ROWS[k].title, fmt(k, a.get(k)), fmt(k, b.get(k)), ratio])
+    return table(rows, ["metric", a_name, b_name, "B/A"])
+
+
+# ---------------------------------------------------------------- running ncu
+
+def gpu_reason():
+    """None when a GPU is usable, else why not."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return "no NVIDIA driver (nvidia-smi not found)"
+    try:
+        run = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "nvidia-smi did not answer"
+    if run.returncode != 0 or "GPU" not in run.stdout:
+        return "nvidia-smi finds no usable GPU"
+    return None
+
+
+def find_ncu():
+    import sass   # its tool lookup: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin
+    return sass.find_tool("ncu")
+
+
+class Offline(Exception):
+    """Profiling cannot run here; the message says why (one line), the capture is shown instead."""
+
+
+def ncu_version(ncu):
+    try:
+        out = subprocess.run([ncu, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "ncu"
+    m = re.search(r"Version\s+(\S+)", out)
+    return f"ncu {m.group(1)}" if m else "ncu"
+
+
+def permission_denied(text):
+    return "ERR_NVGPUCTRPERM" in text
+
+
+def ncu_command(ncu, bench, chapter, stage, metrics, log, results):
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "values",
+            "--clock-control", "none", "--nvtx", "--nvtx-include", nvtx_filter(chapter, stage),
+            "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
+            str(bench), "--only", only_regex(stage) if stage else chapter_only(chapter),
+            "--repeats", "3", "--results", str(results)]
+
+
+def chapter_only(chapter, root=ROOT):
+    """--only for every progression row of a chapter and its library row (ceiling rows match too;
+    they are outside any profile range, so ncu lets them run unprofiled)."""
+    return f"^({'|'.join(course.stages(chapter, root))})( .*)?$|^[A-Za-z]"
+
+
+def run_ncu(ncu, bench, chapter, stage, quiet=False):
+    """Profile one stage (or a whole chapter with stage None). Metrics this ncu does not know are
+    dropped (one line says which) and the run repeated. Returns (launches, command line)."""
+    metrics = list(METRIC_NAMES)
+    with tempfile.TemporaryDirectory(prefix="course-profile-") as scratch:
+        log = Path(scratch) / "ncu.csv"
+        for _attempt in range(3):
+            cmd = ncu_command(ncu, bench, chapter, stage, metrics, log, Path(scratch) / "results")
+            env = dict(os.environ, LC_ALL="C")      # 1,234.5 and not 1.234,5
+            run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            text = log.read_text() if log.is_file() else ""
+            output = run.stdout + run.stderr + text
+            if permission_denied(output):
+                raise Offline("ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM); fix: "
+                              + PERMISSION_FIX)
+            errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
+            unknown = [m for m in metrics if any(m in l for l in errors)]
+            if unknown and len(unknown) < len(metrics):
+                print(f"profile: this ncu does not know {', '.join(unknown)}; profiling without them",
+                      file=sys.stderr)
+                metrics = [m for m in metrics if m not in unknown]
+                continue
+            launches = parse_raw(text, chapter)
+            if run.returncode != 0 and not launches:
+                tail = "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
+                raise UsageError(f"profile: ncu failed (status {run.returncode}): {tail}", 1)
+            printable = " ".join(shlex.quote(str(c)) for c in cmd)
+            printable = printable.replace(f" {','.join(metrics)} ", " <metrics: profile.py metrics> ")
+            printable = re.sub(r"--log-file \S+ ", "", printable)
+            printable = re.sub(r"--results \S+", "--results <scratch>", printable)
+            return launches, printable
+    raise UsageError("profile: ncu kept refusing metrics; see profile.py metrics", 1)
+
+
+def bench_binary(build, chapter, variant="solution"):
+    return Path(build) / "bin" / (f"bench-{chapter}" + ("-exercise" if variant == "exercise" else ""))
+
+
+def build_bench(args, chapter, variant):
+    """Configure when needed, build the chapter's bench, and check it takes --only (the contract)."""
+    build = Path(args.build)
+    if not (build / "CMakeCache.txt").is_file():
+        cmd = args.configure or f"cmake -S {ROOT} -B {build}"
+        if subprocess.run(cmd, shell=True, cwd=ROOT).returncode != 0:
+            raise UsageError(f"profile: configuring {build} failed ({cmd})", 1)
+    target = bench_binary(build, chapter, variant).name
+    run = subprocess.run(["cmake", "--build", str(build), "-j", str(args.jobs), "--target", target],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise UsageError(f"profile: building {target} failed:\n{(run.stdout + run.stderr)[-3000:]}", 1)
+    binary = bench_binary(build, chapter, variant)
+    help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True)
+    if "--only" not in help_text.stdout + help_text.stderr:
+        raise UsageError(f"profile: this chapter's bench is not migrated yet ({binary.name} has no --only, "
+                         "so ncu cannot pick one stage's call); see /work/notes/brief3-contract.md", 1)
+    return binary
+
+
+def live_reason():
+    """None when ncu can run here, else the one line that says why not."""
+    reason = gpu_reason()
+    if reason:
+        return f"no GPU here ({reason})"
+    if find_ncu() is None:
+        return "ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (cuda-nsight-compute)"
+    return None
+
+
+def header_line(stage_id, gpu, version, command):
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{stage_id}: {gpu} ({ARCH}), {version}, {when}; {command}"
+
+
+def gpu_name():
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=30).stdout.strip().splitlines()
+    except (OSError, subprocess.TimeoutExpired):
+        out = []
+    return out[0] if out else "unknown GPU"
+
+
+# ---------------------------------------------------------------- getting a stage's launches
+
+def captured(chapter, stage, why=None, variant="solution", quiet=False):
+    """(source words, launches) from the committed capture; the note goes to stderr."""
+    path = capture_path(f"{chapter}/{stage}")
+    rel = path.relative_to(ROOT)
+    if not path.is_file():
+        where = f"{why}, and " if why else ""
+        raise UsageError(f"profile: {where}no capture of {chapter}/{stage} yet ({rel}); make profile-capture "
+                         "takes it on a GPU machine", 1)
+    header, launches = read_capture(path)
+    if not launches:
+        raise UsageError(f"profile: {rel} holds no kernels ({header})", 1)
+    if not quiet:
+        whose = "" if variant == "solution" else " (the reference solution's, not your exercise's)"
+        where = f"{why}; " if why else ""
+        print(f"profile: {where}showing the profile captured on the reference GPU, {rel}{whose}", file=sys.stderr)
+    return header, launches
+
+
+def stage_launches(args, variant, chapter, stage, quiet=False):
+    """(source words, launches) for one stage: live under ncu when it can run here, else captured."""
+    check_profilable(chapter, stage)
+    if args.offline:
+        return captured(chapter, stage, None, variant, quiet)
+    reason = live_reason()
+    if reason:
+        return captured(chapter, stage, reason, variant, quiet)
+    binary = build_bench(args, chapter, variant)
+    try:
+        launches, command = run_ncu(find_ncu(), binary, chapter, stage)
+    except Offline as why:
+        return captured(chapter, stage, str(why), variant, quiet)
+    launches = [l for l in launches if label_stage(l.label, [stage] if stage != BASELINE else []) == stage]
+    if not launches:
+        raise UsageError(f"profile: ncu profiled no kernel in a {PREFIX}:{chapter}:{stage} range; does the "
+                         "bench wrap its call in the NVTX range (the contract)?", 1)
+    return f"{chapter}/{stage}: {gpu_name()}, {ncu_version(find_ncu())}, this run; {command}", launches
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_show(args):
+    variant, chapter, stage = resolve(args.stage)
+    keys = rows_for(chapter, args.sections)
+    header, launches = stage_launches(args, variant, chapter, stage)
+    print(f"{chapter}/{stage}  ({header.split('; ')[0].split(': ', 1)[-1]})")
+    print("\n".join(stage_table(chapter, stage, launches, keys)))
+    return 0
+
+
+def cmd_diff(args):
+    a, b = resolve(args.a), resolve(args.b)
+    chapter = a[1] if a[1] == b[1] else None
+    keys = rows_for(chapter or "", args.sections) if chapter else COMMON_ROWS + [
+        k for k in ALL_ROWS if k not in COMMON_ROWS]
+    sides = []
+    for variant, ch, stage in (a, b):
+        header, launches = stage_launches(args, variant, ch, stage)
+        groups = by_label(launches)
+        label = next(iter(groups))
+        if len(groups) > 1:
+            print(f"profile: {ch}/{stage} has {len(groups)} bench rows; comparing '{label}'", file=sys.stderr)
+        sides.append((f"{ch}/{stage}" if not chapter else stage, summarize(groups[label]),
+                      header.split("; ")[0].split(": ", 1)[-1]))
+    (an, asum, asrc), (bn, bsum, bsrc) = sides
+    print(f"A: {an}  ({asrc})")
+    print(f"B: {bn}  ({bsrc})")
+    print("\n".join(diff_table("A", asum, "B", bsum, keys)))
+    return 0
+
+
+def migrated_chapters(args):
+    chapters = [args.chapter] if args.chapter else course.bench_chapters()
+    for chapter in chapters:
+        if chapter not in course.chapters():
+            raise UsageError(f"profile: no chapter '{chapter}'; one of {', '.join(course.bench_chapters())}")
+    return chapters
+
+
+def cmd_capture(args):
+    """Every stage of every migrated chapter into chapters/<chapter>/profiles/sm_90/<stage>.csv."""
+    reason = live_reason()
+    if reason:
+        raise UsageError(f"profile-capture: {reason}; it runs on the GPU machine", 3)
+    ncu = find_ncu()
+    version, gpu = ncu_version(ncu), gpu_name()
+    skipped = []
+    for chapter in migrated_chapters(args):
+        if chapter not in course.bench_chapters():
+            continue
+        try:
+            binary = build_bench(args, chapter, "solution")
+        except UsageError as err:
+            print(str(err).splitlines()[0], file=sys.stderr)
+            skipped.append(chapter)
+            continue
+        names = course.stages(chapter)
+        gpu_ids = set(course.gpu_stages())
+        wanted = [s for s in names if f"{chapter}/{s}" in gpu_ids] + [BASELINE]
+        runs = []
+        try:
+            if args.per_stage:
+                runs = [(s, *run_ncu(ncu, binary, chapter, s)) for s in wanted]
+            else:
+                runs = [(None, *run_ncu(ncu, binary, chapter, None))]
+        except Offline as why:
+            raise UsageError(f"profile-capture: {why}", 3)
+        by_stage = {}
+        commands = {}
+        for only, launches, command in runs:
+            for launch in launches:
+                stage = label_stage(launch.label, names)
+                if stage is None or (only and stage != only):
+                    continue
+                by_stage.setdefault(stage, []).append(launch)
+                commands[stage] = command
+        for stage in wanted:
+            path = capture_path(f"{chapter}/{stage}")
+            if stage not in by_stage:
+                print(f"{path.relative_to(ROOT)}: no kernel in a {PREFIX}:{chapter}:{stage} range (is it a "
+                      "progression row of the bench?)", file=sys.stderr)
+                continue
+            write_capture(path, header_line(f"{chapter}/{stage}", gpu, version, commands[stage]), by_stage[stage])
+            print(f"{path.relative_to(ROOT)}: {len(by_stage[stage])} kernels")
+    if skipped:
+        print(f"profile-capture: not captured: {', '.join(skipped)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# ---------------------------------------------------------------- bounds
+
+def load_bounds(path=BOUNDS):
+    doc = json.loads(Path(path).read_text())
+    return doc["bounds"]
+
+
+def check_bounds(bounds, summaries):
+    """[(passed, line)] for each bound {stage, metric, min|max, why} against {stage_id: summary}."""
+    results = []
+    for bound in bounds:
+        stage, key = bound["stage"], bound["metric"]
+        value = summaries.get(stage, {}).get(key)
+        limits = [(op, bound[op]) for op in ("min", "max") if op in bound]
+        text = " and ".join(f"{'>=' if op == 'min' else '<='} {v:g}" for op, v in limits)
+        if value is None:
+            results.append((False, f"FAIL  {stage}  {ROWS[key].title if key in ROWS else key}: no value "
+                                   f"(wanted {text})"))
+            continue
+        ok = all(value >= v if op == "min" else value <= v for op, v in limits)
+        results.append((ok, f"{'pass' if ok else 'FAIL'}  {stage}  {ROWS[key].title if key in ROWS else key}: "
+                            f"{value:.3g} {text}"))
+    return results
+
+
+def cmd_check_perf(args):
+    bounds = load_bounds(args.bounds)
+    if not args.offline:
+        reason = live_reason()
+        if reason:
+            raise UsageError(f"check-perf: {reason}; it runs on a GPU machine with ncu "
+                             "(profile.py check-perf --offline checks the committed captures)", 3)
+    summaries = {}
+    for stage_id in dict.fromkeys(b["stage"] for b in bounds):
+        variant, chapter, stage = resolve(stage_id)
+        _, launches = stage_launches(args, variant, chapter, stage, quiet=True)
+        summaries[stage_id] = summarize(by_label(launches)[launches[0].label])
+    results = check_bounds(bounds, summaries)
+    for _, line in results:
+        print(line)
+    failed = sum(1 for ok, _ in results if not ok)
+    print(f"check-perf: {len(results) - failed} of {len(results)} bounds hold"
+          + (" (on the committed captures)" if args.offline else ""))
+    return 1 if failed else 0
+
+
+def validate(goal, variables, root=ROOT):
+    """The one-line error for a make goal's variables (make shows it with $(error)), or None."""
+    get = lambda name: variables.get(name, "").strip()  # noqa: E731
+    try:
+        if goal == "profile":
+            _, chapter, stage = resolve(get("STAGE"), root)
+        elif goal == "profile-diff":
+            if not get("A") or not get("B"):
+                return ("profile-diff: say which two stages: make profile-diff A=12-reduction/09_shuffle "
+                        f"B=12-reduction/10_fastest; stages: {course.stage_choices(root)}")
+            for name in ("A", "B"):
+                try:
+                    resolve(get(name), root)
+                except UsageError as err:
+                    raise UsageError(str(err).replace("profile:", f"profile-diff: {name}:", 1))
+        elif goal == "profile-capture" and get("CHAPTER"):
+            if get("CHAPTER") not in course.bench_chapters(root):
+                return (f"profile-capture: no chapter with a benchmark '{get('CHAPTER')}'; CHAPTER= one of "
+                        f"{', '.join(course.bench_chapters(root))}")
+    except UsageError as err:
+        return str(err) if err.status == 2 else None
+    return None
+
+
+def cmd_validate(args):
+    variables = dict(v.split("=", 1) for v in args.variables if "=" in v)
+    for goal in args.goals.split():
+        error = validate(goal, variables)
+        if error:
+            print(error)
+            return 2
+    return 0
+
+
+def cmd_metrics(_args):
+    for name, section, what in METRICS:
+        print(f"{name:70} {section:24} {what}")
+    return 0
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="profile.py", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 2)[2])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name, help_text, run):
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--build", default="build", help="build folder (default: build)")
+        p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+        p.add_argument("--configure", help="command that configures the build folder when it is missing")
+        p.add_argument("--offline", action="store_true", help="read the committed captures, run nothing")
+        p.add_argument("--sections", help="metric words to show instead of the chapter's (dram, stall, all, ...)")
+        p.set_defaults(run=run)
+        return p
+
+    add("show", "profile one stage", cmd_show).add_argument("stage", metavar="STAGE")
+    diff = add("diff", "two stages side by side", cmd_diff)
+    diff.add_argument("a", metavar="A")
+    diff.add_argument("b", metavar="B")
+    capture = add("capture", "capture every stage's profile (GPU machine)", cmd_capture)
+    capture.add_argument("--chapter", help="one chapter only")
+    capture.add_argument("--per-stage", action="store_true",
+                         help="one ncu run per stage (slower) instead of one per chapter")
+    check = add("check-perf", "check harness/perf_bounds.json against fresh profiles", cmd_check_perf)
+    check.add_argument("--bounds", default=str(BOUNDS))
+    add("metrics", "list the metrics collected", cmd_metrics)
+    check_args = sub.add_parser("validate", help="check make's variables for GOALS (one line, exit 2)")
+    check_args.add_argument("goals")
+    check_args.add_argument("variables", nargs="*", metavar="NAME=VALUE")
+    check_args.set_defaults(run=cmd_validate)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except UsageError as err:
+        print(err, file=sys.stderr)
+        return err.status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
