@@ -312,11 +312,11 @@ def parse_raw(text, chapter=None):
 
 # ---------------------------------------------------------------- captures
 
-def capture_dir(chapter, root=ROOT):
-    return root / "chapters" / chapter / "profiles" / ARCH
+def capture_dir(chapter, root=None):
+    return (root or ROOT) / "chapters" / chapter / "profiles" / ARCH
 
 
-def capture_path(stage_id, root=ROOT):
+def capture_path(stage_id, root=None):
     chapter, stage = stage_id.split("/", 1)
     return capture_dir(chapter, root) / f"{stage}.csv"
 
@@ -334,10 +334,10 @@ def write_capture(path, header, launches):
     for n, launch in enumerate(launches):
         for metric in sorted(launch.values):
             writer.writerow([launch.label, n, launch.kernel, metric, launch.units.get(metric, ""),
-                             f"{launch.values[metric]:.6g}"])
+                             f"{launch.values[metric]:.12g}"])
         for opcode, count in sorted(launch.opcodes.items()):
             writer.writerow([launch.label, n, launch.kernel, f"sass__inst_executed_per_opcode[{opcode}]",
-                             "inst", f"{count:.6g}"])
+                             "inst", f"{count:.12g}"])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(out.getvalue())
 
@@ -665,11 +665,15 @@ def build_bench(args, chapter, variant):
                          capture_output=True, text=True)
     if run.returncode != 0:
         raise UsageError(f"profile: building {target} failed:\n{(run.stdout + run.stderr)[-3000:]}", 1)
-    binary = bench_binary(build, chapter, variant)
+    return check_migrated(bench_binary(build, chapter, variant))
+
+
+def check_migrated(binary):
+    """The bench, when its --help offers --only (the profiling contract); else UsageError."""
     help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True)
     if "--only" not in help_text.stdout + help_text.stderr:
-        raise UsageError(f"profile: this chapter's bench is not migrated yet ({binary.name} has no --only, "
-                         "so ncu cannot pick one stage's call); see /work/notes/brief3-contract.md", 1)
+        raise UsageError(f"profile: this chapter's bench is not migrated yet ({Path(binary).name} has no --only, "
+                         "so ncu cannot pick one stage's call and its profile: range)", 1)
     return binary
 
 
@@ -702,7 +706,7 @@ def gpu_name():
 def captured(chapter, stage, why=None, variant="solution", quiet=False):
     """(source words, launches) from the committed capture; the note goes to stderr."""
     path = capture_path(f"{chapter}/{stage}")
-    rel = path.relative_to(ROOT)
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     if not path.is_file():
         where = f"{why}, and " if why else ""
         raise UsageError(f"profile: {where}no capture of {chapter}/{stage} yet ({rel}); make profile-capture "

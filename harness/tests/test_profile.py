@@ -1,0 +1,431 @@
+"""Tests for harness/profile.py and plots/roofline.py without a GPU or ncu: the parsing of ncu's raw
+CSV (synthetic fixtures written from the documented format, named *.synthetic.*), the captures, the
+offline fallback and its one-line messages, the permission message, bad names, profile-diff,
+the bounds, and the roofline's data (not its drawing). A fake `ncu` script stands in for the tool."""
+
+import contextlib
+import importlib.util
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+HARNESS = Path(__file__).resolve().parent.parent
+REPO = HARNESS.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "profile"
+RAW12 = FIXTURES / "ncu_raw_12-reduction.synthetic.csv"
+RAW11 = FIXTURES / "ncu_raw_11-streaming.newer-nvtx.synthetic.csv"
+PERMISSION = FIXTURES / "ncu_permission.synthetic.txt"
+
+
+def load(name, path):
+    """harness/profile.py under its own module name ('profile' is also a standard-library module)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+sys.path.insert(0, str(HARNESS))
+profile = load("course_profile", HARNESS / "profile.py")
+roofline = load("course_roofline", REPO / "plots" / "roofline.py")
+
+
+def run_main(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = profile.main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def launches_12():
+    return profile.parse_raw(RAW12.read_text(), "12-reduction")
+
+
+class ParseTest(unittest.TestCase):
+    def test_rows_labels_and_kernels(self):
+        found = launches_12()
+        self.assertEqual([l.label for l in found],
+                         ["01_two_pass", "01_two_pass", "08_predicate (count, __ballot_sync)",
+                          "08_predicate (count, __syncthreads_count)", "10_fastest",
+                          "CUB DeviceReduce::Sum", "CUB DeviceReduce::Sum"])
+        self.assertEqual(found[4].kernel, "void reduce_fastest<512u, int>(int*, const int*, unsigned long)")
+        self.assertEqual([l.index for l in found], list(range(7)))
+
+    def test_values_units_and_grouped_numbers(self):
+        fastest = launches_12()[4]
+        self.assertEqual(fastest.get("dram__bytes_read.sum"), 1073741824.0)     # written "1,073,741,824"
+        self.assertEqual(fastest.get("dram__throughput.avg.pct_of_peak_sustained_elapsed"), 93.1)
+        self.assertEqual(fastest.units["gpu__time_duration.sum"], "nsecond")
+        self.assertIsNone(fastest.get(profile.stall_metric("sleeping")))         # "n/a"
+
+    def test_opcode_instances(self):
+        fastest = launches_12()[4]
+        self.assertEqual(fastest.opcodes, {"IMAD": 300000.0, "IADD3": 9000000.0, "LDG": 2097152.0})
+        self.assertEqual(fastest.get("sass__inst_executed_per_opcode"), 11397152.0)
+        self.assertEqual(profile.instances("12 (IMAD: 4, IDP: 8)"), {"IMAD": 4.0, "IDP": 8.0})
+        self.assertEqual(profile.instances("1,024 (IMAD: 1,000; IDP: 24)"), {"IMAD": 1000.0, "IDP": 24.0})
+        self.assertEqual(profile.instances("158"), {})
+
+    def test_newer_nvtx_column_and_program_output(self):
+        (launch,) = profile.parse_raw(RAW11.read_text(), "11-streaming")
+        self.assertEqual(launch.label, "03_vectorized_float4")
+        self.assertEqual(launch.get("launch__grid_size"), 5000.0)
+
+    def test_nvtx_cells(self):
+        cell = ' "outer:none:none:none:none:none:none"  "profile:12-reduction:09_shuffle:none:none:none:none:none:none" '
+        self.assertEqual(profile.nvtx_label(cell), ("12-reduction", "09_shuffle"))
+        self.assertEqual(profile.nvtx_label("<default domain>:profile:15-ncc:07_dp4a"), ("15-ncc", "07_dp4a"))
+        self.assertEqual(profile.nvtx_label("profile:12-reduction:CUB DeviceReduce::Sum:none:none:none:none:none:none"),
+                         ("12-reduction", "CUB DeviceReduce::Sum"))
+        self.assertIsNone(profile.nvtx_label("warmup:none:none"))
+        self.assertIsNone(profile.nvtx_label("profile:13-scan:x", chapter="12-reduction"))
+
+    def test_no_csv(self):
+        self.assertEqual(profile.parse_raw(PERMISSION.read_text()), [])
+        self.assertTrue(profile.permission_denied(PERMISSION.read_text()))
+
+
+class StageTest(unittest.TestCase):
+    def test_labels_to_stages(self):
+        names = ["08_predicate", "10_fastest"]
+        self.assertEqual(profile.label_stage("10_fastest", names), "10_fastest")
+        self.assertEqual(profile.label_stage("08_predicate (count, __ballot_sync)", names), "08_predicate")
+        self.assertEqual(profile.label_stage("CUB DeviceReduce::Sum", names), profile.BASELINE)
+        self.assertIsNone(profile.label_stage("ceiling: float4 read kernel", names))
+        self.assertIsNone(profile.label_stage("10_fastest_v2", names[:1]))
+
+    def test_filters(self):
+        self.assertEqual(profile.only_regex("10_fastest"), "^10_fastest( .*)?$")
+        self.assertEqual(profile.nvtx_filter("12-reduction", "10_fastest"), "regex:profile:12-reduction:10_fastest( .*)?/")
+        self.assertEqual(profile.nvtx_filter("12-reduction"), "regex:profile:12-reduction:.*/")
+        self.assertTrue(profile.nvtx_filter("12-reduction", profile.BASELINE).endswith("/"))
+        cmd = profile.ncu_command("ncu", "build/bin/bench-12-reduction", "12-reduction", "10_fastest",
+                                  ["a.sum", "b.pct"], "log.csv", "scratch")
+        self.assertEqual(cmd[cmd.index("--metrics") + 1], "a.sum,b.pct")
+        self.assertEqual(cmd[cmd.index("--page") + 1], "raw")
+        self.assertIn("--csv", cmd)
+        self.assertEqual(cmd[cmd.index("--only") + 1], "^10_fastest( .*)?$")
+        self.assertEqual(cmd[cmd.index("--results") + 1], "scratch")   # never the user's results/
+
+    def test_resolve_and_bad_names(self):
+        self.assertEqual(profile.resolve("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
+        self.assertEqual(profile.resolve("exercise/12-reduction/10_fastest")[0], "exercise")
+        self.assertEqual(profile.resolve("12-reduction/baseline")[2], profile.BASELINE)
+        for bad in ("nope", "12-reduction/99", ""):
+            status, out, err = run_main("show", "--offline", bad)
+            self.assertEqual(status, 2, bad)
+            self.assertEqual(out, "")
+            self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn("no stage 'nope'", run_main("show", "nope")[2])
+
+    def test_validate_for_make(self):
+        self.assertIsNone(profile.validate("profile", {"STAGE": "12-reduction/10_fastest"}))
+        self.assertIn("no stage 'x'", profile.validate("profile", {"STAGE": "x"}))
+        self.assertIn("say which two stages", profile.validate("profile-diff", {"A": "12-reduction/10"}))
+        self.assertIn("B: no stage 'zz'", profile.validate("profile-diff", {"A": "12-reduction/10", "B": "zz"}))
+        self.assertIn("08-warp", profile.validate("profile-capture", {"CHAPTER": "08-warp"}))
+        # A valid name whose profile cannot exist is no usage error: the run says why (status 1).
+        self.assertIsNone(profile.validate("profile", {"STAGE": "08-warp/01_shuffle_forms"}))
+
+    def test_not_profilable(self):
+        status, _, err = run_main("show", "--offline", "08-warp/01_shuffle_forms")
+        self.assertEqual((status, len(err.splitlines())), (1, 1))
+        self.assertIn("no benchmark", err)
+        status, _, err = run_main("show", "--offline", "14-nbody/09_cpu_simd")
+        self.assertEqual(status, 1)
+        self.assertIn("CPU", err)
+
+    def test_not_migrated(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            bench = Path(tmp) / "bench-13-scan"
+            bench.write_text("#!/bin/sh\necho 'usage: bench [--repeats N] [--results DIR]'\n")
+            bench.chmod(bench.stat().st_mode | stat.S_IEXEC)
+            with self.assertRaises(profile.UsageError) as caught:
+                profile.check_migrated(bench)
+            self.assertEqual(caught.exception.status, 1)
+            self.assertIn("not migrated yet", str(caught.exception))
+            bench.write_text("#!/bin/sh\necho '  --only REGEX   only the rows whose label matches'\n")
+            self.assertEqual(profile.check_migrated(bench), bench)
+
+
+class SummaryTest(unittest.TestCase):
+    def test_sums_and_weighted_averages(self):
+        two_pass = [l for l in launches_12() if l.label == "01_two_pass"]
+        s = profile.summarize(two_pass)
+        self.assertEqual(s["kernels"], 2)
+        self.assertAlmostEqual(s["time_us"], 473.0)
+        # Weighted by duration: (72.4 * 470 + 0.1 * 3) / 473.
+        self.assertAlmostEqual(s["dram_pct"], (72.4 * 470 + 0.1 * 3) / 473)
+        self.assertAlmostEqual(s["dram_gbs"], (1073741824 + 1056 + 1056 + 4) / 473000)
+        self.assertEqual(s["ld_bytes_per_request"], 128.0)
+        self.assertEqual(s["bank_conflicts"], 276.0)
+        self.assertAlmostEqual(s["shared_wavefronts"], (4500 + 4224) / (4224 * 2))
+        self.assertTrue(s["stalls"].startswith("long_scoreboard"))
+        self.assertEqual(s["registers"], 16.0)
+        self.assertAlmostEqual(s["imad"], 1200040 / 1e6)
+
+    def test_fastest_moves_more_bytes_per_request(self):
+        fastest = profile.summarize([launches_12()[4]])
+        self.assertEqual(fastest["ld_bytes_per_request"], 512.0)
+        self.assertEqual(fastest["stalls"].split(",")[0], "long_scoreboard 11.2")
+        self.assertEqual(fastest["ffma"], 0.0)     # opcodes collected, none of them FFMA
+        self.assertEqual(profile.summarize([launches_12()[3]])["imad"], None)   # no opcode data at all
+
+    def test_sections(self):
+        self.assertIn("bank_conflicts", profile.rows_for("13-scan"))
+        self.assertIn("idp", profile.rows_for("15-ncc"))
+        self.assertEqual(profile.rows_for("12-reduction", "all"), profile.ALL_ROWS)
+        self.assertTrue(all("stall" in k for k in profile.rows_for("12-reduction", "stall")))
+        with self.assertRaises(profile.UsageError):
+            profile.rows_for("12-reduction", "nothing-like-this")
+
+
+class CaptureTest(unittest.TestCase):
+    """Captures in a scratch tree (profile.ROOT pointed at it)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        patcher = mock.patch.object(profile, "ROOT", self.root)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.addCleanup(self.tmp.cleanup)
+        by_stage = {}
+        for launch in launches_12():
+            stage = profile.label_stage(launch.label, ["01_two_pass", "08_predicate", "10_fastest"])
+            by_stage.setdefault(stage, []).append(launch)
+        for stage, launches in by_stage.items():
+            profile.write_capture(profile.capture_path(f"12-reduction/{stage}"),
+                                  f"12-reduction/{stage}: NVIDIA H100 80GB HBM3 (sm_90), ncu 2025.3.1, "
+                                  "2026-11-24T00:00:00Z; ncu ... (synthetic)", launches)
+
+    def test_round_trip(self):
+        header, back = profile.read_capture(profile.capture_path("12-reduction/01_two_pass"))
+        self.assertTrue(header.startswith("12-reduction/01_two_pass: NVIDIA H100"))
+        original = [l for l in launches_12() if l.label == "01_two_pass"]
+        self.assertEqual([(l.label, l.kernel, l.opcodes) for l in back],
+                         [(l.label, l.kernel, l.opcodes) for l in original])
+        for a, b in zip(back, original):
+            self.assertEqual(a.values.keys(), b.values.keys())
+            for key in a.values:
+                self.assertAlmostEqual(a.values[key], b.values[key], delta=abs(b.values[key]) * 1e-5)
+        text = profile.capture_path("12-reduction/01_two_pass").read_text()
+        self.assertTrue(text.startswith("# 12-reduction/01_two_pass: "))
+        self.assertEqual(text.splitlines()[1], "label,launch,kernel,metric,unit,value")
+        self.assertLess(len(text), 20000)    # compact
+
+    def no_gpu(self, reason="no GPU here (no NVIDIA driver (nvidia-smi not found))"):
+        return mock.patch.object(profile, "live_reason", return_value=reason)
+
+    def test_offline_show_says_so_in_one_line(self):
+        with self.no_gpu():
+            status, out, err = run_main("show", "12-reduction/10_fastest")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn("no GPU here", err)
+        self.assertIn("showing the profile captured on the reference GPU", err)
+        self.assertIn("10_fastest.csv", err)
+        self.assertIn("DRAM throughput (% of peak)", out)
+        self.assertIn("93.1", out)
+        self.assertIn("global load bytes per request", out)     # chapter 12's rows
+
+    def test_no_ncu(self):
+        with self.no_gpu("ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (cuda-nsight-compute)"):
+            status, _, err = run_main("show", "12-reduction/10_fastest")
+        self.assertEqual(status, 0)
+        self.assertIn("ncu (Nsight Compute) not found", err)
+        self.assertEqual(len(err.splitlines()), 1)
+
+    def test_exercise_gets_the_solutions_capture(self):
+        with self.no_gpu():
+            status, _, err = run_main("show", "exercise/12-reduction/10_fastest")
+        self.assertEqual(status, 0)
+        self.assertIn("the reference solution's, not your exercise's", err)
+
+    def test_two_rows_of_one_stage(self):
+        status, out, _ = run_main("show", "--offline", "12-reduction/08_predicate")
+        self.assertEqual(status, 0)
+        header = [l for l in out.splitlines() if l.startswith("metric")][0]
+        self.assertIn("08_predicate (count, __ballot_sync)", header)
+        self.assertIn("08_predicate (count, __syncthreads_count)", header)
+
+    def test_multi_kernel_stage(self):
+        status, out, _ = run_main("show", "--offline", "12-reduction/01_two_pass")
+        self.assertEqual(status, 0)
+        self.assertIn("1) reduce_pass1<512u>", out)
+        self.assertIn("all kernels", out)
+
+    def test_no_capture_yet(self):
+        with self.no_gpu():
+            status, out, err = run_main("show", "12-reduction/09_shuffle")
+        self.assertEqual((status, out), (1, ""))
+        self.assertEqual(len(err.splitlines()), 1)
+        self.assertIn("no capture of 12-reduction/09_shuffle yet", err)
+        self.assertIn("make profile-capture", err)
+
+    def test_diff(self):
+        status, out, err = run_main("diff", "--offline", "12-reduction/01_two_pass", "12-reduction/10_fastest")
+        self.assertEqual(status, 0, err)
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("A: 01_two_pass"))
+        self.assertTrue(lines[1].startswith("B: 10_fastest"))
+        row = next(l for l in lines if l.startswith("duration (us)"))
+        self.assertEqual(row.split()[-3:], ["473.0", "347.0", f"{347 / 473:.2f}x"])
+        row = next(l for l in lines if l.startswith("global load bytes per request"))
+        self.assertEqual(row.split()[-3:], ["128", "512", "4.00x"])
+        self.assertNotIn("x", next(l for l in lines if l.startswith("top stalls")).split()[-1])
+
+    def test_diff_baseline(self):
+        status, out, _ = run_main("diff", "--offline", "12-reduction/10_fastest", "12-reduction/baseline")
+        self.assertEqual(status, 0)
+        self.assertIn("B: baseline", out)
+
+    def fake_ncu(self, body):
+        path = self.root / "ncu"
+        path.write_text("#!/bin/sh\n" + body)
+        path.chmod(path.stat().st_mode | stat.S_IEXEC)
+        return str(path)
+
+    def live(self, ncu):
+        return [mock.patch.object(profile, "live_reason", return_value=None),
+                mock.patch.object(profile, "find_ncu", return_value=ncu),
+                mock.patch.object(profile, "build_bench", return_value=Path("bench-12-reduction")),
+                mock.patch.object(profile, "gpu_name", return_value="NVIDIA H100 80GB HBM3")]
+
+    def test_permission_error_falls_back_with_the_fix(self):
+        ncu = self.fake_ncu(f"cat '{PERMISSION}'\nexit 1\n")
+        with contextlib.ExitStack() as stack:
+            for patch in self.live(ncu):
+                stack.enter_context(patch)
+            status, out, err = run_main("show", "12-reduction/10_fastest")
+        self.assertEqual(status, 0, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn("ERR_NVGPUCTRPERM", err)
+        self.assertIn("NVreg_RestrictProfilingToAdminUsers=0", err)
+        self.assertIn("CAP_SYS_ADMIN", err)
+        self.assertIn("93.1", out)
+
+    def test_live_run_keeps_the_stage_and_drops_unknown_metrics(self):
+        # Writes the fixture to --log-file; refuses one metric the first time, as an older ncu would.
+        ncu = self.fake_ncu(
+            'case "$*" in *sm__maximum_warps_per_active_cycle_pct*) '
+            'echo "==ERROR== Failed to find metric sm__maximum_warps_per_active_cycle_pct"; exit 1;; esac\n'
+            'while [ $# -gt 0 ]; do if [ "$1" = --log-file ]; then cp "' + str(RAW12) + '" "$2"; fi; shift; done\n')
+        with contextlib.ExitStack() as stack:
+            for patch in self.live(ncu):
+                stack.enter_context(patch)
+            status, out, err = run_main("show", "12-reduction/10_fastest")
+        self.assertEqual(status, 0, err)
+        self.assertIn("does not know sm__maximum_warps_per_active_cycle_pct", err)
+        self.assertIn("kernels:\n  1) reduce_fastest<512u, int>", out)
+        self.assertNotIn("reduce_pass1", out)
+        self.assertIn("this run", out)
+
+    def test_bounds(self):
+        bounds = [{"stage": "12-reduction/10_fastest", "metric": "dram_pct", "min": 85},
+                  {"stage": "12-reduction/10_fastest", "metric": "ld_bytes_per_request", "min": 512},
+                  {"stage": "12-reduction/01_two_pass", "metric": "dram_pct", "min": 85},
+                  {"stage": "12-reduction/10_fastest", "metric": "bank_conflicts", "max": 10}]
+        path = self.root / "bounds.json"
+        path.write_text(json.dumps({"bounds": bounds}))
+        status, out, _ = run_main("check-perf", "--offline", "--bounds", path)
+        self.assertEqual(status, 1)
+        lines = out.splitlines()
+        self.assertTrue(lines[0].startswith("pass  12-reduction/10_fastest  DRAM throughput"))
+        self.assertTrue(lines[2].startswith("FAIL  12-reduction/01_two_pass"))
+        self.assertIn("3 of 4 bounds hold", lines[-1])
+        path.write_text(json.dumps({"bounds": bounds[:2]}))
+        self.assertEqual(run_main("check-perf", "--offline", "--bounds", path)[0], 0)
+
+    def test_check_perf_needs_a_gpu(self):
+        with self.no_gpu():
+            status, _, err = run_main("check-perf")
+        self.assertEqual(status, 3)
+        self.assertEqual(len(err.splitlines()), 1)
+
+    def test_roofline_data(self):
+        results = self.root / "results"
+        results.mkdir()
+        (results / "12.json").write_text(json.dumps({
+            "schema": "cuda-course-bench/1", "bench": "12-reduction", "date": "2026-11-24T00:00:00Z",
+            "device": {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "sm_clock_mhz": 1980},
+            "params": {"read_kernel_gbs": 3000.0}}))
+        data, why = roofline.roofline_data("12-reduction", results, root=self.root)
+        self.assertIsNone(why)
+        self.assertEqual(data["bandwidth"], 3000e9)
+        self.assertEqual(data["peak"], 128 * 132 * 1980e6)
+        self.assertAlmostEqual(data["ridge"], 128 * 132 * 1980e6 / 3000e9)
+        names = [p[0] for p in data["points"]]
+        self.assertIn("10_fastest", names)
+        self.assertIn("CUB DeviceReduce::Sum", names)
+        name, x, y = next(p for p in data["points"] if p[0] == "10_fastest")
+        self.assertAlmostEqual(x, 301989888 / (1073741824 + 4))
+        self.assertAlmostEqual(y / (301989888 / 347e-6), 1.0)
+        skipped, why = roofline.roofline_data("13-scan", results, root=self.root)
+        self.assertIsNone(skipped)
+        self.assertIn("no profile captures yet", why)
+
+    def test_roofline_ceilings_from_other_chapters(self):
+        doc = {"device": {"sms": 132, "sm_clock_mhz": 1980}, "params": {}}
+        value, label = roofline.compute("15-ncc", doc, self.root / "none")
+        self.assertEqual(value, 64 * 132 * 1980e6)
+        self.assertIn("64/SM/clk", label)
+        value, label = roofline.compute("14-nbody", {"params": {"fma_tflops": 63.9}}, self.root / "none")
+        self.assertEqual(value, 63.9e12)
+        # Chapter 13's run measures no bandwidth: chapter 11's copy (its committed reference run).
+        value, label = roofline.bandwidth("13-scan", {"params": {}}, self.root / "none")
+        self.assertTrue(value and "chapter 11" in label)
+
+
+class CommittedCapturesTest(unittest.TestCase):
+    def test_every_committed_capture_reads(self):
+        for path in sorted(REPO.glob("chapters/*/profiles/sm_90/*.csv")):
+            header, launches = profile.read_capture(path)
+            self.assertTrue(header.startswith(f"{path.parent.parent.parent.name}/{path.stem}:"), path)
+            self.assertTrue(launches, path)
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+@unittest.skipUnless(__import__("shutil").which("make"), "make not installed")
+class MakeTargetsTest(unittest.TestCase):
+    """make profile / profile-diff / profile-capture refuse a bad name in one line, status 2, before
+    anything is configured or built."""
+
+    def make(self, *args):
+        import subprocess
+        scratch = Path(tempfile.gettempdir()) / "course-profile-make-never-created"
+        run = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={scratch}", *args], cwd=REPO,
+                             capture_output=True, text=True)
+        self.assertFalse(scratch.exists())
+        return run.returncode, run.stdout, run.stderr
+
+    def test_bad_names(self):
+        for args, words in [(("profile", "STAGE=nope"), "no stage 'nope'"), (("profile",), "say which stage"),
+                            (("profile-diff", "A=12-reduction/10"), "say which two stages"),
+                            (("profile-diff", "A=12-reduction/10", "B=zz"), "B: no stage 'zz'"),
+                            (("profile-capture", "CHAPTER=08-warp"), "08-warp")]:
+            status, out, err = self.make(*args)
+            self.assertEqual((status, out), (2, ""), args)
+            self.assertEqual(len(err.splitlines()), 1, err)
+            self.assertIn(words, err)
+
+    def test_good_names(self):
+        status, out, _ = self.make("profile", "STAGE=12-reduction/10_fastest", "SECTIONS=dram,stall")
+        self.assertEqual(status, 0)
+        self.assertIn("harness/profile.py show", out)
+        self.assertIn("--sections 'dram,stall'", out)
+        self.assertEqual(self.make("profile-diff", "A=12-reduction/09", "B=12-reduction/baseline")[0], 0)
+        self.assertIn("--chapter '13-scan'", self.make("profile-capture", "CHAPTER=13-scan")[1])
+        self.assertNotIn("--chapter", self.make("profile-capture")[1])
