@@ -39,4 +39,30 @@ inline void host_scan(int *out, const int *in, std::size_t n, bool inclusive) {
   else host_exclusive_scan(out, in, n);
 }
 
+// Segmented scan (13.1), the reference of stage 11: heads[i] != 0 starts a segment at i (element
+// 0 starts one whatever its flag), each segment scanned on its own; exclusive gives 0 at a head.
+// out may equal in.
+inline void host_segmented_scan(int *out, const int *in, const std::uint8_t *heads, std::size_t n, bool inclusive) {
+  int sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int x = in[i];
+    if (heads[i]) sum = 0;
+    out[i] = inclusive ? wrap_add(sum, x) : sum;
+    sum = wrap_add(sum, x);
+  }
+}
+
+// Stream split (13.1), the reference of stage 12: the elements keep(x) holds for, in order, then
+// the others, in order (a stable partition); returns how many were kept. out must not overlap in.
+template <class Keep>
+std::size_t host_split(int *out, const int *in, std::size_t n, Keep keep) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (keep(in[i])) out[kept++] = in[i];
+  std::size_t rest = kept;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!keep(in[i])) out[rest++] = in[i];
+  return kept;
+}
+
 }  // namespace scan

@@ -28,8 +28,8 @@ struct config {
 // for any number of calls in one stream; calls that may overlap (several streams) need one each.
 class workspace {
  public:
-  workspace() : counter_(2) {
-    CUDA_CHECK(cudaMemset(counter_.get(), 0, 2 * sizeof(unsigned)));
+  workspace() : counter_(3) {
+    CUDA_CHECK(cudaMemset(counter_.get(), 0, 3 * sizeof(unsigned)));
     CUDA_CHECK(cudaDeviceSynchronize());
   }
   // Room for `count` partial sums of type T (grows, never shrinks).
@@ -39,7 +39,7 @@ class workspace {
     if (bytes > partials_.size()) partials_ = course::device_buffer<unsigned char>(bytes);
     return reinterpret_cast<T *>(partials_.get());
   }
-  // Stages 08 and 09: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
+  // Stages 08, 09, 11 and 12: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
   // so a freshly grown array holds no valid status.
   unsigned long long *tile_status(std::size_t tiles) {
     const std::size_t bytes = (tiles ? tiles : 1) * sizeof(unsigned long long);
@@ -57,8 +57,10 @@ class workspace {
   }
   // Stages 08 and 09: the tile counter, reset before each call.
   unsigned *counter() const { return counter_.get(); }
-  // Stage 09: where the last tile leaves the number of kept elements.
+  // Stages 09 and 12: where the last tile leaves the number of kept elements.
   unsigned *kept() const { return counter_.get() + 1; }
+  // Stage 12: the number of kept elements in the whole input, counted before the split's pass.
+  unsigned *total_kept() const { return counter_.get() + 2; }
 
  private:
   course::device_buffer<unsigned char> partials_, status_;
@@ -134,15 +136,33 @@ inline const char *to_string(predicate p) {
 using compact_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p, const config &cfg,
                                    workspace &ws, cudaStream_t stream);
 
+// --- stage 11: segmented scan (13.1) ------------------------------------------------------------
+// The book's form: one head flag per element (d_heads[i] != 0: a segment starts at i; element 0
+// always starts one). Each segment is scanned on its own, in wrapping 32-bit arithmetic:
+//   inclusive: out[i] = in[h] + ... + in[i]
+//   exclusive: out[i] = in[h] + ... + in[i-1], 0 at a head
+// where h <= i is the nearest head at or before i (0 if none). d_out may equal d_in (in place);
+// any alignment of the three arrays; block sizes as the scans.
+using segmented_scan_fn = void (*)(int *d_out, const int *d_in, const std::uint8_t *d_heads, std::size_t n,
+                                   bool inclusive, const config &cfg, workspace &ws, cudaStream_t stream);
+
+// --- stage 12: stream split (13.1), a stable partition -------------------------------------------
+// Writes the kept elements of d_in, in order, to d_out[0, count), then the others, in order, to
+// d_out[count, n); returns count (waits for the stream). d_out must not overlap d_in.
+using split_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p, const config &cfg,
+                                 workspace &ws, cudaStream_t stream);
+
 struct stage {
   course::stage_info info;
-  scan_fn scan;                        // null for the compaction stages
+  scan_fn scan;                        // null for the compaction, segmented and split stages
   scan_float_fn scan_float;            // the same scan on floats
   bool two_level = false;              // honours config::partials
   warp_scan_fn warp_scan = nullptr;    // stage 06 only
   compact_fn compact = nullptr;        // stages 07 and 09
   int traffic = 0;                     // global elements moved per element by the stage's formulation (4, 3, 2)
   warp_scan_lab_fn warp_scan_lab = nullptr;  // stage 06 only
+  segmented_scan_fn segmented_scan = nullptr;  // stage 11 only
+  split_fn split = nullptr;                    // stage 12 only
 };
 
 inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0; }

@@ -8,6 +8,7 @@
 #include "harness/catch.h"
 
 #include <climits>
+#include <cstdint>
 #include <vector>
 
 TEST_CASE("inclusive and exclusive host scans of a small array", "[host]") {
@@ -72,4 +73,38 @@ TEST_CASE("the predicates of stages 07 and 09 and the block sizes the stages acc
   for (int t = -1; t <= 2048; ++t)
     if (scan::supports_threads(t)) ok.push_back(t);
   CHECK(ok == std::vector<int>{32, 64, 128, 256, 512, 1024});
+}
+
+TEST_CASE("host segmented scan (stage 11's reference): restarts at heads, 0 at a head if exclusive", "[host]") {
+  const std::vector<int> in = {3, -1, 4, 1, -5, 9, 2, -6};
+  const std::vector<std::uint8_t> heads = {0, 0, 1, 0, 1, 1, 0, 0};  // element 0 starts a segment anyway
+  std::vector<int> out(in.size());
+  scan::host_segmented_scan(out.data(), in.data(), heads.data(), in.size(), true);
+  CHECK(out == std::vector<int>{3, 2, 4, 5, -5, 9, 11, 5});
+  scan::host_segmented_scan(out.data(), in.data(), heads.data(), in.size(), false);
+  CHECK(out == std::vector<int>{0, 3, 0, 4, 0, 0, 9, 11});
+  // No heads: the plain scan; every element a head: inclusive copies, exclusive is all zeros.
+  const std::vector<std::uint8_t> none(in.size(), 0), all(in.size(), 1);
+  std::vector<int> plain(in.size());
+  scan::host_inclusive_scan(plain.data(), in.data(), in.size());
+  scan::host_segmented_scan(out.data(), in.data(), none.data(), in.size(), true);
+  CHECK(out == plain);
+  scan::host_segmented_scan(out.data(), in.data(), all.data(), in.size(), true);
+  CHECK(out == in);
+  scan::host_segmented_scan(out.data(), in.data(), all.data(), in.size(), false);
+  CHECK(out == std::vector<int>(in.size(), 0));
+  // In place.
+  std::vector<int> io = in;
+  scan::host_segmented_scan(io.data(), io.data(), heads.data(), io.size(), false);
+  CHECK(io == std::vector<int>{0, 3, 0, 4, 0, 0, 9, 11});
+}
+
+TEST_CASE("host split (stage 12's reference): kept in order, then the rest in order", "[host]") {
+  const std::vector<int> in = {3, -1, 4, 1, -5, 9, 2, -6, 0};
+  std::vector<int> out(in.size());
+  const std::size_t kept =
+      scan::host_split(out.data(), in.data(), in.size(), [](int x) { return scan::keep(scan::predicate::odd, x); });
+  CHECK(kept == 5);
+  CHECK(out == std::vector<int>{3, -1, 1, -5, 9, 4, 2, -6, 0});
+  CHECK(scan::host_split(out.data(), in.data(), 0, [](int) { return true; }) == 0);
 }

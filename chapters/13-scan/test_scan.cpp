@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -217,6 +218,129 @@ void check_compact(std::size_t n, scan::predicate p, const placement &at, const 
   SUCCEED();
 }
 
+
+// --- stage 11: segmented scan ------------------------------------------------------------------
+// How the head flags are laid out. With head flags an empty segment cannot be written down (a
+// head marks an element); "segment offsets with empty segments" below turns offsets, repeats
+// included, into heads and checks against a reference computed from the offsets themselves.
+enum class heads_kind { none, all, first_only, dense, sparse, tile_edges, far_apart };
+constexpr heads_kind all_heads_kinds[] = {heads_kind::none,   heads_kind::all,        heads_kind::first_only,
+                                          heads_kind::dense,  heads_kind::sparse,     heads_kind::tile_edges,
+                                          heads_kind::far_apart};
+const char *to_string(heads_kind k) {
+  switch (k) {
+    case heads_kind::none: return "no heads (one segment)";
+    case heads_kind::all: return "every element a head";
+    case heads_kind::first_only: return "a head at 0 only";
+    case heads_kind::dense: return "random heads, 1 in 3";
+    case heads_kind::sparse: return "random heads, 1 in 5000 (segments across tiles and blocks)";
+    case heads_kind::tile_edges: return "heads at and next to 1024/4096/8192 boundaries";
+    case heads_kind::far_apart: return "a head every 20011 (tiles with and without heads)";
+  }
+  return "?";
+}
+std::vector<std::uint8_t> make_heads(std::size_t n, heads_kind kind, std::uint64_t seed) {
+  std::vector<std::uint8_t> h(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    bool head = false;
+    switch (kind) {
+      case heads_kind::none: break;
+      case heads_kind::all: head = true; break;
+      case heads_kind::first_only: head = i == 0; break;
+      case heads_kind::dense: head = course::random_int(seed, i, 0, 2) == 0; break;
+      case heads_kind::sparse: head = course::random_int(seed, i, 0, 4999) == 0; break;
+      case heads_kind::tile_edges: head = i % 8192 == 0 || i % 8192 == 8191 || i % 4096 == 1 || i % 1024 == 1023; break;
+      case heads_kind::far_apart: head = i % 20011 == 7; break;
+    }
+    // Any nonzero byte is a head: not only 1.
+    if (head) h[i] = std::uint8_t(1 + course::random_int(seed ^ 0x5eed, i, 0, 254));
+  }
+  return h;
+}
+
+struct segmented_placement {
+  placement at;
+  std::size_t heads_offset = 0;  // bytes: 1..3 misalign the flags' 4-byte loads
+};
+
+// One segmented scan of fresh random ints with the given heads, against reference(in) (or, if
+// none is given, the host's segmented scan).
+using segmented_reference = std::function<std::vector<int>(const std::vector<int> &in, bool inclusive)>;
+void check_segmented(std::size_t n, const std::vector<std::uint8_t> &heads, const std::string &layout, bool inclusive,
+                     const segmented_placement &sp, const scan::config &cfg, scan::workspace &ws,
+                     const segmented_reference &reference = {}, int l = lo, int h = hi) {
+  const auto &stage = stage_under_test();
+  const placement &at = sp.at;
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  std::vector<int> in(n);
+  course::fill_random_host(in.data(), n, seed, l, h);
+  std::vector<int> want(n);
+  if (reference) want = reference(in, inclusive);
+  else scan::host_segmented_scan(want.data(), in.data(), heads.data(), n, inclusive);
+  const std::string who = "segmented " + describe(n, inclusive, at, cfg) + ", " + layout +
+                          (sp.heads_offset ? ", flags offset " + std::to_string(sp.heads_offset) : std::string());
+  auto d_in = course::test::guarded<int>::input(n, at.in_offset, course::test::input_guard_value<int>());
+  d_in.upload(in);
+  auto d_heads = course::test::guarded<std::uint8_t>::input(n, sp.heads_offset, std::uint8_t(1));
+  d_heads.upload(heads);
+  auto d_out = course::test::guarded<int>::output(at.in_place ? 0 : n, at.out_offset);
+  int *out = at.in_place ? d_in.get() : d_out.get();
+  stage.segmented_scan(out, d_in.get(), d_heads.get(), n, inclusive, cfg, ws, at.stream);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::string in_damage = d_in.guard_damage(), out_damage = d_out.guard_damage(),
+                    heads_damage = d_heads.guard_damage();
+  if (!in_damage.empty()) FAIL(who << ": the input's guard changed (" << in_damage << ")");
+  if (!out_damage.empty()) FAIL(who << ": wrote outside the output (" << out_damage << ")");
+  if (!heads_damage.empty() || d_heads.download() != heads) FAIL(who << ": the head flags were modified");
+  std::vector<int> got;
+  if (at.in_place) {
+    got = d_in.download();
+  } else {
+    if (d_in.download() != in) FAIL(who << ": the input was modified by an out-of-place scan");
+    got = d_out.download();
+  }
+  check_output(who, got, want, n);
+  SUCCEED();
+}
+void check_segmented(std::size_t n, heads_kind kind, bool inclusive, const segmented_placement &sp,
+                     const scan::config &cfg, scan::workspace &ws) {
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("heads seed " << seed);
+  check_segmented(n, make_heads(n, kind, seed), to_string(kind), inclusive, sp, cfg, ws);
+}
+
+// --- stage 12: stream split --------------------------------------------------------------------
+// One split on fresh random ints, against the host: the count, the kept elements in order, then
+// the others in order, every one of the n slots written, the input unchanged and its guard not
+// taken.
+void check_split(std::size_t n, scan::predicate p, const placement &at, const scan::config &cfg, scan::workspace &ws) {
+  const auto &stage = stage_under_test();
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  std::vector<int> in(n), want(n);
+  course::fill_random_host(in.data(), n, seed, lo, hi);
+  const std::size_t want_count = scan::host_split(want.data(), in.data(), n, [p](int x) { return scan::keep(p, x); });
+  auto d_in = course::test::guarded<int>::input(n, at.in_offset, kept_guard(p));
+  d_in.upload(in);
+  auto d_out = course::test::guarded<int>::output(n, at.out_offset);
+  const std::size_t count = stage.split(d_out.get(), d_in.get(), n, p, cfg, ws, at.stream);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::string who = std::string("split ") + scan::to_string(p) + ", n=" + std::to_string(n) +
+                    " threads=" + std::to_string(cfg.threads);
+  if (at.in_offset) who += " input offset " + std::to_string(at.in_offset);
+  if (at.out_offset) who += " output offset " + std::to_string(at.out_offset);
+  if (at.stream) who += " (non-blocking stream)";
+  if (count != want_count) FAIL(who << ": returned count " << count << ", expected " << want_count);
+  const std::string damage = d_out.guard_damage();
+  if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
+  check_output(who + " (kept first, then the rest)", d_out.download(), want, n);
+  if (d_in.download() != in) FAIL(who << ": the input was modified");
+  const std::string in_damage = d_in.guard_damage();
+  if (!in_damage.empty()) FAIL(who << ": the input's guard changed (" << in_damage << ")");
+  SUCCEED();
+}
+
 }  // namespace
 
 TEST_CASE("float scans match a float64 scan within the stated bound", "[scan][float]") {
@@ -251,6 +375,24 @@ TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall ba
       check_scan_float(n, true, at, cfg, ws);
     }
     if (stage.compact) check_compact(n, scan::predicate::odd, at, cfg, ws);
+    if (stage.split) check_split(n, scan::predicate::odd, at, cfg, ws);
+    if (stage.segmented_scan) {
+      for (std::size_t heads_offset : {std::size_t(0), std::size_t(1), std::size_t(3)}) {
+        segmented_placement sp;
+        sp.at = at;
+        sp.heads_offset = heads_offset;
+        for (bool inclusive : {true, false}) check_segmented(n, heads_kind::dense, inclusive, sp, cfg, ws);
+      }
+    }
+  }
+  if (stage.segmented_scan) {  // in place, misaligned, the flags misaligned too
+    for (std::size_t off : {std::size_t(1), std::size_t(3)}) {
+      segmented_placement sp;
+      sp.at.in_place = true;
+      sp.at.in_offset = off;
+      sp.heads_offset = 2;
+      check_segmented(n, heads_kind::sparse, false, sp, scan::config{}, ws);
+    }
   }
   if (stage.scan) {
     for (std::size_t off : {std::size_t(1), std::size_t(3)}) {  // in place, misaligned
@@ -336,6 +478,13 @@ TEST_CASE("block sizes the stages do not handle are refused, not miscomputed", "
     if (stage.compact)
       CHECK_THROWS_AS(stage.compact(out.get(), in.get(), 64, scan::predicate::odd, cfg, ws, nullptr),
                       std::invalid_argument);
+    if (stage.split)
+      CHECK_THROWS_AS(stage.split(out.get(), in.get(), 64, scan::predicate::odd, cfg, ws, nullptr),
+                      std::invalid_argument);
+    if (stage.segmented_scan)
+      CHECK_THROWS_AS(stage.segmented_scan(out.get(), in.get(), reinterpret_cast<const std::uint8_t *>(in.get()), 64,
+                                           true, cfg, ws, nullptr),
+                      std::invalid_argument);
   }
 }
 
@@ -402,6 +551,97 @@ TEST_CASE("compaction keeps all, none and some, in order, and returns the count"
   }
 }
 
+TEST_CASE("segmented scans: every head layout, awkward sizes, every block size", "[segmented]") {
+  const auto &stage = stage_under_test();
+  if (!stage.segmented_scan) return;
+  scan::workspace ws;
+  // Every layout at every block size up to 65536 elements (8 tiles of 8192), and at 256 threads
+  // above; the other block sizes see the random layouts there.
+  for (std::size_t size : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(8191),
+                           std::size_t(8193), std::size_t(65536), std::size_t(1000003)}) {
+    const std::size_t n = course::test::sanitizer_size(size);
+    for (int threads : block_sizes()) {
+      scan::config cfg;
+      cfg.threads = threads;
+      for (heads_kind kind : all_heads_kinds) {
+        if (n > 65536 && threads != 256 && kind != heads_kind::dense && kind != heads_kind::sparse) continue;
+        for (bool inclusive : {true, false}) check_segmented(n, kind, inclusive, segmented_placement{}, cfg, ws);
+      }
+    }
+  }
+}
+
+TEST_CASE("segmented scans in place, and sums that wrap", "[segmented]") {
+  const auto &stage = stage_under_test();
+  if (!stage.segmented_scan) return;
+  scan::workspace ws;
+  for (std::size_t size : {std::size_t(33), std::size_t(65537), std::size_t(386831), std::size_t(1311016)}) {
+    const std::size_t n = course::test::sanitizer_size(size);
+    for (int threads : block_sizes()) {
+      scan::config cfg;
+      cfg.threads = threads;
+      segmented_placement sp;
+      sp.at.in_place = true;
+      for (heads_kind kind : {heads_kind::none, heads_kind::dense, heads_kind::sparse, heads_kind::tile_edges})
+        for (bool inclusive : {true, false}) check_segmented(n, kind, inclusive, sp, cfg, ws);
+    }
+  }
+  const std::size_t n = course::test::sanitizer_size(1000003);
+  const std::vector<std::uint8_t> heads = make_heads(n, heads_kind::sparse, course::fresh_seed());
+  for (bool inclusive : {true, false})
+    check_segmented(n, heads, "sparse heads, inputs in [-2^30, 2^30]", inclusive, segmented_placement{},
+                    scan::config{}, ws, segmented_reference{}, -(1 << 30), 1 << 30);
+}
+
+TEST_CASE("segmented scan from segment offsets with empty segments, against a reference from the offsets",
+          "[segmented]") {
+  // Offsets o_0 = 0 <= o_1 <= ... <= o_k = n: segment j is [o_j, o_j+1), empty where two repeat.
+  // As head flags, an empty segment leaves no trace: the scan must equal the offsets' scan.
+  const auto &stage = stage_under_test();
+  if (!stage.segmented_scan) return;
+  scan::workspace ws;
+  const std::size_t n = 100003;
+  const std::vector<std::size_t> offsets = {0, 0, 0, 1, 5, 5, 33, 8191, 8192, 8192, 8193, 16384, 50000, 50000, n, n};
+  std::vector<std::uint8_t> heads(n, 0);
+  for (std::size_t o : offsets)
+    if (o < n) heads[o] = 1;
+  // The reference from the offsets alone, segment by segment.
+  auto from_offsets = [&](const std::vector<int> &in, bool inclusive) {
+    std::vector<int> want(in.size());
+    for (std::size_t j = 0; j + 1 < offsets.size(); ++j) {
+      int sum = 0;
+      for (std::size_t i = offsets[j]; i < offsets[j + 1]; ++i) {
+        want[i] = inclusive ? scan::wrap_add(sum, in[i]) : sum;
+        sum = scan::wrap_add(sum, in[i]);
+      }
+    }
+    return want;
+  };
+  for (bool inclusive : {true, false}) {
+    for (int threads : {32, 256, 1024}) {
+      scan::config cfg;
+      cfg.threads = threads;
+      check_segmented(n, heads, "offsets with empty segments", inclusive, segmented_placement{}, cfg, ws, from_offsets);
+    }
+  }
+}
+
+TEST_CASE("split: kept elements first, then the rest, both in order, at awkward sizes and every block size",
+          "[split]") {
+  const auto &stage = stage_under_test();
+  if (!stage.split) return;
+  scan::workspace ws;
+  const scan::predicate preds[] = {scan::predicate::odd, scan::predicate::all, scan::predicate::none,
+                                   scan::predicate::even, scan::predicate::positive};
+  for (std::size_t n : awkward_sizes())
+    for (int threads : block_sizes())
+      for (scan::predicate p : preds) {
+        scan::config cfg;
+        cfg.threads = threads;
+        check_split(n, p, placement{}, cfg, ws);
+      }
+}
+
 // Large sizes, left out of the sanitizer runs (they run kernels 10-100x slower).
 TEST_CASE("2^24 + 7 elements: scans, in place, floats, compaction", "[large]") {
   const auto &stage = stage_under_test();
@@ -415,6 +655,10 @@ TEST_CASE("2^24 + 7 elements: scans, in place, floats, compaction", "[large]") {
       if (stage.scan_float && threads == 256) check_scan_float(big, inclusive, false, cfg, ws);
     }
     if (stage.compact && threads != 256) check_compact(big, scan::predicate::odd, placement{}, cfg, ws);
+    if (stage.split) check_split(big, scan::predicate::odd, placement{}, cfg, ws);
+    if (stage.segmented_scan)
+      for (bool inclusive : {true, false})
+        check_segmented(big, heads_kind::sparse, inclusive, segmented_placement{}, cfg, ws);
   }
 }
 
@@ -431,6 +675,10 @@ TEST_CASE("a stage allocates nothing it does not free", "[scan][memory]") {
     if (stage.scan) stage.scan(out.get(), in.get(), n, true, scan::config{}, ws, nullptr);
     if (stage.compact) stage.compact(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
     if (stage.warp_scan) stage.warp_scan(out.get(), in.get(), n, scan::warp_form::conditional, true, nullptr);
+    if (stage.split) stage.split(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
+    if (stage.segmented_scan)
+      stage.segmented_scan(out.get(), in.get(), reinterpret_cast<const std::uint8_t *>(in.get()), n, true,
+                           scan::config{}, ws, nullptr);
   };
   course::test::check_no_net_allocations("stage " + stage.info.id, call);
 }
@@ -472,6 +720,19 @@ TEST_CASE("seeded random sweep over sizes, block sizes, modes and alignments", "
       const scan::predicate p = rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
                                           scan::predicate::all, scan::predicate::none});
       check_compact(n, p, at, cfg, ws);
+    }
+    if (stage.split) {
+      const scan::predicate p = rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
+                                          scan::predicate::all, scan::predicate::none});
+      check_split(n, p, at, cfg, ws);
+    }
+    if (stage.segmented_scan) {
+      at.in_place = rng.chance(0.4);
+      segmented_placement sp;
+      sp.at = at;
+      sp.heads_offset = rng.below(4);
+      const heads_kind kind = all_heads_kinds[rng.below(std::size(all_heads_kinds))];
+      check_segmented(n, kind, rng.chance(0.5), sp, cfg, ws);
     }
     if (stage.warp_scan && c % 3 == 0) {
       const scan::warp_form form = scan::all_warp_forms[rng.below(std::size(scan::all_warp_forms))];
