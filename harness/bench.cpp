@@ -116,6 +116,7 @@ void table::print(std::FILE *out) const {
   for (auto w : width) total += w + 2;
   std::fprintf(out, "%s\n", std::string(total - 2, '-').c_str());
   for (const auto &t : text) line(t);
+  for (const auto &n : notes_) std::fprintf(out, "%s\n", n.c_str());
   std::fflush(out);
 }
 
@@ -149,6 +150,11 @@ std::string table::json() const {
     os << "]";
   }
   os << "]";
+  if (!notes_.empty()) {
+    os << ", \"notes\": [";
+    for (std::size_t i = 0; i < notes_.size(); ++i) os << (i ? ", " : "") << json_string(notes_[i]);
+    os << "]";
+  }
   if (!plot_.empty()) os << ", \"plot\": " << plot_;
   os << "}";
   return os.str();
@@ -160,6 +166,15 @@ report::report(std::string bench, std::string title, device_info device)
 void report::param(const std::string &name, double value) { params_.emplace_back(name, json_cell(value)); }
 void report::param(const std::string &name, const std::string &value) { params_.emplace_back(name, json_string(value)); }
 
+void report::version(const std::string &library, const std::string &value) {
+  for (auto &v : versions_)
+    if (v.first == library) {
+      v.second = value;
+      return;
+    }
+  versions_.emplace_back(library, value);
+}
+
 void report::print_preamble(std::FILE *out) const {
   const auto &d = device_;
   std::fprintf(out, "%s\n", title_.c_str());
@@ -167,8 +182,20 @@ void report::print_preamble(std::FILE *out) const {
                     "(%.0f GB/s theoretical), L2 %.0f MB, %.1f GiB\n",
                d.ordinal, d.name.c_str(), d.cc().c_str(), d.sms, d.sm_clock_mhz, d.mem_clock_mhz, d.bus_width_bits,
                d.theoretical_bandwidth_gbs(), d.l2_bytes / 1048576.0, d.memory_bytes / 1073741824.0);
-  std::fprintf(out, "CUDA runtime %s, driver %s; %s\n", cuda_version_string(d.runtime_version).c_str(),
-               cuda_version_string(d.driver_version).c_str(), date_.c_str());
+  std::fprintf(out, "CUDA runtime %s, driver %s", cuda_version_string(d.runtime_version).c_str(),
+               cuda_version_string(d.driver_version).c_str());
+  for (const auto &v : versions_) std::fprintf(out, ", %s %s", v.first.c_str(), v.second.c_str());
+  std::fprintf(out, "; %s\n", date_.c_str());
+  if (sustained_mhz_ > 0)
+    std::fprintf(out, "SM clock under an FMA load on every SM: %.0f MHz (clock64 against %%globaltimer; peak %d MHz)\n",
+                 sustained_mhz_, d.sm_clock_mhz);
+  std::fflush(out);
+}
+
+void report::print_headlines(std::FILE *out) const {
+  if (headlines_.empty()) return;
+  std::fprintf(out, "\nHeadlines (this run):\n");
+  for (const auto &h : headlines_) std::fprintf(out, "  %s\n", h.c_str());
   std::fflush(out);
 }
 
@@ -179,13 +206,20 @@ void report::write(const std::string &dir) const {
     if (c == '/') c = '-';
   const auto &d = device_;
   std::ostringstream os;
-  os << "{\n  \"schema\": \"cuda-course-bench/1\",\n  \"bench\": " << json_string(bench_)
+  os << "{\n  \"schema\": \"cuda-course-bench/2\",\n  \"bench\": " << json_string(bench_)
      << ",\n  \"title\": " << json_string(title_) << ",\n  \"device\": {\"name\": " << json_string(d.name)
      << ", \"cc\": " << json_string(d.cc()) << ", \"sms\": " << d.sms << ", \"sm_clock_mhz\": " << d.sm_clock_mhz
      << ", \"mem_clock_mhz\": " << d.mem_clock_mhz << ", \"bus_width_bits\": " << d.bus_width_bits
      << ", \"l2_bytes\": " << d.l2_bytes << ", \"memory_bytes\": " << d.memory_bytes << "},\n  \"cuda\": {\"runtime\": "
      << json_string(cuda_version_string(d.runtime_version)) << ", \"driver\": "
-     << json_string(cuda_version_string(d.driver_version)) << "},\n  \"date\": " << json_string(date_)
+     << json_string(cuda_version_string(d.driver_version)) << "},\n  \"clocks\": {\"sm_peak_mhz\": " << d.sm_clock_mhz
+     << ", \"sm_sustained_mhz\": " << (sustained_mhz_ > 0 ? json_cell(sustained_mhz_) : std::string("null"))
+     << ", \"sm_sustained_how\": \"clock64() against %globaltimer in an FMA loop on every SM\"},\n  \"versions\": {\"driver\": "
+     << json_string(cuda_version_string(d.driver_version)) << ", \"runtime\": " << json_string(cuda_version_string(d.runtime_version));
+  for (const auto &v : versions_) os << ", " << json_string(v.first) << ": " << json_string(v.second);
+  os << "},\n  \"timing\": " << (timing_.empty() ? std::string("{}") : timing_) << ",\n  \"headlines\": [";
+  for (std::size_t i = 0; i < headlines_.size(); ++i) os << (i ? ", " : "") << json_string(headlines_[i]);
+  os << "],\n  \"date\": " << json_string(date_)
      << ",\n  \"params\": {";
   for (std::size_t i = 0; i < params_.size(); ++i)
     os << (i ? ", " : "") << json_string(params_[i].first) << ": " << params_[i].second;
@@ -196,29 +230,6 @@ void report::write(const std::string &dir) const {
   std::ofstream(json_path) << os.str();
   for (const auto &t : tables_) std::ofstream(dir + "/" + slug + "." + t.name() + ".csv") << t.csv();
   std::printf("\nresults: %s (and one CSV per table beside it)\n", json_path.c_str());
-}
-
-int run(const std::string &program, const std::string &bench, const std::string &title, const std::string &results_dir,
-        const std::function<bool(report &)> &body) {
-  gpu_status gpu = probe_gpu();
-  if (!gpu.usable) {
-    std::printf("%s: skipped: %s\n", program.c_str(), gpu.reason.c_str());
-    return 0;
-  }
-  try {
-    report rep(bench, title, query_device());
-    rep.print_preamble();
-    bool ok = body(rep);
-    rep.write(results_dir);
-    if (!ok) {
-      std::fprintf(stderr, "%s: a stage computed a wrong result (see above)\n", program.c_str());
-      return 1;
-    }
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());
-    return 1;
-  }
-  return 0;
 }
 
 }  // namespace bench

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The benchmark harness: event timing (warm-up, median of repeats), ceilings measured in the same
 // run, and the progression table printed aligned on stdout and written as CSV + JSON under
-// results/ for plots/plot.py.
+// results/ for plots/plot.py. The measured rows of a migrated bench come from bench_session.h
+// (adaptive repeats, L2 flush, interleaved baselines, --only, NVTX profile ranges); the plain
+// time_device/time_host below stay for the benches not migrated yet.
 #pragma once
 
 #include "common/check.h"
 #include "common/device.h"
 #include "common/memory.h"
 #include "common/timer.h"
+#include "harness/bench_stats.h"
 
 #include <cuda_runtime.h>
 
@@ -75,6 +78,13 @@ struct pcie_rates {
 // Pinned-memory copies of `bytes` each way, on their own and overlapped in two streams.
 pcie_rates pinned_copy_rates(std::size_t bytes);
 
+// The SM clock sustained under load: every SM runs an FMA loop for about 15 ms and reads
+// clock64() (SM cycles) and %globaltimer (ns) at its start and end; the median over blocks of
+// cycles / ns. cudaDevAttrClockRate is the peak, not what the GPU holds under this load.
+double sustained_sm_clock_mhz();
+// The CCCL (CUB/Thrust) version this harness was compiled against, "3.0.1" (from CUB_VERSION).
+std::string cccl_version();
+
 // --- tables and results --------------------------------------------------------------------
 using cell = std::variant<std::monostate, double, std::string>;  // monostate prints as "-"
 
@@ -90,6 +100,9 @@ class table {
   void add_row(std::vector<cell> row) { rows_.push_back(std::move(row)); }
   // A hint for plots/plot.py, as a JSON object text: {"kind": "bars", "x": "stage", "y": "GB/s"}.
   void set_plot(std::string json_object) { plot_ = std::move(json_object); }
+  // A line printed under the table and kept in the JSON's "notes" (noise warnings, headlines).
+  void note(std::string line) { notes_.push_back(std::move(line)); }
+  const std::vector<std::string> &notes() const { return notes_; }
   void print(std::FILE *out = stdout) const;
   std::string csv() const;
   std::string json() const;
@@ -101,6 +114,7 @@ class table {
   std::vector<column> columns_;
   std::vector<std::vector<cell>> rows_;
   std::string plot_;
+  std::vector<std::string> notes_;
 };
 
 // One benchmark run: the device, the parameters and the tables, written to
@@ -111,15 +125,31 @@ class report {
   void param(const std::string &name, double value);
   void param(const std::string &name, const std::string &value);
   void add(table t) { tables_.push_back(std::move(t)); }
+  // Library versions for the JSON's "versions" ("cuBLAS", "13.0.0"); CCCL is added by run().
+  void version(const std::string &library, const std::string &value);
+  // The SM clock measured under load (sustained_sm_clock_mhz), beside the peak attribute.
+  void sustained_clock(double mhz) { sustained_mhz_ = mhz; }
+  // The timing settings, as a JSON object text, for the JSON's "timing".
+  void timing(std::string json_object) { timing_ = std::move(json_object); }
+  // A line that says what a headline ratio measures, with its range; printed at the end of the
+  // run and kept in the JSON's "headlines".
+  void headline(std::string line) { headlines_.push_back(std::move(line)); }
+  const std::vector<std::string> &headlines() const { return headlines_; }
   void write(const std::string &dir) const;  // prints where it wrote
   // The device preamble printed before the tables.
   void print_preamble(std::FILE *out = stdout) const;
+  // The headlines, after the tables.
+  void print_headlines(std::FILE *out = stdout) const;
 
  private:
   std::string bench_, title_, date_;
   device_info device_;
   std::vector<std::pair<std::string, std::string>> params_;  // value already JSON-encoded
+  std::vector<std::pair<std::string, std::string>> versions_;
   std::vector<table> tables_;
+  std::vector<std::string> headlines_;
+  std::string timing_;
+  double sustained_mhz_ = 0;
 };
 
 std::string json_string(const std::string &s);

@@ -6,7 +6,11 @@
 #include "common/launch.h"
 #include "common/random_fill.h"
 
+#include <cub/version.cuh>
+
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace course {
 namespace bench {
@@ -52,7 +56,60 @@ __global__ void fma_kernel(float *sink, float seed) {
   if (s == 12345.678f) *sink = s;
 }
 
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The FMA chains of fma_kernel for `iterations`, thread 0 of each block timing its block in SM
+// cycles and in global nanoseconds.
+__global__ void clock_kernel(unsigned long long *cycles, unsigned long long *ns, float *sink, int iterations) {
+  const long long c0 = clock64();
+  const unsigned long long g0 = global_ns();
+  float v[fma_chains];
+#pragma unroll
+  for (int c = 0; c < fma_chains; ++c) v[c] = threadIdx.x + c;
+  for (int it = 0; it < iterations; ++it) {
+#pragma unroll
+    for (int c = 0; c < fma_chains; ++c) v[c] = fmaf(v[c], 0.999999f, 1e-7f);
+  }
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < fma_chains; ++c) s += v[c];
+  if (s == 12345.678f) *sink = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cycles[blockIdx.x] = static_cast<unsigned long long>(clock64() - c0);
+    ns[blockIdx.x] = global_ns() - g0;
+  }
+}
+
 }  // namespace
+
+double sustained_sm_clock_mhz() {
+  const int blocks = resident_blocks(clock_kernel, 256);  // one wave: every block runs from start to end
+  device_buffer<unsigned long long> cycles(blocks), ns(blocks);
+  device_buffer<float> sink(1);
+  // 2^17 iterations of 8 FMA chains: about 15 ms at 2 GHz with 2048 threads per SM.
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass ramps the clocks up
+    clock_kernel<<<blocks, 256>>>(cycles.get(), ns.get(), sink.get(), 1 << 17);
+    CUDA_CHECK_LAUNCH();
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> c(blocks), t(blocks);
+  CUDA_CHECK(cudaMemcpy(c.data(), cycles.get(), blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(t.data(), ns.get(), blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  std::vector<double> mhz;
+  for (int b = 0; b < blocks; ++b)
+    if (t[b] > 0) mhz.push_back(1e3 * double(c[b]) / double(t[b]));
+  return describe(mhz).median;
+}
+
+std::string cccl_version() {
+  return std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) + "." +
+         std::to_string(CUB_SUBMINOR_VERSION);
+}
 
 double d2d_memcpy_gbs(std::size_t bytes) {
   device_buffer<char> a(bytes), b(bytes);

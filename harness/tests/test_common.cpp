@@ -4,6 +4,7 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_stats.h"
 #include "harness/catch.h"
 #include "harness/test_support.h"
 
@@ -105,4 +106,72 @@ TEST_CASE("benchmark tables print aligned and serialise to CSV and JSON", "[benc
   CHECK(s.median_ms == 2.5);
   CHECK(s.min_ms == 1);
   CHECK(s.max_ms == 5);
+}
+
+TEST_CASE("benchmark statistics: median, min, max, spread as the relative std-dev", "[bench]") {
+  using course::bench::describe;
+  auto none = describe({});
+  CHECK(none.repeats == 0);
+  CHECK(none.median == 0);
+  auto one = describe({4});
+  CHECK(one.median == 4);
+  CHECK(one.spread == 0);
+  auto s = describe({5, 1, 3, 2});  // any order
+  CHECK(s.median == 2.5);
+  CHECK(s.min == 1);
+  CHECK(s.max == 5);
+  CHECK(s.mean == 2.75);
+  CHECK(s.repeats == 4);
+  // sample std-dev of {1, 2, 3, 5}: sqrt(8.75 / 3)
+  CHECK(std::fabs(s.spread - std::sqrt(8.75 / 3) / 2.75) < 1e-12);
+  CHECK(describe({7, 7, 7}).spread == 0);
+  CHECK(describe({3, 1, 2}).median == 2);
+  CHECK_FALSE(course::bench::noisy(describe({100, 101, 99, 100})));
+  CHECK(course::bench::noisy(describe({100, 120, 80, 100})));
+}
+
+TEST_CASE("benchmark stopping rule: at least min repeats, then quiet, max repeats or time cap", "[bench]") {
+  using course::bench::should_stop;
+  using course::bench::stop_reason;
+  course::bench::stop_rule rule;
+  rule.min_repeats = 4;
+  rule.max_repeats = 8;
+  rule.max_noise = 0.01;
+  rule.max_seconds = 1.0;
+  const std::vector<double> quiet = {1.0, 1.001, 0.999, 1.0};
+  const std::vector<double> loud = {1.0, 1.5, 0.5, 1.0};
+  CHECK(should_stop({}, 0, rule) == stop_reason::go_on);
+  CHECK(should_stop({1.0, 1.0, 1.0}, 5.0, rule) == stop_reason::go_on);  // never before min repeats, even past the cap
+  CHECK(should_stop(quiet, 0, rule) == stop_reason::quiet);
+  CHECK(should_stop(loud, 0.1, rule) == stop_reason::go_on);
+  CHECK(should_stop(loud, 1.0, rule) == stop_reason::time_cap);
+  std::vector<double> eight = loud;
+  eight.insert(eight.end(), loud.begin(), loud.end());
+  CHECK(should_stop(eight, 0.1, rule) == stop_reason::max_repeats);
+  rule.max_noise = 0;  // no noise criterion: exactly min repeats
+  CHECK(should_stop(loud, 0, rule) == stop_reason::quiet);
+  CHECK(std::string(course::bench::to_string(stop_reason::time_cap)) == "time cap");
+}
+
+TEST_CASE("benchmark interleaved pairs: the ratio's median and range over the pairs", "[bench]") {
+  using course::bench::pair_ratios;
+  // baseline / stage per pair: 1.1, 1.0, 1.2 (the last pair's zero is left out)
+  auto r = pair_ratios({1.1, 2.0, 1.2, 1.0}, {1.0, 2.0, 1.0, 0.0});
+  CHECK(r.pairs == 3);
+  CHECK(std::fabs(r.median - 1.1) < 1e-12);
+  CHECK(r.min == 1.0);
+  CHECK(std::fabs(r.max - 1.2) < 1e-12);
+  CHECK(course::bench::range_text(r) == "1.00-1.20x");
+  CHECK(course::bench::range_text(pair_ratios({2.0, 2.0}, {1.0, 1.0})) == "2.00x");
+  CHECK(pair_ratios({}, {}).pairs == 0);
+  CHECK(course::bench::batch_calls(0.5) == 4);
+  CHECK(course::bench::batch_calls(100.0) == 2);
+  CHECK(course::bench::batch_calls(0.0001) == 1000);
+}
+
+TEST_CASE("benchmark tables carry notes under them and in the JSON", "[bench]") {
+  course::bench::table t("t", "T", {{"stage", 0}});
+  t.add_row({std::string("01")});
+  t.note("warning: 01: spread 7.0%");
+  CHECK(t.json().find(R"("notes": ["warning: 01: spread 7.0%"])") != std::string::npos);
 }
