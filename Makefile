@@ -164,7 +164,7 @@ check-perf:
 
 plots:
 	@py="$(PLOT_PYTHON)"; if [ -z "$$py" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi; \
-	$$py plots/plot.py
+	$$py plots/plot.py && $$py plots/roofline.py
 
 doctor:
 	@bash harness/doctor.sh
