@@ -6,7 +6,7 @@
 // SASS, no branch; check with cuobjdump -sass on the test program); branch or predicate, a lane
 // whose condition is false issues no memory request.
 // What to look for (the tests check the sums, and that lanes_on = 0 runs with a null pointer;
-// ncu's dram__bytes_read shows the traffic): 32 lanes on read the whole array; 16 lanes read
+// ncu's dram__bytes_read.sum on the test program shows the traffic): 32 lanes on read the whole array; 16 lanes read
 // half of every warp's 128 bytes; 1 lane still costs a 32-byte sector per warp, a quarter of the
 // bytes for a thirty-second of the data, because memory moves sectors, not the 4 bytes a lane
 // asked for; 0 lanes read nothing at all, not even from an invalid address.
