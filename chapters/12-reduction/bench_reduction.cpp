@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Chapter 12 benchmark: every stage of the chapter, the read ceiling and CUB, in one run.
+// Chapter 12 benchmark: every stage of the chapter, the read ceiling and CUB, in one run. One
+// function per table; the measuring frame (options, adaptive repeats, L2 flush, interleaving,
+// NVTX profile ranges, failure accounting) is harness/bench_session.h.
 //
-// Part 1 (--N Mints, default 256M): each stage's sum timed at every block size it accepts out
-// of 32..1024, then the progression table at each stage's best block size: GB/s of input read,
-// % of the read ceiling (a float4 read kernel measured here), speed-up over the previous stage
-// and ratio to CUB DeviceReduce::Sum measured here. Stage 08 counts instead of summing; it gets
-// a row per vote (ballot, __syncthreads_count) over the same input.
-// Part 2: throughput against n, 2^10 .. 2^28 ints, for the fastest of the book's stages (01-09),
-// stage 10 and CUB: where launch overhead ends and bandwidth begins.
-// Part 3, a lab (figure 12.1): pairwise against interleaved folding, in shared memory (the same
-// 256 values folded 64 times per block, so the fold is the whole cost) and in the order threads
-// read global memory (contiguous runs per thread against the grid-stride loop); lab_folding.cu.
-// Every answer is checked against the host's sum; a wrong one ends the program with status 1.
+// progression (--N Mints, default 256M): each stage at its best block size of 32..1024 (a quick
+// look at each), then timed properly: GB/s of input read, % of the read ceiling (a float4 read
+// kernel measured here), speed-up over the previous stage and the ratio to CUB
+// DeviceReduce::Sum timed the same way. Stage 08 counts instead of summing: a row per vote.
+// vs_CUB: the fastest stage and CUB interleaved (A-B-A-B...), the ratio CUB/stage with its range
+// over the pairs, at n, at an odd n (no multiple of any tile: the partial last tile) and with the
+// input offset by one element (a misaligned start: no vector loads from the first element).
+// vs_CUB_by_n: the fastest stage against CUB at every n from 2^10 to 2^28, interleaved, the L2 flushed
+// before each call where the input fits in it; the goal (>= 1.00x CUB at every n) met or missed
+// per n. by_n: GB/s against n for the book's fastest stage (01-09), the fastest, and CUB.
+// lab (figure 12.1): pairwise against interleaved folding; lab_folding.cu.
+// Every answer is checked against the host's sum; a wrong one makes the program exit 1.
 #include "cub_baseline.h"
 #include "host_reference.h"
 #include "lab_folding.h"
@@ -22,228 +25,309 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_session.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
-#include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
-using course::bench::cell;
-using course::bench::table;
+namespace bench = course::bench;
+using bench::cell;
+using bench::table;
 
 namespace {
 
 constexpr std::size_t mega = std::size_t(1) << 20;
 constexpr std::uint64_t seed = 12;
 constexpr int lo = -1000, hi = 1000;
+const std::string cub_label = "CUB DeviceReduce::Sum";
+const std::string ceiling_label = "ceiling: float4 read kernel";
 
-struct options_t {
-  std::int64_t n_m = 256, repeats = 20;
-  std::string results = "results";
-};
+int value(std::size_t i) { return course::random_int(seed, i, lo, hi); }
 
-// The host's answers for the prefixes of the input the benchmark sums: the sum mod 2^32 (the
-// GPU's int arithmetic) and, for the whole input, the count of elements > 0.
-struct reference {
-  std::map<std::size_t, int> sums;
-  unsigned long long positives = 0;
-  reference(const std::vector<std::size_t> &sizes, std::size_t n) {
-    for (std::size_t m : sizes) {
-      const long long s = reduction::host_sum<long long>(m, [](std::size_t i) { return course::random_int(seed, i, lo, hi); });
-      sums[m] = reduction::wrap32(s);
+// The host's sums of any range of the input whose ends were named up front: exact prefix sums
+// at those ends, in one pass over the input; a range's sum is the difference, mod 2^32.
+class reference {
+ public:
+  reference(std::vector<std::size_t> ends, std::size_t n) {
+    ends.push_back(0);
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    long long running = 0;
+    std::size_t at = 0;
+    for (std::size_t e : ends) {
+      running += reduction::host_sum<long long>(e - at, [at](std::size_t i) { return (long long)value(at + i); });
+      prefix_[e] = running;
+      at = e;
     }
-    positives = reduction::host_sum<unsigned long long>(n, [](std::size_t i) { return course::random_int(seed, i, lo, hi) > 0 ? 1ull : 0ull; });
+    positives_ = reduction::host_sum<unsigned long long>(n, [](std::size_t i) { return value(i) > 0 ? 1ull : 0ull; });
   }
-  int sum(std::size_t m) const { return sums.at(m); }
-  unsigned long long count_positive() const { return positives; }
+  int sum(std::size_t first, std::size_t count) const {
+    return reduction::wrap32(prefix_.at(first + count) - prefix_.at(first));
+  }
+  unsigned long long count_positive() const { return positives_; }
+
+ private:
+  std::map<std::size_t, long long> prefix_;
+  unsigned long long positives_ = 0;
 };
 
-bool ok = true;
+// The chosen stage and block size, for the tables after the progression.
+struct pick {
+  const reduction::stage *stage = nullptr;
+  int threads = 0;
+};
 
-template <class T>
-T read_answer(const T *d) {
-  T h{};
-  CUDA_CHECK(cudaMemcpy(&h, d, sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
+// What every table uses: the input on the device, the answers, the host's sums.
+struct context {
+  bench::session &s;
+  std::size_t n, n_odd, n_offset;  // n_offset elements from in + 1
+  std::vector<std::size_t> sizes;  // 2^10 .. 2^28, as far as n goes
+  course::device_buffer<int> in;
+  course::device_buffer<int> answer{1};
+  course::device_buffer<unsigned long long> count{1};
+  reduction::workspace ws;
+  reduction::cub_sum cub;
+  reference ref;
+  pick book_best, fastest;
+
+  context(bench::session &session, std::size_t n_, std::vector<std::size_t> sizes_)
+      : s(session), n(n_), n_odd(n_ - 999), n_offset(n_ - 1024), sizes(std::move(sizes_)), in(n_), cub(n_),
+        ref(ends(), n_) {
+    course::fill_random_device(in.get(), n, seed, lo, hi);
+  }
+  std::vector<std::size_t> ends() const {
+    std::vector<std::size_t> e = sizes;
+    for (std::size_t x : {n, n_odd, std::size_t(1), 1 + n_offset}) e.push_back(x);
+    return e;
+  }
+  int answer_now() const {
+    int h = 0;
+    CUDA_CHECK(cudaMemcpy(&h, answer.get(), sizeof h, cudaMemcpyDeviceToHost));
+    return h;
+  }
+  bench::work sum(const reduction::stage &st, int threads, std::size_t first, std::size_t m) {
+    reduction::config cfg;
+    cfg.threads = threads;
+    return [this, &st, cfg, first, m](cudaStream_t stream) { st.reduce(answer.get(), in.get() + first, m, cfg, ws, stream); };
+  }
+  bench::work cub_sum(std::size_t first, std::size_t m) {
+    return [this, first, m](cudaStream_t stream) { cub(answer.get(), in.get() + first, m, stream); };
+  }
+  void check(const std::string &who, std::size_t first, std::size_t m) {
+    CUDA_CHECK(cudaStreamSynchronize(s.stream()));
+    s.expect(who + (first ? " (offset " + std::to_string(first) + ")" : ""), m, answer_now(), ref.sum(first, m));
+  }
+};
+
+double gbs(double ms, std::size_t elements) { return double(elements) * sizeof(int) / (ms * 1e6); }
+
+// One stage's rows of the progression: its best block size, then the timed row (a row per vote
+// for stage 08, which counts).
+void stage_rows(context &c, bench::progression &prog, const reduction::stage &stage, double &book_best_ms) {
+  const std::size_t bytes = c.n * sizeof(int);
+  for (bool block_vote : stage.reduce ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+    std::string label = stage.info.id;
+    if (!stage.reduce) label += block_vote ? " (count, __syncthreads_count)" : " (count, __ballot_sync)";
+    if (!c.s.selected(label)) continue;
+    auto make = [&](int threads) -> bench::work {
+      if (stage.reduce) return c.sum(stage, threads, 0, c.n);
+      reduction::config cfg;
+      cfg.threads = threads;
+      return [&c, &stage, cfg, block_vote](cudaStream_t st) {
+        stage.count(c.count.get(), c.in.get(), c.n, 0, block_vote, cfg, c.ws, st);
+      };
+    };
+    std::vector<int> sizes;
+    for (int t : {32, 64, 128, 256, 512, 1024})
+      if (reduction::supports(stage, t)) sizes.push_back(t);
+    const auto best = c.s.best(sizes, make, bytes);
+    if (!best) continue;
+    const auto m = c.s.time(label, make(best->first), bytes, true);
+    if (stage.reduce) {
+      c.check(label, 0, c.n);
+      if (stage.info.id < "10" && (book_best_ms == 0 || m.per_call.median < book_best_ms))
+        c.book_best = {&stage, best->first}, book_best_ms = m.per_call.median;
+      if (stage.info.id >= "10") c.fastest = {&stage, best->first};
+    } else {
+      CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
+      unsigned long long got = 0;
+      CUDA_CHECK(cudaMemcpy(&got, c.count.get(), sizeof got, cudaMemcpyDeviceToHost));
+      c.s.expect(label, c.n, got, c.ref.count_positive());
+    }
+    prog.row(label, std::to_string(best->first), m, stage.reduce != nullptr);
+  }
 }
 
-template <class T>
-void verify(const std::string &who, std::size_t n, T got, T want) {
-  if (got == want) return;
-  std::fprintf(stderr, "WRONG RESULT: %s, n=%zu: expected %lld, got %lld\n", who.c_str(), n, (long long)want, (long long)got);
-  ok = false;
+void progression_table(context &c) {
+  const std::size_t bytes = c.n * sizeof(int);
+  bench::progression prog(c.s, {"progression", "Reduction progression (" + std::to_string(c.n / mega) + "M ints, 4 B/element read)",
+                                "threads", "GB/s", double(bytes), "%read_ceiling", "vs_CUB",
+                                R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": ")" + ceiling_label +
+                                    R"(", "ceiling_label": "read ceiling"})"});
+  double ceiling = 0;
+  if (c.s.selected(ceiling_label)) {
+    ceiling = bench::read_kernel_gbs(bytes);
+    prog.set_ceiling(ceiling);
+    c.s.results().param("read_kernel_gbs", ceiling);
+  }
+  std::optional<bench::measurement> cub;
+  if (c.s.selected(cub_label)) {
+    cub = c.s.time(cub_label, c.cub_sum(0, c.n), bytes, true);
+    c.check(cub_label, 0, c.n);
+    prog.set_library(*cub);
+    c.s.results().param("cub_reduce_gbs", gbs(cub->per_call.median, c.n));
+  }
+  double book_best_ms = 0;
+  for (const auto &stage : course::registered<reduction::stage>()) {
+    if (stage.info.todo) {
+      if (c.s.selected(stage.info.id)) prog.todo(stage.info.id);
+      continue;
+    }
+    stage_rows(c, prog, stage, book_best_ms);
+  }
+  if (cub) prog.library(cub_label, *cub);
+  if (ceiling > 0) prog.ceiling(ceiling_label, "-", ceiling);
+  prog.finish();
+}
+
+// The fastest stage against CUB, interleaved, on the fast path and off it.
+void vs_cub_table(context &c) {
+  if (!c.fastest.stage || !c.s.selected(cub_label)) return;
+  const auto &st = *c.fastest.stage;
+  table t("vs_CUB", "Reduce " + st.info.id + " against " + cub_label + ", interleaved (ratio = CUB time / stage time, per pair)",
+          {{"case", 0}, {"n", 0}, {"offset", 0}, {"stage_ms", 4}, {"CUB_ms", 4}, {"vs_CUB", 3}, {"min", 3}, {"max", 3}, {"pairs", 0}});
+  struct case_t { std::string name; std::size_t first, m; };
+  std::string headline = "reduce " + st.info.id + " against CUB (range over the interleaved pairs):";
+  for (const case_t &k : {case_t{"aligned", 0, c.n}, case_t{"odd n", 0, c.n_odd}, case_t{"offset by one", 1, c.n_offset}}) {
+    const auto cmp = c.s.interleaved(c.cub_sum(k.first, k.m), c.sum(st, c.fastest.threads, k.first, k.m), k.m * sizeof(int));
+    c.check(st.info.id + " " + k.name, k.first, k.m);
+    t.add_row({k.name, double(k.m), double(k.first), cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
+               cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    headline += " " + k.name + " " + bench::range_text(cmp.ratio) + (k.first ? "" : ",");
+  }
+  c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
+  c.s.finish(std::move(t));
+}
+
+// The fastest stage against CUB at every n, interleaved, against the goal >= 1.00x.
+void by_n_table(context &c, table &lines) {
+  if (!c.fastest.stage || !c.s.selected(cub_label)) return;
+  const auto &st = *c.fastest.stage;
+  table t("vs_CUB_by_n", "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
+          {{"n", 0}, {"stage_us", 2}, {"CUB_us", 2}, {"vs_CUB", 3}, {"min", 3}, {"max", 3}, {"pairs", 0}, {"L2_flushed", 0}, {"goal", 0}});
+  int met = 0;
+  std::string missed;
+  for (std::size_t m : c.sizes) {
+    const auto cmp = c.s.interleaved(c.cub_sum(0, m), c.sum(st, c.fastest.threads, 0, m), m * sizeof(int));
+    c.check(st.info.id, 0, m);
+    const bool ok = cmp.ratio.median >= 1.0;
+    met += ok;
+    if (!ok) missed += (missed.empty() ? "" : ", ") + std::to_string(m);
+    t.add_row({double(m), 1e3 * cmp.stage.per_call.median, 1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min,
+               cmp.ratio.max, double(cmp.ratio.pairs), std::string(cmp.stage.flushed ? "yes" : "no"), std::string(ok ? "met" : "MISSED")});
+    lines.add_row({double(m), st.info.id, 1e3 * cmp.stage.per_call.median, gbs(cmp.stage.per_call.median, m)});
+    lines.add_row({double(m), std::string("CUB"), 1e3 * cmp.baseline.per_call.median, gbs(cmp.baseline.per_call.median, m)});
+  }
+  t.note("goal >= 1.00x CUB (median of the pairs): met at " + std::to_string(met) + " of " + std::to_string(c.sizes.size()) +
+         " sizes" + (missed.empty() ? "" : "; missed at n = " + missed));
+  c.s.results().headline("reduce " + st.info.id + " >= 1.00x CUB at every n from 1024 to " + std::to_string(c.sizes.back()) +
+                         " (median of the interleaved pairs): met at " + std::to_string(met) + " of " + std::to_string(c.sizes.size()) + (missed.empty() ? "" : " (missed at " + missed + ")"));
+  c.s.finish(std::move(t));
+}
+
+// GB/s against n: the book's fastest stage here; the fastest and CUB come from vs_CUB_by_n's pairs.
+void by_n_lines_table(context &c, table lines) {
+  if (c.book_best.stage && c.book_best.stage != c.fastest.stage && c.s.selected(c.book_best.stage->info.id)) {
+    const auto &st = *c.book_best.stage;
+    for (std::size_t m : c.sizes) {
+      const auto tm = c.s.time(st.info.id, c.sum(st, c.book_best.threads, 0, m), m * sizeof(int));
+      c.check(st.info.id, 0, m);
+      lines.add_row({double(m), st.info.id + " (the book's fastest)", 1e3 * tm.per_call.median, gbs(tm.per_call.median, m)});
+      bench::warn_if_noisy(lines, st.info.id + " at n=" + std::to_string(m), tm);
+    }
+  }
+  lines.set_plot(R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
+  c.s.finish(std::move(lines));
+}
+
+// The lab of figure 12.1, pairwise against interleaved.
+void lab_table(context &c) {
+  namespace L = reduction::lab;
+  std::vector<bench::column> cols = {{"kernel", 0}};
+  for (const auto &col : bench::timing_columns()) cols.push_back(col);
+  for (bench::column col : {bench::column{"rate", 1}, bench::column{"unit", 0}, bench::column{"vs_interleaved", 2}}) cols.push_back(col);
+  table lab("lab", "Lab, figure 12.1: pairwise against interleaved folding", cols);
+  auto add = [&](const std::string &label, const bench::measurement &m, double rate, const std::string &unit, double base_ms) {
+    std::vector<cell> row = {label};
+    for (const auto &x : bench::timing_cells(m)) row.push_back(x);
+    for (cell x : {cell(rate), cell(unit), base_ms > 0 ? cell(base_ms / m.per_call.median) : cell()}) row.push_back(x);
+    lab.add_row(row);
+    bench::warn_if_noisy(lab, label, m);
+  };
+  const std::size_t m = std::min<std::size_t>(c.n, std::size_t(1) << 20) / L::fold_threads * L::fold_threads;
+  const int blocks = int(m / L::fold_threads), reps = 64;
+  const int want = reduction::wrap32(reps * (long long)c.ref.sum(0, m) + (long long)m * reps * (reps - 1) / 2);
+  double base = 0;
+  for (L::fold f : {L::fold::interleaved, L::fold::pairwise_divergent, L::fold::pairwise_strided}) {
+    const std::string label = std::string("shared fold: ") + L::name(f);
+    if (blocks == 0 || !c.s.selected(label)) continue;
+    const auto tm = c.s.time(label, [&](cudaStream_t st) { L::fold_many(f, c.answer.get(), c.in.get(), blocks, reps, st); }, m * sizeof(int));
+    CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
+    c.s.expect("lab " + label, m, c.answer_now(), want);
+    if (f == L::fold::interleaved) base = tm.per_call.median;
+    add(label, tm, double(m) * reps / (tm.per_call.median * 1e6), "Gvalues folded/s", base);
+  }
+  base = 0;
+  for (bool contiguous : {false, true}) {
+    const std::string label = contiguous ? "global reads: contiguous run per thread (pairwise)" : "global reads: grid-stride (interleaved)";
+    if (!c.s.selected(label)) continue;
+    const auto tm = c.s.time(label, [&](cudaStream_t st) {
+      if (contiguous) L::sum_contiguous_runs(c.answer.get(), c.in.get(), c.n, st);
+      else L::sum_grid_stride(c.answer.get(), c.in.get(), c.n, st);
+    }, c.n * sizeof(int));
+    c.check("lab " + label, 0, c.n);
+    if (!contiguous) base = tm.per_call.median;
+    add(label, tm, gbs(tm.per_call.median, c.n), "GB/s", base);
+  }
+  c.s.finish(std::move(lab));
+}
+
+void body(bench::session &s, std::int64_t n_m) {
+  std::size_t free_b = 0, total_b = 0;
+  course::device_memory(free_b, total_b);
+  std::size_t n = std::size_t(n_m) * mega;
+  const std::size_t fit = free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
+  if (n > fit) {
+    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m, free_b / 1073741824.0, fit / mega);
+    n = fit / mega * mega;
+  }
+  std::vector<std::size_t> sizes;
+  for (int e = 10; e <= 28 && (std::size_t(1) << e) <= n; ++e) sizes.push_back(std::size_t(1) << e);
+  s.results().param("n", double(n));
+  std::printf("\nSum of %zuM random ints in [%d, %d] (%.2f GB read per call)\n", n / mega, lo, hi, n * sizeof(int) / 1e9);
+  context c(s, n, sizes);
+  progression_table(c);
+  vs_cub_table(c);
+  table lines("by_n", "GB/s against n: the book's fastest, the fastest, CUB", {{"n", 0}, {"series", 0}, {"time_us", 1}, {"GB/s", 1}});
+  by_n_table(c, lines);
+  by_n_lines_table(c, std::move(lines));
+  lab_table(c);
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
-  options_t opt;
+  std::int64_t n_m = 256;
+  bench::settings opt;
   course::options cli("bench_reduction", "Chapter 12: reduction, every stage against the read ceiling and CUB.");
-  cli.add("N", opt.n_m, 1, 4096, "ints to sum, in units of 2^20")
-      .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
-      .add("results", opt.results, "directory for the CSV and JSON results");
+  cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20");
+  bench::add_common_options(cli, opt);
   cli.parse(argc, argv);
-  return course::bench::run("bench_reduction", "12-reduction", "Chapter 12: reduction", opt.results,
-                            [&](course::bench::report &rep) {
-
-    std::size_t free_b = 0, total_b = 0;
-    course::device_memory(free_b, total_b);
-    std::size_t n = std::size_t(opt.n_m) * mega;
-    const std::size_t fit = free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
-    if (n > fit) {
-      std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)opt.n_m,
-                  free_b / 1073741824.0, fit / mega);
-      n = fit / mega * mega;
-    }
-    std::vector<std::size_t> sweep_sizes;
-    for (int e = 10; e <= 28; e += 2)
-      if ((std::size_t(1) << e) <= n) sweep_sizes.push_back(std::size_t(1) << e);
-    std::vector<std::size_t> ref_sizes = sweep_sizes;
-    if (std::find(ref_sizes.begin(), ref_sizes.end(), n) == ref_sizes.end()) ref_sizes.push_back(n);
-    rep.param("n", double(n));
-    const double bytes = double(n) * sizeof(int);
-    std::printf("\nSum of %zuM random ints in [%d, %d] (%.2f GB read per call)\n", n / mega, lo, hi, bytes / 1e9);
-
-    course::device_buffer<int> in(n);
-    course::fill_random_device(in.get(), n, seed, lo, hi);
-    const reference ref(ref_sizes, n);
-    course::device_buffer<int> answer(1);
-    course::device_buffer<unsigned long long> count(1);
-    course::stream s;
-    reduction::workspace ws;
-    reduction::cub_sum cub(n);
-    auto gbs = [&](double ms, std::size_t elements) { return double(elements) * sizeof(int) / (ms * 1e6); };
-
-    const double ceiling = course::bench::read_kernel_gbs(n * sizeof(int));
-    std::printf("ceiling: float4 read kernel %.0f GB/s\n", ceiling);
-    auto cub_t = course::bench::time_device([&](cudaStream_t st) { cub(answer.get(), in.get(), n, st); }, s, 3, int(opt.repeats));
-    verify("CUB DeviceReduce::Sum", n, read_answer(answer.get()), ref.sum(n));
-    const double cub_gbs = gbs(cub_t.median_ms, n);
-    rep.param("read_kernel_gbs", ceiling);
-    rep.param("cub_reduce_gbs", cub_gbs);
-
-    table prog("progression", "Reduction progression (" + std::to_string(n / mega) + "M ints, 4 B/element read)",
-               {{"stage", 0}, {"threads", 0}, {"time_ms", 3}, {"GB/s", 0}, {"%read_ceiling", 1}, {"speedup", 2}, {"vs_CUB", 3}});
-    double previous_ms = 0;
-    const reduction::stage *book_best = nullptr, *fastest = nullptr;
-    int book_best_threads = 0, fastest_threads = 0;
-    double book_best_ms = 0;
-    for (const auto &stage : course::registered<reduction::stage>()) {
-      if (stage.info.todo) {
-        prog.add_row({stage.info.id, std::string("TODO: not yet implemented"), {}, {}, {}, {}, {}});
-        continue;
-      }
-      // The block size sweep, few repeats; then the best one timed properly.
-      auto run = [&](int threads, bool block_vote) {
-        reduction::config cfg;
-        cfg.threads = threads;
-        return [&stage, &in, &answer, &count, &ws, n, cfg, block_vote](cudaStream_t st) {
-          if (stage.reduce) stage.reduce(answer.get(), in.get(), n, cfg, ws, st);
-          else stage.count(count.get(), in.get(), n, 0, block_vote, cfg, ws, st);
-        };
-      };
-      for (bool block_vote : stage.reduce ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
-        int best_threads = 0;
-        double best_ms = 0;
-        for (int t : {32, 64, 128, 256, 512, 1024}) {
-          if (!reduction::supports(stage, t)) continue;
-          auto tm = course::bench::time_device(run(t, block_vote), s, 1, 5);
-          if (best_ms == 0 || tm.median_ms < best_ms) best_ms = tm.median_ms, best_threads = t;
-        }
-        auto tm = course::bench::time_device(run(best_threads, block_vote), s, 3, int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        std::string label = stage.info.id;
-        if (stage.reduce) {
-          verify(stage.info.id, n, read_answer(answer.get()), ref.sum(n));
-          if (stage.info.id < "10" && (book_best_ms == 0 || tm.median_ms < book_best_ms))
-            book_best = &stage, book_best_ms = tm.median_ms, book_best_threads = best_threads;
-          if (stage.info.id >= "10") fastest = &stage, fastest_threads = best_threads;
-        } else {
-          label += block_vote ? " (count, __syncthreads_count)" : " (count, __ballot_sync)";
-          verify(label, n, read_answer(count.get()), ref.count_positive());
-        }
-        prog.add_row({label, double(best_threads), tm.median_ms, gbs(tm.median_ms, n), 100 * gbs(tm.median_ms, n) / ceiling,
-                      previous_ms ? cell(previous_ms / tm.median_ms) : cell(), cub_t.median_ms / tm.median_ms});
-        if (stage.reduce) previous_ms = tm.median_ms;
-      }
-    }
-    prog.add_row({std::string("CUB DeviceReduce::Sum"), std::string("library"), cub_t.median_ms, cub_gbs,
-                  100 * cub_gbs / ceiling, {}, 1.0});
-    prog.add_row({std::string("ceiling: float4 read kernel"), std::string("-"), {}, ceiling, 100.0, {}, {}});
-    prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "ceiling: float4 read kernel", "ceiling_label": "read ceiling"})");
-    prog.print();
-    rep.add(prog);
-
-    // Part 2: throughput against n.
-    std::string lines;  // the title names the lines drawn
-    if (book_best) lines += book_best->info.id + " (the book's fastest), ";
-    if (fastest && fastest != book_best) lines += fastest->info.id + ", ";
-    table by_n("by_n", "GB/s against n: " + lines + "CUB",
-               {{"n", 0}, {"series", 0}, {"time_us", 1}, {"GB/s", 1}});
-    auto sweep = [&](const std::string &name, auto fn) {
-      for (std::size_t m : sweep_sizes) {
-        auto tm = course::bench::time_device([&](cudaStream_t st) { fn(m, st); }, s, 3, int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        verify(name, m, read_answer(answer.get()), ref.sum(m));
-        by_n.add_row({double(m), name, 1000 * tm.median_ms, gbs(tm.median_ms, m)});
-      }
-    };
-    auto stage_fn = [&](const reduction::stage *st, int threads) {
-      reduction::config cfg;
-      cfg.threads = threads;
-      return [&, st, cfg](std::size_t m, cudaStream_t stream) { st->reduce(answer.get(), in.get(), m, cfg, ws, stream); };
-    };
-    if (book_best) sweep(book_best->info.id, stage_fn(book_best, book_best_threads));
-    if (fastest) sweep(fastest->info.id, stage_fn(fastest, fastest_threads));
-    sweep("CUB", [&](std::size_t m, cudaStream_t st) { cub(answer.get(), in.get(), m, st); });
-    by_n.set_plot(R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
-    by_n.print();
-    rep.add(by_n);
-
-    // Part 3: the lab of figure 12.1, pairwise against interleaved.
-    table lab("lab", "Lab, figure 12.1: pairwise against interleaved folding",
-              {{"kernel", 0}, {"time_ms", 3}, {"rate", 1}, {"unit", 0}, {"vs_interleaved", 2}});
-    {
-      namespace L = reduction::lab;
-      const std::size_t m = std::min<std::size_t>(n, std::size_t(1) << 20) / L::fold_threads * L::fold_threads;
-      const int blocks = int(m / L::fold_threads), reps = 64;
-      if (blocks > 0) {
-        const long long tile_sum =
-            reduction::host_sum<long long>(m, [](std::size_t i) { return (long long)course::random_int(seed, i, lo, hi); });
-        const int want = reduction::wrap32(reps * tile_sum + (long long)m * reps * (reps - 1) / 2);
-        double interleaved_ms = 0;
-        for (L::fold f : {L::fold::interleaved, L::fold::pairwise_divergent, L::fold::pairwise_strided}) {
-          auto tm = course::bench::time_device(
-              [&](cudaStream_t st) { L::fold_many(f, answer.get(), in.get(), blocks, reps, st); }, s, 3, int(opt.repeats));
-          CUDA_CHECK(cudaStreamSynchronize(s));
-          verify(std::string("lab fold: ") + L::name(f), m, read_answer(answer.get()), want);
-          if (f == L::fold::interleaved) interleaved_ms = tm.median_ms;
-          lab.add_row({std::string("shared fold: ") + L::name(f), tm.median_ms, double(m) * reps / (tm.median_ms * 1e6),
-                       std::string("Gvalues folded/s"), interleaved_ms / tm.median_ms});
-        }
-      }
-      double grid_stride_ms = 0;
-      for (bool contiguous : {false, true}) {
-        auto tm = course::bench::time_device(
-            [&](cudaStream_t st) {
-              if (contiguous) L::sum_contiguous_runs(answer.get(), in.get(), n, st);
-              else L::sum_grid_stride(answer.get(), in.get(), n, st);
-            },
-            s, 3, int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        const std::string label = contiguous ? "global reads: contiguous run per thread (pairwise)"
-                                             : "global reads: grid-stride (interleaved)";
-        verify(label, n, read_answer(answer.get()), ref.sum(n));
-        if (!contiguous) grid_stride_ms = tm.median_ms;
-        lab.add_row({label, tm.median_ms, gbs(tm.median_ms, n), std::string("GB/s"), grid_stride_ms / tm.median_ms});
-      }
-    }
-    lab.print();
-    rep.add(lab);
-
-    return ok;
-  });
+  return bench::run("bench_reduction", "12-reduction", "Chapter 12: reduction", opt,
+                    [&](bench::session &s) { body(s, n_m); });
 }
