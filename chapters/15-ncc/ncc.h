@@ -12,6 +12,8 @@
 // As the book advises (15.6), each stage has two entry modes: one writes the sums (compared
 // bit for bit with the host), one the coefficients (compared within an epsilon).
 // Templates of up to 32768 pixels: SumISq and SumIT of 8-bit pixels then fit in 31 bits.
+// A stage may also have the bank form (stage 10): K templates of one size against one image in
+// one call, K planes of results (bank_problem, bank_output, bank_stage below).
 #pragma once
 
 #include "common/check.h"
