@@ -81,17 +81,20 @@ double session::batch_ms(const work &fn, int k) {
   return describe(per_call).median;
 }
 
+void session::profile_one(const std::string &label, const std::function<void()> &call) {
+  // Exactly one call in the range, after the warm-ups and outside every event pair.
+  const std::string range = "profile:" + chapter_ + ":" + label;
+  nvtxRangePushA(range.c_str());
+  call();
+  CUDA_CHECK(cudaStreamSynchronize(stream_));
+  CUDA_CHECK(cudaDeviceSynchronize());  // host stages use streams of their own
+  nvtxRangePop();
+}
+
 measurement session::time(const std::string &label, const work &fn, std::size_t working_set_bytes, bool profiled) {
   for (int i = 0; i < opt_.warmup; ++i) fn(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
-  if (profiled) {
-    // Exactly one call in the range, after the warm-ups and outside every event pair.
-    const std::string range = "profile:" + chapter_ + ":" + label;
-    nvtxRangePushA(range.c_str());
-    fn(stream_);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    nvtxRangePop();
-  }
+  if (profiled) profile_one(label, [&] { fn(stream_); });
   measurement m;
   m.flushed = device_.l2_bytes > 0 && working_set_bytes <= std::size_t(device_.l2_bytes);
   const stop_rule rule = opt_.rule();
@@ -105,8 +108,9 @@ measurement session::time(const std::string &label, const work &fn, std::size_t 
   return m;
 }
 
-measurement session::time_host(const std::function<void()> &fn) {
+measurement session::time_host(const std::string &label, const std::function<void()> &fn, bool profiled) {
   fn();
+  if (profiled) profile_one(label, fn);
   stop_rule rule = opt_.rule();
   rule.min_repeats = std::min(rule.min_repeats, 5);
   measurement m;

@@ -84,8 +84,9 @@ class session {
   // profiled: the row belongs to the progression or is its library baseline (NVTX range).
   measurement time(const std::string &label, const work &fn, std::size_t working_set_bytes, bool profiled = false);
   // Wall time of fn(), which returns with its work done (host<->device stages): warm-up 1, then
-  // the stopping rule with at least min(--repeats, 5) samples. No flush, no batch.
-  measurement time_host(const std::function<void()> &fn);
+  // (a profiled row: one call in the NVTX range) the stopping rule with at least
+  // min(--repeats, 5) samples. No flush, no batch.
+  measurement time_host(const std::string &label, const std::function<void()> &fn, bool profiled = false);
   // A quick look for picking a configuration: 1 warm-up, 5 calls, the median (ms); nullopt when
   // fn throws std::invalid_argument (a configuration the stage refuses).
   std::optional<double> quick(const work &fn, std::size_t working_set_bytes);
@@ -120,6 +121,7 @@ class session {
   void flush_l2(std::size_t working_set_bytes);
   double one_call_ms(const work &fn, std::size_t working_set_bytes);
   double batch_ms(const work &fn, int k);
+  void profile_one(const std::string &label, const std::function<void()> &call);
 
   std::string chapter_;
   report &rep_;

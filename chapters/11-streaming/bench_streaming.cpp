@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Chapter 11 benchmark: every stage of the chapter, its ceilings and cuBLAS, in one run.
+// Chapter 11 benchmark: every stage of the chapter, its ceilings and cuBLAS, in one run. One
+// function per table; the measuring frame (options, adaptive repeats, L2 flush, interleaving,
+// NVTX profile ranges, failure accounting) is harness/bench_session.h.
 //
 // Part 1, device memory (--deviceN Mfloats, default 256M): each device stage swept over block
-// size x unroll (listing 11.3's table), then the progression table at each stage's best
-// configuration, against the device-to-device copy ceiling and cublasSaxpy measured here; then a
-// lab (11.1): stage 01's loop under #pragma unroll against stage 02's templated unroll.
+// size x unroll (listing 11.3's table, a quick look per cell), then the progression table at each
+// stage's best configuration, against the device-to-device copy ceiling and cublasSaxpy timed the
+// same way; then the fastest stage and cuBLAS interleaved (A-B-A-B...), aligned and with x offset
+// by one float (the fastest stage that accepts it), the ratio with its range over the pairs; then
+// a lab (11.1): stage 01's loop under #pragma unroll against stage 02's templated unroll.
 // Part 2, through the host (--N Mfloats, default 128M as in the book): every host stage's wall
 // time, split into phases where the stage allows it, the streams table (11.3), and the floor:
 // both inputs copied in while the output is copied out, on pinned memory.
-// Every stage's output is checked; a wrong result ends the program with status 1.
+// Every stage's output is checked; a wrong result makes the program exit 1.
 #include "host_context.h"
 #include "streaming.h"
 
@@ -17,6 +21,7 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_session.h"
 #include "harness/test_support.h"
 
 #include <cublas_v2.h>
@@ -27,17 +32,23 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
-using course::bench::cell;
-using course::bench::column;
-using course::bench::table;
+namespace bench = course::bench;
+using bench::cell;
+using bench::column;
+using bench::table;
 
 namespace {
 
 constexpr std::size_t mega = std::size_t(1) << 20;
 constexpr float alpha = 2.5f;
+const std::string blas_label = "cuBLAS cublasSaxpy";
+const std::string d2d_label = "ceiling: D2D cudaMemcpy";
+const std::string copy_label = "ceiling: float4 copy kernel";
 
 #define CUBLAS_CHECK(call)                                                                                   \
   do {                                                                                                       \
@@ -48,180 +59,241 @@ constexpr float alpha = 2.5f;
   } while (0)
 
 struct options_t {
-  std::int64_t n_host_m = 128, n_device_m = 256, max_streams = 8, repeats = 20;
-  std::string part = "all", results = "results";
+  std::int64_t n_host_m = 128, n_device_m = 256, max_streams = 8;
+  std::string part = "all";
 };
 
 // Checks every element of out against alpha*x + y (float64, same bound as the tests).
 template <class X, class Y, class Out>
-bool verify(const std::string &who, std::size_t n, X x, Y y, Out out) {
+bool verify(bench::session &s, const std::string &who, std::size_t n, X x, Y y, Out out) {
   auto r = course::test::check_elements(
       n, out, [&](std::size_t i) { return alpha * double(x(i)) + double(y(i)); },
       [&](std::size_t i, float g, double want) {
         return course::test::close(g, want, std::fabs(alpha * double(x(i))) + std::fabs(double(y(i))), 2 * FLT_EPSILON);
       });
-  if (!r.ok()) std::fprintf(stderr, "WRONG RESULT: %s\n", course::test::describe(who, "benchmark", n, r).c_str());
+  if (!r.ok()) s.fail(course::test::describe(who, "benchmark", n, r));
   return r.ok();
 }
 
-struct best_config {
-  streaming::launch_config cfg;
-  double ms = 0;
+// ---- part 1: device memory --------------------------------------------------------------------
+class cublas {
+ public:
+  explicit cublas(cudaStream_t stream) {
+    CUBLAS_CHECK(cublasCreate(&h_));
+    CUBLAS_CHECK(cublasSetStream(h_, stream));
+  }
+  ~cublas() { cublasDestroy(h_); }
+  cublas(const cublas &) = delete;
+  cublas &operator=(const cublas &) = delete;
+  std::string version() const {
+    int v = 0;
+    CUBLAS_CHECK(cublasGetVersion(h_, &v));
+    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+  }
+  // y = alpha * x + y, in place.
+  void saxpy(float *y, const float *x, std::size_t n) {
+    CUBLAS_CHECK(cublasSaxpy_64(h_, std::int64_t(n), &alpha, x, 1, y, 1));
+  }
+
+ private:
+  cublasHandle_t h_ = nullptr;
 };
 
-// ---- part 1: device memory --------------------------------------------------------------------
-bool device_part(course::bench::report &rep, const options_t &opt) {
-  std::size_t free_b = 0, total_b = 0;
-  course::device_memory(free_b, total_b);
-  std::size_t n = std::size_t(opt.n_device_m) * mega;
-  const std::size_t fit = free_b / 100 * 80 / (3 * sizeof(float));
-  if (n > fit) {
-    std::printf("note: --deviceN %lldM does not fit in %.1f GiB free; using %zuM floats\n", (long long)opt.n_device_m,
-                free_b / 1073741824.0, fit / mega);
-    n = fit / mega * mega;
+struct device_context {
+  bench::session &s;
+  std::size_t n;
+  static constexpr std::uint64_t seed = 11;
+  course::device_buffer<float> x, y, out, y_blas;
+  cublas blas;
+  const streaming::device_stage *fastest = nullptr;
+  std::map<std::string, streaming::launch_config> best_cfg;  // each stage's, from its sweep
+
+  device_context(bench::session &session, std::size_t n_)
+      : s(session), n(n_), x(n_ + 1), y(n_ + 1), out(n_ + 1), y_blas(n_ + 1), blas(session.stream()) {
+    course::fill_random_device(x.get(), n + 1, seed);
+    course::fill_random_device(y.get(), n + 1, seed + 1);
+    // cublasSaxpy is in place (y = alpha*x + y); timing it over and over on one y is the same traffic.
+    CUDA_CHECK(cudaMemcpy(y_blas.get(), y.get(), (n + 1) * sizeof(float), cudaMemcpyDeviceToDevice));
   }
-  rep.param("device_n", double(n));
-  const std::size_t bytes = 3 * n * sizeof(float);  // x and y read, out written
-  std::printf("\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n", n / mega, bytes / 1e9);
+  std::size_t bytes(std::size_t m) const { return 3 * m * sizeof(float); }  // x and y read, out written
+  bench::work stage(const streaming::device_stage &st, const streaming::launch_config &cfg, std::size_t x_offset = 0) {
+    const std::size_t m = n - x_offset;
+    return [this, &st, cfg, x_offset, m](cudaStream_t stream) { st.saxpy(out.get(), x.get() + x_offset, y.get(), m, alpha, cfg, stream); };
+  }
+  bench::work library(std::size_t x_offset = 0) {
+    const std::size_t m = n - x_offset;
+    return [this, x_offset, m](cudaStream_t) { blas.saxpy(y_blas.get(), x.get() + x_offset, m); };
+  }
+  // out[0, n - x_offset) against alpha * x[x_offset + i] + y[i].
+  void check(const std::string &who, std::size_t x_offset = 0) {
+    CUDA_CHECK(cudaStreamSynchronize(s.stream()));
+    const std::size_t m = n - x_offset;
+    std::vector<float> h(m);
+    CUDA_CHECK(cudaMemcpy(h.data(), out.get(), m * sizeof(float), cudaMemcpyDeviceToHost));
+    verify(s, who, m, [&](std::size_t i) { return course::random_float(seed, i + x_offset); },
+           [&](std::size_t i) { return course::random_float(seed + 1, i); }, [&](std::size_t i) { return h[i]; });
+  }
+};
 
-  const std::uint64_t seed = 11;
-  course::device_buffer<float> x(n), y(n), out(n), y_blas(n);
-  course::fill_random_device(x.get(), n, seed);
-  course::fill_random_device(y.get(), n, seed + 1);
-  course::stream s;
-  auto gbs = [&](double ms) { return bytes / (ms * 1e6); };
+const std::vector<int> threads_axis = {32, 64, 128, 256, 512, 1024};
 
-  const double d2d = course::bench::d2d_memcpy_gbs(n * sizeof(float));
-  const double copy = course::bench::copy_kernel_gbs(n * sizeof(float));
-  std::printf("ceilings: device-to-device cudaMemcpy %.0f GB/s, float4 copy kernel %.0f GB/s (bytes read + written)\n", d2d, copy);
+// Stage's block size x unroll sweep (a quick look per cell): the table, and the best configuration.
+std::optional<streaming::launch_config> sweep_table(device_context &c, const streaming::device_stage &stage) {
+  std::vector<column> cols = {{"unroll", 0}};
+  for (int t : threads_axis) cols.push_back({std::to_string(t), 0});
+  for (column col : {column{"max_GB/s", 0}, column{"max_threads", 0}}) cols.push_back(col);
+  table sweep("sweep_" + stage.info.id, "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)", cols);
+  std::optional<streaming::launch_config> best;
+  double best_ms = 0;
+  for (int u = 1; u <= (stage.unrolls ? 16 : 1); ++u) {
+    std::vector<cell> row = {double(u)};
+    double row_best = 0, row_best_threads = 0;
+    for (int t : threads_axis) {
+      streaming::launch_config cfg;
+      cfg.threads = t;
+      cfg.unroll = u;
+      const auto ms = c.s.quick(c.stage(stage, cfg), c.bytes(c.n));
+      row.push_back(ms ? cell(c.bytes(c.n) / (*ms * 1e6)) : cell());  // "-": too many registers for this block size
+      if (!ms) continue;
+      if (c.bytes(c.n) / (*ms * 1e6) > row_best) row_best = c.bytes(c.n) / (*ms * 1e6), row_best_threads = t;
+      if (!best || *ms < best_ms) best = cfg, best_ms = *ms;
+    }
+    row.push_back(row_best);
+    row.push_back(row_best_threads);
+    sweep.add_row(row);
+  }
+  sweep.set_plot(R"({"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s", "columns_are_x": true, "skip_columns": ["max_GB/s", "max_threads"]})");
+  if (stage.unrolls) c.s.finish(std::move(sweep));
+  else if (best) {
+    std::printf("\nStage %s (no unroll): best block size %d threads\n", stage.info.id.c_str(), best->threads);
+    c.s.results().add(std::move(sweep));
+  }
+  return best;
+}
 
-  cublasHandle_t handle;
-  CUBLAS_CHECK(cublasCreate(&handle));
-  CUBLAS_CHECK(cublasSetStream(handle, s));
-  // cublasSaxpy is in place (y = alpha*x + y); timing it over and over on one y is the same traffic.
-  CUDA_CHECK(cudaMemcpy(y_blas.get(), y.get(), n * sizeof(float), cudaMemcpyDeviceToDevice));
-  auto blas = course::bench::time_device([&](cudaStream_t) {
-    CUBLAS_CHECK(cublasSaxpy_64(handle, std::int64_t(n), &alpha, x.get(), 1, y_blas.get(), 1));
-  }, s, 3, int(opt.repeats));
-  CUBLAS_CHECK(cublasDestroy(handle));
-  const double blas_gbs = gbs(blas.median_ms);
-
-  const std::vector<int> threads_axis = {32, 64, 128, 256, 512, 1024};
-  table prog("device_progression", "Device SAXPY progression (" + std::to_string(n / mega) + "M floats, 12 B/element)",
-             {{"stage", 0}, {"config", 0}, {"time_ms", 3}, {"GB/s", 0}, {"%d2d_copy", 1}, {"speedup", 2}, {"vs_cuBLAS", 3}});
-  bool ok = true;
-  double previous_ms = 0;
+void device_progression_table(device_context &c) {
+  bench::progression prog(c.s, {"device_progression", "Device SAXPY progression (" + std::to_string(c.n / mega) + "M floats, 12 B/element)",
+                                "config", "GB/s", double(c.bytes(c.n)), "%d2d_copy", "vs_cuBLAS",
+                                R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": ")" + d2d_label +
+                                    R"(", "ceiling_label": "device-to-device memcpy"})"});
+  double d2d = 0, copy = 0;
+  if (c.s.selected(d2d_label)) prog.set_ceiling(d2d = bench::d2d_memcpy_gbs(c.n * sizeof(float)));
+  if (c.s.selected(copy_label)) copy = bench::copy_kernel_gbs(c.n * sizeof(float));
+  std::printf("ceilings: device-to-device cudaMemcpy %.0f GB/s, float4 copy kernel %.0f GB/s (bytes read + written; 0: not run)\n", d2d, copy);
+  std::optional<bench::measurement> blas;
+  if (c.s.selected(blas_label)) {
+    blas = c.s.time(blas_label, c.library(), c.bytes(c.n), true);
+    prog.set_library(*blas);
+    c.s.results().param("cublas_saxpy_gbs", c.bytes(c.n) / (blas->per_call.median * 1e6));
+  }
+  double best_ms = 0;
   for (const auto &stage : course::registered<streaming::device_stage>()) {
+    if (!c.s.selected(stage.info.id)) continue;
     if (stage.info.todo) {
-      prog.add_row({stage.info.id, std::string("TODO: not yet implemented"), {}, {}, {}, {}, {}});
+      prog.todo(stage.info.id);
       continue;
     }
-    // Sweep block size x unroll with fewer repeats, then time the best configuration properly.
-    std::vector<int> unrolls;
-    for (int u = 1; u <= (stage.unrolls ? 16 : 1); ++u) unrolls.push_back(u);
-    std::vector<column> cols = {{"unroll", 0}};
-    for (int t : threads_axis) cols.push_back({std::to_string(t), 0});
-    cols.push_back({"max_GB/s", 0});
-    cols.push_back({"max_threads", 0});
-    table sweep("sweep_" + stage.info.id, "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)", cols);
-    best_config best;
-    for (int u : unrolls) {
-      std::vector<cell> row = {double(u)};
-      double row_best = 0;
-      int row_best_threads = 0;
-      for (int t : threads_axis) {
-        streaming::launch_config cfg;
-        cfg.threads = t;
-        cfg.unroll = u;
-        course::bench::timing tm;
-        try {
-          tm = course::bench::time_device([&](cudaStream_t st) { stage.saxpy(out.get(), x.get(), y.get(), n, alpha, cfg, st); }, s, 1, 7);
-        } catch (const std::invalid_argument &) {  // too many registers for this block size
-          row.push_back(cell());
-          continue;
-        }
-        row.push_back(gbs(tm.median_ms));
-        if (gbs(tm.median_ms) > row_best) row_best = gbs(tm.median_ms), row_best_threads = t;
-        if (best.ms == 0 || tm.median_ms < best.ms) best = {cfg, tm.median_ms};
-      }
-      row.push_back(row_best);
-      row.push_back(double(row_best_threads));
-      sweep.add_row(row);
-    }
-    sweep.set_plot(R"({"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s", "columns_are_x": true, "skip_columns": ["max_GB/s", "max_threads"]})");
-    if (stage.unrolls) sweep.print();
-    else {
-      std::printf("\nStage %s (no unroll): best block size %d threads\n", stage.info.id.c_str(), best.cfg.threads);
-    }
-    rep.add(sweep);
-
-    auto tm = course::bench::time_device([&](cudaStream_t st) { stage.saxpy(out.get(), x.get(), y.get(), n, alpha, best.cfg, st); }, s, 3, int(opt.repeats));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    std::vector<float> h_out(n);
-    CUDA_CHECK(cudaMemcpy(h_out.data(), out.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
-    ok &= verify(stage.info.id, n, [&](std::size_t i) { return course::random_float(seed, i); },
-                 [&](std::size_t i) { return course::random_float(seed + 1, i); }, [&](std::size_t i) { return h_out[i]; });
-    std::string config = std::to_string(best.cfg.threads) + " thr" + (stage.unrolls ? " x" + std::to_string(best.cfg.unroll) : "");
-    prog.add_row({stage.info.id, config, tm.median_ms, gbs(tm.median_ms), 100 * gbs(tm.median_ms) / d2d,
-                  previous_ms ? cell(previous_ms / tm.median_ms) : cell(), blas.median_ms / tm.median_ms});
-    previous_ms = tm.median_ms;
+    const auto cfg = sweep_table(c, stage);
+    if (!cfg) continue;
+    const auto m = prog.stage(stage.info.id, std::to_string(cfg->threads) + " thr" + (stage.unrolls ? " x" + std::to_string(cfg->unroll) : ""),
+                              c.stage(stage, *cfg), c.bytes(c.n));
+    c.check(stage.info.id);
+    c.best_cfg[stage.info.id] = *cfg;
+    if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, c.fastest = &stage;
   }
-  prog.add_row({std::string("cuBLAS cublasSaxpy"), std::string("library"), blas.median_ms, blas_gbs, 100 * blas_gbs / d2d, {}, 1.0});
-  prog.add_row({std::string("ceiling: D2D cudaMemcpy"), std::string("2 x 4 B/elem"), {}, d2d, 100.0, {}, {}});
-  prog.add_row({std::string("ceiling: float4 copy kernel"), std::string("2 x 4 B/elem"), {}, copy, 100 * copy / d2d, {}, {}});
-  prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "ceiling: D2D cudaMemcpy", "ceiling_label": "device-to-device memcpy"})");
-  prog.print();
-  rep.add(prog);
+  if (blas) prog.library(blas_label, *blas);
+  if (d2d > 0) prog.ceiling(d2d_label, "2 x 4 B/elem", d2d);
+  if (copy > 0) prog.ceiling(copy_label, "2 x 4 B/elem", copy);
+  prog.finish();
+  if (d2d > 0) c.s.results().param("d2d_memcpy_gbs", d2d);
+  if (copy > 0) c.s.results().param("copy_kernel_gbs", copy);
+}
 
-  // Lab (11.1): #pragma unroll on stage 01's loop against stage 02's templated unroll, each at its
-  // best of a few block sizes. The book, on GK104: 118 GiB/s with the pragma, 135 templated.
+// The fastest stage against cuBLAS, interleaved: aligned, then x offset by one float (a stage
+// that refuses a pointer not 16-byte aligned gives way to the fastest one that takes it).
+void vs_cublas_table(device_context &c) {
+  if (!c.fastest || !c.s.selected(blas_label)) return;
+  table t("vs_cuBLAS", "SAXPY against cuBLAS, interleaved (ratio = cuBLAS time / stage time, per pair)",
+          {{"case", 0}, {"stage", 0}, {"n", 0}, {"stage_ms", 4}, {"cuBLAS_ms", 4}, {"vs_cuBLAS", 3}, {"min", 3}, {"max", 3}, {"pairs", 0}});
+  std::string headline = "SAXPY against cuBLAS (range over the interleaved pairs):";
+  for (std::size_t off : {std::size_t(0), std::size_t(1)}) {
+    const std::string name = off ? "x offset by one float" : "aligned";
+    const streaming::device_stage *st = c.fastest;
+    streaming::launch_config cfg = c.best_cfg.at(st->info.id);
+    if (off && !c.s.quick(c.stage(*st, cfg, off), c.bytes(c.n))) {  // refused: the fastest stage that takes it
+      st = nullptr;
+      double best = 0;
+      for (const auto &other : course::registered<streaming::device_stage>()) {
+        if (!c.best_cfg.count(other.info.id)) continue;
+        const auto ms = c.s.quick(c.stage(other, c.best_cfg[other.info.id], off), c.bytes(c.n));
+        if (ms && (!st || *ms < best)) st = &other, best = *ms, cfg = c.best_cfg[other.info.id];
+      }
+      t.note(c.fastest->info.id + " refuses x offset by one float (not 16-byte aligned): that row is the fastest stage that takes it");
+    }
+    if (!st) continue;
+    const auto cmp = c.s.interleaved(c.library(off), c.stage(*st, cfg, off), c.bytes(c.n - off));
+    c.check(st->info.id + " " + name, off);
+    t.add_row({name, st->info.id, double(c.n - off), cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
+               cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    headline += " " + name + " " + st->info.id + " " + bench::range_text(cmp.ratio) + (off ? "" : ";");
+  }
+  c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M floats)");
+  c.s.finish(std::move(t));
+}
+
+// Lab (11.1): #pragma unroll on stage 01's loop against stage 02's templated unroll, each at its
+// best of a few block sizes. The book, on GK104: 118 GiB/s with the pragma, 135 templated.
+void lab_table(device_context &c) {
   const streaming::device_stage *templated = nullptr;
   for (const auto &stage : course::registered<streaming::device_stage>())
     if (!stage.info.todo && stage.info.id == "02_unrolled_templated") templated = &stage;
   table lab("lab_pragma_unroll", "Lab (11.1): #pragma unroll against the templated unroll of stage 02, GB/s at the best of 32, 128, 512 threads",
             {{"unroll", 0}, {"pragma_GB/s", 0}, {"pragma_threads", 0}, {"templated_GB/s", 0}, {"templated_threads", 0}, {"templated/pragma", 3}});
+  if (!c.s.selected("lab_pragma_unroll")) return;
+  const double bytes = double(c.bytes(c.n));
   for (int u : {1, 2, 4, 8, 16}) {
-    auto best_of = [&](auto &&run) {
-      best_config b;
-      for (int t : {32, 128, 512}) {
+    auto best_of = [&](auto make) {
+      return c.s.best(std::vector<int>{32, 128, 512}, [&](int t) {
         streaming::launch_config cfg;
         cfg.threads = t;
         cfg.unroll = u;
-        try {
-          auto tm = course::bench::time_device([&](cudaStream_t st) { run(cfg, st); }, s, 1, 7);
-          if (b.ms == 0 || tm.median_ms < b.ms) b = {cfg, tm.median_ms};
-        } catch (const std::invalid_argument &) {  // too many registers for this block size
-        }
-      }
-      return b;
+        return make(cfg);
+      }, c.bytes(c.n));
     };
-    const best_config p = best_of([&](const streaming::launch_config &cfg, cudaStream_t st) {
-      streaming::launch_saxpy_pragma_unroll(out.get(), x.get(), y.get(), n, alpha, cfg, st);
+    const auto p = best_of([&](const streaming::launch_config &cfg) -> bench::work {
+      return [&c, cfg](cudaStream_t st) { streaming::launch_saxpy_pragma_unroll(c.out.get(), c.x.get(), c.y.get(), c.n, alpha, cfg, st); };
     });
-    std::vector<cell> row = {double(u), p.ms ? cell(gbs(p.ms)) : cell(), p.ms ? cell(double(p.cfg.threads)) : cell()};
-    if (u == 4 && p.ms) {  // check the lab kernel's output once
-      CUDA_CHECK(cudaStreamSynchronize(s));
-      std::vector<float> h_out(n);
-      CUDA_CHECK(cudaMemcpy(h_out.data(), out.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
-      ok &= verify("lab_pragma_unroll", n, [&](std::size_t i) { return course::random_float(seed, i); },
-                   [&](std::size_t i) { return course::random_float(seed + 1, i); }, [&](std::size_t i) { return h_out[i]; });
-    }
+    std::vector<cell> row = {double(u), p ? cell(bytes / (p->second * 1e6)) : cell(), p ? cell(double(p->first)) : cell()};
+    if (u == 4 && p) c.check("lab_pragma_unroll");  // the lab kernel's output, once (every configuration writes the same)
     if (templated) {
-      const best_config t = best_of([&](const streaming::launch_config &cfg, cudaStream_t st) {
-        templated->saxpy(out.get(), x.get(), y.get(), n, alpha, cfg, st);
-      });
-      row.push_back(t.ms ? cell(gbs(t.ms)) : cell());
-      row.push_back(t.ms ? cell(double(t.cfg.threads)) : cell());
-      row.push_back(t.ms && p.ms ? cell(p.ms / t.ms) : cell());
+      const auto t = best_of([&](const streaming::launch_config &cfg) { return c.stage(*templated, cfg); });
+      row.push_back(t ? cell(bytes / (t->second * 1e6)) : cell());
+      row.push_back(t ? cell(double(t->first)) : cell());
+      row.push_back(t && p ? cell(p->second / t->second) : cell());
     }
     lab.add_row(row);
   }
-  lab.print();
-  rep.add(lab);
-  rep.param("d2d_memcpy_gbs", d2d);
-  rep.param("copy_kernel_gbs", copy);
-  rep.param("cublas_saxpy_gbs", blas_gbs);
-  return ok;
+  c.s.finish(std::move(lab));
+}
+
+void device_part(bench::session &s, const options_t &opt) {
+  std::size_t free_b = 0, total_b = 0;
+  course::device_memory(free_b, total_b);
+  std::size_t n = std::size_t(opt.n_device_m) * mega;
+  const std::size_t fit = free_b / 100 * 80 / (6 * sizeof(float));  // x, y, out, cuBLAS's y; the ceilings' two
+  if (n > fit) {
+    std::printf("note: --deviceN %lldM does not fit in %.1f GiB free; using %zuM floats\n", (long long)opt.n_device_m,
+                free_b / 1073741824.0, fit / mega);
+    n = fit / mega * mega;
+  }
+  s.results().param("device_n", double(n));
+  std::printf("\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n", n / mega, 3.0 * n * sizeof(float) / 1e9);
+  device_context c(s, n);
+  s.results().version("cuBLAS", c.blas.version());
+  std::printf("cuBLAS %s\n", c.blas.version().c_str());
+  device_progression_table(c);
+  vs_cublas_table(c);
+  lab_table(c);
 }
 
 // ---- part 2: through the host -----------------------------------------------------------------
@@ -257,117 +329,140 @@ double overlapped_transfer_ms(pinned_arrays &a, streaming::host_context &ctx, st
   return t.median_ms;
 }
 
-bool host_part(course::bench::report &rep, const options_t &opt) {
-  const std::size_t n = std::size_t(opt.n_host_m) * mega;
-  const double bytes = 3.0 * n * sizeof(float);
-  rep.param("host_n", double(n));
-  std::printf("\nPart 2: out = alpha*x + y on %zuM floats in host memory (%.2f GB across PCIe per call)\n", n / mega, bytes / 1e9);
-  streaming::owned_host_context owned(n, int(opt.max_streams));
-  auto &ctx = owned.get();
-
-  // One stage's arrays at a time (each set is 3 x n floats, pinned for most stages).
-  std::string arrays_stage;
+struct host_run {
+  bench::session &s;
+  std::size_t n;
+  double bytes;  // across PCIe per call
+  streaming::owned_host_context owned;
+  streaming::host_context &ctx;
+  std::string arrays_stage;  // one stage's arrays at a time (each set is 3 x n floats, pinned for most stages)
   std::unique_ptr<stage_arrays> arrays;
-  auto arrays_of = [&](const streaming::host_stage &stage) -> stage_arrays & {
+  double floor_ms = 0;
+
+  host_run(bench::session &session, std::size_t n_, int max_streams)
+      : s(session), n(n_), bytes(3.0 * n_ * sizeof(float)), owned(n_, max_streams), ctx(owned.get()) {}
+  stage_arrays &arrays_of(const streaming::host_stage &stage) {
     if (!arrays || arrays_stage != stage.info.id) {
       arrays.reset();
       arrays = std::make_unique<stage_arrays>(stage, n);
       arrays_stage = stage.info.id;
     }
     return *arrays;
-  };
-
-  const auto pcie = course::bench::pinned_copy_rates(n * sizeof(float));
-  double floor_ms = 0;
-  {
-    pinned_arrays floor_arrays(n);
-    floor_ms = overlapped_transfer_ms(floor_arrays, ctx, n);
   }
-  std::printf("ceilings: pinned host->device %.1f GB/s, device->host %.1f GB/s, both at once %.1f GB/s; "
-              "floor (x and y in while out goes out) %.2f ms\n", pcie.h2d_gbs, pcie.d2h_gbs, pcie.both_gbs, floor_ms);
-  rep.param("pinned_h2d_gbs", pcie.h2d_gbs);
-  rep.param("pinned_d2h_gbs", pcie.d2h_gbs);
-  rep.param("pinned_both_gbs", pcie.both_gbs);
-  rep.param("transfer_floor_ms", floor_ms);
-
-  bool ok = true;
-  auto run = [&](const streaming::host_stage &stage, int streams) {
+  // A stage's wall time with `streams` streams, its output checked.
+  bench::measurement run(const streaming::host_stage &stage, int streams, bool profiled) {
     stage_arrays &a = arrays_of(stage);
     ctx.n_streams = streams;
     ctx.phases = false;
     course::test::poison_host(a.out.get(), n);
-    auto t = course::bench::time_host([&] { stage.saxpy(a.out.get(), a.x.get(), a.y.get(), n, alpha, ctx); }, 1, 5);
-    ok &= verify(stage.info.id, n, [&](std::size_t i) { return a.x[i]; }, [&](std::size_t i) { return a.y[i]; },
-                 [&](std::size_t i) { return a.out[i]; });
+    auto t = s.time_host(stage.info.id, [&] { stage.saxpy(a.out.get(), a.x.get(), a.y.get(), n, alpha, ctx); }, profiled);
+    verify(s, stage.info.id, n, [&](std::size_t i) { return a.x[i]; }, [&](std::size_t i) { return a.y[i]; },
+           [&](std::size_t i) { return a.out[i]; });
     return t;
-  };
+  }
+};
 
-  // The streams table first: it decides how many streams the progression uses for stage 06.
-  table streams_table("streams", "Streams (11.3): wall time by stream count, " + std::to_string(n / mega) + "M floats",
-                      {{"streams", 0}, {"time_ms", 2}, {"GB/s", 2}, {"x_floor", 2}});
+void ceilings_host(host_run &h) {
+  const auto pcie = bench::pinned_copy_rates(h.n * sizeof(float));
+  {
+    pinned_arrays floor_arrays(h.n);
+    h.floor_ms = overlapped_transfer_ms(floor_arrays, h.ctx, h.n);
+  }
+  std::printf("ceilings: pinned host->device %.1f GB/s, device->host %.1f GB/s, both at once %.1f GB/s; "
+              "floor (x and y in while out goes out) %.2f ms\n", pcie.h2d_gbs, pcie.d2h_gbs, pcie.both_gbs, h.floor_ms);
+  h.s.results().param("pinned_h2d_gbs", pcie.h2d_gbs);
+  h.s.results().param("pinned_d2h_gbs", pcie.d2h_gbs);
+  h.s.results().param("pinned_both_gbs", pcie.both_gbs);
+  h.s.results().param("transfer_floor_ms", h.floor_ms);
+}
+
+// The streams table first: it decides how many streams the progression uses for stage 06.
+std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) {
+  std::vector<column> cols = {{"streams", 0}};
+  for (const auto &col : bench::timing_columns()) cols.push_back(col);
+  for (column col : {column{"GB/s", 2}, column{"x_floor", 2}}) cols.push_back(col);
+  table t("streams", "Streams (11.3): wall time by stream count, " + std::to_string(h.n / mega) + "M floats", cols);
   std::map<std::string, int> best_streams;
   for (const auto &stage : course::registered<streaming::host_stage>()) {
-    if (stage.info.todo || stage.info.id.find("streams") == std::string::npos) continue;
+    if (stage.info.todo || stage.info.id.find("streams") == std::string::npos || !h.s.selected(stage.info.id)) continue;
     double best_ms = 0;
-    for (int k = 1; k <= opt.max_streams; ++k) {
-      auto t = run(stage, k);
-      streams_table.add_row({double(k), t.median_ms, bytes / (t.median_ms * 1e6), t.median_ms / floor_ms});
-      if (best_ms == 0 || t.median_ms < best_ms) best_ms = t.median_ms, best_streams[stage.info.id] = k;
+    for (int k = 1; k <= max_streams; ++k) {
+      const auto m = h.run(stage, k, false);
+      std::vector<cell> row = {double(k)};
+      for (const auto &x : bench::timing_cells(m)) row.push_back(x);
+      row.push_back(bench::rate(h.bytes, m));
+      row.push_back(m.per_call.median / h.floor_ms);
+      t.add_row(row);
+      bench::warn_if_noisy(t, stage.info.id + " with " + std::to_string(k) + " streams", m);
+      if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, best_streams[stage.info.id] = k;
     }
-    streams_table.set_plot(R"({"kind": "lines", "x": "streams", "y": "time_ms"})");
-    streams_table.print();
-    rep.add(streams_table);
   }
+  t.set_plot(R"({"kind": "lines", "x": "streams", "y": "time_ms"})");
+  h.s.finish(std::move(t));
+  return best_streams;
+}
 
-  table prog("host_progression", "Through the host: wall time per stage (" + std::to_string(n / mega) + "M floats)",
-             {{"stage", 0}, {"memory", 0}, {"streams", 0}, {"wall_ms", 2}, {"H2D_ms", 2}, {"kernel_ms", 2}, {"D2H_ms", 2},
-              {"GB/s", 2}, {"x_floor", 2}, {"speedup", 2}});
+void host_progression_table(host_run &h, std::map<std::string, int> best_streams) {
+  std::vector<column> cols = {{"stage", 0}, {"memory", 0}, {"streams", 0}};
+  for (const auto &col : bench::timing_columns()) cols.push_back(col);
+  for (const char *name : {"H2D_ms", "kernel_ms", "D2H_ms", "GB/s", "x_floor", "speedup"}) cols.push_back({name, 2});
+  cols[3].name = "wall_ms";  // the median wall time
+  table prog("host_progression", "Through the host: wall time per stage (" + std::to_string(h.n / mega) + "M floats)", cols);
   double previous_ms = 0;
   for (const auto &stage : course::registered<streaming::host_stage>()) {
+    if (!h.s.selected(stage.info.id)) continue;
     if (stage.info.todo) {
       prog.add_row({stage.info.id, std::string("TODO: not yet implemented")});
       continue;
     }
-    int k = best_streams.count(stage.info.id) ? best_streams[stage.info.id] : 1;
-    auto t = run(stage, k);
-    cell h2d, kernel, d2h;
-    if (ctx.phases) {
-      h2d = double(course::elapsed_ms(ctx.ev_start, ctx.ev_h2d));
-      kernel = double(course::elapsed_ms(ctx.ev_h2d, ctx.ev_kernel));
-      d2h = double(course::elapsed_ms(ctx.ev_kernel, ctx.ev_d2h));
-    }
-    prog.add_row({stage.info.id, std::string(course::to_string(stage.memory)), double(k), t.median_ms, h2d, kernel, d2h,
-                  bytes / (t.median_ms * 1e6), t.median_ms / floor_ms, previous_ms ? cell(previous_ms / t.median_ms) : cell()});
-    previous_ms = t.median_ms;
+    const int k = best_streams.count(stage.info.id) ? best_streams[stage.info.id] : 1;
+    const auto m = h.run(stage, k, true);
+    const double ms = m.per_call.median;
+    std::vector<cell> row = {stage.info.id, std::string(course::to_string(stage.memory)), double(k)};
+    for (const auto &x : bench::timing_cells(m)) row.push_back(x);
+    for (auto [a, b] : {std::pair{h.ctx.ev_start, h.ctx.ev_h2d}, {h.ctx.ev_h2d, h.ctx.ev_kernel}, {h.ctx.ev_kernel, h.ctx.ev_d2h}})
+      row.push_back(h.ctx.phases ? cell(double(course::elapsed_ms(a, b))) : cell());  // of the last call
+    for (cell x : {bench::rate(h.bytes, m), cell(ms / h.floor_ms), previous_ms ? cell(previous_ms / ms) : cell()}) row.push_back(x);
+    prog.add_row(row);
+    bench::warn_if_noisy(prog, stage.info.id, m);
+    previous_ms = ms;
   }
-  prog.add_row({std::string("floor: overlapped pinned copies"), std::string("pinned"), {}, floor_ms, {}, {}, {}, bytes / (floor_ms * 1e6), 1.0, {}});
+  std::vector<cell> floor = {std::string("floor: overlapped pinned copies"), std::string("pinned"), cell(), h.floor_ms};
+  floor.resize(cols.size());
+  floor[cols.size() - 3] = h.bytes / (h.floor_ms * 1e6);
+  floor[cols.size() - 2] = 1.0;
+  prog.add_row(floor);
   prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": "floor: overlapped pinned copies", "ceiling_label": "transfer floor", "lower_is_better": true})");
-  prog.print();
-  rep.add(prog);
-  return ok;
+  h.s.finish(std::move(prog));
+}
+
+void host_part(bench::session &s, const options_t &opt) {
+  const std::size_t n = std::size_t(opt.n_host_m) * mega;
+  s.results().param("host_n", double(n));
+  std::printf("\nPart 2: out = alpha*x + y on %zuM floats in host memory (%.2f GB across PCIe per call)\n", n / mega, 3.0 * n * sizeof(float) / 1e9);
+  host_run h(s, n, int(opt.max_streams));
+  ceilings_host(h);
+  host_progression_table(h, streams_table(h, opt.max_streams));
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
   options_t opt;
+  bench::settings common;
   course::options cli("bench_streaming", "Chapter 11: streaming SAXPY, every stage against its ceilings and cuBLAS.");
   cli.add("N", opt.n_host_m, 1, 4096, "floats through the host, in units of 2^20 (the book's --N)")
       .add("deviceN", opt.n_device_m, 1, 8192, "floats in device memory, in units of 2^20")
       .add("maxStreams", opt.max_streams, 2, 64, "largest stream count of the streams table")
-      .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
-      .add("part", opt.part, "which part to run: device, host or all")
-      .add("results", opt.results, "directory for the CSV and JSON results");
+      .add("part", opt.part, "which part to run: device, host or all");
+  bench::add_common_options(cli, common);
   cli.parse(argc, argv);
   if (opt.part != "device" && opt.part != "host" && opt.part != "all") {
     std::fprintf(stderr, "bench_streaming: --part: expected device, host or all, got '%s'\n", opt.part.c_str());
     return 2;
   }
-  return course::bench::run("bench_streaming", "11-streaming", "Chapter 11: streaming workloads (SAXPY)", opt.results,
-                            [&](course::bench::report &rep) {
-                              bool ok = true;
-                              if (opt.part != "host") ok &= device_part(rep, opt);
-                              if (opt.part != "device") ok &= host_part(rep, opt);
-                              return ok;
-                            });
+  return bench::run("bench_streaming", "11-streaming", "Chapter 11: streaming workloads (SAXPY)", common, [&](bench::session &s) {
+    if (opt.part != "host") device_part(s, opt);
+    if (opt.part != "device") host_part(s, opt);
+  });
 }
