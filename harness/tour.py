@@ -62,7 +62,7 @@ def format_table(table):
         return "  ".join(parts).rstrip()
 
     out = [table.get("title") or table.get("name", ""), line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1))]
-    return out + [line(r) for r in rows]
+    return out + [line(r) for r in rows] + [str(n) for n in table.get("notes", [])]
 
 
 def progression_tables(doc):
@@ -114,34 +114,52 @@ def _strip(label):
     return re.sub(r"^(ceiling|floor):\s*", "", label)
 
 
-def summary_row(name, s):
+def interleaved_range(doc):
+    """(min, max) of the library ratio over the interleaved pairs, from the first row of a
+    schema /2 file's first "vs_*" table with min and max columns (the aligned case); else None."""
+    for table in doc.get("tables", []):
+        columns = table.get("columns", [])
+        if not str(table.get("name", "")).startswith("vs_") or "min" not in columns or "max" not in columns:
+            continue
+        rows = table.get("rows", [])
+        if rows and _number(rows[0][columns.index("min")]) and _number(rows[0][columns.index("max")]):
+            return rows[0][columns.index("min")], rows[0][columns.index("max")]
+    return None
+
+
+def summary_row(name, s, interleaved=None):
     """[chapter, best stage, its rate, against the library, against the ceiling] as text:
-    ['12-reduction', '10_fastest', '3094 GB/s', '1.02x CUB DeviceReduce::Sum', '101% of float4 read kernel']."""
+    ['12-reduction', '10_fastest', '3094 GB/s', '1.02x CUB DeviceReduce::Sum', '101% of float4 read kernel'];
+    with the interleaved range (min, max) of a /2 file: '1.02x CUB DeviceReduce::Sum (1.01-1.04x interleaved)'."""
     if s is None:
         return [name, "no stage with a result", "", "", ""]
     best_label, best_value = s["best"]
     lib, ceil = _ratio(s, s["library"]), _ratio(s, s["ceiling"])
-    return [name, best_label, f"{cell_text(best_value)} {s['metric']}",
-            f"{lib:.2f}x {s['library'][0]}" if lib else "-",
+    against = f"{lib:.2f}x {s['library'][0]}" if lib else "-"
+    if lib and interleaved:
+        against += f" ({interleaved[0]:.2f}-{interleaved[1]:.2f}x interleaved)"
+    return [name, best_label, f"{cell_text(best_value)} {s['metric']}", against,
             f"{100 * ceil:.0f}% of {_strip(s['ceiling'][0])}" if ceil else "-"]
 
 
 def summary_lines(entries):
     """Aligned summary rows, with a header, from (name, summary dict) pairs."""
     rows = [["chapter", "best stage", "rate", "against the library", "against the ceiling"]]
-    rows += [summary_row(name, s) for name, s in entries]
+    rows += [summary_row(*entry) for entry in entries]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     return ["  " + "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip() for r in rows]
 
 
 def summary_entries(doc, chapter):
+    """(name, summary, interleaved range or None) per progression table; the range (a /2 file's
+    vs_* table) goes with the first, the table whose best stage it compares."""
     tables = progression_tables(doc)
     entries = []
-    for t in tables:
+    for i, t in enumerate(tables):
         name = chapter
         if len(tables) > 1:
             name += " " + t["name"].replace("_progression", "").replace("progression", "").strip("_")
-        entries.append((name, summarize(t)))
+        entries.append((name, summarize(t), interleaved_range(doc) if i == 0 else None))
     return entries
 
 
@@ -162,6 +180,9 @@ def chapter_report(chapter, path, doc, reference=True):
     lines = ["", f"== {doc.get('title') or chapter}", f"   {run_label(doc, path, reference)}"]
     for table in progression_tables(doc):
         lines += [""] + format_table(table)
+    headlines = doc.get("headlines") or []
+    if headlines:
+        lines += ["", "Headlines:"] + [f"  {h}" for h in headlines]
     return lines
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draw the course's benchmark results (JSON, schema cuda-course-bench/1) as PNG charts.
+"""Draw the course's benchmark results (JSON, schema cuda-course-bench/1 or /2) as PNG charts.
 
     python3 plots/plot.py [--results DIR] [--out DIR] [FILES...]
 
@@ -16,6 +16,10 @@ reference results (chapters/*/figures/*.json), and says which. Hint kinds:
     {"kind": "heatmap", "x": COL, "y": COL, "value": COL}
         or a wide table, {"kind": "heatmap", "x": NAME, "y": COL, "value": NAME,
         "columns_are_x": true, "skip_columns": [COL, ...]}: one row per y, one column per x.
+
+A bars table of schema /2 whose rows carry min_ms and max_ms beside their median time (time_ms
+or wall_ms) gets error bars from min to max: on the time itself, or, for a rate (inversely
+proportional to the time), from the rate at the slowest call to the rate at the fastest.
 
 Exit status: 0 ok, 1 a file or table could not be drawn, 3 matplotlib missing.
 """
@@ -131,20 +135,51 @@ def draw_ceiling(ax, hint, outside=True):
                     textcoords="offset points", ha="left", va="bottom", fontsize=8, color="0.3")
 
 
+def error_bars(table, y):
+    """(below, above) per row for a /2 table with min_ms and max_ms beside its median time, or
+    None: the time's own range when y is the time, else the range of a rate (value x median / time)."""
+    columns = table.get("columns", [])
+    median = next((c for c in ("time_ms", "wall_ms") if c in columns), None)
+    if median is None or "min_ms" not in columns or "max_ms" not in columns:
+        return None
+    below, above = [], []
+    for v, t, lo, hi in zip(column(table, y), column(table, median), column(table, "min_ms"), column(table, "max_ms")):
+        v, t, lo, hi = number(v), number(t), number(lo), number(hi)
+        if any(math.isnan(x) for x in (v, t, lo, hi)) or min(t, lo, hi) <= 0:
+            below.append(0.0)
+            above.append(0.0)
+        elif y == median:
+            below.append(max(v - lo, 0.0))
+            above.append(max(hi - v, 0.0))
+        else:   # a rate: the slowest call gives the least
+            below.append(max(v - v * t / hi, 0.0))
+            above.append(max(v * t / lo - v, 0.0))
+    return below, above
+
+
 def draw_bars(ax, table, hint):
     labels = [label_of(v) for v in column(table, hint["x"])]
     values = [number(v) for v in column(table, hint["y"])]
+    errors = error_bars(table, hint["y"])
     ceiling = hint.get("ceiling")
     if hint.get("ceiling_from_row") is not None:
         # The ceiling is one of the table's rows: draw it as the line, not as a bar.
         row = label_of(hint["ceiling_from_row"])
         if row not in labels:
             raise PlotError(f"ceiling_from_row '{row}' is not a value of column '{hint['x']}'")
-        ceiling = values.pop(labels.index(row))
+        at = labels.index(row)
+        ceiling = values.pop(at)
         labels.remove(row)
+        if errors:
+            errors = (errors[0][:at] + errors[0][at + 1:], errors[1][:at] + errors[1][at + 1:])
         hint = {"ceiling_label": row, **hint}
     bars = ax.bar(range(len(values)), values, color="tab:blue")
+    if errors and any(errors[0] + errors[1]):
+        ax.errorbar(range(len(values)), [0 if math.isnan(v) else v for v in values], yerr=[errors[0], errors[1]],
+                    fmt="none", ecolor="black", elinewidth=0.8, capsize=3, label="min-max over the repeats")
     finite = [v for v in values if not math.isnan(v)]
+    if errors:
+        finite += [v + e for v, e in zip(values, errors[1]) if not math.isnan(v)]
     top = max(finite + ([ceiling] if ceiling is not None else []), default=1.0) * 1.08 or 1.0
     # Value labels inside the tall bars, at mid-height: nothing (a ceiling line near the top, a
     # legend) can sit on them. Short bars get theirs just above.

@@ -48,6 +48,9 @@ RESULT = {
 }
 
 
+FIXTURE_V2 = Path(__file__).resolve().parent / "fixtures" / "bench-v2.json"
+
+
 def run_plot(*argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -64,6 +67,26 @@ class PlotTest(unittest.TestCase):
 
     def write(self, doc, name="11-streaming.json"):
         (self.results / name).write_text(json.dumps(doc))
+
+    def test_error_bars_from_min_and_max(self):
+        doc = json.loads(FIXTURE_V2.read_text())
+        below, above = plot.error_bars(doc["tables"][0], "GB/s")
+        # 10_fastest: 3033.2 GB/s at 0.354 ms, min 0.35, max 0.36: the rate at the slowest and fastest call.
+        self.assertAlmostEqual(below[1], 3033.2 - 3033.2 * 0.354 / 0.36)
+        self.assertAlmostEqual(above[1], 3033.2 * 0.354 / 0.35 - 3033.2)
+        self.assertEqual((below[3], above[3]), (0.0, 0.0))   # the ceiling row has no time
+        below, above = plot.error_bars(doc["tables"][0], "time_ms")
+        self.assertAlmostEqual(below[0], 0.52 - 0.515)
+        self.assertAlmostEqual(above[0], 0.531 - 0.52)
+        self.assertIsNone(plot.error_bars(RESULT["tables"][0], "GB/s"))   # /1: no min_ms, max_ms
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
+    def test_schema_two_file_is_drawn(self):
+        out_dir = Path(self.tmp.name) / "out"
+        status, out, err = run_plot("--out", out_dir, FIXTURE_V2)
+        self.assertEqual((status, err), (0, ""))
+        self.assertEqual(sorted(p.name for p in out_dir.iterdir()),
+                         ["12-reduction-h100-by_n.png", "12-reduction-h100-progression.png"])
 
     @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
     def test_one_png_per_hinted_table(self):

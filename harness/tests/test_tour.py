@@ -80,6 +80,48 @@ class TableTest(unittest.TestCase):
         self.assertIn("99-test host", out)
 
 
+FIXTURE_V2 = Path(__file__).resolve().parent / "fixtures" / "bench-v2.json"
+
+
+class SchemaTwoTest(unittest.TestCase):
+    """A result file of schema cuda-course-bench/2 (harness/tests/fixtures/bench-v2.json): rows with
+    median, min, max, repeats and spread, notes under tables, headlines, an interleaved vs_ table."""
+
+    def setUp(self):
+        self.doc = course.load_result(FIXTURE_V2)
+
+    def test_read_as_a_result(self):
+        self.assertIsNotNone(self.doc)
+        self.assertEqual(self.doc["schema"], "cuda-course-bench/2")
+        self.assertEqual(self.doc["clocks"]["sm_sustained_mhz"], 1755)
+        self.assertEqual(self.doc["versions"]["CCCL"], "3.0.1")
+
+    def test_notes_print_under_their_table(self):
+        lines = tour.format_table(self.doc["tables"][0])
+        self.assertEqual(lines[1].split()[:8], ["stage", "threads", "time_ms", "min_ms", "max_ms", "repeats", "spread%",
+                                                "batch_ms"])
+        self.assertTrue(lines[-1].startswith("warning: CUB DeviceReduce::Sum: spread 6.2%"))
+        self.assertEqual(len(lines), 3 + 4 + 1)
+
+    def test_summary_carries_the_interleaved_range(self):
+        self.assertEqual(tour.interleaved_range(self.doc), (1.0, 1.03))
+        (name, s, interleaved), = tour.summary_entries(self.doc, "12-reduction")
+        self.assertEqual(s["best"], ("10_fastest", 3033.2))
+        self.assertEqual(tour.summary_row(name, s, interleaved)[3],
+                         "1.01x CUB DeviceReduce::Sum (1.00-1.03x interleaved)")
+        self.assertIsNone(tour.interleaved_range(SYNTHETIC))   # a /1 file has none
+
+    def test_through_the_command(self):
+        status, out = run("tables", FIXTURE_V2)
+        self.assertEqual(status, 0)
+        self.assertIn("Reduction progression (256M ints", out)
+        self.assertIn("warning: CUB DeviceReduce::Sum: spread 6.2%", out)
+        self.assertIn("Headlines:\n  reduce 10_fastest against CUB (range over the interleaved pairs): aligned 1.00-1.03x", out)
+        self.assertNotIn("vs_CUB_by_n", out)   # only the progression tables
+        self.assertRegex(out, r"\n  12-reduction +10_fastest +3033 GB/s +1.01x CUB DeviceReduce::Sum "
+                              r"\(1.00-1.03x interleaved\) +100% of float4 read kernel\n")
+
+
 class ReferenceTest(unittest.TestCase):
     """The committed reference results (chapters/*/figures/*.json), whatever their number."""
 
