@@ -266,14 +266,11 @@ void progression::finish() { s_.finish(std::move(table_)); }
 
 int run(const std::string &program, const std::string &chapter, const std::string &title, const settings &opt,
         const std::function<void(session &)> &body) {
-  bool ok = true;
-  const int status = run(program, chapter, title, opt.results, [&](report &rep) {
+  return run(program, chapter, title, opt.results, [&](report &rep) {
     session s(chapter, rep, opt);
     body(s);
-    ok = s.ok();
-    return ok;
+    return s.ok();
   });
-  return status;
 }
 
 }  // namespace bench

@@ -49,6 +49,7 @@ constexpr float alpha = 2.5f;
 const std::string blas_label = "cuBLAS cublasSaxpy";
 const std::string d2d_label = "ceiling: D2D cudaMemcpy";
 const std::string copy_label = "ceiling: float4 copy kernel";
+const std::string floor_label = "floor: overlapped pinned copies";
 
 #define CUBLAS_CHECK(call)                                                                                   \
   do {                                                                                                       \
@@ -277,6 +278,10 @@ void lab_table(device_context &c) {
 }
 
 void device_part(bench::session &s, const options_t &opt) {
+  bool any = s.selected("lab_pragma_unroll");
+  for (const std::string &label : {blas_label, d2d_label, copy_label}) any |= s.selected(label);
+  for (const auto &stage : course::registered<streaming::device_stage>()) any |= s.selected(stage.info.id);
+  if (!any) return;  // --only selects nothing here
   std::size_t free_b = 0, total_b = 0;
   course::device_memory(free_b, total_b);
   std::size_t n = std::size_t(opt.n_device_m) * mega;
@@ -362,7 +367,9 @@ struct host_run {
   }
 };
 
+// The host part's ceilings, which run (like any row) only when --only selects the floor's label.
 void ceilings_host(host_run &h) {
+  if (!h.s.selected(floor_label)) return;
   const auto pcie = bench::pinned_copy_rates(h.n * sizeof(float));
   {
     pinned_arrays floor_arrays(h.n);
@@ -391,7 +398,7 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
       std::vector<cell> row = {double(k)};
       for (const auto &x : bench::timing_cells(m)) row.push_back(x);
       row.push_back(bench::rate(h.bytes, m));
-      row.push_back(m.per_call.median / h.floor_ms);
+      row.push_back(h.floor_ms > 0 ? cell(m.per_call.median / h.floor_ms) : cell());
       t.add_row(row);
       bench::warn_if_noisy(t, stage.info.id + " with " + std::to_string(k) + " streams", m);
       if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, best_streams[stage.info.id] = k;
@@ -422,21 +429,28 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
     for (const auto &x : bench::timing_cells(m)) row.push_back(x);
     for (auto [a, b] : {std::pair{h.ctx.ev_start, h.ctx.ev_h2d}, {h.ctx.ev_h2d, h.ctx.ev_kernel}, {h.ctx.ev_kernel, h.ctx.ev_d2h}})
       row.push_back(h.ctx.phases ? cell(double(course::elapsed_ms(a, b))) : cell());  // of the last call
-    for (cell x : {bench::rate(h.bytes, m), cell(ms / h.floor_ms), previous_ms ? cell(previous_ms / ms) : cell()}) row.push_back(x);
+    for (cell x : {bench::rate(h.bytes, m), h.floor_ms > 0 ? cell(ms / h.floor_ms) : cell(), previous_ms ? cell(previous_ms / ms) : cell()})
+      row.push_back(x);
     prog.add_row(row);
     bench::warn_if_noisy(prog, stage.info.id, m);
     previous_ms = ms;
   }
-  std::vector<cell> floor = {std::string("floor: overlapped pinned copies"), std::string("pinned"), cell(), h.floor_ms};
-  floor.resize(cols.size());
-  floor[cols.size() - 3] = h.bytes / (h.floor_ms * 1e6);
-  floor[cols.size() - 2] = 1.0;
-  prog.add_row(floor);
-  prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": "floor: overlapped pinned copies", "ceiling_label": "transfer floor", "lower_is_better": true})");
+  if (h.floor_ms > 0) {
+    std::vector<cell> floor = {floor_label, std::string("pinned"), cell(), h.floor_ms};
+    floor.resize(cols.size());
+    floor[cols.size() - 3] = h.bytes / (h.floor_ms * 1e6);
+    floor[cols.size() - 2] = 1.0;
+    prog.add_row(floor);
+    prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": ")" + floor_label +
+                  R"(", "ceiling_label": "transfer floor", "lower_is_better": true})");
+  }
   h.s.finish(std::move(prog));
 }
 
 void host_part(bench::session &s, const options_t &opt) {
+  bool any = s.selected(floor_label);
+  for (const auto &stage : course::registered<streaming::host_stage>()) any |= s.selected(stage.info.id);
+  if (!any) return;  // --only selects nothing here: no pinned arrays, no copies
   const std::size_t n = std::size_t(opt.n_host_m) * mega;
   s.results().param("host_n", double(n));
   std::printf("\nPart 2: out = alpha*x + y on %zuM floats in host memory (%.2f GB across PCIe per call)\n", n / mega, 3.0 * n * sizeof(float) / 1e9);
