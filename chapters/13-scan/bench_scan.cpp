@@ -8,12 +8,21 @@
 // Part 2: compaction of the odd ints (stages 07 and 09), each at its best block size out of
 // 128..1024, against CUB DeviceSelect::If (goal >= 0.9x). Both sides deliver the count to the host
 // inside the timed call (the stages' calls return it).
+// Part 2b: stream split, the odd ints first, then the others (stage 12, a stable partition),
+// against CUB DevicePartition::If (which writes the others in reverse order and needs no count
+// pass); the count copied to the host in every call, on both sides.
+// Part 2c (issue 20, off the fast path): the best scan and compaction stages and CUB at an odd n
+// (N - 3: not a multiple of any tile) and with the input one element (4 bytes) past a 16-byte
+// boundary, each beside the aligned whole-tile figure, with its ratio to CUB in the same case.
 // Part 3: stage 06's warp scans in isolation over 32-element segments, and their ratio to the
 // conditional form (the book: the shuffle about 2x faster). Bound by memory: every form moves
 // 8 bytes per element. Part 3b, the lab that can show the instruction counts: each segment
 // scanned k times over per element loaded and stored (--k, default 64), in Gscans/s (element
 // scans per second) and the ratio to the conditional form.
 // Part 4: Gelem/s against n, 2^10 .. 2^28, for the two-level scan, the look-back scan and CUB.
+// Part 5: segmented scan (stage 11, head flags) against CUB DeviceScan::InclusiveSumByKey on keys
+// that alternate 0/1 from segment to segment (one byte per element on both sides), at two
+// densities of heads.
 // Every output is compared with the host's scan; a wrong one ends the program with status 1.
 #include "cub_baseline.h"
 #include "host_scan.h"
@@ -21,6 +30,7 @@
 
 #include "common/cli.h"
 #include "common/device.h"
+#include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
 
@@ -201,6 +211,170 @@ int main(int argc, char **argv) {
     std::printf("goal (reported, not asserted): compaction (09_compact_lookback) >= 0.9x CUB\n");
     rep.add(compact);
 
+    // --- Part 2b: stream split (a stable partition) -----------------------------------------------
+    {
+      std::vector<int> h_split(n);
+      const std::size_t h_kept = scan::host_split(h_split.data(), h_in.data(), n, [](int x) { return (x & 1) != 0; });
+      // got[0, kept) == h_split's kept; the others in order, or (CUB) in reverse order.
+      auto verify_split = [&](const std::string &who, std::size_t count, bool rest_reversed) {
+        if (count != h_kept) {
+          std::fprintf(stderr, "WRONG RESULT: %s count %zu, expected %zu\n", who.c_str(), count, h_kept);
+          ok = false;
+          return;
+        }
+        std::vector<int> got(n);
+        CUDA_CHECK(cudaMemcpy(got.data(), out.get(), n * sizeof(int), cudaMemcpyDeviceToHost));
+        if (rest_reversed) std::reverse(got.begin() + std::ptrdiff_t(h_kept), got.end());
+        const auto mismatch = std::mismatch(got.begin(), got.end(), h_split.begin());
+        if (mismatch.first != got.end()) {
+          const std::size_t i = std::size_t(mismatch.first - got.begin());
+          std::fprintf(stderr, "WRONG RESULT: %s, n=%zu: first wrong [%zu]%s: expected %d, got %d\n", who.c_str(), n, i,
+                       rest_reversed ? " (the others reversed)" : "", h_split[i], got[i]);
+          ok = false;
+        }
+      };
+      table split("split", "Stream split, the odd ints first, then the others (" + std::to_string(n / mega) +
+                               "M ints; the count copied to the host in every call)",
+                  {{"series", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
+      clear();
+      unsigned cub_kept = 0;
+      auto cub_part = course::bench::time_device(
+          [&](cudaStream_t st) {
+            cub.partition_odd(out.get(), d_count.get(), in.get(), n, st);
+            CUDA_CHECK(cudaMemcpyAsync(&cub_kept, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+            CUDA_CHECK(cudaStreamSynchronize(st));
+          },
+          s, 3, int(opt.repeats));
+      verify_split("CUB DevicePartition::If", cub_kept, true);
+      for (const auto &stage : course::registered<scan::stage>()) {
+        if (!stage.split) continue;
+        const scan::stage *st = &stage;
+        if (st->info.todo) {
+          split.add_row({st->info.id, std::string("TODO: not yet implemented"), {}, {}, {}});
+          continue;
+        }
+        std::size_t count = 0;
+        auto run = [&](int threads) {
+          scan::config cfg;
+          cfg.threads = threads;
+          return [&, cfg](cudaStream_t stream) {
+            count = st->split(out.get(), in.get(), n, scan::predicate::odd, cfg, ws, stream);
+          };
+        };
+        const int best_threads = best_block_size(run);
+        clear();
+        auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
+        verify_split(st->info.id, count, false);
+        split.add_row({st->info.id, double(best_threads), tm.median_ms, gelems(tm.median_ms, n),
+                       cub_part.median_ms / tm.median_ms});
+      }
+      split.add_row({std::string("CUB DevicePartition::If (others reversed)"), std::string("library"),
+                     cub_part.median_ms, gelems(cub_part.median_ms, n), 1.0});
+      split.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
+      split.print();
+      rep.add(split);
+    }
+
+    // --- Part 2c: off the fast path: odd n, input offset by one element (issue 20) ----------------
+    {
+      const std::size_t n_odd = n - 3;  // N is a multiple of 2^20: N - 3 is a multiple of no tile
+      // The inclusive scan of in[1, 1 + n_odd): h_incl shifted by one, less in[0].
+      std::vector<int> h_incl_off(n_odd);
+      for (std::size_t i = 0; i < n_odd; ++i) h_incl_off[i] = scan::wrap_add(h_incl[i + 1], -h_in[0]);
+      std::vector<int> h_odd_n, h_odd_off;  // the odd ints of in[0, n_odd) and of in[1, 1 + n_odd)
+      for (std::size_t i = 0; i < n_odd + 1; ++i) {
+        if (!(h_in[i] & 1)) continue;
+        if (i < n_odd) h_odd_n.push_back(h_in[i]);
+        if (i >= 1) h_odd_off.push_back(h_in[i]);
+      }
+      struct fast_path_case {
+        const char *name;
+        std::size_t m, offset;
+        const int *incl, *odd;
+        std::size_t odd_count;
+      };
+      const fast_path_case cases[] = {
+          {"aligned, N", n, 0, h_incl.data(), h_odd.data(), h_odd.size()},
+          {"aligned, odd n = N - 3", n_odd, 0, h_incl.data(), h_odd_n.data(), h_odd_n.size()},
+          {"input + 1 element, n = N - 3", n_odd, 1, h_incl_off.data(), h_odd_off.data(), h_odd_off.size()},
+      };
+      table off("off_fast_path",
+                "Off the fast path (issue 20): odd n and a misaligned input (output aligned), ratio to CUB in "
+                "the same case",
+                {{"series", 0}, {"case", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
+      for (const auto &c : cases) {
+        const int *src = in.get() + c.offset;
+        // The scan: CUB, then stages 05 and 08 at their best block sizes for this case.
+        clear();
+        auto cub_scan = course::bench::time_device([&](cudaStream_t st) { cub.inclusive_sum(out.get(), src, c.m, st); },
+                                                   s, 3, int(opt.repeats));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        verify(std::string("CUB DeviceScan::InclusiveSum, ") + c.name, out.get(), c.incl, c.m);
+        for (const char *id : {"05", "08"}) {
+          const scan::stage *st = find_stage(id);
+          if (!st || !st->scan) continue;
+          auto run = [&, st](int threads) {
+            scan::config cfg;
+            cfg.threads = threads;
+            return [&, st, cfg](cudaStream_t stream) { st->scan(out.get(), src, c.m, true, cfg, ws, stream); };
+          };
+          const int best_threads = best_block_size(run);
+          clear();
+          auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
+          CUDA_CHECK(cudaStreamSynchronize(s));
+          verify(st->info.id + ", " + c.name, out.get(), c.incl, c.m);
+          off.add_row({st->info.id, std::string(c.name), double(best_threads), tm.median_ms, gelems(tm.median_ms, c.m),
+                       cub_scan.median_ms / tm.median_ms});
+        }
+        off.add_row({std::string("CUB DeviceScan::InclusiveSum"), std::string(c.name), std::string("library"),
+                     cub_scan.median_ms, gelems(cub_scan.median_ms, c.m), 1.0});
+        // The compaction: CUB, then stages 07 and 09.
+        clear();
+        unsigned cub_n = 0;
+        auto cub_c = course::bench::time_device(
+            [&](cudaStream_t st) {
+              cub.select_odd(out.get(), d_count.get(), src, c.m, st);
+              CUDA_CHECK(cudaMemcpyAsync(&cub_n, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+              CUDA_CHECK(cudaStreamSynchronize(st));
+            },
+            s, 3, int(opt.repeats));
+        if (cub_n != c.odd_count) {
+          std::fprintf(stderr, "WRONG RESULT: CUB DeviceSelect::If, %s: count %u, expected %zu\n", c.name, cub_n,
+                       c.odd_count);
+          ok = false;
+        }
+        verify(std::string("CUB DeviceSelect::If, ") + c.name, out.get(), c.odd, c.odd_count);
+        for (const char *id : {"07", "09"}) {
+          const scan::stage *st = find_stage(id);
+          if (!st || !st->compact) continue;
+          std::size_t count = 0;
+          auto run = [&, st](int threads) {
+            scan::config cfg;
+            cfg.threads = threads;
+            return [&, st, cfg](cudaStream_t stream) {
+              count = st->compact(out.get(), src, c.m, scan::predicate::odd, cfg, ws, stream);
+            };
+          };
+          const int best_threads = best_block_size(run);
+          clear();
+          auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
+          if (count != c.odd_count) {
+            std::fprintf(stderr, "WRONG RESULT: %s, %s: count %zu, expected %zu\n", st->info.id.c_str(), c.name, count,
+                         c.odd_count);
+            ok = false;
+          }
+          verify(st->info.id + ", " + c.name, out.get(), c.odd, c.odd_count);
+          off.add_row({st->info.id, std::string(c.name), double(best_threads), tm.median_ms, gelems(tm.median_ms, c.m),
+                       cub_c.median_ms / tm.median_ms});
+        }
+        off.add_row({std::string("CUB DeviceSelect::If"), std::string(c.name), std::string("library"), cub_c.median_ms,
+                     gelems(cub_c.median_ms, c.m), 1.0});
+      }
+      off.print();
+      std::printf("goal (issue 20, reported, not asserted): 08_decoupled_lookback >= 1.00x CUB at N and at the odd n\n");
+      rep.add(off);
+    }
+
     // --- Part 3: the warp scans in isolation -----------------------------------------------------
     if (const scan::stage *st = find_stage("06"); st && st->warp_scan) {
       std::vector<int> h_seg(n);
@@ -277,6 +451,61 @@ int main(int argc, char **argv) {
     by_n.set_plot(R"({"kind": "lines", "x": "n", "y": "Gelem/s", "series": "series", "logx": true})");
     by_n.print();
     rep.add(by_n);
+
+    // --- Part 5: segmented scan ------------------------------------------------------------------
+    if (n <= 0xffffffffu) {
+      table seg("segmented", "Segmented inclusive scan, head flags (" + std::to_string(n / mega) +
+                                 "M ints, one flag byte each), against CUB InclusiveSumByKey",
+                {{"series", 0}, {"heads", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
+      course::device_buffer<std::uint8_t> d_heads(n), d_keys(n);
+      for (int one_in : {1000, 8}) {
+        // Random heads, one in `one_in` on average; the keys alternate 0/1 from segment to segment.
+        std::vector<std::uint8_t> h_heads(n), h_keys(n);
+        std::uint8_t key = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          h_heads[i] = course::random_int(seed + 1, i, 0, one_in - 1) == 0;
+          if (h_heads[i] && i > 0) key ^= 1;
+          h_keys[i] = key;
+        }
+        std::vector<int> h_seg(n);
+        scan::host_segmented_scan(h_seg.data(), h_in.data(), h_heads.data(), n, true);
+        CUDA_CHECK(cudaMemcpy(d_heads.get(), h_heads.data(), n, cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(d_keys.get(), h_keys.data(), n, cudaMemcpyHostToDevice));
+        const std::string density = "1 in " + std::to_string(one_in);
+        clear();
+        auto cub_k = course::bench::time_device(
+            [&](cudaStream_t st) { cub.inclusive_sum_by_key(out.get(), in.get(), d_keys.get(), n, st); }, s, 3,
+            int(opt.repeats));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        verify("CUB InclusiveSumByKey, heads " + density, out.get(), h_seg.data(), n);
+        for (const auto &stage : course::registered<scan::stage>()) {
+          if (!stage.segmented_scan) continue;
+          const scan::stage *st = &stage;
+          if (st->info.todo) {
+            seg.add_row({st->info.id, density, std::string("TODO: not yet implemented"), {}, {}, {}});
+            continue;
+          }
+          auto run = [&, st](int threads) {
+            scan::config cfg;
+            cfg.threads = threads;
+            return [&, st, cfg](cudaStream_t stream) {
+              st->segmented_scan(out.get(), in.get(), d_heads.get(), n, true, cfg, ws, stream);
+            };
+          };
+          const int best_threads = best_block_size(run);
+          clear();
+          auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
+          CUDA_CHECK(cudaStreamSynchronize(s));
+          verify(st->info.id + ", heads " + density, out.get(), h_seg.data(), n);
+          seg.add_row({st->info.id, density, double(best_threads), tm.median_ms, gelems(tm.median_ms, n),
+                       cub_k.median_ms / tm.median_ms});
+        }
+        seg.add_row({std::string("CUB InclusiveSumByKey"), density, std::string("library"), cub_k.median_ms,
+                     gelems(cub_k.median_ms, n), 1.0});
+      }
+      seg.print();
+      rep.add(seg);
+    }
 
     return ok;
   });

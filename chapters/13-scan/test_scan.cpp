@@ -18,6 +18,7 @@
 #include "host_scan.h"
 #include "scan.h"
 
+#include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/catch.h"
 #include "harness/leak_check.h"
