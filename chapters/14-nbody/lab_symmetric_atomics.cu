@@ -7,11 +7,12 @@
 // unacceptable", which is why it tiles (figures 14.3 and 14.4, stage 06 here). The book gives no
 // figure for it; the benchmark measures it on today's GPU, beside stage 06 at the same N.
 //
-// Each pair costs the shared part of the interaction once (the differences, d^2, one MUFU.RSQ,
-// r^-3: 10 FP32-pipe instructions) plus one more FMUL for the second mass and six FMULs for the
-// two forces, and six RED.E.ADD.F32 (three for body i, three negated for body j), each of which
-// goes to the L2: per brute-force-equivalent interaction that is 3 atomics where stage 06 issues
-// 3 per body per 32 x 32 tile (about 3/32 as many) and the brute-force stages none.
+// Each pair computes the distance and r^-3 once (3 FADD, 3 FFMA, one MUFU.RSQ, 2 FMUL), then the
+// two masses' factors (2 FMUL) and the two forces (6 FMUL): 16 FP32-pipe instructions where two
+// one-sided interactions take 24; and six RED.E.ADD.F32 (three for body i, three negated for body
+// j), each of which goes to the L2: per brute-force-equivalent interaction that is 3 atomics,
+// where stage 06 issues about 0.05 (3 per column body per 32 x 32 tile, 3 per row body per run
+// of 8 tiles) and the brute-force stages none.
 // Two orders of the same pairs (lab_symmetric_atomics.h):
 //   same_j: the book's loop, j > i, all lanes of a warp on the same body j at each step: the 32
 //     atomics of one instruction on body j all hit one address, which the L2 must serialise;
