@@ -25,12 +25,13 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 extra=()
 [ "$tool" = memcheck ] && extra=(--leak-check full)
-# The [large] and [sweep] tests are left out: the tools run kernels 10-100x slower.
+# The [large] and [sweep] tests are left out: the tools run kernels 10-100x slower. Each test
+# case prints its duration (--durations yes): the log says where a slow sanitizer run goes.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # The tools slow kernels down 10-100x: ctest's TIMEOUT, not the test main's watchdog, bounds the run;
 # COURSE_SANITIZER lets the tests shrink their big sizes (course::test::sanitizer_size).
-COURSE_SANITIZER=$tool COURSE_TEST_TIMEOUT=0 "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 --print-limit 20 "$program" "~[large]~[sweep]" 2>&1 | tee "$log"
+COURSE_SANITIZER=$tool COURSE_TEST_TIMEOUT=0 "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 --print-limit 20 "$program" "~[large]~[sweep]" --durations yes 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 # Racecheck files some hazards as warnings (e.g. lanes of one warp writing and reading shared
 # memory with no __syncwarp between): races all the same, so they count as errors here.
