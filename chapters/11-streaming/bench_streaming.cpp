@@ -236,6 +236,8 @@ void vs_cublas_table(device_context &c) {
     c.check(st->info.id + " " + name, off);
     t.add_row({name, st->info.id, double(c.n - off), cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
                cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    bench::warn_if_noisy(t, st->info.id + " " + name, cmp.stage);
+    bench::warn_if_noisy(t, "cuBLAS " + name, cmp.baseline);
     headline += " " + name + " " + st->info.id + " " + bench::range_text(cmp.ratio) + (off ? "" : ";");
   }
   c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M floats)");

@@ -208,6 +208,8 @@ void vs_cub_table(context &c) {
     c.check(st.info.id + " " + k.name, k.first, k.m);
     t.add_row({k.name, double(k.m), double(k.first), cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
                cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    bench::warn_if_noisy(t, st.info.id + " " + k.name, cmp.stage);
+    bench::warn_if_noisy(t, "CUB " + k.name, cmp.baseline);
     headline += " " + k.name + " " + bench::range_text(cmp.ratio) + (k.first ? "" : ",");
   }
   c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
@@ -230,6 +232,8 @@ void by_n_table(context &c, table &lines) {
     if (!ok) missed += (missed.empty() ? "" : ", ") + std::to_string(m);
     t.add_row({double(m), 1e3 * cmp.stage.per_call.median, 1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min,
                cmp.ratio.max, double(cmp.ratio.pairs), std::string(cmp.stage.flushed ? "yes" : "no"), std::string(ok ? "met" : "MISSED")});
+    bench::warn_if_noisy(t, st.info.id + " at n=" + std::to_string(m), cmp.stage);
+    bench::warn_if_noisy(t, "CUB at n=" + std::to_string(m), cmp.baseline);
     lines.add_row({double(m), st.info.id, 1e3 * cmp.stage.per_call.median, gbs(cmp.stage.per_call.median, m)});
     lines.add_row({double(m), std::string("CUB"), 1e3 * cmp.baseline.per_call.median, gbs(cmp.baseline.per_call.median, m)});
   }

@@ -9,6 +9,10 @@
 #include "harness/test_support.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -174,4 +178,36 @@ TEST_CASE("benchmark tables carry notes under them and in the JSON", "[bench]") 
   t.add_row({std::string("01")});
   t.note("warning: 01: spread 7.0%");
   CHECK(t.json().find(R"("notes": ["warning: 01: spread 7.0%"])") != std::string::npos);
+}
+
+TEST_CASE("benchmark report: schema /2 with clocks, versions, timing, headlines and table notes", "[bench]") {
+  course::device_info d;
+  d.name = "Test GPU";
+  d.sm_clock_mhz = 1980;
+  d.runtime_version = 13000;
+  d.driver_version = 13000;
+  course::bench::report rep("99-test", "Chapter 99", d);
+  rep.version("CCCL", "3.0.1");
+  rep.version("cuBLAS", "13.0.0");
+  rep.sustained_clock(1755.5);
+  rep.timing(R"({"min_repeats": 10})");
+  rep.headline("test 01 against LIB: 1.00-1.02x");
+  course::bench::table t("progression", "P", {{"stage", 0}, {"time_ms", 3}});
+  t.add_row({std::string("01_first"), 1.5});
+  t.note("warning: 01_first: spread 6.0%");
+  rep.add(t);
+  char tmpl[] = "/tmp/course-report-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  rep.write(dir);
+  std::ifstream in(dir + "/99-test.json");
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char *part : {R"("schema": "cuda-course-bench/2")", R"("sm_peak_mhz": 1980, "sm_sustained_mhz": 1755.5)",
+                           R"("versions": {"driver": "13.0", "runtime": "13.0", "CCCL": "3.0.1", "cuBLAS": "13.0.0"})",
+                           R"("timing": {"min_repeats": 10})", R"("headlines": ["test 01 against LIB: 1.00-1.02x"])",
+                           R"("notes": ["warning: 01_first: spread 6.0%"])"})
+    CHECK(json.find(part) != std::string::npos);
+  std::remove((dir + "/99-test.json").c_str());
+  std::remove((dir + "/99-test.progression.csv").c_str());
+  std::remove(dir.c_str());
 }
