@@ -94,8 +94,8 @@ __global__ void __launch_bounds__(B) lookback_split(int *out, const int *in, std
   // warp_start, less the kept ones among them) on.
   const std::size_t rest_start = std::size_t(*total_kept) + (warp_start - unsigned(before));
   for (unsigned i = lane; i < warp_count; i += 32) {
-    const std::size_t to = int(i) < warp_kept ? std::size_t(unsigned(before)) + i : rest_start + (i - unsigned(warp_kept));
-    out[to] = buf[i];
+    const bool kept = int(i) < warp_kept;
+    out[kept ? std::size_t(unsigned(before)) + i : rest_start + (i - unsigned(warp_kept))] = buf[i];
   }
   // EXERCISE END
 }
