@@ -52,6 +52,14 @@ __global__ void bank_coefficients(view v, int k_count, int mp, const int *c, con
 
 }  // namespace
 
+std::string cublas_version() {
+  int major = 0, minor = 0, patch = 0;
+  cublas_check(cublasGetProperty(MAJOR_VERSION, &major), "cublasGetProperty");
+  cublas_check(cublasGetProperty(MINOR_VERSION, &minor), "cublasGetProperty");
+  cublas_check(cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty");
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
 cublas_bank::cublas_bank(const bank_problem &b) : b_(b) {
   const view &v = b.v();
   const int K = b.count();

@@ -14,8 +14,12 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 namespace ncc {
+
+// The cuBLAS this program runs with, "13.0.0" (cublasGetProperty: no handle needed).
+std::string cublas_version();
 
 class cublas_bank {
  public:

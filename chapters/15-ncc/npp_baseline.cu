@@ -3,6 +3,7 @@
 
 #include "common/check.h"
 
+#include <nppcore.h>
 #include <nppi.h>
 
 #include <stdexcept>
@@ -37,6 +38,12 @@ void npp_check(NppStatus s, const char *what) {
 }
 
 }  // namespace
+
+std::string npp_version() {
+  const NppLibraryVersion *v = nppGetLibVersion();
+  if (!v) return "unknown";
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->build);
+}
 
 npp_baseline::npp_baseline(const problem &p) : p_(p), ctx_(context(nullptr)) {
   const view &v = p.v();

@@ -12,9 +12,14 @@
 #include <nppdefs.h>
 #endif
 
+#include <string>
+
 namespace ncc {
 
 #if NCC_HAVE_NPP
+// The NPP this program runs with, "13.0.1" (nppGetLibVersion).
+std::string npp_version();
+
 // Writes NPP's coefficients (out_w x out_h, dense rows) for p's image and template.
 class npp_baseline {
  public:
