@@ -694,6 +694,9 @@ CAPTURE_SUBSETS = {
     "13-scan/09_compact_lookback": (r", 256u, \(scan::predicate\)0>",
                                     "the look-back compaction at 256 threads, predicate odd, both forms"),
     "13-scan/10_blelloch": (r"<256u, ", "the three passes at 256 threads, float and int"),
+    "13-scan/11_segmented_scan": (r"<256u, ", "the segmented look-back scan at 256 threads"),
+    "13-scan/12_split": (r"256u, \(scan::predicate\)0>",
+                         "the count pass and both forms of the split at 256 threads, predicate odd"),
     "14-nbody/07_register_blocked": (r", (1|4), 256, 16>",
                                      "1 and 4 bodies per thread, 256 threads, unrolled 16 times"),
     "14-nbody/08_mass_scaled": (r", (1|4), 256, 16>",
@@ -702,6 +705,8 @@ CAPTURE_SUBSETS = {
                                 "the IMAD form, run-time size and 16x16, with and without sums"),
     "15-ncc/07_dp4a": (r"corr_dp4a<(false|true), (0, 0|16, 16)>",
                        "run-time size and 16x16, with and without sums"),
+    "15-ncc/10_tensor_bank": (r"corr_bank_mma<(4|1), ",
+                              "the MMA kernel with 4 and 1 n-tiles (32 and 8 templates) a block, with and without sums"),
     "15-ncc/08_register_blocked": (r"corr_dp4a_blocked<(false|true), (0, 0|16, 16), 4>",
                                    "run-time size and 16x16, 4 rows a thread, with and without sums"),
 }
