@@ -46,7 +46,9 @@ const scan::stage &stage_under_test() { return course::test::stage_under_test<sc
 
 const std::vector<std::size_t> &awkward_sizes() {
   // 65536: a whole number of tiles for every block size, so the last tile takes the full-tile path.
-  static const std::vector<std::size_t> sizes = {0, 1, 31, 32, 33, 1000, 65536, 1000003};  // and big: [large]
+  // Under a sanitizer the last shrinks (course::test::sanitizer_size), keeping its partial tiles.
+  static const std::vector<std::size_t> sizes = {0, 1, 31, 32, 33, 1000, 65536,
+                                                 course::test::sanitizer_size(1000003)};  // and big: [large]
   return sizes;
 }
 const std::vector<int> &block_sizes() {
@@ -356,7 +358,8 @@ TEST_CASE("float scans match a float64 scan within the stated bound", "[scan][fl
     }
   }
   scan::config cfg;
-  for (bool inclusive : {true, false}) check_scan_float(1000003, inclusive, true, cfg, ws);
+  const std::size_t n = course::test::sanitizer_size(1000003);
+  for (bool inclusive : {true, false}) check_scan_float(n, inclusive, true, cfg, ws);
 }
 
 TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall back to scalar ones)", "[scan]") {
@@ -429,7 +432,7 @@ TEST_CASE("scans in place (d_out == d_in)", "[scan]") {
     for (int threads : block_sizes()) {
       scan::config cfg;
       cfg.threads = threads;
-      for (bool inclusive : {true, false}) check_scan(n, inclusive, true, cfg, ws);
+      for (bool inclusive : {true, false}) check_scan(course::test::sanitizer_size(n), inclusive, true, cfg, ws);
     }
   }
 }
@@ -438,7 +441,8 @@ TEST_CASE("sums that wrap around 2^32 match the host's wrapping scan", "[scan]")
   if (!stage_under_test().scan) return;
   scan::workspace ws;
   scan::config cfg;
-  for (bool inclusive : {true, false}) check_scan(1000003, inclusive, false, cfg, ws, -(1 << 30), 1 << 30);
+  const std::size_t n = course::test::sanitizer_size(1000003);
+  for (bool inclusive : {true, false}) check_scan(n, inclusive, false, cfg, ws, -(1 << 30), 1 << 30);
 }
 
 TEST_CASE("two-level stages with few and many partial sums", "[scan]") {
@@ -450,7 +454,7 @@ TEST_CASE("two-level stages with few and many partial sums", "[scan]") {
       scan::config cfg;
       cfg.threads = threads;
       cfg.partials = partials;
-      for (bool inclusive : {true, false}) check_scan(1000003, inclusive, false, cfg, ws);
+      for (bool inclusive : {true, false}) check_scan(course::test::sanitizer_size(1000003), inclusive, false, cfg, ws);
     }
   }
 }
@@ -458,7 +462,8 @@ TEST_CASE("two-level stages with few and many partial sums", "[scan]") {
 TEST_CASE("many calls in a row with one workspace, alternating sizes", "[scan][repeat]") {
   if (!stage_under_test().scan) return;
   scan::workspace ws;
-  const std::size_t sizes[] = {1000003, 33, (std::size_t(1) << 20) + 5, 1};
+  const std::size_t sizes[] = {course::test::sanitizer_size(1000003), 33,
+                               course::test::sanitizer_size((std::size_t(1) << 20) + 5), 1};
   for (int call = 0; call < 30; ++call) {
     scan::config cfg;
     cfg.threads = call % 3 == 0 ? 128 : 256;
@@ -529,7 +534,8 @@ TEST_CASE("each warp scan form against the host on 32-element segments", "[warp]
   for (scan::warp_form form : scan::all_warp_forms) {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
                           std::size_t(1000003)}) {
-      for (bool inclusive : {true, false}) check_warp_scan(n, form, inclusive, placement{});
+      const std::size_t m = course::test::sanitizer_size(n);
+      for (bool inclusive : {true, false}) check_warp_scan(m, form, inclusive, placement{});
     }
   }
 }
@@ -668,7 +674,7 @@ TEST_CASE("a stage allocates nothing it does not free", "[scan][memory]") {
   // whatever a call allocates for itself it frees. Counted in this process only
   // (harness/alloc_tracker.h), so other programs on the GPU do not matter.
   const auto &stage = stage_under_test();
-  const std::size_t n = 1000003;
+  const std::size_t n = course::test::sanitizer_size(1000003);
   course::device_buffer<int> in(n), out(n);
   course::fill_random_device(in.get(), n, 5, lo, hi);
   scan::workspace ws;

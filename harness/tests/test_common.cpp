@@ -96,6 +96,18 @@ TEST_CASE("element checks report the first wrong index, expected and actual", "[
   CHECK(course::test::describe("s", "n=8", 8, p).find("never written (poison)") != std::string::npos);
 }
 
+TEST_CASE("sizes shrink under a sanitizer only, keeping their remainder mod 4096", "[test_support]") {
+  // COURSE_SANITIZER is read once per process: make check runs this without it, sanitize.sh with.
+  CHECK(course::test::sanitizer_size(0) == 0);
+  CHECK(course::test::sanitizer_size(131072) == 131072);
+  if (course::test::under_sanitizer()) {
+    CHECK(course::test::sanitizer_size(1000003) == 131072 + 1000003 % 4096);
+    CHECK(course::test::sanitizer_size(131073) == 131072 + 131073 % 4096);
+  } else {
+    CHECK(course::test::sanitizer_size(1000003) == 1000003);
+  }
+}
+
 TEST_CASE("benchmark tables print aligned and serialise to CSV and JSON", "[bench]") {
   using course::bench::cell;
   course::bench::table t("prog", "Progression", {{"stage", 0}, {"GB/s", 1}, {"note", 0}});
