@@ -528,6 +528,10 @@ void bank_table(context &c) {
     std::printf("no single-template stage ran: the bank table is skipped\n");
     return;
   }
+  const std::string calls = std::to_string(K) + " calls of ";
+  const std::vector<std::string> labels = {tc ? tc->info.id + " (one call)" : "", calls + single->info.id, calls + "NPP",
+                                           "cuBLAS int8 GEMM alone", "cuBLAS im2col + GEMM", "cuBLAS whole (+ window sums, coefficients)"};
+  if (std::none_of(labels.begin(), labels.end(), [&](const std::string &l) { return !l.empty() && c.s.selected(l); })) return;
   bank_case b(c.main.sc.image, K, size);
   std::printf("\nA bank of %d templates of %dx%d on %dx%d: %.3g template-pixel products per call\n", K, size, size, c.W, c.H,
               b.products);
