@@ -1,29 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Chapter 13 benchmark: every scan stage, CUB's DeviceScan and DeviceSelect, in one run.
+// Chapter 13 benchmark: every scan stage, CUB's DeviceScan, DeviceSelect and DevicePartition, in
+// one run. One function per table; the measuring frame (options, adaptive repeats, L2 flush,
+// interleaving, NVTX profile ranges, failure accounting) is harness/bench_session.h. Every row
+// carries median/min/max/repeats/spread of the per-call time and the batch figure.
 //
-// Part 1 (--N Mints, default 256M): each scan stage's inclusive scan at its best block size out
-// of 128..1024: Gelem/s, the book's global traffic per element (ints moved: 4 for scan-then-fan,
-// 3 for reduce-then-scan, 2 for a single pass) and the ratio to CUB DeviceScan::InclusiveSum
-// measured here. Goals (reported, not asserted): two-level >= 0.75x CUB, look-back >= 0.95x CUB.
-// Part 2: compaction of the odd ints (stages 07 and 09), each at its best block size out of
-// 128..1024, against CUB DeviceSelect::If (goal >= 0.9x). Both sides deliver the count to the host
-// inside the timed call (the stages' calls return it).
-// Part 2b: stream split, the odd ints first, then the others (stage 12, a stable partition),
-// against CUB DevicePartition::If (which writes the others in reverse order and needs no count
-// pass); the count copied to the host in every call, on both sides.
-// Part 2c (issue 20, off the fast path): the best scan and compaction stages and CUB at an odd n
-// (N - 3: not a multiple of any tile) and with the input one element (4 bytes) past a 16-byte
-// boundary, each beside the aligned whole-tile figure, with its ratio to CUB in the same case.
-// Part 3: stage 06's warp scans in isolation over 32-element segments, and their ratio to the
-// conditional form (the book: the shuffle about 2x faster). Bound by memory: every form moves
-// 8 bytes per element. Part 3b, the lab that can show the instruction counts: each segment
-// scanned k times over per element loaded and stored (--k, default 64), in Gscans/s (element
-// scans per second) and the ratio to the conditional form.
-// Part 4: Gelem/s against n, 2^10 .. 2^28, for the two-level scan, the look-back scan and CUB.
-// Part 5: segmented scan (stage 11, head flags) against CUB DeviceScan::InclusiveSumByKey on keys
-// that alternate 0/1 from segment to segment (one byte per element on both sides), at two
-// densities of heads.
-// Every output is compared with the host's scan; a wrong one ends the program with status 1.
+// progression (--N Mints, default 256M): each scan stage's inclusive scan at its best block size
+// out of 128..1024: Gelem/s, % of the float4 copy kernel's rate (the bound of a scan that moves 2N
+// ints), the ratio to CUB DeviceScan::InclusiveSum timed the same way; the book's global traffic
+// per element under the table (4N scan-then-fan, 3N reduce-then-scan, 2N a single pass).
+// vs_CUB: the fastest scan stage and the fastest compaction stage against CUB, interleaved
+// (A-B-A-B...), the ratio CUB/stage with its range over the pairs, at N, at an odd n = N - 3 (no
+// multiple of any tile) and with the input one element past a 16-byte boundary; the goals of
+// issue 20 (scan look-back >= 1.00x CUB at N and at the odd n; compaction likewise) met or missed.
+// compaction: the odd ints kept (stages 07 and 09) against CUB DeviceSelect::If; both sides bring
+// the count to the host inside the timed call. split (stage 12, a stable partition) against CUB
+// DevicePartition::If (the others in reverse order, no count pass). off_fast_path: stages 05, 08,
+// 07, 09 and CUB per call in the three cases above. warp_scans: stage 06's warp scans over
+// 32-element segments (memory-bound), warp_scan_lab: each segment scanned --k times per load
+// (compute-bound, Gscans/s). by_n: Gelem/s against n, 2^10 .. 2^28 (the L2 flushed before each
+// call where the input fits in it). segmented: stage 11 against CUB InclusiveSumByKey on 0/1 keys.
+// Every output is compared with the host's; a wrong one makes the program exit 1.
 #include "cub_baseline.h"
 #include "host_scan.h"
 #include "scan.h"
@@ -33,41 +29,122 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_session.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-using course::bench::cell;
-using course::bench::table;
+namespace bench = course::bench;
+using bench::cell;
+using bench::table;
 
 namespace {
 
 constexpr std::size_t mega = std::size_t(1) << 20;
 constexpr std::uint64_t seed = 13;
 constexpr int lo = -1000, hi = 1000;
+const std::string cub_scan_label = "CUB DeviceScan::InclusiveSum";
+const std::string cub_select_label = "CUB DeviceSelect::If";
+const std::string cub_partition_label = "CUB DevicePartition::If (others reversed)";
+const std::string cub_by_key_label = "CUB InclusiveSumByKey";
+const std::string copy_label = "ceiling: float4 copy kernel";
+const std::vector<int> block_sizes = {128, 256, 512, 1024};
 
-struct options_t {
-  std::int64_t n_m = 256, repeats = 20, k = 64;
-  std::string results = "results";
+struct pick {
+  const scan::stage *stage = nullptr;
+  int threads = 0;
 };
 
-bool ok = true;
+// The three cases of the off-fast-path tables: the input from in + offset, m elements, and the
+// host's answers for them.
+struct case_t {
+  std::string name;
+  std::size_t offset, m;
+  const std::vector<int> *incl, *odd;
+};
 
-// got[0, m) == want[0, m), else a message and a failed run.
-void verify(const std::string &who, const int *d_got, const int *want, std::size_t m) {
-  std::vector<int> got(m);
-  if (m) CUDA_CHECK(cudaMemcpy(got.data(), d_got, m * sizeof(int), cudaMemcpyDeviceToHost));
-  const auto mismatch = std::mismatch(got.begin(), got.end(), want);
-  if (mismatch.first == got.end()) return;
-  const std::size_t i = std::size_t(mismatch.first - got.begin());
-  std::fprintf(stderr, "WRONG RESULT: %s, n=%zu: first wrong [%zu]: expected %d, got %d\n", who.c_str(), m, i, want[i],
-               got[i]);
-  ok = false;
-}
+// What every table uses: the input on the device, the output, the host's answers, the picks.
+struct context {
+  bench::session &s;
+  std::size_t n, n_odd;  // n_odd = N - 3: N is a multiple of 2^20, N - 3 a multiple of no tile
+  unsigned k;
+  std::vector<int> h_in, h_incl, h_incl_off, h_odd, h_odd_n, h_odd_off;
+  course::device_buffer<int> in, out;
+  course::device_buffer<unsigned> d_count{1};
+  scan::workspace ws;
+  scan::cub_baseline cub;
+  pick scan_best, compact_best;
+  std::map<std::string, double> scan_ms;  // "05" -> the stage's per-call median at N (the goal lines)
+  std::size_t count = 0;  // the count the last compaction or split call returned
+  unsigned cub_count = 0;  // CUB's count, copied home in every call
+
+  context(bench::session &session, std::size_t n_, unsigned k_)
+      : s(session), n(n_), n_odd(n_ - 3), k(k_), h_in(n_), h_incl(n_), in(n_), out(n_) {
+    course::fill_random_host(h_in.data(), n, seed, lo, hi);
+    scan::host_inclusive_scan(h_incl.data(), h_in.data(), n);
+    CUDA_CHECK(cudaMemcpy(in.get(), h_in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    h_incl_off.resize(n_odd);  // the scan of in[1, 1 + n_odd): h_incl shifted by one, less in[0]
+    for (std::size_t i = 0; i < n_odd; ++i) h_incl_off[i] = scan::wrap_add(h_incl[i + 1], -h_in[0]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!(h_in[i] & 1)) continue;
+      h_odd.push_back(h_in[i]);
+      if (i < n_odd) h_odd_n.push_back(h_in[i]);
+      if (i >= 1 && i < 1 + n_odd) h_odd_off.push_back(h_in[i]);
+    }
+  }
+  std::vector<case_t> cases() const {
+    return {{"aligned, N", 0, n, &h_incl, &h_odd},
+            {"aligned, odd n = N - 3", 0, n_odd, &h_incl, &h_odd_n},
+            {"input + 1 element, n = N - 3", 1, n_odd, &h_incl_off, &h_odd_off}};
+  }
+  void clear() { CUDA_CHECK(cudaMemset(out.get(), 0xFF, n * sizeof(int))); }
+  // out[0, m) == want[0, m), else a failure (the run goes on, the program exits 1).
+  void verify(const std::string &who, const int *want, std::size_t m) {
+    CUDA_CHECK(cudaStreamSynchronize(s.stream()));
+    std::vector<int> got(m);
+    if (m) CUDA_CHECK(cudaMemcpy(got.data(), out.get(), m * sizeof(int), cudaMemcpyDeviceToHost));
+    const auto bad = std::mismatch(got.begin(), got.end(), want);
+    if (bad.first == got.end()) return;
+    const std::size_t i = std::size_t(bad.first - got.begin());
+    s.fail(who + ", n=" + std::to_string(m) + ": first wrong [" + std::to_string(i) + "]: expected " +
+           std::to_string(want[i]) + ", got " + std::to_string(got[i]));
+  }
+  // A compaction's count and kept elements.
+  void verify_kept(const std::string &who, std::size_t got_count, const std::vector<int> &want) {
+    if (s.expect(who + " count", want.size(), got_count, want.size())) verify(who, want.data(), want.size());
+  }
+  bench::work scan_work(const scan::stage &st, int threads, std::size_t offset, std::size_t m) {
+    scan::config cfg;
+    cfg.threads = threads;
+    return [this, &st, cfg, offset, m](cudaStream_t stream) { st.scan(out.get(), in.get() + offset, m, true, cfg, ws, stream); };
+  }
+  bench::work cub_scan(std::size_t offset, std::size_t m) {
+    return [this, offset, m](cudaStream_t stream) { cub.inclusive_sum(out.get(), in.get() + offset, m, stream); };
+  }
+  // Stage 07/09's compaction or stage 12's split: the call returns the count (it waits for it).
+  bench::work select_work(scan::compact_fn fn, int threads, std::size_t offset, std::size_t m) {
+    scan::config cfg;
+    cfg.threads = threads;
+    return [this, fn, cfg, offset, m](cudaStream_t stream) {
+      count = fn(out.get(), in.get() + offset, m, scan::predicate::odd, cfg, ws, stream);
+    };
+  }
+  // CUB's select (partition = false) or partition, the count copied home in the call.
+  bench::work cub_select(bool partition, std::size_t offset, std::size_t m) {
+    return [this, partition, offset, m](cudaStream_t stream) {
+      if (partition) cub.partition_odd(out.get(), d_count.get(), in.get() + offset, m, stream);
+      else cub.select_odd(out.get(), d_count.get(), in.get() + offset, m, stream);
+      CUDA_CHECK(cudaMemcpyAsync(&cub_count, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+  }
+};
 
 const scan::stage *find_stage(const char *prefix) {
   for (const auto &s : course::registered<scan::stage>())
@@ -75,438 +152,380 @@ const scan::stage *find_stage(const char *prefix) {
   return nullptr;
 }
 
+double gelems(double ms, std::size_t m) { return double(m) / (ms * 1e6); }
+
+std::string fixed(double x, int decimals) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
+  return buf;
+}
+
+// A table whose rows are: head cells, the timing columns, tail cells.
+table timed_table(const std::string &name, const std::string &title, std::vector<bench::column> head,
+                  const std::vector<bench::column> &tail) {
+  for (const auto &c : bench::timing_columns()) head.push_back(c);
+  for (const auto &c : tail) head.push_back(c);
+  return table(name, title, head);
+}
+void timed_row(table &t, const std::string &label, std::vector<cell> head, const bench::measurement &m,
+               const std::vector<cell> &tail) {
+  for (const auto &c : bench::timing_cells(m)) head.push_back(c);
+  for (const auto &c : tail) head.push_back(c);
+  t.add_row(head);
+  bench::warn_if_noisy(t, label, m);
+}
+std::vector<cell> todo_row(const std::string &label, std::size_t head_cells) {
+  std::vector<cell> r = {label};
+  for (std::size_t i = 1; i + 1 < head_cells; ++i) r.push_back(cell());
+  r.push_back(std::string("TODO: not yet implemented"));
+  return r;
+}
+
+// --- progression ------------------------------------------------------------------------------
+// One scan stage's row: its best block size, then the timed (profiled) row.
+void scan_row(context &c, bench::progression &prog, const scan::stage &st, double &best_ms, std::string &traffic) {
+  const std::size_t bytes = 2 * c.n * sizeof(int);
+  const auto best = c.s.best(block_sizes, [&](int t) { return c.scan_work(st, t, 0, c.n); }, bytes);
+  if (!best) return;
+  c.clear();
+  const auto m = c.s.time(st.info.id, c.scan_work(st, best->first, 0, c.n), bytes, true);
+  c.verify(st.info.id, c.h_incl.data(), c.n);
+  prog.row(st.info.id, std::to_string(best->first), m);
+  traffic += (traffic.empty() ? "" : ", ") + st.info.id + " " + std::to_string(st.traffic) + "N";
+  if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, c.scan_best = {&st, best->first};
+  c.scan_ms[st.info.id.substr(0, 2)] = m.per_call.median;
+}
+
+void progression_table(context &c) {
+  const std::size_t bytes = 2 * c.n * sizeof(int);
+  bench::progression prog(c.s, {"progression", "Inclusive scan progression (" + std::to_string(c.n / mega) + "M ints)",
+                                "threads", "Gelem/s", double(c.n), "%copy_ceiling", "vs_CUB",
+                                R"({"kind": "bars", "x": "stage", "y": "Gelem/s", "ceiling_from_row": ")" + copy_label +
+                                    R"(", "ceiling_label": "float4 copy kernel, 2N ints moved"})"});
+  double ceiling = 0;  // a scan that reads and writes each int once cannot beat a copy: Gelem/s = GB/s / 8
+  if (c.s.selected(copy_label)) {
+    ceiling = bench::copy_kernel_gbs(c.n * sizeof(int)) / (2 * sizeof(int));
+    prog.set_ceiling(ceiling);
+  }
+  std::optional<bench::measurement> cub;
+  if (c.s.selected(cub_scan_label)) {
+    c.clear();
+    cub = c.s.time(cub_scan_label, c.cub_scan(0, c.n), bytes, true);
+    c.verify(cub_scan_label, c.h_incl.data(), c.n);
+    prog.set_library(*cub);
+    c.s.results().param("cub_scan_gelems", gelems(cub->per_call.median, c.n));
+  }
+  double best_ms = 0;
+  std::string traffic;
+  for (const auto &st : course::registered<scan::stage>()) {
+    if (!st.scan || !c.s.selected(st.info.id)) continue;
+    if (st.info.todo) prog.todo(st.info.id);
+    else scan_row(c, prog, st, best_ms, traffic);
+  }
+  if (cub) prog.library(cub_scan_label, *cub);
+  if (ceiling > 0) prog.ceiling(copy_label, "2N", ceiling);
+  prog.finish();
+  if (!traffic.empty()) std::printf("global traffic per element (ints moved): %s; CUB 2N\n", traffic.c_str());
+  for (const auto &g : {std::make_pair("05", 0.75), std::make_pair("08", 0.95)}) {
+    const auto at = c.scan_ms.find(g.first);
+    if (at == c.scan_ms.end() || !cub) continue;
+    const double r = cub->per_call.median / at->second;
+    std::printf("goal %s >= %.2fx CUB (per-call medians): %.3fx, %s\n", g.first, g.second, r, r >= g.second ? "met" : "MISSED");
+  }
+}
+
+// --- vs_CUB: interleaved, on the fast path and off it ------------------------------------------
+// One operation's three cases: the fastest stage against its CUB baseline, A-B-A-B...; the goal
+// (>= 1.00x, median of the pairs) met or missed at N and at the odd n; a headline with the ranges.
+void compare_cases(context &c, table &t, const std::string &op, const pick &p, bool compaction) {
+  const auto &st = *p.stage;
+  std::string headline = op + " " + st.info.id + " against " + (compaction ? cub_select_label : cub_scan_label) +
+                         " (ratio CUB/stage, range over the interleaved pairs):";
+  std::string goal = op + " " + st.info.id + " >= 1.00x CUB at N and at the odd n (median of the pairs):";
+  bool met = true;
+  for (const case_t &k : c.cases()) {
+    const bench::work stage = compaction ? c.select_work(st.compact, p.threads, k.offset, k.m)
+                                         : c.scan_work(st, p.threads, k.offset, k.m);
+    const bench::work base = compaction ? c.cub_select(false, k.offset, k.m) : c.cub_scan(k.offset, k.m);
+    const auto cmp = c.s.interleaved(base, stage, 2 * k.m * sizeof(int));
+    if (compaction) c.verify_kept(st.info.id + ", " + k.name, c.count, *k.odd);
+    else c.verify(st.info.id + ", " + k.name, k.incl->data(), k.m);
+    t.add_row({op, st.info.id, k.name, double(k.m), double(k.offset), cmp.stage.per_call.median,
+               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    bench::warn_if_noisy(t, st.info.id + ", " + k.name, cmp.stage);
+    bench::warn_if_noisy(t, "CUB, " + op + ", " + k.name, cmp.baseline);
+    headline += " " + k.name + " " + bench::range_text(cmp.ratio, 3) + (k.offset ? "" : ";");
+    if (k.offset == 0) {
+      const bool ok = cmp.ratio.median >= 1.0;
+      met = met && ok;
+      goal += " " + k.name + " " + bench::range_text(cmp.ratio, 3) + (ok ? " met;" : " MISSED;");
+    }
+  }
+  goal.pop_back();
+  t.note("goal (issue 20) " + goal + (met ? "" : " -- missed: see the README for the cause"));
+  c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
+  c.s.results().headline("goal " + goal);
+}
+
+void vs_cub_table(context &c) {
+  table t("vs_CUB", "The fastest scan and compaction stages against CUB, interleaved (ratio = CUB time / stage "
+                    "time, per pair; the count copied home in every compaction call, on both sides)",
+          {{"op", 0}, {"stage", 0}, {"case", 0}, {"n", 0}, {"offset", 0}, {"stage_ms", 4}, {"CUB_ms", 4}, {"vs_CUB", 3},
+           {"min", 3}, {"max", 3}, {"pairs", 0}});
+  if (c.scan_best.stage && c.s.selected(cub_scan_label)) compare_cases(c, t, "scan", c.scan_best, false);
+  if (c.compact_best.stage && c.s.selected(cub_select_label)) compare_cases(c, t, "compaction", c.compact_best, true);
+  c.s.finish(std::move(t));
+}
+
+// --- compaction and split ----------------------------------------------------------------------
+// One table of stages that keep the odd ints (compaction: 07, 09; split: 12) against CUB.
+struct select_spec {
+  std::string name, title, cub_label, goal;
+  bool partition;           // CUB DevicePartition::If (the others reversed), the split stages
+  double goal_ratio = 0;    // a goal line when > 0
+};
+
+void select_table(context &c, const select_spec &spec, const std::vector<int> &want_split, std::size_t want_kept) {
+  const std::size_t bytes = 2 * c.n * sizeof(int);
+  table t = timed_table(spec.name, spec.title, {{"series", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
+  auto check = [&](const std::string &who, std::size_t got, bool reversed) {
+    if (!spec.partition) return c.verify_kept(who, got, c.h_odd);
+    if (!c.s.expect(who + " count", c.n, got, want_kept)) return;
+    std::vector<int> want(want_split);
+    if (reversed) std::reverse(want.begin() + std::ptrdiff_t(want_kept), want.end());
+    c.verify(who + (reversed ? " (the others reversed)" : ""), want.data(), c.n);
+  };
+  std::optional<bench::measurement> cub;
+  if (c.s.selected(spec.cub_label)) {
+    c.clear();
+    cub = c.s.time(spec.cub_label, c.cub_select(spec.partition, 0, c.n), bytes);
+    check(spec.cub_label, c.cub_count, true);
+  }
+  double best_ms = 0;
+  for (const auto &st : course::registered<scan::stage>()) {
+    const scan::compact_fn fn = spec.partition ? st.split : st.compact;
+    if (!fn || !c.s.selected(st.info.id)) continue;
+    if (st.info.todo) { t.add_row(todo_row(st.info.id, 2)); continue; }
+    const auto best = c.s.best(block_sizes, [&](int th) { return c.select_work(fn, th, 0, c.n); }, bytes);
+    if (!best) continue;
+    c.clear();
+    const auto m = c.s.time(st.info.id, c.select_work(fn, best->first, 0, c.n), bytes, true);
+    check(st.info.id, c.count, false);
+    const double r = cub ? cub->per_call.median / m.per_call.median : 0;
+    timed_row(t, st.info.id, {st.info.id, double(best->first)}, m, {gelems(m.per_call.median, c.n), cub ? cell(r) : cell()});
+    if (spec.goal_ratio > 0 && cub && st.info.id.rfind("09", 0) == 0)
+      t.note(spec.goal + ": " + fixed(r, 3) + "x (per-call medians), " + (r >= spec.goal_ratio ? "met" : "MISSED"));
+    if (!spec.partition && (best_ms == 0 || m.per_call.median < best_ms))
+      best_ms = m.per_call.median, c.compact_best = {&st, best->first};
+  }
+  if (cub) timed_row(t, spec.cub_label, {spec.cub_label, std::string("library")}, *cub, {gelems(cub->per_call.median, c.n), 1.0});
+  t.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
+  c.s.finish(std::move(t));
+}
+
+void compaction_table(context &c) {
+  select_table(c, {"compaction", "Stream compaction, keep the odd ints (" + std::to_string(c.n / mega) +
+                                     "M ints; the count copied to the host in every call)",
+                   cub_select_label, "goal 09_compact_lookback >= 0.90x CUB", false, 0.9}, {}, 0);
+}
+
+void split_table(context &c) {
+  std::vector<int> want(c.n);
+  const std::size_t kept = scan::host_split(want.data(), c.h_in.data(), c.n, [](int x) { return (x & 1) != 0; });
+  select_table(c, {"split", "Stream split, the odd ints first, then the others (" + std::to_string(c.n / mega) +
+                                "M ints; the count copied to the host in every call)",
+                   cub_partition_label, "", true, 0}, want, kept);
+}
+
+// --- off the fast path: per call, stages 05, 08, 07, 09 and CUB in the three cases ----------------
+void off_case(context &c, table &t, const case_t &k) {
+  const std::size_t bytes = 2 * k.m * sizeof(int);
+  std::optional<bench::measurement> cub_scan, cub_sel;
+  auto row = [&](const std::string &label, cell threads, const bench::measurement &m, const std::optional<bench::measurement> &base) {
+    timed_row(t, label + ", " + k.name, {label, k.name, threads}, m,
+              {gelems(m.per_call.median, k.m), base ? cell(base->per_call.median / m.per_call.median) : cell()});
+  };
+  if (c.s.selected(cub_scan_label)) {
+    cub_scan = c.s.time(cub_scan_label, c.cub_scan(k.offset, k.m), bytes);
+    c.verify(cub_scan_label + ", " + k.name, k.incl->data(), k.m);
+  }
+  if (c.s.selected(cub_select_label)) {
+    cub_sel = c.s.time(cub_select_label, c.cub_select(false, k.offset, k.m), bytes);
+    c.verify_kept(cub_select_label + ", " + k.name, c.cub_count, *k.odd);
+  }
+  for (const char *id : {"05", "08", "07", "09"}) {
+    const scan::stage *st = find_stage(id);
+    if (!st || !c.s.selected(st->info.id) || !(st->scan || st->compact)) continue;
+    auto make = [&](int th) { return st->scan ? c.scan_work(*st, th, k.offset, k.m) : c.select_work(st->compact, th, k.offset, k.m); };
+    const auto best = c.s.best(block_sizes, make, bytes);
+    if (!best) continue;
+    c.clear();
+    const auto m = c.s.time(st->info.id, make(best->first), bytes);
+    if (st->scan) c.verify(st->info.id + ", " + k.name, k.incl->data(), k.m);
+    else c.verify_kept(st->info.id + ", " + k.name, c.count, *k.odd);
+    row(st->info.id, double(best->first), m, st->scan ? cub_scan : cub_sel);
+  }
+  if (cub_scan) row(cub_scan_label, std::string("library"), *cub_scan, cub_scan);
+  if (cub_sel) row(cub_select_label, std::string("library"), *cub_sel, cub_sel);
+}
+
+void off_fast_path_table(context &c) {
+  table t = timed_table("off_fast_path",
+                        "Off the fast path (issue 20): odd n and a misaligned input (output aligned), per call, ratio "
+                        "to CUB in the same case (the interleaved ratios: vs_CUB)",
+                        {{"series", 0}, {"case", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
+  for (const case_t &k : c.cases()) off_case(c, t, k);
+  c.s.finish(std::move(t));
+}
+
+// --- the warp scans: memory-bound (32-element segments) and compute-bound (the lab) --------------
+void warp_scans_table(context &c, bool lab) {
+  const scan::stage *st = find_stage("06");
+  if (!st || !(lab ? st->warp_scan_lab != nullptr : st->warp_scan != nullptr)) return;
+  const std::size_t m = lab ? std::min<std::size_t>(c.n, 64 * mega) : c.n;
+  std::vector<int> want(c.h_in.begin(), c.h_in.begin() + std::ptrdiff_t(m));
+  for (unsigned r = 0; r < (lab ? c.k : 1u); ++r)
+    for (std::size_t b = 0; b < m; b += 32)
+      scan::host_inclusive_scan(want.data() + b, want.data() + b, std::min<std::size_t>(32, m - b));
+  const std::string rate = lab ? "Gscans/s" : "Gelem/s";
+  table t = lab ? timed_table("warp_scan_lab", "Warp scans, compute-bound: each 32-element segment scanned " + std::to_string(c.k) +
+                                                   " times per load (" + std::to_string(m / mega) + "M ints)",
+                              {{"form", 0}, {"k", 0}}, {{rate, 1}, {"vs_conditional", 2}})
+                : timed_table("warp_scans", "Warp scans over 32-element segments (" + std::to_string(m / mega) + "M ints)",
+                              {{"form", 0}}, {{rate, 1}, {"vs_conditional", 2}});
+  double conditional_ms = 0;
+  for (scan::warp_form form : scan::all_warp_forms) {
+    const std::string label = std::string(lab ? "warp scan lab " : "warp scan ") + scan::to_string(form);
+    if (!c.s.selected(label)) continue;
+    c.clear();
+    const auto tm = c.s.time(label, [&c, st, form, m, lab](cudaStream_t stream) {
+      if (lab) st->warp_scan_lab(c.out.get(), c.in.get(), m, form, c.k, stream);
+      else st->warp_scan(c.out.get(), c.in.get(), m, form, true, stream);
+    }, 2 * m * sizeof(int));
+    c.verify(label, want.data(), m);
+    if (form == scan::warp_form::conditional) conditional_ms = tm.per_call.median;
+    std::vector<cell> head = {std::string(scan::to_string(form))};
+    if (lab) head.push_back(double(c.k));
+    timed_row(t, label, head, tm, {gelems(tm.per_call.median, m) * (lab ? c.k : 1u),
+                                   conditional_ms > 0 ? cell(conditional_ms / tm.per_call.median) : cell()});
+  }
+  t.set_plot(R"({"kind": "bars", "x": "form", "y": ")" + rate + R"("})");
+  c.s.finish(std::move(t));
+}
+
+// --- by_n: Gelem/s against n ---------------------------------------------------------------------
+void by_n_table(context &c) {
+  table t = timed_table("by_n", "Gelem/s against n: two-level, decoupled look-back and CUB (the L2 flushed before "
+                                "each call where the input fits in it)",
+                        {{"n", 0}, {"series", 0}}, {{"time_us", 1}, {"Gelem/s", 2}});
+  auto sweep = [&](const std::string &name, const std::function<bench::work(std::size_t)> &make) {
+    if (!c.s.selected(name)) return;
+    for (int e = 10; e <= 28 && (std::size_t(1) << e) <= c.n; e += 2) {
+      const std::size_t m = std::size_t(1) << e;
+      const auto tm = c.s.time(name, make(m), 2 * m * sizeof(int));
+      c.verify(name, c.h_incl.data(), m);  // the scan of a prefix is the prefix of the scan
+      timed_row(t, name + " at n=" + std::to_string(m), {double(m), name}, tm,
+                {1000 * tm.per_call.median, gelems(tm.per_call.median, m)});
+    }
+  };
+  for (const char *id : {"05", "08"})
+    if (const scan::stage *st = find_stage(id); st && st->scan)
+      sweep(st->info.id, [&c, st](std::size_t m) { return c.scan_work(*st, scan::config{}.threads, 0, m); });
+  sweep("CUB", [&c](std::size_t m) { return c.cub_scan(0, m); });
+  t.set_plot(R"({"kind": "lines", "x": "n", "y": "Gelem/s", "series": "series", "logx": true})");
+  c.s.finish(std::move(t));
+}
+
+// --- segmented scan ------------------------------------------------------------------------------
+// One density of heads: random heads, one in `one_in` on average; CUB's keys alternate 0/1 from
+// segment to segment (one byte per element on both sides). The stage's first density is profiled.
+void segmented_density(context &c, table &t, int one_in, bool profiled) {
+  const std::size_t n = c.n, bytes = n * (2 * sizeof(int) + 1);
+  std::vector<std::uint8_t> h_heads(n), h_keys(n);
+  std::uint8_t key = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    h_heads[i] = course::random_int(seed + 1, i, 0, one_in - 1) == 0;
+    if (h_heads[i] && i > 0) key ^= 1;
+    h_keys[i] = key;
+  }
+  std::vector<int> want(n);
+  scan::host_segmented_scan(want.data(), c.h_in.data(), h_heads.data(), n, true);
+  course::device_buffer<std::uint8_t> d_heads(n), d_keys(n);
+  CUDA_CHECK(cudaMemcpy(d_heads.get(), h_heads.data(), n, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(d_keys.get(), h_keys.data(), n, cudaMemcpyHostToDevice));
+  const std::string density = "1 in " + std::to_string(one_in);
+  std::optional<bench::measurement> cub;
+  if (c.s.selected(cub_by_key_label)) {
+    c.clear();
+    cub = c.s.time(cub_by_key_label, [&](cudaStream_t st) { c.cub.inclusive_sum_by_key(c.out.get(), c.in.get(), d_keys.get(), n, st); }, bytes);
+    c.verify(cub_by_key_label + ", heads " + density, want.data(), n);
+  }
+  for (const auto &st : course::registered<scan::stage>()) {
+    if (!st.segmented_scan || !c.s.selected(st.info.id)) continue;
+    if (st.info.todo) { t.add_row({st.info.id, density, std::string("TODO: not yet implemented")}); continue; }
+    auto make = [&](int th) -> bench::work {
+      scan::config cfg;
+      cfg.threads = th;
+      return [&c, &st, &d_heads, cfg, n](cudaStream_t stream) {
+        st.segmented_scan(c.out.get(), c.in.get(), d_heads.get(), n, true, cfg, c.ws, stream);
+      };
+    };
+    const auto best = c.s.best(block_sizes, make, bytes);
+    if (!best) continue;
+    c.clear();
+    const auto m = c.s.time(st.info.id, make(best->first), bytes, profiled);
+    c.verify(st.info.id + ", heads " + density, want.data(), n);
+    timed_row(t, st.info.id + ", heads " + density, {st.info.id, density, double(best->first)}, m,
+              {gelems(m.per_call.median, n), cub ? cell(cub->per_call.median / m.per_call.median) : cell()});
+  }
+  if (cub) timed_row(t, cub_by_key_label + ", heads " + density, {cub_by_key_label, density, std::string("library")}, *cub,
+                     {gelems(cub->per_call.median, n), 1.0});
+}
+
+void segmented_table(context &c) {
+  if (c.n > 0xffffffffu) return;  // CUB's count is 32-bit here
+  table t = timed_table("segmented", "Segmented inclusive scan, head flags (" + std::to_string(c.n / mega) +
+                                         "M ints, one flag byte each), against CUB InclusiveSumByKey",
+                        {{"series", 0}, {"heads", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
+  segmented_density(c, t, 1000, true);
+  segmented_density(c, t, 8, false);
+  c.s.finish(std::move(t));
+}
+
+void body(bench::session &s, std::int64_t n_m, std::int64_t k) {
+  std::size_t free_b = 0, total_b = 0;
+  course::device_memory(free_b, total_b);
+  std::size_t n = std::size_t(n_m) * mega;
+  // input, output, the copy ceiling's two buffers, CUB's temporaries and the flag bytes
+  const std::size_t fit = free_b / 100 * 20 / sizeof(int);
+  if (n > fit) {
+    n = fit / mega * mega;
+    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m, free_b / 1073741824.0, n / mega);
+  }
+  s.results().param("n", double(n));
+  s.results().param("n_odd", double(n - 3));
+  std::printf("\nScan of %zuM random ints in [%d, %d]\n", n / mega, lo, hi);
+  context c(s, n, unsigned(k));
+  progression_table(c);
+  compaction_table(c);
+  split_table(c);
+  vs_cub_table(c);
+  off_fast_path_table(c);
+  warp_scans_table(c, false);
+  warp_scans_table(c, true);
+  by_n_table(c);
+  segmented_table(c);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-  options_t opt;
+  std::int64_t n_m = 256, k = 64;
+  bench::settings opt;
   course::options cli("bench_scan", "Chapter 13: scan, every stage against CUB.");
-  cli.add("N", opt.n_m, 1, 1024, "ints to scan, in units of 2^20")
-      .add("repeats", opt.repeats, 3, 1000, "timed repeats per measurement (the median is reported)")
-      .add("k", opt.k, 1, 4096, "part 3b: warp scans per element in the compute-bound lab")
-      .add("results", opt.results, "directory for the CSV and JSON results");
+  cli.add("N", n_m, 1, 1024, "ints to scan, in units of 2^20")
+      .add("k", k, 1, 4096, "warp_scan_lab: warp scans per element in the compute-bound lab");
+  bench::add_common_options(cli, opt);
   cli.parse(argc, argv);
-  return course::bench::run("bench_scan", "13-scan", "Chapter 13: scan", opt.results, [&](course::bench::report &rep) {
-
-    std::size_t free_b = 0, total_b = 0;
-    course::device_memory(free_b, total_b);
-    std::size_t n = std::size_t(opt.n_m) * mega;
-    const std::size_t fit = free_b / 100 * 30 / sizeof(int);  // input, output, CUB's temporaries
-    if (n > fit) {
-      n = fit / mega * mega;
-      std::printf("note: --N %lldM does not fit; using %zuM ints\n", (long long)opt.n_m, n / mega);
-    }
-    rep.param("n", double(n));
-    std::printf("\nScan of %zuM random ints in [%d, %d]\n", n / mega, lo, hi);
-
-    std::vector<int> h_in(n), h_incl(n);
-    course::fill_random_host(h_in.data(), n, seed, lo, hi);
-    scan::host_inclusive_scan(h_incl.data(), h_in.data(), n);
-    course::device_buffer<int> in(n), out(n);
-    CUDA_CHECK(cudaMemcpy(in.get(), h_in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    course::device_buffer<unsigned> d_count(1);
-    course::stream s;
-    scan::workspace ws;
-    scan::cub_baseline cub;
-    auto gelems = [](double ms, std::size_t m) { return double(m) / (ms * 1e6); };
-    auto clear = [&] { CUDA_CHECK(cudaMemset(out.get(), 0xFF, n * sizeof(int))); };
-    // The block size out of 128..1024 at which run(threads) is fastest (five timed calls each).
-    auto best_block_size = [&](auto run) {
-      int best_threads = 0;
-      double best_ms = 0;
-      for (int t : {128, 256, 512, 1024}) {
-        auto tm = course::bench::time_device(run(t), s, 1, 5);
-        if (best_ms == 0 || tm.median_ms < best_ms) best_ms = tm.median_ms, best_threads = t;
-      }
-      return best_threads;
-    };
-
-    // --- Part 1: the progression ---------------------------------------------------------------
-    clear();
-    auto cub_t = course::bench::time_device([&](cudaStream_t st) { cub.inclusive_sum(out.get(), in.get(), n, st); }, s,
-                                            3, int(opt.repeats));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    verify("CUB DeviceScan::InclusiveSum", out.get(), h_incl.data(), n);
-    rep.param("cub_scan_gelems", gelems(cub_t.median_ms, n));
-
-    table prog("progression", "Inclusive scan progression (" + std::to_string(n / mega) + "M ints)",
-               {{"stage", 0}, {"threads", 0}, {"traffic_per_elem", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
-    for (const auto &stage : course::registered<scan::stage>()) {
-      if (!stage.scan) continue;
-      if (stage.info.todo) {
-        prog.add_row({stage.info.id, std::string("TODO: not yet implemented"), {}, {}, {}, {}});
-        continue;
-      }
-      auto run = [&](int threads) {
-        scan::config cfg;
-        cfg.threads = threads;
-        return [&stage, &in, &out, &ws, n, cfg](cudaStream_t st) { stage.scan(out.get(), in.get(), n, true, cfg, ws, st); };
-      };
-      const int best_threads = best_block_size(run);
-      clear();
-      auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
-      CUDA_CHECK(cudaStreamSynchronize(s));
-      verify(stage.info.id, out.get(), h_incl.data(), n);
-      prog.add_row({stage.info.id, double(best_threads), std::to_string(stage.traffic) + "N", tm.median_ms,
-                    gelems(tm.median_ms, n), cub_t.median_ms / tm.median_ms});
-    }
-    prog.add_row({std::string("CUB DeviceScan::InclusiveSum"), std::string("library"), std::string("2N"), cub_t.median_ms,
-                  gelems(cub_t.median_ms, n), 1.0});
-    prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "Gelem/s"})");
-    prog.print();
-    std::printf("goals (reported, not asserted): 05_vector_io >= 0.75x CUB, 08_decoupled_lookback >= 0.95x CUB\n");
-    rep.add(prog);
-
-    // --- Part 2: compaction of the odd ints -------------------------------------------------------
-    std::vector<int> h_odd;
-    for (int x : h_in)
-      if (x & 1) h_odd.push_back(x);
-    table compact("compaction", "Stream compaction, keep the odd ints (" + std::to_string(n / mega) +
-                                    "M ints; the count copied to the host in every call)",
-                  {{"series", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
-    clear();
-    unsigned cub_count = 0;
-    auto cub_sel = course::bench::time_device(
-        [&](cudaStream_t st) {
-          cub.select_odd(out.get(), d_count.get(), in.get(), n, st);
-          CUDA_CHECK(cudaMemcpyAsync(&cub_count, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, st));
-          CUDA_CHECK(cudaStreamSynchronize(st));
-        },
-        s, 3, int(opt.repeats));
-    if (cub_count != h_odd.size()) {
-      std::fprintf(stderr, "WRONG RESULT: CUB DeviceSelect::If count %u, expected %zu\n", cub_count, h_odd.size());
-      ok = false;
-    }
-    verify("CUB DeviceSelect::If", out.get(), h_odd.data(), h_odd.size());
-    for (const auto &stage : course::registered<scan::stage>()) {
-      if (!stage.compact) continue;
-      const scan::stage *st = &stage;
-      if (st->info.todo) {
-        compact.add_row({st->info.id, std::string("TODO: not yet implemented"), {}, {}, {}});
-        continue;
-      }
-      std::size_t count = 0;
-      // The stage's call waits for its count: the event timing includes that copy and wait.
-      auto run = [&](int threads) {
-        scan::config cfg;
-        cfg.threads = threads;
-        return [&, cfg](cudaStream_t stream) {
-          count = st->compact(out.get(), in.get(), n, scan::predicate::odd, cfg, ws, stream);
-        };
-      };
-      const int best_threads = best_block_size(run);
-      clear();
-      auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
-      if (count != h_odd.size()) {
-        std::fprintf(stderr, "WRONG RESULT: %s count %zu, expected %zu\n", st->info.id.c_str(), count, h_odd.size());
-        ok = false;
-      }
-      verify(st->info.id, out.get(), h_odd.data(), h_odd.size());
-      compact.add_row({st->info.id, double(best_threads), tm.median_ms, gelems(tm.median_ms, n),
-                       cub_sel.median_ms / tm.median_ms});
-    }
-    compact.add_row({std::string("CUB DeviceSelect::If"), std::string("library"), cub_sel.median_ms,
-                     gelems(cub_sel.median_ms, n), 1.0});
-    compact.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
-    compact.print();
-    std::printf("goal (reported, not asserted): compaction (09_compact_lookback) >= 0.9x CUB\n");
-    rep.add(compact);
-
-    // --- Part 2b: stream split (a stable partition) -----------------------------------------------
-    {
-      std::vector<int> h_split(n);
-      const std::size_t h_kept = scan::host_split(h_split.data(), h_in.data(), n, [](int x) { return (x & 1) != 0; });
-      // got[0, kept) == h_split's kept; the others in order, or (CUB) in reverse order.
-      auto verify_split = [&](const std::string &who, std::size_t count, bool rest_reversed) {
-        if (count != h_kept) {
-          std::fprintf(stderr, "WRONG RESULT: %s count %zu, expected %zu\n", who.c_str(), count, h_kept);
-          ok = false;
-          return;
-        }
-        std::vector<int> got(n);
-        CUDA_CHECK(cudaMemcpy(got.data(), out.get(), n * sizeof(int), cudaMemcpyDeviceToHost));
-        if (rest_reversed) std::reverse(got.begin() + std::ptrdiff_t(h_kept), got.end());
-        const auto mismatch = std::mismatch(got.begin(), got.end(), h_split.begin());
-        if (mismatch.first != got.end()) {
-          const std::size_t i = std::size_t(mismatch.first - got.begin());
-          std::fprintf(stderr, "WRONG RESULT: %s, n=%zu: first wrong [%zu]%s: expected %d, got %d\n", who.c_str(), n, i,
-                       rest_reversed ? " (the others reversed)" : "", h_split[i], got[i]);
-          ok = false;
-        }
-      };
-      table split("split", "Stream split, the odd ints first, then the others (" + std::to_string(n / mega) +
-                               "M ints; the count copied to the host in every call)",
-                  {{"series", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
-      clear();
-      unsigned cub_kept = 0;
-      auto cub_part = course::bench::time_device(
-          [&](cudaStream_t st) {
-            cub.partition_odd(out.get(), d_count.get(), in.get(), n, st);
-            CUDA_CHECK(cudaMemcpyAsync(&cub_kept, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, st));
-            CUDA_CHECK(cudaStreamSynchronize(st));
-          },
-          s, 3, int(opt.repeats));
-      verify_split("CUB DevicePartition::If", cub_kept, true);
-      for (const auto &stage : course::registered<scan::stage>()) {
-        if (!stage.split) continue;
-        const scan::stage *st = &stage;
-        if (st->info.todo) {
-          split.add_row({st->info.id, std::string("TODO: not yet implemented"), {}, {}, {}});
-          continue;
-        }
-        std::size_t count = 0;
-        auto run = [&](int threads) {
-          scan::config cfg;
-          cfg.threads = threads;
-          return [&, cfg](cudaStream_t stream) {
-            count = st->split(out.get(), in.get(), n, scan::predicate::odd, cfg, ws, stream);
-          };
-        };
-        const int best_threads = best_block_size(run);
-        clear();
-        auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
-        verify_split(st->info.id, count, false);
-        split.add_row({st->info.id, double(best_threads), tm.median_ms, gelems(tm.median_ms, n),
-                       cub_part.median_ms / tm.median_ms});
-      }
-      split.add_row({std::string("CUB DevicePartition::If (others reversed)"), std::string("library"),
-                     cub_part.median_ms, gelems(cub_part.median_ms, n), 1.0});
-      split.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
-      split.print();
-      rep.add(split);
-    }
-
-    // --- Part 2c: off the fast path: odd n, input offset by one element (issue 20) ----------------
-    {
-      const std::size_t n_odd = n - 3;  // N is a multiple of 2^20: N - 3 is a multiple of no tile
-      // The inclusive scan of in[1, 1 + n_odd): h_incl shifted by one, less in[0].
-      std::vector<int> h_incl_off(n_odd);
-      for (std::size_t i = 0; i < n_odd; ++i) h_incl_off[i] = scan::wrap_add(h_incl[i + 1], -h_in[0]);
-      std::vector<int> h_odd_n, h_odd_off;  // the odd ints of in[0, n_odd) and of in[1, 1 + n_odd)
-      for (std::size_t i = 0; i < n_odd + 1; ++i) {
-        if (!(h_in[i] & 1)) continue;
-        if (i < n_odd) h_odd_n.push_back(h_in[i]);
-        if (i >= 1) h_odd_off.push_back(h_in[i]);
-      }
-      struct fast_path_case {
-        const char *name;
-        std::size_t m, offset;
-        const int *incl, *odd;
-        std::size_t odd_count;
-      };
-      const fast_path_case cases[] = {
-          {"aligned, N", n, 0, h_incl.data(), h_odd.data(), h_odd.size()},
-          {"aligned, odd n = N - 3", n_odd, 0, h_incl.data(), h_odd_n.data(), h_odd_n.size()},
-          {"input + 1 element, n = N - 3", n_odd, 1, h_incl_off.data(), h_odd_off.data(), h_odd_off.size()},
-      };
-      table off("off_fast_path",
-                "Off the fast path (issue 20): odd n and a misaligned input (output aligned), ratio to CUB in "
-                "the same case",
-                {{"series", 0}, {"case", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
-      for (const auto &c : cases) {
-        const int *src = in.get() + c.offset;
-        // The scan: CUB, then stages 05 and 08 at their best block sizes for this case.
-        clear();
-        auto cub_scan = course::bench::time_device([&](cudaStream_t st) { cub.inclusive_sum(out.get(), src, c.m, st); },
-                                                   s, 3, int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        verify(std::string("CUB DeviceScan::InclusiveSum, ") + c.name, out.get(), c.incl, c.m);
-        for (const char *id : {"05", "08"}) {
-          const scan::stage *st = find_stage(id);
-          if (!st || !st->scan) continue;
-          auto run = [&, st](int threads) {
-            scan::config cfg;
-            cfg.threads = threads;
-            return [&, st, cfg](cudaStream_t stream) { st->scan(out.get(), src, c.m, true, cfg, ws, stream); };
-          };
-          const int best_threads = best_block_size(run);
-          clear();
-          auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
-          CUDA_CHECK(cudaStreamSynchronize(s));
-          verify(st->info.id + ", " + c.name, out.get(), c.incl, c.m);
-          off.add_row({st->info.id, std::string(c.name), double(best_threads), tm.median_ms, gelems(tm.median_ms, c.m),
-                       cub_scan.median_ms / tm.median_ms});
-        }
-        off.add_row({std::string("CUB DeviceScan::InclusiveSum"), std::string(c.name), std::string("library"),
-                     cub_scan.median_ms, gelems(cub_scan.median_ms, c.m), 1.0});
-        // The compaction: CUB, then stages 07 and 09.
-        clear();
-        unsigned cub_n = 0;
-        auto cub_c = course::bench::time_device(
-            [&](cudaStream_t st) {
-              cub.select_odd(out.get(), d_count.get(), src, c.m, st);
-              CUDA_CHECK(cudaMemcpyAsync(&cub_n, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, st));
-              CUDA_CHECK(cudaStreamSynchronize(st));
-            },
-            s, 3, int(opt.repeats));
-        if (cub_n != c.odd_count) {
-          std::fprintf(stderr, "WRONG RESULT: CUB DeviceSelect::If, %s: count %u, expected %zu\n", c.name, cub_n,
-                       c.odd_count);
-          ok = false;
-        }
-        verify(std::string("CUB DeviceSelect::If, ") + c.name, out.get(), c.odd, c.odd_count);
-        for (const char *id : {"07", "09"}) {
-          const scan::stage *st = find_stage(id);
-          if (!st || !st->compact) continue;
-          std::size_t count = 0;
-          auto run = [&, st](int threads) {
-            scan::config cfg;
-            cfg.threads = threads;
-            return [&, st, cfg](cudaStream_t stream) {
-              count = st->compact(out.get(), src, c.m, scan::predicate::odd, cfg, ws, stream);
-            };
-          };
-          const int best_threads = best_block_size(run);
-          clear();
-          auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
-          if (count != c.odd_count) {
-            std::fprintf(stderr, "WRONG RESULT: %s, %s: count %zu, expected %zu\n", st->info.id.c_str(), c.name, count,
-                         c.odd_count);
-            ok = false;
-          }
-          verify(st->info.id + ", " + c.name, out.get(), c.odd, c.odd_count);
-          off.add_row({st->info.id, std::string(c.name), double(best_threads), tm.median_ms, gelems(tm.median_ms, c.m),
-                       cub_c.median_ms / tm.median_ms});
-        }
-        off.add_row({std::string("CUB DeviceSelect::If"), std::string(c.name), std::string("library"), cub_c.median_ms,
-                     gelems(cub_c.median_ms, c.m), 1.0});
-      }
-      off.print();
-      std::printf("goal (issue 20, reported, not asserted): 08_decoupled_lookback >= 1.00x CUB at N and at the odd n\n");
-      rep.add(off);
-    }
-
-    // --- Part 3: the warp scans in isolation -----------------------------------------------------
-    if (const scan::stage *st = find_stage("06"); st && st->warp_scan) {
-      std::vector<int> h_seg(n);
-      for (std::size_t b = 0; b < n; b += 32)
-        scan::host_inclusive_scan(h_seg.data() + b, h_in.data() + b, std::min<std::size_t>(32, n - b));
-      table warps("warp_scans", "Warp scans over 32-element segments (" + std::to_string(n / mega) + "M ints)",
-                  {{"form", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_conditional", 2}});
-      double conditional_ms = 0;
-      for (scan::warp_form form : scan::all_warp_forms) {
-        clear();
-        auto tm = course::bench::time_device([&](cudaStream_t stream) { st->warp_scan(out.get(), in.get(), n, form, true, stream); },
-                                             s, 3, int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        verify(std::string("warp scan ") + scan::to_string(form), out.get(), h_seg.data(), n);
-        if (form == scan::warp_form::conditional) conditional_ms = tm.median_ms;
-        warps.add_row({std::string(scan::to_string(form)), tm.median_ms, gelems(tm.median_ms, n),
-                       conditional_ms / tm.median_ms});
-      }
-      warps.set_plot(R"({"kind": "bars", "x": "form", "y": "Gelem/s"})");
-      warps.print();
-      rep.add(warps);
-    }
-
-    // --- Part 3b: the warp scans where their instructions matter (compute-bound lab) -------------
-    if (const scan::stage *st = find_stage("06"); st && st->warp_scan_lab) {
-      const unsigned k = unsigned(opt.k);
-      const std::size_t m = std::min<std::size_t>(n, 64 * mega);
-      std::vector<int> h_rep(h_in.begin(), h_in.begin() + std::ptrdiff_t(m));
-      for (unsigned r = 0; r < k; ++r)
-        for (std::size_t b = 0; b < m; b += 32)
-          scan::host_inclusive_scan(h_rep.data() + b, h_rep.data() + b, std::min<std::size_t>(32, m - b));
-      table lab("warp_scan_lab", "Warp scans, compute-bound: each 32-element segment scanned " + std::to_string(k) +
-                                     " times per load (" + std::to_string(m / mega) + "M ints)",
-                {{"form", 0}, {"k", 0}, {"time_ms", 3}, {"Gscans/s", 1}, {"vs_conditional", 2}});
-      double conditional_ms = 0;
-      for (scan::warp_form form : scan::all_warp_forms) {
-        clear();
-        auto tm = course::bench::time_device(
-            [&](cudaStream_t stream) { st->warp_scan_lab(out.get(), in.get(), m, form, k, stream); }, s, 3,
-            int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        verify(std::string("warp scan lab ") + scan::to_string(form), out.get(), h_rep.data(), m);
-        if (form == scan::warp_form::conditional) conditional_ms = tm.median_ms;
-        lab.add_row({std::string(scan::to_string(form)), double(k), tm.median_ms, gelems(tm.median_ms, m) * k,
-                     conditional_ms / tm.median_ms});
-      }
-      lab.set_plot(R"({"kind": "bars", "x": "form", "y": "Gscans/s"})");
-      lab.print();
-      rep.add(lab);
-    }
-
-    // --- Part 4: throughput against n ------------------------------------------------------------
-    table by_n("by_n", "Gelem/s against n: two-level, decoupled look-back and CUB",
-               {{"n", 0}, {"series", 0}, {"time_us", 1}, {"Gelem/s", 2}});
-    auto sweep = [&](const std::string &name, auto fn) {
-      for (int e = 10; e <= 28; e += 2) {
-        const std::size_t m = std::size_t(1) << e;
-        if (m > n) break;
-        auto tm = course::bench::time_device([&](cudaStream_t st) { fn(m, st); }, s, 3, int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        verify(name, out.get(), h_incl.data(), m);  // the scan of a prefix is the prefix of the scan
-        by_n.add_row({double(m), name, 1000 * tm.median_ms, gelems(tm.median_ms, m)});
-      }
-    };
-    for (const char *id : {"05", "08"}) {
-      if (const scan::stage *st = find_stage(id)) {
-        scan::config cfg;
-        sweep(st->info.id, [&, st, cfg](std::size_t m, cudaStream_t stream) {
-          st->scan(out.get(), in.get(), m, true, cfg, ws, stream);
-        });
-      }
-    }
-    sweep("CUB", [&](std::size_t m, cudaStream_t st) { cub.inclusive_sum(out.get(), in.get(), m, st); });
-    by_n.set_plot(R"({"kind": "lines", "x": "n", "y": "Gelem/s", "series": "series", "logx": true})");
-    by_n.print();
-    rep.add(by_n);
-
-    // --- Part 5: segmented scan ------------------------------------------------------------------
-    if (n <= 0xffffffffu) {
-      table seg("segmented", "Segmented inclusive scan, head flags (" + std::to_string(n / mega) +
-                                 "M ints, one flag byte each), against CUB InclusiveSumByKey",
-                {{"series", 0}, {"heads", 0}, {"threads", 0}, {"time_ms", 3}, {"Gelem/s", 1}, {"vs_CUB", 3}});
-      course::device_buffer<std::uint8_t> d_heads(n), d_keys(n);
-      for (int one_in : {1000, 8}) {
-        // Random heads, one in `one_in` on average; the keys alternate 0/1 from segment to segment.
-        std::vector<std::uint8_t> h_heads(n), h_keys(n);
-        std::uint8_t key = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-          h_heads[i] = course::random_int(seed + 1, i, 0, one_in - 1) == 0;
-          if (h_heads[i] && i > 0) key ^= 1;
-          h_keys[i] = key;
-        }
-        std::vector<int> h_seg(n);
-        scan::host_segmented_scan(h_seg.data(), h_in.data(), h_heads.data(), n, true);
-        CUDA_CHECK(cudaMemcpy(d_heads.get(), h_heads.data(), n, cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(d_keys.get(), h_keys.data(), n, cudaMemcpyHostToDevice));
-        const std::string density = "1 in " + std::to_string(one_in);
-        clear();
-        auto cub_k = course::bench::time_device(
-            [&](cudaStream_t st) { cub.inclusive_sum_by_key(out.get(), in.get(), d_keys.get(), n, st); }, s, 3,
-            int(opt.repeats));
-        CUDA_CHECK(cudaStreamSynchronize(s));
-        verify("CUB InclusiveSumByKey, heads " + density, out.get(), h_seg.data(), n);
-        for (const auto &stage : course::registered<scan::stage>()) {
-          if (!stage.segmented_scan) continue;
-          const scan::stage *st = &stage;
-          if (st->info.todo) {
-            seg.add_row({st->info.id, density, std::string("TODO: not yet implemented"), {}, {}, {}});
-            continue;
-          }
-          auto run = [&, st](int threads) {
-            scan::config cfg;
-            cfg.threads = threads;
-            return [&, st, cfg](cudaStream_t stream) {
-              st->segmented_scan(out.get(), in.get(), d_heads.get(), n, true, cfg, ws, stream);
-            };
-          };
-          const int best_threads = best_block_size(run);
-          clear();
-          auto tm = course::bench::time_device(run(best_threads), s, 3, int(opt.repeats));
-          CUDA_CHECK(cudaStreamSynchronize(s));
-          verify(st->info.id + ", heads " + density, out.get(), h_seg.data(), n);
-          seg.add_row({st->info.id, density, double(best_threads), tm.median_ms, gelems(tm.median_ms, n),
-                       cub_k.median_ms / tm.median_ms});
-        }
-        seg.add_row({std::string("CUB InclusiveSumByKey"), density, std::string("library"), cub_k.median_ms,
-                     gelems(cub_k.median_ms, n), 1.0});
-      }
-      seg.print();
-      rep.add(seg);
-    }
-
-    return ok;
-  });
+  return bench::run("bench_scan", "13-scan", "Chapter 13: scan", opt, [&](bench::session &s) { body(s, n_m, k); });
 }
