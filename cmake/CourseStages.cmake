@@ -228,6 +228,37 @@ function(course_add_wrong_variant)
   endif()
 endfunction()
 
+# A lab (not a stage: no exercise, no wrong variants) with a GPU test program of its own:
+# lab/<chapter>/<name> in make check, its [sweep] case as lab/<chapter>/<name>/sweep when SWEEP is
+# given, and the three sanitizer runs (make sanitize), labelled like the stages'.
+#   course_add_lab_test(CHAPTER 08-warp NAME predicated_load SOURCES test_lab_x.cpp lab_x.cu [SWEEP])
+function(course_add_lab_test)
+  cmake_parse_arguments(A "SWEEP" "CHAPTER;NAME" "SOURCES;LIBS" ${ARGN})
+  string(REPLACE "_" "-" program_name "${A_NAME}")
+  set(program test-${A_CHAPTER}-lab-${program_name})
+  set(test lab/${A_CHAPTER}/${A_NAME})
+  add_executable(${program} ${A_SOURCES})
+  target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${program} PRIVATE course_test_main course_common ${A_LIBS})
+  set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  if(A_SWEEP)
+    add_test(NAME ${test} COMMAND ${program} "~[sweep]")
+    add_test(NAME ${test}/sweep COMMAND ${program} "[sweep]")
+    set_tests_properties(${test}/sweep PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
+                         LABELS "gpu;sweep;${A_CHAPTER};lab")
+  else()
+    add_test(NAME ${test} COMMAND ${program})
+  endif()
+  set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu
+                       LABELS "gpu;${A_CHAPTER};lab")
+  foreach(tool memcheck racecheck synccheck)
+    add_test(NAME sanitize/${tool}/${test}
+             COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${program}>)
+    set_tests_properties(sanitize/${tool}/${test} PROPERTIES
+                         SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${A_CHAPTER};lab")
+  endforeach()
+endfunction()
+
 function(course_add_bench)
   cmake_parse_arguments(A "" "CHAPTER;NAME" "SOURCES;LIBS" ${ARGN})
   set(dir ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
