@@ -3,7 +3,7 @@
 course holds.
 
     tour.py run --build DIR [--jobs N] [--configure CMD] [--args ARGS]
-    tour.py tables [--summary-only] [FILES...]     the progression tables and the summary of
+    tour.py tables [--summary-only] [--all] [FILES...]  the progression tables (--all: every table) and the summary of
                                                    result files (default: the committed reference runs)
 
 Building prints one line per chapter; the full output goes to <build>/tour.log, shown (its
@@ -175,10 +175,10 @@ def run_label(doc, path, reference):
     return f"{where}: {device}{cuda}, {course.short_date(doc)} ({path})"
 
 
-def chapter_report(chapter, path, doc, reference=True):
-    """A chapter's heading, its label and its progression tables, as lines."""
+def chapter_report(chapter, path, doc, reference=True, every_table=False):
+    """A chapter's heading, its label and its progression tables (every table), as lines."""
     lines = ["", f"== {doc.get('title') or chapter}", f"   {run_label(doc, path, reference)}"]
-    for table in progression_tables(doc):
+    for table in doc.get("tables", []) if every_table else progression_tables(doc):
         lines += [""] + format_table(table)
     headlines = doc.get("headlines") or []
     if headlines:
@@ -375,7 +375,7 @@ def cmd_tables(args):
         found, reference = results_for(course.bench_chapters()), True
     if not args.summary_only:
         for chapter, path, doc in found:
-            print("\n".join(chapter_report(chapter, path, doc, reference)))
+            print("\n".join(chapter_report(chapter, path, doc, reference, args.all)))
     print("\n".join(summary_block(found, reference)))
     return 0
 
@@ -392,6 +392,7 @@ def main(argv=None):
     run.set_defaults(func=cmd_run)
     tables = sub.add_parser("tables", help="progression tables and summary of result files")
     tables.add_argument("--summary-only", action="store_true")
+    tables.add_argument("--all", action="store_true", help="every table of each file, not only its progression")
     tables.add_argument("--reference", action="store_true",
                         help="label the given files as a reference run, not this machine")
     tables.add_argument("files", nargs="*")
