@@ -224,7 +224,8 @@ _INSTANCE = re.compile(r"\s*([^:;()]+?)\s*:\s*([-+0-9.,eE]+)\s*")
 
 
 def instances(text):
-    """An instanced cell as --print-metric-instances values writes it, 'TOTAL (KEY: V; KEY: V)'
+    """An instanced cell as --print-metric-instances details writes it, 'TOTAL (KEY: V; KEY: V)'
+    ('values' writes the total alone: the H100 capture of 2026-11-23 had no opcode names)
     (',' between instances too): {KEY: V}. {} when the cell holds no instances."""
     text = str(text).strip()
     open_at = text.find("(")
@@ -602,7 +603,7 @@ def permission_denied(text):
 
 
 def ncu_command(ncu, bench, chapter, stage, metrics, log, results):
-    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "values",
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
             "--clock-control", "none", "--nvtx", "--nvtx-include", nvtx_filter(chapter, stage),
             "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
             str(bench), "--only", only_regex(stage) if stage else chapter_only(chapter),

@@ -52,6 +52,10 @@ WORK = {
     "14-nbody": ("fp32_flop", "FP32 FLOP", "fp32"),
     "15-ncc": ("int_ops", "IMAD + IDP4A (thread)", "int"),
 }
+# Where a chapter's captures lack its work counter (chapter 15's opcode counts need ncu's
+# --print-metric-instances details; the first H100 captures were taken with 'values'), the points
+# count thread instructions against the issue ceiling instead, and the chart says so.
+FALLBACK_WORK = ("thread_inst", "thread instructions", "issue")
 BANDWIDTH_KEYS = ["d2d_memcpy_gbs", "read_kernel_gbs", "copy_kernel_gbs"]
 # Per SM per clock, from the reference GPU's measured table (course-design.md) where the bench does
 # not measure them itself: FP32 FMA 125 (x2 FLOP), IMAD and dp4a 64, issue 4 warps x 32 threads.
@@ -88,9 +92,10 @@ def bandwidth(chapter, doc, results_dir):
     return None, None
 
 
-def compute(chapter, doc, results_dir):
-    """(ops/s, label) of the compute ceiling that fits the chapter's work."""
-    kind = WORK[chapter][2]
+def compute(chapter, doc, results_dir, kind=None):
+    """(ops/s, label) of the compute ceiling that fits the chapter's work (kind: its ceiling's
+    name, by default the chapter's own)."""
+    kind = kind or WORK[chapter][2]
     if kind == "fp32":
         for source in (doc, results_doc("14-nbody", results_dir)[0]):
             tflops = (source or {}).get("params", {}).get("fma_tflops")
@@ -105,10 +110,11 @@ def compute(chapter, doc, results_dir):
     return rate * sms * mhz * 1e6, f"{words} x {sms} SMs x {mhz} MHz"
 
 
-def points(chapter, root=ROOT):
+def points(chapter, root=ROOT, work=None):
     """[(name, intensity, rate)] of the chapter's captured stages (one per bench row), and the
-    stages whose capture lacks the counters a point needs."""
-    work = WORK[chapter][0]
+    stages whose capture lacks the counters a point needs (work: a summarize() key, by default
+    the chapter's own)."""
+    work = work or WORK[chapter][0]
     found, missing = [], []
     directory = ncu_profile.capture_dir(chapter, root)
     order = {s: i for i, s in enumerate(course.stages(chapter, root) + [ncu_profile.BASELINE])}
@@ -129,7 +135,13 @@ def roofline_data(chapter, results_dir="results", root=ROOT):
     """Everything a chart needs, or None (with the reason) when the chapter has no captures."""
     if chapter not in WORK:
         return None, f"{chapter}: no roofline (no benchmark)"
+    work = WORK[chapter]
     pts, missing = points(chapter, root)
+    if not pts and missing and work[0] != FALLBACK_WORK[0]:
+        fallback, _ = points(chapter, root, FALLBACK_WORK[0])
+        if fallback:
+            work, pts = FALLBACK_WORK, fallback
+            missing = [f"{m} ({WORK[chapter][1]}: not in the captures)" for m in missing]
     if not pts:
         why = (f"captures lack the counters ({', '.join(missing)})" if missing else
                f"no profile captures yet in {ncu_profile.capture_dir(chapter, root).relative_to(root)}/ "
@@ -137,15 +149,15 @@ def roofline_data(chapter, results_dir="results", root=ROOT):
         return None, f"{chapter}: skipped, {why}"
     doc, where = results_doc(chapter, results_dir)
     bw, bw_label = bandwidth(chapter, doc, results_dir)
-    peak, peak_label = compute(chapter, doc, results_dir)
-    return {"chapter": chapter, "work": WORK[chapter][1], "points": pts, "missing": missing,
+    peak, peak_label = compute(chapter, doc, results_dir, work[2])
+    return {"chapter": chapter, "work": work[1], "fallback": work is not WORK[chapter], "points": pts, "missing": missing,
             "bandwidth": bw, "bandwidth_label": bw_label, "peak": peak, "peak_label": peak_label,
             "ridge": (peak / bw) if bw and peak else None, "results": where,
             "device": (doc or {}).get("device", {}).get("name", "")}, None
 
 
 def draw(plt, data, out_dir):
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(10, 5))
     try:
         xs = [p[1] for p in data["points"]]
         lo = min(xs + [data["ridge"] or min(xs)]) / 10
@@ -153,24 +165,27 @@ def draw(plt, data, out_dir):
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         if data["bandwidth"] and data["peak"]:
             ax.plot(grid, [min(data["bandwidth"] * x, data["peak"]) for x in grid], color="0.3",
-                    label=f"roof: {data['bandwidth_label']}; {data['peak_label']}")
+                    label=f"roof: {data['bandwidth_label']};\n{data['peak_label']}")
         elif data["bandwidth"]:
             ax.plot(grid, [data["bandwidth"] * x for x in grid], color="0.3", label=data["bandwidth_label"])
         elif data["peak"]:
             ax.axhline(data["peak"], color="0.3", label=data["peak_label"])
-        for name, x, y in data["points"]:
-            ax.plot([x], [y], marker="o", linestyle="none")
-            ax.annotate(name.split(" ")[0][:24], xy=(x, y), xytext=(4, 4), textcoords="offset points", fontsize=7)
+        # Stages of one chapter often sit on top of each other (every memory-bound reduce stage):
+        # a numbered marker each, the names in the legend beside the chart.
+        for i, (name, x, y) in enumerate(data["points"], 1):
+            ax.plot([x], [y], marker="os^D"[(i - 1) // 10 % 4], linestyle="none", label=f"{i}  {name[:40]}")
+            ax.annotate(str(i), xy=(x, y), xytext=(3, 3), textcoords="offset points", fontsize=7)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"arithmetic intensity ({data['work']} per DRAM byte)")
         ax.set_ylabel(f"{data['work']} per second")
-        ax.set_title(f"{data['chapter']}: roofline from Nsight Compute captures\n{data['device']}", fontsize=10)
+        note = "\n(no opcode counts in these captures: thread instructions instead)" if data.get("fallback") else ""
+        ax.set_title(f"{data['chapter']}: roofline from Nsight Compute captures, {data['device']}{note}", fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         fig.tight_layout()
         path = Path(out_dir) / f"{data['chapter']}-roofline.png"
-        fig.savefig(path, dpi=150)
+        fig.savefig(path, dpi=150, bbox_inches="tight")
         return path
     finally:
         plt.close(fig)
