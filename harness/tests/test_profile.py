@@ -345,6 +345,13 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("3 of 4 bounds hold", lines[-1])
         path.write_text(json.dumps({"bounds": bounds[:2]}))
         self.assertEqual(run_main("check-perf", "--offline", "--bounds", path)[0], 0)
+        # Offline, a stage with no committed capture is said to be unchecked, not failed.
+        uncaptured = {"stage": "13-scan/08_decoupled_lookback", "metric": "dram_pct", "min": 60}
+        path.write_text(json.dumps({"bounds": bounds[:2] + [uncaptured]}))
+        status, out, _ = run_main("check-perf", "--offline", "--bounds", path)
+        self.assertEqual(status, 0, out)
+        self.assertIn("13-scan/08_decoupled_lookback: no capture committed yet", out)
+        self.assertIn("2 of 2 bounds hold (on the committed captures; 1 not checked)", out)
 
     def test_check_perf_needs_a_gpu(self):
         with self.no_gpu():
