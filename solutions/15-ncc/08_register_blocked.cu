@@ -10,11 +10,12 @@
 // last thread rows read up to R - 1 rows past the image: they are clamped to the last row (their
 // outputs are not written).
 // You write: the register-blocked loop over the rows.
-// What to look for: in the timing, TBD-H100 against stage 07 (the former single stage 07, dp4a
-// and blocking together, measured 3.31x stage 06 at 16x16: 20.0 against 66.2 us; 4 rows per
+// What to look for: in the timing, 1.45x stage 07 and 3.58-3.59x stage 06 at 16x16 (H100,
+// 2026-11-23, two runs: 17.7 against 25.6 and 63.4 us; 22.6-22.7x NPP, interleaved; 4 rows per
 // thread were best at 8x8..24x24, 2 at 32x32, table in the README); in the SASS of the 16x16
-// instance, a long run of IDP4A with c[0x3][...] operands between a few LDG.E, and 128
-// registers per thread.
+// instance, a long run of IDP.4A (2002, against stage 07's 928) on template words from
+// c[0x3][...] between a few LDG.E (95), and 128 registers per thread (Nsight Compute: half the
+// warp instructions of stage 07, 19% of the warp slots occupied).
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 
