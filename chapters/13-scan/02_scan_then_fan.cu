@@ -8,9 +8,10 @@
 // (recursively, until one block is enough); then every block but the first adds the scanned
 // total of the blocks before it ("fan" the base sums out).
 // Global traffic per element: read + write in the first pass, read + write in the fan: 4N.
-// What to look for: in the timing, 0.36x CUB on the H100 with the earlier scanBlock (108 Gelem/s;
-// this listing-13.3 block scan: TBD-H100, README), and the extra launches of the recursion at
-// small n; in the SASS, three BAR.SYNC per scanBlock, and the NOPs of scan_warp's __syncwarp()s.
+// What to look for: in the timing, 0.40x CUB on the H100 (122.4 Gelem/s at 256 threads, 256M ints,
+// 2026-11-23; 0.36x, 108 Gelem/s, on 2026-11-22 with the earlier scanBlock), and the extra
+// launches of the recursion at small n; in the SASS, three BAR.SYNC per scanBlock, and the NOPs
+// of scan_warp's __syncwarp()s.
 #include "block_scan.cuh"
 
 namespace {

@@ -18,10 +18,12 @@
 // What to look for: in the SASS (13.5.4; the book counts 30 / 17 / 11 instructions on SM 3.0),
 // LDS/STS and the predicated IADD of the guard, against SHFL.UP with its predicate output feeding
 // a predicated IADD and no compare at all in the PTX form. In the timing, the main scan about
-// where stage 05 is (the block scan is a small part of a memory-bound pass), the forms over
-// 32-element segments all bound by memory (1.03x the conditional one on the H100), and only the
-// compute-bound lab (k scans per loaded element) shows what the instruction counts cost: the book
-// measured the shuffle about 2x the conditional form; today's figures: TBD-H100 (README).
+// where stage 05 is (the block scan is a small part of a memory-bound pass: 0.99x-1.00x stage 05
+// on the H100, 2026-11-23), the forms over 32-element segments all bound by memory (1.02x-1.04x
+// the conditional one), and only the compute-bound lab (k scans per loaded element) shows what
+// the instruction counts cost: the book measured the shuffle about 2x the conditional form; on the
+// H100 at k = 64, __shfl_up_sync 2.15x, the PTX form 2.32x, the zero-padded and templated forms
+// 0.95x (README).
 #include "two_level_vec4.cuh"
 #include "warp_block_scan.cuh"
 

@@ -14,8 +14,8 @@
 // the tiles before it for its total from its last head on, so it publishes that as its PREFIX at
 // once: the look-back of every later tile stops there. Traffic: 2N ints and N flag bytes.
 // What to look for: in the timing, the ratio to stage 08 (the flags are a quarter more bytes, and
-// the look-back of a tile is shorter where heads are dense) and to CUB's InclusiveSumByKey; in the
-// SASS, the second shuffle of every warp-scan step (the head flag travels with the value) and the
+// the look-back of a tile is shorter where heads are dense) and to CUB's InclusiveSumByKey (on the
+// H100, 2026-11-23: 210 Gelem/s at 512 threads, 0.71x stage 08, 0.79x CUB); in the SASS, the second shuffle of every warp-scan step (the head flag travels with the value) and the
 // LDG.E of the four flags beside the LDG.E.128 of the values.
 #include "lookback.cuh"
 

@@ -15,7 +15,8 @@
 // others behind them, then writes both runs out with consecutive lanes on consecutive addresses.
 // Traffic: 2N reads (the count, the split) and N writes.
 // What to look for: in the timing, the ratio to CUB DevicePartition::If (the count pass costs
-// about N / 3N of the time) and to stage 09; in the SASS, the count kernel's LDG.E.128 and
+// about N / 3N of the time; on the H100, 2026-11-23: 0.82x, 204.2 Gelem/s at 256 threads) and to
+// stage 09; in the SASS, the count kernel's LDG.E.128 and
 // REDUX or SHFL.BFLY, and the split kernel's two STS paths in the packing.
 #include "lookback.cuh"
 
