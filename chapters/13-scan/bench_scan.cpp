@@ -35,8 +35,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <iomanip>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -258,7 +260,10 @@ void compare_cases(context &c, table &t, const std::string &op, const pick &p, b
     if (k.offset == 0) {
       const bool ok = cmp.ratio.median >= 1.0;
       met = met && ok;
-      goal += " " + k.name + " " + bench::range_text(cmp.ratio, 3) + (ok ? " met;" : " MISSED;");
+      std::ostringstream median;
+      median << std::fixed << std::setprecision(3) << cmp.ratio.median;
+      goal += " " + k.name + " median " + median.str() + "x (pairs " + bench::range_text(cmp.ratio, 3) + ")" +
+              (ok ? " met;" : " MISSED;");
     }
   }
   goal.pop_back();
