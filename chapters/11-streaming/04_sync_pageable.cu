@@ -10,9 +10,11 @@
 // Each cudaMemcpy returns only once the GPU is idle, so the next event is recorded behind a
 // pipeline bubble, and the CPU's staging copy is partly outside the events: read the phase times
 // as an approximation; the wall time is the measurement.
-// What to look for: the kernel is 0.3% of the wall time on the H100 (0.63 of 226 ms; the book's
-// GTX 680: 12 of 570 ms, 2%), the rest is copying; host->device at about 6 GB/s and device->host
-// at about 9, far below the pinned ceilings the benchmark measures (53-54 GB/s).
+// What to look for: the kernel is 0.3% of the wall time on the H100 (2026-11-23: 0.62 of 223 ms;
+// run A 0.62 of 170 ms, 0.4%; the book's GTX 680: 12 of 570 ms, 2%), the rest is copying;
+// host->device at 6.3 GB/s (run A 7.7) and device->host at 10.4 (run A 15.1), far below the pinned
+// ceilings the benchmark measures (52.5 and 50.6 GB/s; run A 54.8 and 55.1). Of all the rows this
+// one moves most between runs (223 against 170 ms; run B's spread 7.1% over 5 calls).
 #include "streaming.h"
 
 #include "common/check.h"

@@ -15,8 +15,12 @@
 // them breaks the concurrency on most hardware, so the stage records no phases and the benchmark
 // times the call as a whole.
 // What to look for: the streams table of the benchmark (the book: 2 streams best on its GPU with
-// one copy engine; the H100, with a copy engine per direction, goes from 30.7 ms at 1 stream to
-// 23.2-23.5 ms at 6-8, within 2% of the floor of overlapped transfers).
+// one copy engine). The H100 (2026-11-23), with a copy engine per direction, goes from 29.9 ms at
+// 1 stream to 22.1-22.9 ms at 6-8 (run A 29.9 to 22.1-22.3), within 3.4% of the floor of
+// overlapped transfers (22.17 ms, run A 21.72) in both runs; run B's 8-stream row reached 0.997x
+// the floor, itself a measurement. As a stage (the bench's host table) it took 23.89 ms at 8
+// streams, 1.08x the floor (run A 22.43 ms at 7, 1.03x). Several of run B's rows warned, spreads of
+// 12.6-20.7% from a few slow calls, with their medians near their minima.
 #include "pinned_memory.cuh"
 #include "streaming.h"
 

@@ -14,10 +14,13 @@
 // memory "zero copy" proper. On a 64-bit system with unified addressing the device pointer of a
 // mapped allocation equals the host pointer; cudaHostGetDevicePointer is the form that holds
 // everywhere.
-// What to look for: the wall time against the floor of overlapped transfers (on the H100 24.0 ms,
-// 1.04x the floor, tied with 8 streams within run-to-run noise); no H2D/D2H phases (they do not
-// exist); in the SASS, the same LDG/STG as stage 01: the kernel does not know its pointers are
-// the host's.
+// What to look for: the wall time against the floor of overlapped transfers (H100, 2026-11-23:
+// 23.96 ms, 1.08x the floor, against stage 06's 23.89 ms at 8 streams; run A 22.29 ms, 1.03x,
+// against 22.43: tied, the winner changing between runs by under 1%); no H2D/D2H phases (they do
+// not exist). Nsight Compute: the one kernel takes 22.0 ms at 0.0% DRAM throughput, a warp issuing
+// every 4796 cycles, stalled on long_scoreboard: the kernel is the whole transfer. The kernel is
+// streaming_kernel.cu's (sass/sm_90/07_mapped.sass holds none), stage 01's loop with the same
+// LDG/STG: the kernel does not know its pointers are the host's.
 #include "streaming.h"
 
 #include "common/check.h"

@@ -18,8 +18,10 @@
 // block carries the ordering to its other threads. The partials are read with __ldcg (through L2,
 // not L1, so no line this SM cached earlier is used), but that is a cache hint, not an ordering:
 // the fences are what make the reads see the stores.
-// What to look for: in the timing, the second launch and its gap gone (visible at small n, not at
-// 256M: on the H100, 2204 GB/s at 64 threads, beside 03's 2259). In the SASS of reduce_kernel<256>
+// What to look for: in the timing, the second launch and its gap gone. At 256M it makes no
+// difference: on the H100 (2026-11-23) 2279 GB/s at 256 threads, beside 03's 2255 (run A 2270 at
+// 1024, beside 2272); Nsight Compute counts 2 kernels -> 1 and 469.6 -> 469.3 us. Where it should
+// show, at small n, the bench does not time this stage. In the SASS of reduce_kernel<256>
 // (committed in sass/sm_90), the two fences: a MEMBAR.SC.GPU between the partial's STG and the
 // ATOMG.E.ADD, a second after it on the last block's path before its BAR.SYNC, and the last
 // block's reads of the partials as LDG.E.STRONG.GPU, then a second copy of the fold.

@@ -9,10 +9,11 @@
 // Not reentrant: the __constant__ array is one per GPU, so two calls in two streams at once would
 // overwrite each other's chunks. The copies are enqueued in `stream`, in order with the passes.
 // What to look for: in the timing, slower than stage 03 on the H100, though the operands come
-// from the constant cache without an LDS: 0.74x at N = 128K (1.38e12 against 1.87e12
-// interactions/s; 0.80x of stage 03 at the same unroll 4). Not profiled; the candidates are the
-// 33 passes, each a launch with its own partial last wave. In the SASS, FFMAs that read
-// c[0x3][...] operands directly, no LDS.
+// from the constant cache without an LDS: 0.74x at N = 128K in both runs (2026-11-23: 1.386e12
+// against 1.871e12 interactions/s, run A 1.388e12; 0.79x of stage 03 at the same unroll 4, run A
+// 0.80x). Not profiled (the 2026-11-23 ncu capture of this chapter ran out of time); the
+// candidates are the 33 passes, each a launch with its own partial last wave. In the SASS, FFMAs
+// that read c[0x3][...] operands directly, no LDS.
 #include "nbody_common.cuh"
 
 #include "common/check.h"

@@ -15,8 +15,11 @@
 // About half the interactions, but each costs more: the mass of both bodies (2 FMUL where the
 // one-sided form has 1), 3 more FFMA, 3 SHFL and an LDS.128, and 3 atomics per lane per tile.
 // What to look for: in the timing, whether half the pairs pay for the extra work on today's GPUs
-// (the bench reports the rate in brute-force-equivalent interactions, N^2 / time); in the SASS,
-// SHFL.IDX and RED.E.ADD.F32 beside the FP32 instructions.
+// (the bench reports the rate in brute-force-equivalent interactions, N^2 / time). On the H100
+// (2026-11-23) hardly: 1.778e12 at N = 128K (run A the same), 0.95x stage 03 and 0.87x stage 08.
+// It is the fastest stage only up to N = 8K (1.22e12 there), and falls to 0.77x stage 08 at 256K
+// (why is not profiled: the 2026-11-23 ncu capture ran out of time). In the SASS, SHFL.IDX (48 in
+// the off-diagonal loop, 3 per pair) and REDG.E.ADD.F32 (6 per tile) beside the FP32 instructions.
 #include "nbody_common.cuh"
 
 #include "common/check.h"

@@ -14,11 +14,14 @@
 // The ceiling: the FP32 pipe issues one warp instruction per clock per SM quarter, and everything
 // else (MUFU, LDS, loop) competes for the same issue slots; the bench reports % of (measured FMA
 // rate / 12).
-// What to look for: in the timing, the blocking table (R x B x U): on the H100, R = 4 with 256
-// threads and U = 16 or 32 did 2.00e12 interactions/s (75% of the ceiling) against stage 03's
-// 1.87e12 (70%): the broadcast LDS.128 was already cheap next to 12 FP32 instructions, so saving
-// 3/4 of them gains about 7%. In the SASS of the inner loop (R = 4, U = 8): 96 FADD, 96 FMUL,
-// 192 FFMA, 32 MUFU.RSQ and only 8 LDS.128 per 32 interactions (stage 03: one LDS.128 each)
+// What to look for: in the timing, the blocking table (R x B x U): on the H100 (2026-11-23,
+// N = 128K), R = 4 with 256 threads was best at U = 32 (2028e9 in the table, 2018e9 at U = 16; run
+// A 2007 and 2003), and the progression times it at 2.013e12 interactions/s (75.5% of the
+// ceiling; run A 2.007e12) against stage 03's 1.871e12 (70.2%): the broadcast LDS.128 was already
+// cheap next to 12 FP32 instructions, so saving 3/4 of them gains about 7.5% (1.076x, run A
+// 1.073x). In the SASS of the inner loop (R = 4, B = 256, U = 16, the committed capture): 192 FADD,
+// 192 FMUL, 384 FFMA, 64 MUFU.RSQ and only 16 LDS.128 per 64 interactions, and 5 of loop
+// control, 13.3 issue slots per interaction (stage 03: one LDS.128 each)
 // (make sass-count STAGE=14-nbody/07_register_blocked).
 #include "register_blocked.cuh"
 

@@ -9,10 +9,16 @@
 // block's own rows mask j == i.
 // The bench keeps listing 14.1's 12 instructions as the ceiling's unit, so 100% is not a hard
 // limit for this form (its own bound is FMA rate / 11).
-// What to look for: in the timing, the blocking table beside stage 07's: on the H100 the best
-// blocking (R = 4, 256 threads, U = 16) did 2.04e12 interactions/s (76.5% of the 12-instruction
-// ceiling) against 2.01e12 for stage 07 in the same run: 1.5%, not the 7% the instruction count
-// promises (the kernel is not issue-bound alone). In the SASS of the inner loop, per interaction:
+// What to look for: in the timing, the blocking table beside stage 07's. On the H100 (2026-11-23,
+// N = 128K) the best blocking (R = 4, 256 threads, U = 16; 2064e9 in the table, run A 2045e9) did
+// 2.034e12 interactions/s in the progression (76.3% of the 12-instruction ceiling, 70.0% of its
+// own 11-instruction bound; run A 2.049e12, 76.9% and 70.5%) against 2.013e12 for stage 07 in the
+// same run: 1.0% (run A 2.1%), not the 7% the issue-slot count promises (12.4 slots per
+// interaction against 07's 13.3); the kernel reaches 79% of FFMA/s / 12.4 (run A 80%), so it is
+// not issue-bound alone, and which stalls hold it back needs a profile not yet captured (the
+// 2026-11-23 ncu run ran out of time). The 2.0e12 goal is met (1.017x, run A 1.024x); issue 20's
+// 2.3e12 at N = 128K is MISSED (0.884x, run A 0.891x).
+// In the SASS of the inner loop, per interaction:
 // FFMA x9, FMUL x2, MUFU.RSQ x1 and no FADD, and 5 LDS.128 per four sources (4R interactions);
 // the loop twice, the copy for the diagonal tiles with an FSEL per interaction
 // (make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled).

@@ -18,7 +18,10 @@
 // at N = 256K that is well under 1% of the time.
 // What to look for: in the timing, the efficiency table (the bench: 1..all GPUs at N = 256K;
 // the book's table 14.3 went to 4 GPUs at 96K bodies); each GPU's copies are O(N), its work
-// O(N^2 / GPUs).
+// O(N^2 / GPUs). On the one H100 (2026-11-23) only the split on one GPU was measured: 1.770e12
+// interactions/s in 1 part, 0.95x in 2 parts, 0.84x in 3 (run A 1.774e12, 0.94x, 0.84x); two
+// GPUs were not measured that day. On two H200 (2026-11-22, before the renumbering) two GPUs did
+// 1.83x one (91.5% efficiency).
 #include "register_blocked.cuh"
 
 #include "common/check.h"

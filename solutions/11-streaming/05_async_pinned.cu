@@ -9,9 +9,11 @@
 // phases still run one after the other; only the staging through a bounce buffer is gone. The
 // events are now recorded by the GPU as it reaches them in the stream, so the phase times are
 // exact (stage 04's are not).
-// What to look for: on the H100, 7.3x faster than stage 04 (30.8 against 226 ms; the book: 2x),
-// host->device and device->host at the pinned ceilings (53 and 54 GB/s), kernel 0.6 ms: the
-// wall time is the two copies one after the other, 20 + 10 ms.
+// What to look for: on the H100 (2026-11-23), 7.4x faster than stage 04 (30.3 against 223 ms;
+// run A 5.7x, 29.9 against 170 ms; the book: 2x); host->device at 53 GB/s and device->host at 55
+// (run A 55 and 55), as fast as the pinned ceilings the bench measured (52.5 and 50.6 GB/s, run A
+// 54.8 and 55.1: run B's copy out beat its ceiling); kernel 0.6 ms: the wall time is the two
+// copies one after the other, 20.4 + 9.7 ms (run A 19.6 + 9.7).
 #include "pinned_memory.cuh"
 #include "streaming.h"
 

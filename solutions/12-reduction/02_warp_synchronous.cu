@@ -15,9 +15,11 @@
 // values: at B = 256 a block runs 3 barriers instead of 9. The warp tail is written out step by
 // step (91 instructions against 63), and each __syncwarp() compiles to a NOP, not a WARPSYNC: in a
 // converged warp it costs nothing, and what it does is keep the compiler from moving a step's LDS
-// above the previous step's STS. In the timing, no gain: on the H100 2146 GB/s at 256 threads
-// against stage 01's 2271 (README); the fold is not where the time goes, and the 5% gap, with
-// the same load loop, is not the fold's doing either.
+// above the previous step's STS. In the timing, no gain: on the H100 (2026-11-23) 2268 GB/s at
+// 512 threads against stage 01's 2257, 0.5% above it (run A 2271 at 1024 against 2270); the fold
+// is not where the time goes. The 5% that 02 trailed 01 by on 2026-11-22, with the same load
+// loop, is gone, so it was not the fold's doing either. Nsight Compute: barrier leaves the top
+// three stalls, DRAM goes from 68.3% to 67.5% of peak, the time stays.
 #include "reduction_common.cuh"
 
 namespace {

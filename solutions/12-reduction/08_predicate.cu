@@ -11,8 +11,11 @@
 // every thread the number of threads of the block whose argument was non-zero: simpler, but a
 // block barrier per element per thread. Block sizes: multiples of 32 (whole warps for the ballot).
 // What to look for: in the timing, how little the block barrier per element costs next to the
-// ballot (2080 against 2132 GB/s on the H100: both wait on memory far more than on each other);
-// in the SASS, VOTE.ANY and POPC, against BAR.RED.POPC.
+// ballot (H100, 2026-11-23: 2084 GB/s at 64 threads against 2138 at 256, 2.5% below; run A 2087
+// against 2136: both wait on memory far more than on each other); Nsight Compute counts 5% more
+// warp instructions for the block vote (168.0M against 159.7M), DRAM at 63.0% against 64.2%. Both
+// counts trail the sums (2255-2283 GB/s), with 2.4-2.5x their warp instructions (the ballot's
+// 159.7M against 07's 67.5M). In the SASS, VOTE.ANY and POPC, against BAR.RED.POPC.
 #include "reduction_common.cuh"
 
 namespace {

@@ -9,7 +9,9 @@
 // took no mask; it was removed in CUDA 9 in favour of the _sync form, whose mask says which lanes
 // take part (all 32 here: block sizes are powers of two from 32).
 // What to look for: in the SASS, SHFL.BFLY instead of LDS/STS pairs in the fold, and one
-// BAR.SYNC instead of log2(B); in the timing, again little, since the fold is not the bottleneck.
+// BAR.SYNC instead of log2(B); in the timing, again little, since the fold is not the bottleneck:
+// on the H100 (2026-11-23) 2266 GB/s at 1024 threads against 03's 2255 (run A 2280 against 2272).
+// Nsight Compute (against 07): shared-memory bank conflicts 642 -> 158, DRAM 67.4% -> 68.5%.
 #include "block_reduce.cuh"
 
 namespace {
