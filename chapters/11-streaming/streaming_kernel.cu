@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The kernel of the host-memory stages (04-07): stage 01's grid-stride SAXPY. Those stages teach
-// how data reaches the GPU; at 128M floats the kernel is 0.6 ms of their 23-226 ms on the H100
+// how data reaches the GPU; at 128M floats the kernel is 0.6 ms of their 22-223 ms on the H100
 // (under 3%; 0.3% of stage 04's), so its form hardly matters, except under mapped memory, where
 // it is the kernel's loads that cross PCIe.
 #include "streaming_launch.cuh"
