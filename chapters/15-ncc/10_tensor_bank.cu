@@ -84,12 +84,49 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 }
 
 // --- given: the epilogue ----------------------------------------------------------------------
+// What the epilogue reads besides the accumulators, loaded ahead of it: a store cannot pass a load
+// the compiler must keep behind it (o.coef might alias a.sum_t), so loads inside the store loop
+// wait one at a time, a memory latency per coefficient (that was 3/4 of this kernel's time).
+// The block's templates' statistics (sum_t, denom_t of 8(nt0 + n) + j) go to shared memory once:
+// loads from there are not global loads, so the compiler may take them ahead of the stores.
+struct block_templates {
+  int sum_t[4 * 8];
+  float denom_t[4 * 8];
+};
+template <int NT, bool Sums>
+__device__ __forceinline__ void load_templates(block_templates &s, const bank_args &a, int nt0) {
+  const int j = int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
+  if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.denom_t[j] = a.denom_t[8 * nt0 + j];
+}  // (the band loop's first barrier publishes them)
+// The window sums of the lane's 2 mt outputs of a warp tile (x0 + 16m + g + 8h, row y): issue the
+// loads before the tile's MMAs and their latency is hidden behind them.
+struct lane_windows {
+  int si[mt][2] = {};
+  unsigned sisq[mt][2] = {};
+};
+template <bool Sums>
+__device__ __forceinline__ lane_windows load_windows(const bank_args &a, int x0, int y) {
+  lane_windows w;
+  if (Sums || y >= a.v.out_h()) return w;  // (sums mode writes SumIT: no window sums needed)
+  const int g = (int(threadIdx.x) & 31) >> 2, wo = a.v.out_w();
+#pragma unroll
+  for (int m = 0; m < mt; ++m)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int x = x0 + 16 * m + g + 8 * h;
+      if (x >= wo) continue;
+      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      w.si[m][h] = __ldg(a.win_i + at), w.sisq[m][h] = __ldg(a.win_isq + at);
+    }
+  return w;
+}
+
 // acc[m][n] is the C fragment of m-tile m (outputs x0 + 16m .. +15 of row y) and n-tile nt0 + n:
 // the lane holds rows g and g + 8, templates 8(nt0 + n) + 2t and + 1 (c0, c1: row g; c2, c3:
 // row g + 8). Writes SumIT, or the coefficient from it and the window sums.
 template <int NT, bool Sums>
 __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][NT][4],
-                                           int x0, int y, int nt0) {
+                                           const block_templates &ts, const lane_windows &w, int x0, int y, int nt0) {
   const int lane = int(threadIdx.x) & 31, g = lane >> 2, t = lane & 3;
   const int wo = a.v.out_w();
   if (y >= a.v.out_h()) return;
@@ -101,9 +138,6 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
       const int x = x0 + 16 * m + g + 8 * h;
       if (x >= wo) continue;
       const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
-      int si = 0;
-      unsigned sisq = 0;
-      if (!Sums) si = a.win_i[at], sisq = a.win_isq[at];
 #pragma unroll
       for (int n = 0; n < NT; ++n)
 #pragma unroll
@@ -112,7 +146,9 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
           if (k >= a.k) continue;
           const int sum_it = acc[m][n][2 * h + e];
           if (Sums) o.sum_it[std::size_t(k) * plane + at] = sum_it;
-          else o.coef[std::size_t(k) * plane + at] = ncc::coefficient(a.v.n, si, sisq, sum_it, a.sum_t[k], a.denom_t[k]);
+          else
+            o.coef[std::size_t(k) * plane + at] =
+                ncc::coefficient(a.v.n, w.si[m][h], w.sisq[m][h], sum_it, ts.sum_t[8 * n + 2 * t + e], ts.denom_t[8 * n + 2 * t + e]);
         }
     }
 }
@@ -143,6 +179,8 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
   // band, in words from the window's first word: row u / gc, word u % gc of the row.
   const int lane_word[2] = {(t / a.gc) * a.pitch_words + t % a.gc, ((t + 4) / a.gc) * a.pitch_words + (t + 4) % a.gc};
   const int shift = 8 * (g & 3);  // the byte where output row g's window starts in its word
+  __shared__ block_templates ts;
+  load_templates<NT, Sums>(ts, a, nt0);
   for (int band = int(blockIdx.z); band < a.bands; band += int(gridDim.z)) {
     const int by0 = band * band_rows;
     load_band(tile, a, bx0, by0);
@@ -155,8 +193,10 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     // per lane at a.b[(chunk * a.ntiles + nt0 + n) * 32 + lane]); per m-tile the 4 A registers,
     // each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in
     // the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k);
-    // then the NT MMAs. Hand each warp tile to store_tile. Watch the last chunk of a template
-    // whose height is not a multiple of rows_per_chunk, and the tile: the next band overwrites it.
+    // then the NT MMAs. Hand each warp tile to store_tile, with its window sums (load_windows)
+    // asked for before the k loop, so that their memory latency passes during the MMAs. Watch the
+    // last chunk of a template whose height is not a multiple of rows_per_chunk, and the tile:
+    // the next band overwrites it.
     COURSE_TODO();
     // EXERCISE END
   }

@@ -87,7 +87,7 @@ __device__ __forceinline__ std::uint32_t window_mask(int a, int k, int tw) {
 }
 
 // Calls launch(integral_constant<TW>, integral_constant<TH>) with the square size compiled in
-// (8, 12, 16, 20, 24, 32: loops fully unrolled, template words in the constant bank), or 0, 0
+// (8, 12, 16, 20, 24, 28, 32: loops fully unrolled, template words in the constant bank), or 0, 0
 // (the generic instance) for other sizes and for templates too large for the constant bank.
 template <class Launch>
 void launch_by_size(const view &v, const dp4a_state &st, Launch &&launch) {
@@ -101,6 +101,7 @@ void launch_by_size(const view &v, const dp4a_state &st, Launch &&launch) {
   try_size(std::integral_constant<int, 16>{});
   try_size(std::integral_constant<int, 20>{});
   try_size(std::integral_constant<int, 24>{});
+  try_size(std::integral_constant<int, 28>{});
   try_size(std::integral_constant<int, 32>{});
   if (!done) launch(std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
 }

@@ -158,6 +158,8 @@ const size_case sizes[] = {
     {33, 31, 1, 1}, {40, 40, 40, 40}, {129, 65, 31, 7},  {1, 1, 1, 1},     {70, 3, 9, 3},
     // The widths of the sizes stages 06..08 compile in, with another height: the generic instance.
     {100, 60, 16, 20}, {64, 80, 8, 16}, {90, 70, 32, 12},
+    // Every other square size they compile in (8 and 16 are above), on odd image sizes.
+    {61, 45, 12, 12}, {88, 77, 20, 20}, {70, 66, 24, 24}, {97, 83, 28, 28}, {120, 65, 32, 32},
 };
 
 }  // namespace
@@ -328,7 +330,7 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
   INFO("sweep seed " << rng.seed());
   const std::vector<std::size_t> boundaries = {4, 8, 16, 32, 128};
   const std::int64_t work_cap = 15000000;
-  const int compiled[] = {8, 12, 16, 20, 24, 32};
+  const int compiled[] = {8, 12, 16, 20, 24, 28, 32};
   course::stream side;
   const int cases = 60;
   for (int c = 0; c < cases; ++c) {
@@ -363,7 +365,7 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
         tw = rng.chance(0.5) ? 1 : int(rng.between(1, std::size_t(most_w)));
         th = tw == 1 && rng.chance(0.5) ? int(rng.between(1, std::size_t(most_h))) : 1;
       } else if (shape < 4) {  // a size compiled in (square), where it fits
-        const int s = compiled[rng.below(6)];
+        const int s = compiled[rng.below(std::size(compiled))];
         tw = std::min(s, most_w), th = std::min(s, most_h);
       } else if (shape == 4) {  // as large as the image allows: few outputs, maybe one
         tw = most_w, th = most_h;

@@ -13,7 +13,7 @@
 //    shift with dp4a too, against a byte mask of ones for SumI and of the word with itself under
 //    the mask for SumISq (words wholly inside every shift's window are the same for all four, and
 //    the compiler computes them once).
-//  - As stage 06, square templates of 8, 12, 16, 20, 24 and 32 are compiled with the size known
+//  - As stage 06, square templates of 8, 12, 16, 20, 24, 28 and 32 are compiled with the size known
 //    (fully unrolled, template words as constant-bank operands); other sizes read the shifted
 //    template through L1 in a generic loop.
 // You write: the shifted template (dp4a.cuh) and the kernel's loop over the window's rows.
