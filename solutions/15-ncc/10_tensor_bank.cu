@@ -35,6 +35,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -56,7 +57,7 @@ struct bank_args {
   ncc::view v;                      // the image and the template size
   const uint2 *b = nullptr;         // B fragments: [chunk][n-tile][lane], {b0, b1}
   const int *sum_t = nullptr;       // per template (padded to whole n-tiles)
-  const float *denom_t = nullptr;   // N SumTSq - SumT^2 per template, as float
+  const float *rsqrt_denom_t = nullptr;  // (N SumTSq - SumT^2)^(-1/2) per template, 0 for a flat one
   const int *win_i = nullptr;       // window sums (coefficient mode)
   const unsigned *win_isq = nullptr;
   int k = 0;                        // templates in the bank
@@ -87,16 +88,16 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 // What the epilogue reads besides the accumulators, loaded ahead of it: a store cannot pass a load
 // the compiler must keep behind it (o.coef might alias a.sum_t), so loads inside the store loop
 // wait one at a time, a memory latency per coefficient (that was 3/4 of this kernel's time).
-// The block's templates' statistics (sum_t, denom_t of 8(nt0 + n) + j) go to shared memory once:
+// The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory once:
 // loads from there are not global loads, so the compiler may take them ahead of the stores.
 struct block_templates {
   int sum_t[4 * 8];
-  float denom_t[4 * 8];
+  float rsqrt_denom_t[4 * 8];
 };
 template <int NT, bool Sums>
 __device__ __forceinline__ void load_templates(block_templates &s, const bank_args &a, int nt0) {
   const int j = int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
-  if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.denom_t[j] = a.denom_t[8 * nt0 + j];
+  if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.rsqrt_denom_t[j] = a.rsqrt_denom_t[8 * nt0 + j];
 }  // (the band loop's first barrier publishes them)
 // The window sums of the lane's 2 mt outputs of a warp tile (x0 + 16m + g + 8h, row y): issue the
 // loads before the tile's MMAs and their latency is hidden behind them.
@@ -124,6 +125,11 @@ __device__ __forceinline__ lane_windows load_windows(const bank_args &a, int x0,
 // acc[m][n] is the C fragment of m-tile m (outputs x0 + 16m .. +15 of row y) and n-tile nt0 + n:
 // the lane holds rows g and g + 8, templates 8(nt0 + n) + 2t and + 1 (c0, c1: row g; c2, c3:
 // row g + 8). Writes SumIT, or the coefficient from it and the window sums.
+// The coefficient is ncc::coefficient's, split by what it depends on: the window's variance term
+// and its rsqrt once per output, the template's once per bank (on the host), and per (output,
+// template) only the numerator, its conversion and 2 FMUL. No branch: the guards (outputs past
+// the image, templates past K, flat windows and templates) are selects and store predicates, so
+// the compiler interleaves the 8 NT coefficients of a lane instead of finishing one at a time.
 template <int NT, bool Sums>
 __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][NT][4],
                                            const block_templates &ts, const lane_windows &w, int x0, int y, int nt0) {
@@ -136,19 +142,24 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int x = x0 + 16 * m + g + 8 * h;
-      if (x >= wo) continue;
+      const bool inside = x < wo;
       const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      const int si = w.si[m][h];
+      const long long var_i = (long long)a.v.n * w.sisq[m][h] - (long long)si * si;
+      const float r_var = var_i > 0 ? rsqrtf(float(var_i)) : 0.0f;  // a flat window: 0
 #pragma unroll
       for (int n = 0; n < NT; ++n)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const int k = 8 * (nt0 + n) + 2 * t + e;
-          if (k >= a.k) continue;
+          const int j = 8 * n + 2 * t + e, k = 8 * nt0 + j;
           const int sum_it = acc[m][n][2 * h + e];
-          if (Sums) o.sum_it[std::size_t(k) * plane + at] = sum_it;
-          else
-            o.coef[std::size_t(k) * plane + at] =
-                ncc::coefficient(a.v.n, w.si[m][h], w.sisq[m][h], sum_it, ts.sum_t[8 * n + 2 * t + e], ts.denom_t[8 * n + 2 * t + e]);
+          if (Sums) {
+            if (inside && k < a.k) o.sum_it[std::size_t(k) * plane + at] = sum_it;
+          } else {
+            const long long num = (long long)a.v.n * sum_it - (long long)si * ts.sum_t[j];
+            const float c = float(num) * (r_var * ts.rsqrt_denom_t[j]);
+            if (inside && k < a.k) o.coef[std::size_t(k) * plane + at] = c;
+          }
         }
     }
 }
@@ -286,18 +297,20 @@ struct bank_state {
           frags[(std::size_t(c) * std::size_t(args.ntiles) + std::size_t(n)) * 32 + std::size_t(lane)] = uint2{w[0], w[1]};
         }
     std::vector<int> sum_t(std::size_t(args.ntiles) * 8, 0);
-    std::vector<float> denom_t(sum_t.size(), 0.0f);
+    std::vector<float> rsqrt_denom_t(sum_t.size(), 0.0f);  // 0: a flat template (or padding) gives 0
     for (int kk = 0; kk < k; ++kk) {
       const ncc::template_stats s = ncc::stats_of(templates[std::size_t(kk)]);
-      sum_t[std::size_t(kk)] = int(s.sum), denom_t[std::size_t(kk)] = float(s.denom());
+      sum_t[std::size_t(kk)] = int(s.sum);
+      if (s.denom() > 0) rsqrt_denom_t[std::size_t(kk)] = float(1.0 / std::sqrt(double(s.denom())));
     }
     b = course::device_buffer<uint2>(frags.size());
     d_sum_t = course::device_buffer<int>(sum_t.size());
-    d_denom_t = course::device_buffer<float>(denom_t.size());
+    d_rsqrt_denom_t = course::device_buffer<float>(rsqrt_denom_t.size());
     CUDA_CHECK(cudaMemcpy(b.get(), frags.data(), frags.size() * sizeof(uint2), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(d_sum_t.get(), sum_t.data(), sum_t.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_denom_t.get(), denom_t.data(), denom_t.size() * sizeof(float), cudaMemcpyHostToDevice));
-    args.b = b.get(), args.sum_t = d_sum_t.get(), args.denom_t = d_denom_t.get();
+    CUDA_CHECK(cudaMemcpy(d_rsqrt_denom_t.get(), rsqrt_denom_t.data(), rsqrt_denom_t.size() * sizeof(float),
+                          cudaMemcpyHostToDevice));
+    args.b = b.get(), args.sum_t = d_sum_t.get(), args.rsqrt_denom_t = d_rsqrt_denom_t.get();
 
     int device = 0, major = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -317,7 +330,7 @@ struct bank_state {
   bank_args args;
   course::device_buffer<uint2> b;
   course::device_buffer<int> d_sum_t;
-  course::device_buffer<float> d_denom_t;
+  course::device_buffer<float> d_rsqrt_denom_t;
   std::size_t smem = 0;
   bool runs = false;
   mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance (NT 1, 2, 4; Sums), once known
@@ -337,13 +350,15 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
     blocks_per_sm = std::max(1, blocks_per_sm);
   }
-  // Enough blocks to fill the GPU once, each walking at least 2 bands (so that blocks reuse their
-  // shared band even on small images: the barrier at the end of a band is exercised).
+  // As many blocks as fit on the GPU at once (one wave: every SM full, no tail), each walking the
+  // bands blockIdx.z, + gridDim.z, ...; at least 2 bands a block (so that blocks reuse their shared
+  // band even on small images: the barrier at the end of a band is exercised). Rounding the bands
+  // per block up instead (4 for 127 bands) left a quarter of the SMs' block slots empty: 0.78
+  // waves, 3.8 warps per scheduler (ncu, H100, K = 32).
   const unsigned gx = ncc::ceil_div(a.v.out_w(), band_cols), gy = unsigned(a.ntiles / NT);
   const long long resident = (long long)st.sms * blocks_per_sm;
-  const long long per_block =
-      std::max(2LL, ((long long)a.bands * gx * gy + resident - 1) / resident);
-  const unsigned gz = unsigned((a.bands + per_block - 1) / per_block);
+  const long long fit = std::max(1LL, resident / ((long long)gx * gy));
+  const unsigned gz = unsigned(std::max(1LL, std::min(fit, ((long long)a.bands + 1) / 2)));
   kernel<<<dim3(gx, gy, gz), bank_threads, st.smem, stream>>>(a, out);
   CUDA_CHECK_LAUNCH();
 }
