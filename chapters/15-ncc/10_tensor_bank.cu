@@ -240,7 +240,7 @@ struct bank_state {
     args.tile_rows = band_rows + th_pad - 1;
     args.bands = (v.out_h() + band_rows - 1) / band_rows;
     const int ntiles = (k + 7) / 8;
-    nt = ntiles >= 3 ? 4 : ntiles;  // n-tiles per block: 1, 2 or 4 (32 templates)
+    nt = ntiles >= 2 ? 2 : ntiles;  // n-tiles per block: 1 or 2 (16 templates)
     args.ntiles = (ntiles + nt - 1) / nt * nt;
 
     // B in fragment order: chunk c covers template rows j0 = (c / wchunks) * rows_per_chunk ..
