@@ -16,17 +16,22 @@
 // template's rows padded to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay
 // in whole rows or in one row) and to whole chunks of 32: the padding is zero in B.
 // SumI and SumISq do not depend on the template: they come from the chapter's sliding window
-// sums (ncc::window_sums, as stage 09), and the coefficients from ncc::coefficient, per template.
+// sums (ncc::window_sums, as stage 09), and the coefficient is ncc::coefficient's arithmetic,
+// split so that per (output, template) only the numerator is left (store_tile says how).
+// A block takes 64 output columns and 16 templates (2 n-tiles), walking down the image band by
+// band; the grid is one wave of blocks.
 // K = 1 (the chapter's single-template entry) runs the same kernel with 7 of the 8 templates of
 // an n-tile zero: it passes every test of the chapter, slowly; the bank is the point.
 // You write: the MMA itself (inline PTX) and the loop over a band's warp tiles, k chunks and
 // fragments.
 // What to look for: in the timing (bench part 3), template-pixel products/s for 32 templates of
 // 16x16 on 1024x1024 against 32 calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM on an im2col
-// matrix (H100, 2026-11-23, two runs: 27.1-27.3e12/s, 306-308 us a call; the design goal of
-// >= 100e12/s is MISSED, the README explains the arithmetic; level with cuBLAS's int8 GEMM alone,
-// 0.99-1.02x, 3.16-3.17x cuBLAS whole, 2.6-2.7x 32 calls of stage 08); in the SASS,
-// IMMA.16832.U8.U8 between LDS, SHF and LDG.E.64, and no im2col store.
+// matrix. H100, 2026-11-23: 40.7e12/s, 205 us a call (first version of the day 27.3e12, 306 us);
+// 1.5x cuBLAS's int8 GEMM alone, 4.7x cuBLAS whole (4.0-4.9x over the pairs), 4.1x 32 calls of
+// stage 08; the design goal of >= 100e12/s is MISSED: ncu has the tensor pipe 7% busy and 40
+// instructions issued per IMMA (funnel shifts, addressing, epilogue), 47% of issue slots used at
+// 25 warps per SM (the README's profile section). In the SASS, IMMA.16832.U8.U8 between LDS, SHF
+// and LDG.E.64, no im2col store, and an epilogue without branches (I2F.S64, FMUL, predicated STG).
 #include "ncc_common.cuh"
 
 #include "common/check.h"
@@ -91,12 +96,12 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 // The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory once:
 // loads from there are not global loads, so the compiler may take them ahead of the stores.
 struct block_templates {
-  int sum_t[4 * 8];
-  float rsqrt_denom_t[4 * 8];
+  int sum_t[2 * 8];
+  float rsqrt_denom_t[2 * 8];
 };
 template <int NT, bool Sums>
 __device__ __forceinline__ void load_templates(block_templates &s, const bank_args &a, int nt0) {
-  const int j = int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
+  const int j = int(threadIdx.x);  // 8 NT <= 16 < bank_threads; the arrays are padded to whole n-tiles
   if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.rsqrt_denom_t[j] = a.rsqrt_denom_t[8 * nt0 + j];
 }  // (the band loop's first barrier publishes them)
 // The window sums of the lane's 2 mt outputs of a warp tile (x0 + 16m + g + 8h, row y): issue the
@@ -276,7 +281,9 @@ struct bank_state {
     args.tile_rows = band_rows + th_pad - 1;
     args.bands = (v.out_h() + band_rows - 1) / band_rows;
     const int ntiles = (k + 7) / 8;
-    nt = ntiles >= 2 ? 2 : ntiles;  // n-tiles per block: 1 or 2 (16 templates)
+    // n-tiles per block: 1 or 2 (16 templates). 4 reuse each A fragment twice as often but take 126
+    // registers (4 blocks per SM against 7): 230 us against 198 us for 32 templates (H100).
+    nt = ntiles >= 2 ? 2 : 1;
     args.ntiles = (ntiles + nt - 1) / nt * nt;
 
     // B in fragment order: chunk c covers template rows j0 = (c / wchunks) * rows_per_chunk ..
@@ -333,7 +340,7 @@ struct bank_state {
   course::device_buffer<float> d_rsqrt_denom_t;
   std::size_t smem = 0;
   bool runs = false;
-  mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance (NT 1, 2, 4; Sums), once known
+  mutable int occupancy[2][2] = {};  // blocks per SM of each kernel instance (NT 1, 2; Sums), once known
   std::vector<std::unique_ptr<ncc::problem>> fallback;
 };
 
@@ -345,7 +352,7 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(st.smem)));
     allowed = st.smem;
   }
-  int &blocks_per_sm = st.occupancy[NT == 4 ? 2 : NT - 1][Sums ? 1 : 0];
+  int &blocks_per_sm = st.occupancy[NT - 1][Sums ? 1 : 0];
   if (blocks_per_sm == 0) {
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
     blocks_per_sm = std::max(1, blocks_per_sm);
@@ -375,8 +382,7 @@ ncc::path run_bank_state(const bank_state &st, const ncc::view &v, const ncc::ba
     else launch<NT, false>(st, a, out, stream);
   };
   if (st.nt == 1) go(std::integral_constant<int, 1>{});
-  else if (st.nt == 2) go(std::integral_constant<int, 2>{});
-  else go(std::integral_constant<int, 4>{});
+  else go(std::integral_constant<int, 2>{});
   return ncc::path::own;
 }
 
