@@ -23,8 +23,8 @@
 // request, 67.5M -> 11.4M warp instructions. Against CUB at every n from 2^10 to 2^28 (goal
 // >= 1.00x) it is met at 18 of 19 sizes and MISSED at n = 4096 in both runs: 0.969x (run A
 // 0.949x), 4.35 us against CUB's 4.22 (run A 4.03), both the fixed cost of a call, the pairs
-// ranging 0.81-1.21x (run A 0.80-2.06x). The grid of one block skipping the occupancy query
-// (reduction::grid_size) came after that run and is not yet measured.
+// ranging 0.81-1.21x (run A 0.80-2.06x). With the grid of one block skipping the occupancy
+// query (reduction::grid_size), run C: 4.32 us against 4.22, 0.978x: still MISSED, launch-bound.
 #include "block_reduce.cuh"
 
 #include <cstdint>
