@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build check progress tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots doctor exercises reset clean
+.PHONY: help deps configure build check progress lessons tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -50,7 +50,8 @@ help:
 	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
 	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
 	@echo "                               one stage: its tests, then memcheck, racecheck, synccheck on a GPU"
-	@echo "  make progress                every exercise's state from the last runs, your time beside the reference"
+	@echo "  make progress                every exercise's state from the last runs: answer, sanitizers, speed, SASS"
+	@echo "  make lessons [CHAPTER=...]   what each stage teaches: its speed threshold and SASS signature"
 	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
 	@echo "  make nbody ARGS='--N 16384 --steps 100 --stage 07'    the N-body simulation (chapter 14)"
 	@echo "  make ncc ARGS='--wTemplate 16 --hTemplate 16'         template matching on a PGM (chapter 15)"
@@ -65,9 +66,13 @@ help:
 	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into chapters/*/profiles/sm_90/"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (harness/perf_bounds.json)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
+	@echo "  make tables                  rewrite the results tables in README.md and chapters/*/README.md"
+	@echo "                               (the <!-- results: ... --> blocks) from the committed chapters/*/figures/*.json"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
-	@echo "  make exercises               regenerate chapters/ stage files from solutions/ (keeps your regions)"
-	@echo "  make reset STAGE=11-streaming/01_grid_stride           put the exercise stub back"
+	@echo "  make exercises               regenerate chapters/ stage files from solutions/ (keeps your regions"
+	@echo "                               and each exercise's opening comment)"
+	@echo "  make reset STAGE=11-streaming/01_grid_stride           put the exercise stub back, in the stage's file"
+	@echo "                               and in the lesson headers it teaches (each saved to backups/ first)"
 	@echo "  make clean"
 	@echo ""
 	@echo "Stages:"
@@ -103,6 +108,11 @@ check: configure
 
 progress:
 	@$(PYTHON) harness/check.py progress --build $(BUILD)
+
+# What each stage teaches, as make check judges it: the speed it must reach against the reference
+# and the SASS signature (chapters/<chapter>/lessons.toml). CHAPTER= one chapter, else all.
+lessons:
+	@$(PYTHON) harness/lesson.py show $(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER))
 
 # harness/tour.py: builds quietly (a line per chapter, the output in $(BUILD)/tour.log), runs every
 # benchmark on a GPU and sums up; without one, prints the committed reference results.
@@ -165,6 +175,11 @@ check-perf:
 plots:
 	@py="$(PLOT_PYTHON)"; if [ -z "$$py" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi; \
 	$$py plots/plot.py && $$py plots/roofline.py
+
+# harness/readme_tables.py: one home per number. The READMEs' results blocks are generated from
+# the committed results; a host test (harness/tests/test_readme_tables.py) fails when one is stale.
+tables:
+	@$(PYTHON) harness/readme_tables.py write
 
 doctor:
 	@bash harness/doctor.sh

@@ -147,8 +147,43 @@ function(_course_test_program name test_object stage_object variant chapter stag
                        LABELS "gpu;${chapter};${variant};${labels}")
 endfunction()
 
+# The speed verdict's timing program of one stage object (harness/judge.h): the chapter's workload
+# (JUDGE, compiled once per chapter) linked with the stage, as bin/judge.<variant>.<chapter>.<stage>.
+function(_course_judge_program name chapter stage_object)
+  get_property(judge GLOBAL PROPERTY COURSE_JUDGE_${chapter})
+  if(NOT judge)
+    return()
+  endif()
+  set(judge_object judge.${chapter})
+  if(NOT TARGET ${judge_object})
+    add_library(${judge_object} OBJECT ${judge} ${PROJECT_SOURCE_DIR}/harness/judge.cpp)
+    target_include_directories(${judge_object} PRIVATE ${PROJECT_SOURCE_DIR}/chapters/${chapter})
+    target_link_libraries(${judge_object} PUBLIC course_common)
+  endif()
+  add_executable(${name} $<TARGET_OBJECTS:${judge_object}> $<TARGET_OBJECTS:${stage_object}>)
+  target_link_libraries(${name} PRIVATE course_common ${ARGN})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+endfunction()
+
+# The SASS signature of a solution stage (chapters/<chapter>/lessons.toml), checked on its own
+# object with cuobjdump; skipped where cuobjdump is missing (the committed captures are checked
+# by the host test harness/tests/test_lesson.py instead).
+function(_course_sass_test chapter stage object)
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  add_test(NAME lesson/sass/solution/${chapter}/${stage}
+           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${chapter}/${stage}
+                   --object $<TARGET_OBJECTS:${object}>)
+  set_tests_properties(lesson/sass/solution/${chapter}/${stage} PROPERTIES
+    SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "sass;${chapter};solution")
+endfunction()
+
 function(course_add_stages)
-  cmake_parse_arguments(A "" "CHAPTER;TEST" "STAGES;SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "" "CHAPTER;TEST;JUDGE" "STAGES;SOURCES;LIBS" ${ARGN})
+  if(A_JUDGE)
+    set_property(GLOBAL PROPERTY COURSE_JUDGE_${A_CHAPTER} ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER}/${A_JUDGE})
+  endif()
   set(dir ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
   set(test_object ${A_CHAPTER}.${A_TEST}.test)
   string(REPLACE "/" "-" test_object "${test_object}")
@@ -166,6 +201,10 @@ function(course_add_stages)
       _course_stage_object(${obj} ${source} ${A_CHAPTER} ${stage} ${variant})
       target_sources(${obj} PRIVATE ${A_SOURCES})
       _course_test_program(test.${obj} ${test_object} ${obj} ${variant} ${A_CHAPTER} ${stage} "" "" ${A_LIBS})
+      _course_judge_program(judge.${obj} ${A_CHAPTER} ${obj} ${A_LIBS})
+      if(variant STREQUAL "solution")
+        _course_sass_test(${A_CHAPTER} ${stage} ${obj})
+      endif()
       set_property(GLOBAL APPEND PROPERTY COURSE_${variant}_OBJECTS_${A_CHAPTER} ${obj})
     endforeach()
   endforeach()
@@ -214,7 +253,23 @@ function(course_add_wrong_variant)
   target_sources(${obj} PRIVATE ${A_SOURCES})
   set(test_object ${A_CHAPTER}.${A_TEST}.test)
   string(REPLACE "/" "-" test_object "${test_object}")
-  if(A_TOOL)
+  if(A_TOOL STREQUAL "sass")
+    # A stage that is right but misses its lesson's instructions: its SASS signature must reject it.
+    add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${A_CHAPTER}/${A_STAGE}
+                     --object $<TARGET_OBJECTS:${obj}> --expect-reject)
+    set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
+      SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "sass;wrong;${A_CHAPTER}")
+  elseif(A_TOOL STREQUAL "speed")
+    # A stage that is right but slow: the speed verdict against the solution must find it slow.
+    _course_judge_program(judge.${obj} ${A_CHAPTER} ${obj} ${A_LIBS})
+    add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py speed ${A_CHAPTER}/${A_STAGE}
+                     --reference $<TARGET_FILE:judge.solution.${A_CHAPTER}.${A_STAGE}> --candidate $<TARGET_FILE:judge.${obj}>
+                     --expect-slow)
+    set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
+      SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS "gpu;speed;wrong;${A_CHAPTER}")
+  elseif(A_TOOL)
     # A bug only a sanitizer sees (a warp race): the plain tests may pass; the tool must report it.
     add_executable(test.${obj} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${obj}>)
     target_link_libraries(test.${obj} PRIVATE course_test_main course_common ${A_LIBS})

@@ -5,11 +5,14 @@
       Builds only what the selected tests need, keeps going past a stage that does not compile
       (and names it), runs the tests with ctest, and, when the selection is one stage on a GPU
       with compute-sanitizer, runs memcheck, racecheck and synccheck on it with a one-line
-      verdict each. Ends with a summary per stage (passed, failed, compiled but not run, TODO,
-      does not compile) and records it in DIR/progress.json for `make progress`.
+      verdict each, then judges what the stage teaches (harness/lesson.py, chapters/*/lessons.toml):
+      its SASS against the stage's signature (with cuobjdump) and, on a GPU, its speed against the
+      reference solution's, interleaved. Ends with a summary per stage (passed, failed, correct but
+      slow, misses its SASS signature, compiled but not run, TODO, does not compile) and records it
+      in DIR/progress.json for `make progress`.
   check.py progress [--build DIR]
-      Per chapter, each stage's state from the last runs (instant: nothing is built or run), and
-      the stage's time beside the reference solution's from the last benchmark runs.
+      Per chapter, each exercise stage's state from the last runs (instant: nothing is built or
+      run): TODO, compiles, answer, sanitizers, speed against the reference, SASS signature.
 """
 import argparse
 import concurrent.futures
@@ -22,6 +25,9 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STAGE_ID = re.compile(r"^\d\d_\w+$")
@@ -268,6 +274,41 @@ def run_sanitizers(build, program, name):
     return verdicts
 
 
+# --- what the stage teaches ----------------------------------------------------------------------
+def lesson_checks(build, k, gpu):
+    """The SASS signature and, on a GPU, the speed verdict of one stage whose answers are right;
+    prints them and returns {"sass": {...}, "speed": {...}} for progress.json."""
+    variant, chapter, stage = k.split("/")
+    stage_id = f"{chapter}/{stage}"
+    print(f"\nwhat {k} teaches: {lesson.declaration(stage_id).get('lesson', '(not declared)')}")
+    try:
+        sass_state, sass_lines = lesson.sass_verdict(variant, stage_id, build=str(build))
+    except lesson.Usage as err:
+        sass_state, sass_lines = "not checked", [f"SASS not checked: {err}"]
+    for line in sass_lines:
+        print("  " + line)
+    first = next((l for l in sass_lines if "missed" in l), sass_lines[0] if sass_lines else "")
+    checks = {"sass": {"verdict": sass_state, "detail": first}}
+    speed = lesson.declaration(stage_id).get("speed")
+    if variant != "exercise":
+        checks["speed"] = {"verdict": "reference", "detail": "the reference solution itself"}
+    elif not isinstance(speed, dict):
+        checks["speed"] = {"verdict": "not a speed lesson", "detail": speed or "no speed lesson declared"}
+        print("  speed: " + (speed or "no speed lesson declared"))
+    elif not gpu:
+        checks["speed"] = {"verdict": "needs a GPU", "detail": "speed not judged: no GPU"}
+        print("  speed not judged: no GPU here")
+    else:
+        res = lesson.speed_verdict(stage_id, build / "bin" / f"judge.solution.{chapter}.{stage}",
+                                   build / "bin" / f"judge.exercise.{chapter}.{stage}")
+        for line in res.lines:
+            print("  " + line)
+        checks["speed"] = {"verdict": res.state, "detail": res.lines[0]}
+        if res.pairs:
+            checks["speed"].update(ratio=round(res.ratio, 3), low=round(res.low, 3), high=round(res.high, 3))
+    return checks
+
+
 # --- the summary and progress.json ---------------------------------------------------------------
 def now():
     return datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -352,6 +393,13 @@ def run(args):
         s = stage_of_test(t["name"])
         if s and s[0] != "wrong":
             by_stage.setdefault(key(*s[:3]), {})[s[3]] = t["name"]
+    # One stage selected on a GPU: the judge programs of its speed verdict, its own and the solution's.
+    judged = sorted(by_stage)
+    if len(judged) == 1 and not reason:
+        variant, chapter, stage = judged[0].split("/")
+        if variant == "exercise" and isinstance(lesson.declaration(f"{chapter}/{stage}").get("speed"), dict):
+            for v in ("exercise", "solution"):
+                programs.setdefault(f"judge.{v}.{chapter}.{stage}", [])
     broken, _ = build_programs(build, set(programs), args.jobs, everything=not args.stage or unknown)
     broken_tests = {n: broken[p] for p, names in programs.items() if p in broken for n in names}
     for program, reason_text in sorted(broken.items()):
@@ -374,6 +422,16 @@ def run(args):
             if program.is_file():
                 sanitizers[k] = run_sanitizers(build, program, k)
 
+    # One stage selected, its tests and sanitizers clean: what it teaches.
+    lessons = {}
+    if len(stage_keys) == 1:
+        k = stage_keys[0]
+        state, _ = stage_state(by_stage[k], results, next((broken_tests[n] for n in by_stage[k].values()
+                                                           if n in broken_tests), None))
+        clean = not any(v == "errors" for v in sanitizers.get(k, {}).values())
+        if state in ("passed", "compiled, not run: needs a GPU") and clean:
+            lessons[k] = lesson_checks(build, k, gpu=not reason)
+
     # The summary, and progress.json.
     progress = load_progress(build)
     counts = {}
@@ -385,6 +443,12 @@ def run(args):
         if k in sanitizers and state == "passed" and any(v == "errors" for v in sanitizers[k].values()):
             state = "failed"
             detail = "the sanitizers report errors"
+        if k in lessons:
+            checks = lessons[k]
+            if checks["sass"]["verdict"] == "missed":
+                state, detail = "misses its SASS signature", checks["sass"]["detail"]
+            elif checks["speed"]["verdict"] == "slow" and state == "passed":
+                state, detail = "correct, but slow", checks["speed"]["detail"]
         variant = k.split("/")[0]
         counts.setdefault(variant, {})
         counts[variant][state] = counts[variant].get(state, 0) + 1
@@ -396,6 +460,14 @@ def run(args):
             entry["sanitizers"] = sanitizers[k]
         elif "sanitizers" in earlier and state != "TODO":
             entry["sanitizers"] = earlier["sanitizers"]  # kept until the next sanitizer run of the stage
+        if k in lessons:
+            entry.update(lessons[k])
+        elif state in ("TODO", "failed", "does not compile"):
+            pass  # the lesson checks of an earlier run no longer hold
+        else:
+            for what in ("speed", "sass"):
+                if what in earlier:
+                    entry[what] = earlier[what]
         progress["stages"][k] = entry
         if state not in ("TODO",) and (k.startswith("exercise/") or state not in ("passed", "compiled, not run: needs a GPU")):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
@@ -403,7 +475,8 @@ def run(args):
 
     failed_other = [n for n, (s, _) in results.items() if s == "failed" and not stage_of_test(n)]
     wrong_failed = [n for n, (s, _) in results.items() if s == "failed" and (stage_of_test(n) or ("",))[0] == "wrong"]
-    order = ["passed", "failed", "compiled, not run: needs a GPU", "TODO", "does not compile", "skipped", "not run"]
+    order = ["passed", "correct, but slow", "misses its SASS signature", "failed", "compiled, not run: needs a GPU", "TODO",
+             "does not compile", "skipped", "not run"]
     print()
     for variant in ("exercise", "solution"):
         if variant in counts:
@@ -419,86 +492,86 @@ def run(args):
         print(f"  {n}: failed")
     if not args.stage:
         print("`make progress` shows every stage's state; `make check STAGE=exercise/<chapter>/<stage>` checks one "
-              "stage completely (its tests, then the sanitizers on a GPU).")
-    bad = sum(c.get("failed", 0) + c.get("does not compile", 0) for c in counts.values())
+              "stage completely (its tests; on a GPU the sanitizers and its speed; with cuobjdump its SASS).")
+    bad = sum(c.get("failed", 0) + c.get("does not compile", 0) + c.get("correct, but slow", 0)
+              + c.get("misses its SASS signature", 0) for c in counts.values())
     bad += len(wrong_failed) + len(failed_other)
     return 1 if bad else 0
 
 
 # --- progress -----------------------------------------------------------------------------------
-def bench_times(path):
-    """{stage id: time in ms} from a benchmark's JSON (the first row naming the stage)."""
-    times = {}
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return times, None
-    for table in data.get("tables", []):
-        cols = table.get("columns", [])
-        tcol = next((i for i, c in enumerate(cols) if c in ("time_ms", "wall_ms", "time_us")), None)
-        if tcol is None:
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+TODO_LINE = re.compile(r"^[ \t]*COURSE_TODO\(\);", re.M)
+
+
+def todo_files(chapter, stage):
+    """The exercise files that still hold the stub for a stage: its own file and the lesson headers it
+    includes (a header mirrored in solutions/<chapter>/), followed through their includes as the
+    build follows them (cmake/CourseStages.cmake)."""
+    folder, lessons = ROOT / "chapters" / chapter, ROOT / "solutions" / chapter
+    queue, seen, todo = [folder / f"{stage}.cu"], set(), []
+    while queue:
+        path = queue.pop(0)
+        if path in seen or not path.is_file():
             continue
-        scale = 1e-3 if cols[tcol] == "time_us" else 1.0
-        for row in table.get("rows", []):
-            if row and isinstance(row[0], str) and STAGE_ID.match(row[0]) and row[0] not in times:
-                if isinstance(row[tcol], (int, float)):
-                    times[row[0]] = float(row[tcol]) * scale
-    return times, data.get("device", {}).get("name")
+        seen.add(path)
+        text = path.read_text(errors="replace")
+        if TODO_LINE.search(text):
+            todo.append(path)
+        queue += [folder / name for name in INCLUDE.findall(text) if (lessons / name).is_file()]
+    return todo, seen
 
 
-def reference_results(chapter):
-    """This machine's last solution benchmark (results/), else the committed reference run."""
-    mine = ROOT / "results" / f"{chapter}.json"
-    if mine.is_file():
-        return mine, "this machine"
-    refs = sorted((ROOT / "chapters" / chapter / "figures").glob("*.json"))
-    refs = [r for r in refs if not r.name.startswith("h200")] or refs
-    return (refs[-1], "reference run") if refs else (None, None)
+def speed_cell(rec):
+    sp = (rec or {}).get("speed") or {}
+    verdict = sp.get("verdict", "")
+    if "ratio" in sp:
+        return f"{sp['ratio']:.2f}x" + ("" if verdict == "passed" else " slow" if verdict == "slow" else " noisy")
+    return {"not a speed lesson": "not a lesson", "needs a GPU": "needs GPU", "": "not run",
+            "todo": "TODO"}.get(verdict, verdict)
+
+
+def sass_cell(rec):
+    verdict = ((rec or {}).get("sass") or {}).get("verdict", "")
+    return {"": "not run", "none": "no GPU code"}.get(verdict, verdict)
 
 
 def progress(args):
+    """Each exercise stage from what the last runs recorded: nothing is built or run."""
     build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
     recorded = load_progress(build)["stages"]
     chapters = sorted(p.name for p in (ROOT / "chapters").iterdir() if p.is_dir() and (ROOT / "solutions" / p.name).is_dir())
     total = {}
     for chapter in chapters:
         stages = sorted(p.stem for p in (ROOT / "solutions" / chapter).glob("[0-9]*.cu"))
-        ref_path, ref_kind = reference_results(chapter)
-        ref_times, ref_device = bench_times(ref_path) if ref_path else ({}, None)
-        ex_times, ex_device = bench_times(ROOT / "results" / "exercise" / f"{chapter}.json")
         print(f"\n{chapter}")
-        print(f"  {'stage':24} {'state':48} {'sanitizers':22} {'yours':>11} {'reference':>11}")
+        print(f"  {'stage':26} {'answer':30} {'sanitizers':16} {'speed':12} {'SASS':12}")
         for stage in stages:
             k = key("exercise", chapter, stage)
-            source = ROOT / "chapters" / chapter / f"{stage}.cu"
             rec = recorded.get(k)
-            # The file itself says whether it is TODO (the configuration may be older than an edit).
-            is_todo = bool(source.is_file() and re.search(r"^[ \t]*COURSE_TODO\(\);", source.read_text(), re.MULTILINE))
-            if is_todo:
+            todo, files = todo_files(chapter, stage)
+            if todo:
                 state = "TODO"
             elif rec:
-                state = rec["state"] + f" ({rec['date']})"
+                state = rec["state"]
                 when = datetime.datetime.strptime(rec["date"], "%Y-%m-%d %H:%M")
-                if source.is_file() and datetime.datetime.fromtimestamp(source.stat().st_mtime) > when + datetime.timedelta(minutes=1):
-                    state = "edited since: " + rec["state"]
+                newest = max((f.stat().st_mtime for f in files), default=0)
+                if datetime.datetime.fromtimestamp(newest) > when + datetime.timedelta(minutes=1):
+                    state = "edited since: " + state
             else:
-                state = "written, not yet checked"
-            san = ""
-            if rec and rec.get("sanitizers") and not is_todo:
-                vals = rec["sanitizers"]
-                san = "clean" if all(v == "clean" for v in vals.values()) else ", ".join(
-                    f"{t} {v}" for t, v in vals.items() if v != "clean")
-            elif not is_todo:
-                san = "not run"
-            yours = f"{ex_times[stage]:.3f} ms" if stage in ex_times and not is_todo else ""
-            ref = f"{ref_times[stage]:.3f} ms" if stage in ref_times else ""
-            total[state.split(" (")[0]] = total.get(state.split(" (")[0], 0) + 1
-            print(f"  {stage:24} {state:48} {san:22} {yours:>11} {ref:>11}")
-        if ref_times:
-            where = f"{ref_kind}, {ref_device}" if ref_device else ref_kind
-            print(f"  reference times: {ref_path.relative_to(ROOT)} ({where})"
-                  + ("" if ex_times else f"; yours: make bench CHAPTER={chapter} EXERCISE=1 on a GPU"))
+                state = "written, not checked"
+            san = sp = sa = ""
+            if not todo:
+                vals = (rec or {}).get("sanitizers")
+                san = ("clean" if all(v == "clean" for v in vals.values()) else ", ".join(
+                    f"{t} {v}" for t, v in vals.items() if v != "clean")) if vals else "not run"
+                sp, sa = speed_cell(rec), sass_cell(rec)
+            short = state if len(state) <= 30 else state[:27] + "..."
+            total[state.split(":")[-1].strip()] = total.get(state.split(":")[-1].strip(), 0) + 1
+            print(f"  {stage:26} {short:30} {san:16} {sp:12} {sa:12}")
     print("\n" + "; ".join(f"{v} {k}" for k, v in sorted(total.items())))
+    print("speed: your stage's speed over the reference solution's, timed interleaved by make check STAGE=exercise/...;"
+          " SASS: its instructions against the stage's signature (chapters/<chapter>/lessons.toml)")
     if not recorded:
         print("(nothing recorded yet in " + str(build.relative_to(ROOT) if build.is_relative_to(ROOT) else build)
               + "/progress.json: `make check` records each stage it runs)")

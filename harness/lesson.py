@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""Judge what a stage teaches, not only its answer: its SASS signature and its speed.
+
+Each chapter declares, in chapters/<chapter>/lessons.toml, per stage:
+
+    [02_unrolled_templated]
+    lesson = "n independent loads per thread, blockDim.x apart (coalesced)"
+    speed = { n = 67108864, threads = 32, unroll = 4 }      # or: speed = "not judged: <why>"
+    sass = [
+      { rule = "LDG.E >= 8", kernels = "saxpy_kernel<4>", why = "four loads of x and four of y" },
+    ]
+
+`lesson` names the optimisation in a few words (the verdicts quote it). `speed` holds the judge
+program's parameters (key=value, see chapters/<chapter>/judge_<chapter>.cpp) and optionally
+`min_ratio` (default 0.90: the student's stage must run at least at 0.9x the reference solution's
+speed); a string says why the stage's lesson is not speed. `sass` lists the instruction facts the
+lesson produces. Every stage also gets the rule "LDL|STL == 0" (no local memory: spills or a
+local array) unless it says why it needs local memory in `local_memory = "<why>"`.
+
+A rule is `ALTERNATIVES OP COUNT`:
+    ALTERNATIVES  one or more opcode patterns joined by |; a pattern is a base opcode and
+                  modifiers, each required (.128) or forbidden (.!COLLECTIVE), in any order:
+                  "LDG.128" matches LDG.E.128 and LDG.E.128.CONSTANT; "WARPSYNC.!COLLECTIVE.!ALL"
+                  matches a WARPSYNC with neither modifier.
+    OP COUNT      >= n, <= n, == n, > n, < n, or "in a..b" (inclusive)
+counted per kernel over the non-padding instructions. `kernels` (a regex on the demangled name;
+default: every kernel of the stage) says which kernels each must satisfy the rule; `arch` limits
+a rule to one architecture. The rules are written for sm_90 (the course's reference GPU); an
+object without sm_90 code is checked on the architecture it has, and the report says so.
+
+    lesson.py sass STAGE [--object OBJ ...] [--captured] [--expect-reject] [--build DIR]
+        Checks a stage's SASS against its signature: the stage's own object (cuobjdump), the
+        objects named, or with --captured the capture committed under chapters/<ch>/sass/sm_90/.
+        Without cuobjdump (and no --captured): "SASS not checked: cuobjdump not found", never a pass.
+    lesson.py speed STAGE --reference PROG --candidate PROG [--expect-slow]
+        Times the two judge programs against each other, interleaved (A-B-B-A rounds), and prints
+        the ratio reference time / candidate time with its spread and the verdict.
+    lesson.py show [CHAPTER]
+        What each stage declares.
+
+STAGE is <chapter>/<stage>, optionally prefixed by exercise/ or solution/. Exit status: 0 met
+(or skipped, with a COURSE_SKIP line), 1 missed, 2 bad arguments. With --expect-reject/--expect-slow
+the status is inverted (the checker checking itself on a deliberately wrong stage).
+"""
+
+import argparse
+import math
+import os
+import re
+import select
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
+import sass  # noqa: E402
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+ROOT = course.ROOT
+DEFAULT_MIN_RATIO = 0.90
+NO_LOCAL_MEMORY = "LDL|STL == 0"
+NO_LOCAL_WHY = ("no local memory: a spill or an array indexed at run time lives in slow local memory "
+                "(LDL/STL in the SASS; the build's -Xptxas -v reports the stack frame)")
+
+
+class Usage(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- the declarations
+
+def lessons_path(chapter):
+    return ROOT / "chapters" / chapter / "lessons.toml"
+
+
+def load_lessons(chapter):
+    """{stage: declaration} of one chapter ({} when the chapter declares nothing)."""
+    path = lessons_path(chapter)
+    if not path.is_file():
+        return {}
+    if tomllib is None:
+        raise Usage("lesson: reading lessons.toml needs Python 3.11 or newer (tomllib)")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise Usage(f"lesson: {path.relative_to(ROOT)}: {err}")
+    unknown = sorted(set(data) - set(course.stages(chapter)))
+    if unknown:
+        raise Usage(f"lesson: {path.relative_to(ROOT)} names no stage of {chapter}: {', '.join(unknown)}")
+    return data
+
+
+def declaration(stage_id):
+    chapter, stage = stage_id.split("/", 1)
+    return load_lessons(chapter).get(stage, {})
+
+
+def split(arg):
+    """'exercise/13-scan/06_warp_scans' -> ('exercise', '13-scan/06_warp_scans'), checked against the tree."""
+    variant, rest = "solution", arg
+    head, _, tail = arg.partition("/")
+    if head in ("solution", "exercise", "wrong") and tail:
+        variant, rest = head, tail
+    found, candidates = course.match_stage(rest, ROOT)
+    if not found:
+        raise Usage(f"lesson: no stage '{arg}'" + (f"; did you mean {', '.join(candidates[:5])}?" if candidates else
+                                                     f"; stages: {course.stage_choices(ROOT)}"))
+    return variant, found
+
+
+# ---------------------------------------------------------------- SASS rules
+
+@dataclass
+class Pattern:
+    base: str
+    need: list = field(default_factory=list)
+    forbid: list = field(default_factory=list)
+
+    def matches(self, opcode):
+        parts = opcode.split(".")
+        if parts[0] != self.base:
+            return False
+        mods = parts[1:]
+        return all(m in mods for m in self.need) and not any(m in mods for m in self.forbid)
+
+    def __str__(self):
+        return ".".join([self.base] + self.need + ["!" + m for m in self.forbid])
+
+
+@dataclass
+class Rule:
+    text: str
+    patterns: list
+    low: int
+    high: float          # math.inf for no upper bound
+    kernels: str = ""
+    arch: str = ""
+    why: str = ""
+
+    def holds(self, n):
+        return self.low <= n <= self.high
+
+
+RULE_RE = re.compile(r"^\s*(?P<alts>[A-Z0-9_.!|]+)\s*(?:(?P<op>>=|<=|==|>|<)\s*(?P<n>\d+)|in\s+(?P<a>\d+)\s*\.\.\s*(?P<b>\d+))\s*$")
+
+
+def parse_rule(entry):
+    """A Rule from a lessons.toml entry (a table with rule/kernels/arch/why, or a bare string)."""
+    if isinstance(entry, str):
+        entry = {"rule": entry}
+    text = entry.get("rule", "")
+    m = RULE_RE.match(text)
+    if not m:
+        raise Usage(f"lesson: bad SASS rule '{text}' (want e.g. 'LDG.128 >= 2', 'LDL|STL == 0', 'SHFL.BFLY in 5..15')")
+    patterns = []
+    for alt in m.group("alts").split("|"):
+        base, *mods = alt.split(".")
+        if not base:
+            raise Usage(f"lesson: bad opcode pattern '{alt}' in rule '{text}'")
+        patterns.append(Pattern(base, [x for x in mods if not x.startswith("!")],
+                                [x[1:] for x in mods if x.startswith("!")]))
+    if m.group("op"):
+        n, op = int(m.group("n")), m.group("op")
+        low, high = {">=": (n, math.inf), "<=": (0, n), "==": (n, n), ">": (n + 1, math.inf), "<": (0, n - 1)}[op]
+    else:
+        low, high = int(m.group("a")), int(m.group("b"))
+    return Rule(text.strip(), patterns, low, high, entry.get("kernels", ""), entry.get("arch", ""), entry.get("why", ""))
+
+
+def rules_of(stage_id):
+    decl = declaration(stage_id)
+    rules = [parse_rule(e) for e in decl.get("sass", [])]
+    if not decl.get("local_memory"):
+        rules.append(parse_rule({"rule": NO_LOCAL_MEMORY, "why": NO_LOCAL_WHY}))
+    return rules
+
+
+def count_matching(kernel, patterns):
+    return sum(1 for insn in kernel.body if any(p.matches(insn.opcode) for p in patterns))
+
+
+def nearest(kernel, patterns):
+    """What the kernel has of the rule's opcode families, for the message: '8 x LDG.E'."""
+    bases = {p.base for p in patterns}
+    found = {}
+    for insn in kernel.body:
+        if insn.base in bases:
+            found[insn.opcode] = found.get(insn.opcode, 0) + 1
+    return ", ".join(f"{n} x {op}" for op, n in sorted(found.items(), key=lambda kv: -kv[1])[:3]) or "none of them"
+
+
+def pick_arch(kernels):
+    archs = sorted({k.arch for k in kernels if k.arch})
+    if course.REFERENCE_ARCH in archs:
+        return course.REFERENCE_ARCH
+    return archs[-1] if archs else ""
+
+
+def short_name(kernel):
+    title = kernel.title.replace("(anonymous namespace)::", "")
+    return title.split("(", 1)[0] if "(" in title else title
+
+
+def check_rules(kernels, rules):
+    """[(rule, kernel name, count, message)] for each miss; [] when every rule holds."""
+    misses = []
+    for rule in rules:
+        chosen = [k for k in kernels if not rule.arch or k.arch == rule.arch]
+        if rule.arch and not chosen:
+            continue
+        if rule.kernels:
+            rx = re.compile(rule.kernels)
+            chosen = [k for k in chosen if rx.search(short_name(k)) or rx.search(k.title)]
+            if not chosen:
+                names = ", ".join(sorted({short_name(k) for k in kernels}))
+                misses.append((rule, rule.kernels, 0, f"no kernel named like '{rule.kernels}' (kernels: {names})"))
+                continue
+        for k in chosen:
+            n = count_matching(k, rule.patterns)
+            if not rule.holds(n):
+                misses.append((rule, short_name(k), n, f"found {n} ({nearest(k, rule.patterns)})"))
+                break  # one kernel is enough to say it
+    return misses
+
+
+def stage_sass(variant, stage_id, objects, captured, build):
+    """(kernels, where) of a stage: from objects, the stage's own object, or the committed capture."""
+    if captured:
+        src = sass.captured(stage_id, "solution", quiet=True)
+        where = f"the capture {course.capture_path(stage_id, ROOT).relative_to(ROOT)}"
+    elif objects:
+        src = sass.Source(" ".join(objects), "".join(sass.disassemble(o) for o in objects))
+        where = "the object" + ("s" if len(objects) > 1 else "")
+    else:
+        src = sass._stage_source(sass.find_stage(f"{variant}/{stage_id}", build))
+        where = f"your build ({variant})"
+    kernels = sass.parse(src.text)
+    sass.demangle(kernels)
+    return kernels, where
+
+
+def sass_verdict(variant, stage_id, objects=(), captured=False, build="build"):
+    """(state, lines): state 'met', 'missed', 'not checked' or 'none' (no GPU code)."""
+    rules = rules_of(stage_id)
+    if not captured and sass.find_tool("cuobjdump") is None:
+        return "not checked", ["SASS not checked: cuobjdump not found (it comes with the CUDA Toolkit from NVIDIA: "
+                               "the cuda-cuobjdump package of NVIDIA's repository, or the runfile installer)"]
+    try:
+        kernels, where = stage_sass(variant, stage_id, list(objects), captured, build)
+    except (sass.UsageError, sass.ToolMissing) as err:
+        if "no GPU kernels" in str(err):
+            return "none", [f"SASS: {stage_id} has no GPU code of its own"]
+        return "not checked", [f"SASS not checked: {err}"]
+    if not kernels:
+        return "none", [f"SASS: {stage_id} has no GPU code of its own"]
+    arch = pick_arch(kernels)
+    kernels = [k for k in kernels if k.arch == arch]
+    rules = [r for r in rules if not r.arch or r.arch == arch]
+    misses = check_rules(kernels, rules)
+    on = "" if arch == course.REFERENCE_ARCH else f" (on {arch}; the rules are written for {course.REFERENCE_ARCH})"
+    if not misses:
+        return "met", [f"SASS signature met{on}: " + "; ".join(r.text for r in rules)]
+    lines = []
+    ex = stage_id if variant == "solution" else f"{variant}/{stage_id}"
+    for rule, kernel, n, found in misses:
+        lines.append(f"SASS signature missed{on}: '{rule.text}' in {kernel}: {found}" + (f". {rule.why}" if rule.why else ""))
+    if variant != "solution":
+        lines.append(f"compare with the reference: make sass-diff A={stage_id} B={ex}")
+    return "missed", lines
+
+
+# ---------------------------------------------------------------- speed
+
+class Judge:
+    """One judge program, serving timed calls over a pipe (harness/judge.h)."""
+
+    def __init__(self, program, params, label):
+        self.label = label
+        args = [str(program)] + [f"{k}={v}" for k, v in params.items()]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self.status, self.detail = self._read()
+
+    def _read(self, timeout=120):
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            err = self.proc.stderr.read() if self.proc.poll() is not None else ""
+            return "error", (err.strip().splitlines() or ["no answer"])[-1]
+        verb, _, rest = line.strip().partition(" ")
+        return verb, rest
+
+    def time(self, k):
+        self.proc.stdin.write(f"t {k}\n")
+        self.proc.stdin.flush()
+        verb, rest = self._read()
+        if verb != "ms":
+            raise RuntimeError(f"{self.label}: {rest}")
+        return float(rest)
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("q\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+
+
+def quantile(xs, q):
+    xs = sorted(xs)
+    pos = q * (len(xs) - 1)
+    lo = math.floor(pos)
+    return xs[lo] + (xs[min(lo + 1, len(xs) - 1)] - xs[lo]) * (pos - lo)
+
+
+@dataclass
+class SpeedResult:
+    state: str            # passed, slow, not judged, skipped, todo, error
+    lines: list
+    ratio: float = 0.0
+    low: float = 0.0
+    high: float = 0.0
+    pairs: int = 0
+
+
+def speed_rounds(ref, cand, budget_s, min_rounds=15, max_rounds=200):
+    """Ratios reference/candidate of A-B-B-A rounds, each sample a batch of back-to-back calls of
+    about 2 ms, until the median is settled or the time budget is spent."""
+    t_ref, t_cand = min(ref.time(1) for _ in range(2)), min(cand.time(1) for _ in range(2))
+    k_ref, k_cand = (max(1, min(64, math.ceil(2.0 / max(t, 1e-4)))) for t in (t_ref, t_cand))
+    ratios, ref_ms, cand_ms = [], [], []
+    start = time.monotonic()
+    while len(ratios) < max_rounds:
+        a1, b1, b2, a2 = ref.time(k_ref), cand.time(k_cand), cand.time(k_cand), ref.time(k_ref)
+        ref_ms += [a1, a2]
+        cand_ms += [b1, b2]
+        ratios.append((a1 + a2) / (b1 + b2))
+        elapsed = time.monotonic() - start
+        if len(ratios) >= min_rounds:
+            q1, q3 = quantile(ratios, 0.25), quantile(ratios, 0.75)
+            if (q3 - q1) / statistics.median(ratios) < 0.02 or elapsed > budget_s:
+                break
+        elif len(ratios) >= 3 and elapsed > budget_s:
+            break
+    return ratios, ref_ms, cand_ms
+
+
+def speed_verdict(stage_id, reference, candidate, budget_s=8.0):
+    decl = declaration(stage_id)
+    speed = decl.get("speed")
+    lesson = decl.get("lesson", "")
+    if speed is None:
+        return SpeedResult("skipped", [f"speed not judged: {stage_id} declares no speed lesson"])
+    if isinstance(speed, str):
+        return SpeedResult("skipped", [f"speed: {speed}"])
+    params = {k: v for k, v in speed.items() if k not in ("min_ratio",)}
+    min_ratio = float(speed.get("min_ratio", DEFAULT_MIN_RATIO))
+    for prog in (reference, candidate):
+        if not Path(prog).is_file():
+            return SpeedResult("error", [f"speed not judged: {prog} is not built"])
+    ref = Judge(reference, params, "the reference")
+    cand = Judge(candidate, params, "your stage")
+    try:
+        for j in (ref, cand):
+            if j.status == "skip":
+                return SpeedResult("skipped", [f"speed not judged: {j.detail}"])
+            if j.status == "todo":
+                return SpeedResult("todo", [f"speed not judged: TODO in {j.detail}"])
+            if j.status != "ready":
+                return SpeedResult("error", [f"speed not judged: {j.label} failed: {j.detail}"])
+        what = ref.detail
+        ratios, ref_ms, cand_ms = speed_rounds(ref, cand, budget_s)
+    except RuntimeError as err:
+        return SpeedResult("error", [f"speed not judged: {err}"])
+    finally:
+        ref.close()
+        cand.close()
+    med = statistics.median(ratios)
+    q1, q3 = quantile(ratios, 0.25), quantile(ratios, 0.75)
+    spread = (q3 - q1) / med * 100
+    ref_med, cand_med = statistics.median(ref_ms), statistics.median(cand_ms)
+    summary = (f"{med:.2f}x the reference (middle half of {len(ratios)} interleaved pairs {q1:.2f}-{q3:.2f}; "
+               f"yours {cand_med:.3f} ms, reference {ref_med:.3f} ms; {what})")
+    result = SpeedResult("", [], med, q1, q3, len(ratios))
+    if med >= min_ratio:
+        result.state = "passed"
+        result.lines = [f"speed: {summary}: passed (threshold {min_ratio:.2f}x)"]
+    elif spread > 10 and q3 >= min_ratio * 0.8:
+        result.state = "not judged"
+        result.lines = [f"speed not judged: spread {spread:.0f}% between pairs (a busy GPU?): {summary}; run it again"]
+    else:
+        result.state = "slow"
+        result.lines = [f"speed: correct, but {med:.2f}x the reference at {what} (threshold {min_ratio:.2f}x): "
+                        f"this stage's lesson is {lesson or 'its speed'}",
+                        f"  {summary}",
+                        f"  compare with the reference: make sass-diff A={stage_id} B=exercise/{stage_id}"]
+    return result
+
+
+# ---------------------------------------------------------------- commands
+
+def cmd_sass(args):
+    variant, stage_id = split(args.stage)
+    state, lines = sass_verdict(variant, stage_id, args.object or (), args.captured, args.build)
+    if state == "not checked":
+        print("COURSE_SKIP: " + lines[0])
+        return 0
+    for line in lines:
+        print(line)
+    if args.expect_reject:
+        print("the checker rejects this deliberately wrong stage: good" if state == "missed" else
+              "a deliberately wrong stage met the SASS signature: the signature is too weak")
+        return 0 if state == "missed" else 1
+    return 1 if state == "missed" else 0
+
+
+def cmd_speed(args):
+    _, stage_id = split(args.stage)
+    res = speed_verdict(stage_id, args.reference, args.candidate, args.budget)
+    if res.state in ("skipped", "todo"):
+        print("COURSE_SKIP: " + res.lines[0])
+        return 0
+    for line in res.lines:
+        print(line)
+    if args.expect_slow:
+        print("the checker finds this deliberately slow stage slow: good" if res.state == "slow" else
+              "a deliberately slow stage was not found slow")
+        return 0 if res.state == "slow" else (0 if res.state == "not judged" else 1)
+    return 1 if res.state in ("slow", "error") else 0
+
+
+def cmd_show(args):
+    chapters = [args.chapter] if args.chapter else course.chapters(ROOT)
+    for chapter in chapters:
+        if chapter not in course.chapters(ROOT):
+            raise Usage(f"lesson: no chapter '{chapter}'; chapters: {', '.join(course.chapters(ROOT))}")
+        lessons = load_lessons(chapter)
+        print(chapter)
+        for stage in course.stages(chapter):
+            decl = lessons.get(stage, {})
+            speed = decl.get("speed")
+            sp = ("not declared" if speed is None else speed if isinstance(speed, str) else
+                  f">= {float(speed.get('min_ratio', DEFAULT_MIN_RATIO)):.2f}x the reference at " +
+                  " ".join(f"{k}={v}" for k, v in speed.items() if k != "min_ratio"))
+            print(f"  {stage}: {decl.get('lesson', '(no lesson declared)')}")
+            print(f"    speed: {sp}")
+            for rule in rules_of(f"{chapter}/{stage}"):
+                print(f"    sass:  {rule.text}" + (f" in {rule.kernels}" if rule.kernels else ""))
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("sass")
+    s.add_argument("stage")
+    s.add_argument("--object", action="append")
+    s.add_argument("--captured", action="store_true")
+    s.add_argument("--expect-reject", action="store_true")
+    s.add_argument("--build", default=str(ROOT / "build"))
+    p = sub.add_parser("speed")
+    p.add_argument("stage")
+    p.add_argument("--reference", required=True)
+    p.add_argument("--candidate", required=True)
+    p.add_argument("--budget", type=float, default=8.0)
+    p.add_argument("--expect-slow", action="store_true")
+    w = sub.add_parser("show")
+    w.add_argument("chapter", nargs="?")
+    args = parser.parse_args(argv)
+    try:
+        return {"sass": cmd_sass, "speed": cmd_speed, "show": cmd_show}[args.command](args)
+    except Usage as err:
+        print(err, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
