@@ -104,7 +104,7 @@ build: configure
 # compile, and naming it), runs them, runs the sanitizers when STAGE selects one stage on a GPU,
 # prints a summary per stage and records it for `make progress`.
 check: configure
-	@$(PYTHON) harness/check.py run --build $(BUILD) --jobs $(JOBS) $(if $(STAGE),--stage "$(STAGE)")
+	@$(PYTHON) harness/check.py run --build $(BUILD) --jobs $(JOBS) $(if $(STAGE),--stage "$(STAGE)") $(if $(ALL),--everything)
 
 progress:
 	@$(PYTHON) harness/check.py progress --build $(BUILD)

@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -132,52 +133,86 @@ def failed_blocks(log):
     return blocks
 
 
-def stale_programs(build, targets):
-    """Programs among targets that a build would still have to make (their build failed)."""
+def stale_targets(build, targets):
+    """Targets among `targets` that a build would still have to make (their build failed): programs
+    by their bin/ name, object libraries (a stage's objects) by their target name."""
     if not targets:
         return set()
     run = subprocess.run(["ninja", "-C", str(build), "-n"] + sorted(targets), capture_output=True, text=True)
     stale = set()
     for line in run.stdout.splitlines():
-        m = re.search(r"Linking \S+ executable bin/(\S+)", line)
-        if m:
+        m = re.search(r"Linking \S+ executable bin/(\S+)", line) or re.search(r"CMakeFiles/([^/\s]+)\.dir/", line)
+        if m and m.group(1) in targets:
             stale.add(m.group(1))
     return stale
 
 
-def build_programs(build, programs, jobs, everything):
-    """Builds the programs (everything: all targets, the benchmarks too), keeping going past
-    failures. Returns ({program: first error}, ok)."""
-    targets = sorted(programs)
+def labels_of(test):
+    return next((p["value"] for p in test.get("properties", []) if p["name"] == "LABELS"), [])
+
+
+def chapter_of_target(target):
+    m = re.search(r"(\d\d-[a-z]+)", target)
+    return m.group(1) if m else "common"
+
+
+def minutes(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+def build_targets(build, targets, jobs, everything):
+    """Builds the targets (everything: all of them, the benchmarks and wrong variants too) quietly,
+    one line per chapter, the compiler's output in BUILD/check.log; keeps going past failures.
+    Returns {target: first error} for the targets that did not build."""
+    targets = sorted(targets)
     if not targets and not everything:
-        return {}, True
-    cmd = ["cmake", "--build", str(build), "-j", str(jobs)]
-    if not everything:
-        cmd += ["--target"] + targets
+        return {}
+    log = build / "check.log"
+    log.write_text("")
+    groups = {"everything": []} if everything else {}
+    for t in targets if not everything else []:
+        groups.setdefault(chapter_of_target(t), []).append(t)
     ninja = generator_is_ninja(build)
-    if ninja:
-        cmd += ["--", "-k", "0"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log = []
-    for line in proc.stdout:
-        sys.stdout.write(line)
-        log.append(line)
-    proc.wait()
-    if proc.returncode == 0:
-        return {}, True
-    if not ninja:
-        raise SystemExit("check: the build failed (above); with the Ninja generator check would go on with the rest")
-    blocks = failed_blocks("".join(log))
+    width = max(len(g) for g in groups)
+    shown = log.relative_to(ROOT) if log.is_relative_to(ROOT) else log
+    print(f"building ({len(targets) if not everything else 'every target'}; the compiler's output goes to {shown})")
     broken = {}
-    for program in stale_programs(build, targets):
-        # The first error among the failed outputs that belong to this program's stage, if any
-        # can be told apart by name; else the first error of the build.
-        stem = program[len("test."):] if program.startswith("test.") else program
-        reason = next((e for out, e in blocks.items() if stem in out), None)
-        if reason is None:
-            reason = next(iter(blocks.values()), "did not build")
-        broken[program] = reason
-    return broken, False
+    for group, members in groups.items():
+        cmd = ["cmake", "--build", str(build), "-j", str(jobs)] + ([] if everything else ["--target"] + members)
+        if ninja:
+            cmd += ["--", "-k", "0"]
+        start = time.monotonic()
+        with open(log, "a") as f:
+            f.write(f"\n=== {group}: {' '.join(cmd)}\n")
+            f.flush()
+            mark = f.tell()
+            status = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode
+        took = minutes(time.monotonic() - start)
+        if status == 0:
+            print(f"  {group:<{width}}  done ({took})")
+            continue
+        if not ninja:
+            raise SystemExit(f"check: the build failed (see {shown}); with the Ninja generator check would go on")
+        with open(log) as f:
+            f.seek(mark)
+            blocks = failed_blocks(f.read())
+        failed = stale_targets(build, set(members or targets))
+        for target in failed:
+            stem = target[len("test."):] if target.startswith("test.") else target
+            broken[target] = next((e for out, e in blocks.items() if stem in out), None) or next(
+                iter(blocks.values()), "did not build")
+        print(f"  {group:<{width}}  {len(failed) or 'some'} target(s) did not build ({took}); "
+              f"the first error: {next(iter(blocks.values()), 'see the log')}")
+    return broken
+
+
+def read_manifest(build):
+    """The stages as the build configured them (build/stages.json, written by CMake)."""
+    try:
+        return json.loads((build / "stages.json").read_text())["stages"]
+    except (OSError, ValueError, KeyError):
+        return []
 
 
 # --- running ------------------------------------------------------------------------------------
@@ -378,21 +413,33 @@ def run(args):
               f"exercise/13-scan/04_two_level; chapters: {', '.join(chapters)}; `make help` lists every stage.")
         return 2
     reason = gpu_reason()
+    # Without a GPU (and outside CI, which builds and tests everything) only what can run here is
+    # built: every selected stage's objects (so a stage that does not compile is found) and the host
+    # tests' programs. The GPU test programs and the wrong variants would only be skipped.
+    everything = args.everything or bool(os.environ.get("CI"))
+    offline = bool(reason) and not everything
     if reason:
-        print(f"note: {reason}: every GPU test will be reported as Skipped; host tests run (chapter 14's CPU "
-              "stage, 14-nbody/09_cpu_simd, among them).")
+        print(f"note: {reason}: GPU tests are not run here" + (
+            "; every selected stage is compiled, and the host tests run (chapter 14's CPU stage among them)"
+            if offline else " (reported as Skipped); host tests run"))
 
     # Which programs the selected tests need, and which stage each test belongs to.
-    programs, by_stage, unknown = {}, {}, False
+    programs, by_stage, unknown, offline_skip = {}, {}, False, {}
     for t in tests:
+        s = stage_of_test(t["name"])
+        if s and s[0] != "wrong":
+            by_stage.setdefault(key(*s[:3]), {})[s[3]] = t["name"]
+        if offline and "host" not in labels_of(t):
+            if s and s[0] in ("solution", "exercise") and s[3] != "host":
+                obj = f"{s[0]}.{s[1]}.{s[2]}"
+                programs.setdefault(obj, []).append(t["name"])
+                offline_skip[t["name"]] = obj
+            continue
         prog = program_of(t, build)
         if prog:
             programs.setdefault(prog, []).append(t["name"])
         elif not t.get("command"):
             unknown = True  # a program not built yet whose target the name does not tell: build all
-        s = stage_of_test(t["name"])
-        if s and s[0] != "wrong":
-            by_stage.setdefault(key(*s[:3]), {})[s[3]] = t["name"]
     # One stage selected on a GPU: the judge programs of its speed verdict, its own and the solution's.
     judged = sorted(by_stage)
     if len(judged) == 1 and not reason:
@@ -400,13 +447,18 @@ def run(args):
         if variant == "exercise" and isinstance(lesson.declaration(f"{chapter}/{stage}").get("speed"), dict):
             for v in ("exercise", "solution"):
                 programs.setdefault(f"judge.{v}.{chapter}.{stage}", [])
-    broken, _ = build_programs(build, set(programs), args.jobs, everything=not args.stage or unknown)
+    broken = build_targets(build, set(programs), args.jobs, everything=(not args.stage or unknown) and not offline)
     broken_tests = {n: broken[p] for p, names in programs.items() if p in broken for n in names}
     for program, reason_text in sorted(broken.items()):
         print(f"check: {program} does not compile, its tests are left out: {reason_text}")
 
-    runnable = [t["name"] for t in tests if t["name"] not in broken_tests]
+    runnable = [t["name"] for t in tests if t["name"] not in broken_tests and t["name"] not in offline_skip
+                and (not offline or "host" in labels_of(t))]
     results = run_ctest(build, runnable, args.jobs)
+    todo = {f"{m['variant']}.{m['id'].replace('/', '.')}" for m in read_manifest(build) if m.get("todo")}
+    for n, obj in offline_skip.items():
+        if n not in broken_tests:
+            results[n] = ("skipped", "COURSE_SKIP: TODO" if obj in todo else f"COURSE_SKIP: GPU tests skipped: {reason}")
     for n, why in broken_tests.items():
         results[n] = ("failed", "does not compile: " + why)
 
@@ -585,6 +637,8 @@ def main():
     r.add_argument("--build", default="build")
     r.add_argument("--stage", default="")
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    r.add_argument("--everything", action="store_true",
+                   help="build and run every test even without a GPU, as CI does (CI=true does the same)")
     p = sub.add_parser("progress")
     p.add_argument("--build", default="build")
     args = parser.parse_args()

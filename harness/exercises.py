@@ -8,7 +8,12 @@ A stage file in solutions/<chapter>/ marks the student's part:
     // EXERCISE END
 
 Its twin in chapters/<chapter>/ is the same file with each region's body replaced by the stub
-`COURSE_TODO();` (until the student writes their own). Outside the regions the two must be equal.
+`COURSE_TODO();` (until the student writes their own). Outside the regions the two must be equal,
+except for the file's opening comment: the block of // lines at the top (after the SPDX line, up
+to the first line that is not a // comment). An exercise's opening comment sets the task (the
+idea, the book section, what to watch for); the solution's may explain the answer (where the
+fences go, what the SASS shows). So each file keeps its own: check ignores the difference,
+generate and reset keep the exercise's (a new exercise starts with the solution's).
 
 Lesson headers are mirrored the same way: every other file in solutions/<chapter>/ (a .cuh or .h
 holding a kernel that a stage teaches, e.g. 13-scan/block_scan.cuh) has its twin in
@@ -17,14 +22,22 @@ header: a chapter header in chapters/ that did would pull in the stub for the so
 The hint is the BEGIN line and the // lines right after it in the solution; in the exercise,
 everything after those same hint lines up to END is the student's, comments included.
 
-  exercises.py check              fail (exit 1) if any pair differs outside the regions
+A lesson header is the lesson of the first stage that runs it (through its includes, as the
+build follows them: cmake/CourseStages.cmake); later stages that include it run the student's
+version of it. Resetting a stage resets the lesson headers it teaches, never those of earlier
+stages that it only runs (a reset of 13-scan/07_compact would otherwise wipe stages 02 to 05).
+
+  exercises.py check              fail (exit 1) if any pair differs outside the regions and the
+                                  opening comments
   exercises.py check|generate --chapter 13-scan    the same, for one chapter (may be repeated)
-  exercises.py generate           write chapters/ from solutions/, keeping regions a student filled in;
-                                  a file whose regions no longer match the solution's is first
-                                  saved under backups/<chapter>/
-  exercises.py reset STAGE        save the exercise to backups/<chapter>/<stage>.<date-time>.cu, then
-                                  put the stub back, e.g. STAGE=11-streaming/01_grid_stride; a lesson
-                                  header by its file name, e.g. STAGE=13-scan/block_scan.cuh
+  exercises.py generate           write chapters/ from solutions/, keeping regions a student filled in
+                                  and each exercise's opening comment; a file whose regions no longer
+                                  match the solution's is first saved under backups/<chapter>/
+  exercises.py reset STAGE        put the stub back in the stage's file and in the lesson headers it
+                                  teaches, each first saved to backups/<chapter>/<name>.<date-time>.cu
+                                  (.cuh, .h); one line per file, e.g. STAGE=13-scan/04_two_level
+                                  (its lesson is all in two_level.cuh); a lesson header alone by its
+                                  file name, e.g. STAGE=13-scan/block_scan.cuh
 """
 import argparse
 import datetime
@@ -37,6 +50,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN = re.compile(r"^(\s*)// EXERCISE BEGIN")
 END = re.compile(r"^\s*// EXERCISE END")
 STUB = "COURSE_TODO();"
+SPDX = re.compile(r"^//\s*SPDX-License-Identifier:")
 
 
 class ParseError(Exception):
@@ -129,6 +143,28 @@ def is_stub(body):
     return body.strip() == STUB
 
 
+def split_opening(text):
+    """-> (the SPDX line or '', the opening comment, the rest); the three joined are text.
+
+    The opening comment is the block of // lines right after the SPDX line (or from the first
+    line when there is none), up to the first line that is not a // comment or that opens or
+    closes an EXERCISE region. It is the one part outside the regions where an exercise may say
+    something else than its solution: the exercise sets the task, the solution explains it."""
+    lines = text.splitlines(keepends=True)
+    start = 1 if lines and SPDX.match(lines[0]) else 0
+    end = start
+    while (end < len(lines) and lines[end].lstrip().startswith("//")
+           and not BEGIN.match(lines[end]) and not END.match(lines[end])):
+        end += 1
+    return "".join(lines[:start]), "".join(lines[start:end]), "".join(lines[end:])
+
+
+def with_opening(text, own):
+    """text with its opening comment replaced by own's (the exercise keeps its own comment)."""
+    head, _, rest = split_opening(text)
+    return head + split_opening(own)[1] + rest
+
+
 MIRRORED = (".cu", ".cuh", ".h")
 STAGE_FILE = re.compile(r"^[0-9][0-9]_\w+\.cu$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -215,11 +251,12 @@ def check(root=None):
         if len(s_parts) != len(e_parts):
             problems.append(f"{rel(exercise, root)}: {len(e_parts) // 2} EXERCISE regions, the solution has {len(s_parts) // 2}")
             continue
-        expected = exercise_text(s_parts, e_parts[1::2])
+        expected = with_opening(exercise_text(s_parts, e_parts[1::2]), actual)
         if expected != actual:
             diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected (from the solution)",
                                         rel(exercise, root), lineterm="", n=1)
-            problems.append(f"{rel(exercise, root)} differs from {rel(solution, root)} outside the EXERCISE regions:\n"
+            problems.append(f"{rel(exercise, root)} differs from {rel(solution, root)} outside the EXERCISE regions "
+                            f"and the opening comment:\n"
                             + "\n".join(list(diff)[:40]))
     for exercise in sorted((root / "chapters").glob("*/[0-9]*.cu")):
         if CHAPTERS is not None and exercise.parent.name not in CHAPTERS:
@@ -245,7 +282,8 @@ def check(root=None):
         return 1
     headers = sum(len(v) for v in lessons.values())
     what = f"{count - headers} stage files" + (f" and {headers} lesson headers" if headers else "")
-    print(f"exercises in sync: {what}, chapters/ equals solutions/ outside the EXERCISE regions")
+    print(f"exercises in sync: {what}, chapters/ equals solutions/ outside the EXERCISE regions "
+          f"and the opening comments")
     return 0
 
 
@@ -335,7 +373,7 @@ def generate(root=None):
                 if i not in assign and not is_stub(body):
                     notes.append(f"your region {i + 1} {label(e_hints[i])} has no place in the solution now: "
                                  f"its text is only in the backup")
-        text = exercise_text(s_parts, bodies)
+        text = with_opening(exercise_text(s_parts, bodies), old)
         if text == old:
             continue
         if written:
@@ -382,24 +420,100 @@ def stage_id(arg, root):
     raise UsageError(f"reset: no stage '{arg}'; the chapters are {', '.join(chapters)} ({how}; make help lists every stage)")
 
 
-def reset(stage_arg, root=None):
-    root = root or ROOT
-    stage = stage_id(stage_arg, root)
-    name = stage if "." in stage.rsplit("/", 1)[-1] else stage + ".cu"
-    solution = root / "solutions" / name
-    exercise = root / "chapters" / name
+def lesson_includes(path, names):
+    """The lesson headers (of names) that path includes directly, in order."""
+    try:
+        found = INCLUDE.findall(path.read_text(errors="replace"))
+    except OSError:
+        return []
+    return [n for n in dict.fromkeys(found) if n in names]
+
+
+def lesson_users(chapter, root):
+    """{lesson header: [stages that run it, in course order]}: a stage runs the lesson headers
+    its file includes and, through them, the ones they include (the build's rule,
+    _course_lesson_includes). Read from solutions/: the includes are outside the regions, where
+    the exercise equals its solution."""
+    names = lesson_headers(root).get(chapter, set())
+    folder = root / "solutions" / chapter
+    users = {}
+    for stage in sorted(p for p in folder.glob("*.cu") if is_stage_file(p)):
+        seen, queue = [], lesson_includes(stage, names)
+        while queue:
+            name = queue.pop(0)
+            if name not in seen:
+                seen.append(name)
+                queue += lesson_includes(folder / name, names)
+        for name in seen:
+            users.setdefault(name, []).append(stage.stem)
+    return users
+
+
+def stage_names(names):
+    """['05_vector_io'] -> '05_vector_io'; three names -> 'a, b and c'."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def header_role(chapter, name, root):
+    """'the lesson of 13-scan/04_two_level; 05_vector_io and 07_compact run it too' for a lesson
+    header ('' for one no stage includes): a student resetting it learns which stages turn TODO."""
+    stages = lesson_users(chapter, root).get(name, [])
+    if not stages:
+        return ""
+    role = f"the lesson of {chapter}/{stages[0]}"
+    if len(stages) > 1:
+        role += f"; {stage_names(stages[1:])} run{'s' if len(stages) == 2 else ''} it too"
+    return role
+
+
+def reset_file(name, chapter, root, stage=None):
+    """Put the stub back in chapters/<chapter>/<name>, keeping its opening comment, after saving
+    it to backups/; -> (the line that says what happened, whether the file changed). stage: the
+    stage being reset when name is its own stage file (the line then names the stage, as it always
+    did)."""
+    solution = root / "solutions" / chapter / name
+    exercise = root / "chapters" / chapter / name
     stub = exercise_text(split(solution.read_text(), rel(solution, root)))
+    role = "" if stage else header_role(chapter, name, root)
+    role = f" ({role})" if role else ""
     if not exercise.exists():
         exercise.parent.mkdir(parents=True, exist_ok=True)
         exercise.write_text(stub)
-        print(f"{rel(exercise, root)} was missing; wrote the stub")
-        return 0
+        return f"{rel(exercise, root)} was missing; wrote the stub{role}", True
+    stub = with_opening(stub, exercise.read_text())
     if exercise.read_bytes() == stub.encode():
-        print(f"{rel(exercise, root)} is already the stub: nothing to save, nothing reset")
-        return 0
+        return f"{rel(exercise, root)} is already the stub: nothing to save, nothing reset{role}", False
     saved = backup(exercise, root)
     exercise.write_text(stub)
-    print(f"saved your version of {stage} to {rel(saved, root)}; reset {rel(exercise, root)} to the stub")
+    if stage:
+        return f"saved your version of {stage} to {rel(saved, root)}; reset {rel(exercise, root)} to the stub", True
+    return f"saved your version of {rel(exercise, root)} to {rel(saved, root)}; reset it to the stub{role}", True
+
+
+def reset(stage_arg, root=None):
+    """Reset a stage: its file and the lesson headers it teaches, one line per file; or one
+    lesson header by its name. The lesson headers of earlier stages that it only runs are named
+    in a last line, not reset."""
+    root = root or ROOT
+    stage = stage_id(stage_arg, root)
+    chapter, name = stage.split("/", 1)
+    if "." in name:
+        print(reset_file(name, chapter, root)[0])
+        return 0
+    users = lesson_users(chapter, root)
+    teaches = [h for h, stages in users.items() if stages[0] == name]
+    runs = [h for h, stages in users.items() if name in stages[1:]]
+    solution = root / "solutions" / chapter / f"{name}.cu"
+    has_region = len(split(solution.read_text(), rel(solution, root))) > 1
+    line, changed = reset_file(f"{name}.cu", chapter, root, stage)
+    if has_region or changed or not teaches:
+        print(line)  # a stage with no region of its own: its file is only worth a line if it changed
+    for header in teaches:
+        print(reset_file(header, chapter, root)[0])
+    if runs:
+        kept = ", ".join(f"{h} ({users[h][0]})" for h in runs)
+        print(f"kept the lessons of earlier stages that {stage} runs: {kept}; "
+              f"make reset STAGE={chapter}/{runs[0]} resets one")
     return 0
 
 

@@ -32,7 +32,7 @@ object without sm_90 code is checked on the architecture it has, and the report 
         Checks a stage's SASS against its signature: the stage's own object (cuobjdump), the
         objects named, or with --captured the capture committed under chapters/<ch>/sass/sm_90/.
         Without cuobjdump (and no --captured): "SASS not checked: cuobjdump not found", never a pass.
-    lesson.py speed STAGE --reference PROG --candidate PROG [--expect-slow]
+    lesson.py speed STAGE --reference PROG --candidate PROG [--expect-slow] [--set KEY=VALUE ...]
         Times the two judge programs against each other, interleaved (A-B-B-A rounds), and prints
         the ratio reference time / candidate time with its spread and the verdict.
     lesson.py show [CHAPTER]
@@ -355,9 +355,11 @@ def speed_rounds(ref, cand, budget_s, min_rounds=15, max_rounds=200):
     return ratios, ref_ms, cand_ms
 
 
-def speed_verdict(stage_id, reference, candidate, budget_s=8.0):
+def speed_verdict(stage_id, reference, candidate, budget_s=8.0, overrides=None):
     decl = declaration(stage_id)
     speed = decl.get("speed")
+    if overrides and isinstance(speed, dict):
+        speed = {**speed, **overrides}
     lesson = decl.get("lesson", "")
     if speed is None:
         return SpeedResult("skipped", [f"speed not judged: {stage_id} declares no speed lesson"])
@@ -426,7 +428,13 @@ def cmd_sass(args):
 
 def cmd_speed(args):
     _, stage_id = split(args.stage)
-    res = speed_verdict(stage_id, args.reference, args.candidate, args.budget)
+    overrides = {}
+    for item in args.set or []:
+        k, eq, v = item.partition("=")
+        if not eq or not k:
+            raise Usage(f"lesson: --set wants key=value, not '{item}'")
+        overrides[k] = v
+    res = speed_verdict(stage_id, args.reference, args.candidate, args.budget, overrides)
     if res.state in ("skipped", "todo"):
         print("COURSE_SKIP: " + res.lines[0])
         return 0
@@ -474,6 +482,7 @@ def main(argv=None):
     p.add_argument("--candidate", required=True)
     p.add_argument("--budget", type=float, default=8.0)
     p.add_argument("--expect-slow", action="store_true")
+    p.add_argument("--set", action="append", help="key=value: a judge parameter other than lessons.toml's")
     w = sub.add_parser("show")
     w.add_argument("chapter", nargs="?")
     args = parser.parse_args(argv)

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 02: SAXPY unrolled by a template parameter n. The CUDA Handbook 11.1, listing 11.4.
 //
-// Changes from stage 01: each thread loads n elements of x and of y (blockDim.x apart, so a warp
-// still reads contiguous lines) before it computes and stores any. More independent loads in
-// flight per thread is what hides DRAM latency; the book saw +10% on GK104 (116 -> 128 GiB/s). Because n is a
-// template parameter the inner loops unroll fully and the values stay in registers; the host
-// turns the run-time factor into a template argument (streaming::dispatch_unroll).
-// The book's main loop bound, i < N - n*blockDim.x*gridDim.x, underflows for an unsigned N
-// smaller than one sweep of the grid; this version asks instead whether the thread's whole group
-// of n fits, and finishes the last partial group with a guarded pass.
-// What to look for: n LDGs per array issued back to back before the first FFMA in the SASS; the
-// block size x unroll table of the benchmark (listing 11.3's shape). H100, 2026-11-23: the best
-// cell is 32 threads x 4 in both runs (2864 GB/s, run A 2850), 4% over stage 01's best (2752); the
-// progression times that configuration at 2812 GB/s, 1.022x stage 01 (run A 2853, 1.04x). Past an
-// unroll of 1 the whole table lies within 2547-2864 GB/s (run A 2644-2850), 32 threads is the best
-// column in 10 of those 15 rows, and no factor spills (no LDL/STL in the SASS). Nsight Compute: a
-// warp issues every 84.8 cycles instead of 131.7, DRAM goes from 82.6% to 87.2% of peak.
+// Stage 01 keeps one load of x and one of y in flight per thread, and each thread waits for them
+// before it can ask for more. The book's remedy: each thread loads several elements of each array
+// before it uses any, so more bytes are in flight at once. It measured the idea on GK104 (listing
+// 11.3: unrolling 4 times took 116 GiB/s to 128).
+// Your task: the kernel for an unroll factor n, a template parameter (the host below turns the
+// run-time factor into one). Each thread loads its n elements of x and of y into registers, then
+// computes and stores them; the elements a warp loads together must still be consecutive; the
+// last group of n may be partial.
+// Watch for: the book's own loop bound (listing 11.4) goes wrong for a size_t N smaller than one
+// sweep of the grid. Then: make sass-diff A=11-streaming/01_grid_stride
+// B=exercise/11-streaming/02_unrolled_templated, and the benchmark's block size x unroll table.
 #include "streaming_launch.cuh"
 
 namespace {

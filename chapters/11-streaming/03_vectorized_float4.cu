@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: SAXPY on float4 vectors, unrolled by n. Beyond the book.
 //
-// Changes from stage 02: the unit of work is a float4 (16 bytes) instead of a float, so each
-// load instruction moves four times the bytes: 4x fewer memory instructions for the same
-// traffic, and 4x the bytes in flight per thread for the same unroll. On GK104 the book's lever
-// was unrolling; Hopper's memory system wants far more bytes in flight (about 3 TB/s x ~700 ns of
-// latency, some 2 MB across the chip). Measured on the H100 (2026-11-23) the two levers are of a
-// size: in the progression unrolling gained 2.2% over stage 01 and float4 3.2% over stage 02
-// (run A: 4% and 2%). The last N % 4 floats are done one per thread. float4 accesses must be
-// 16-byte aligned: cudaMalloc gives 256, and the stage refuses other pointers rather than fault.
-// What to look for: LDG.E.128 / STG.E.128 in the SASS instead of LDG.E; the benchmark's GB/s
-// against the device-to-device copy ceiling and cuBLAS. H100, 2026-11-23: 2902 GB/s at 512
-// threads x 12, 96.9% of the copy and 1.068x cublasSaxpy (run A 2897 GB/s at 32 threads x 6,
-// 97.3%, 1.067x; interleaved with cuBLAS, 1.07-1.08x in both runs), with a flat block size x unroll
-// table (2850-2903 GB/s, run A 2849-2902). Nsight Compute: 512 bytes per load request instead of
-// 128, a third of stage 02's warp instructions (103.2M -> 33.2M), DRAM unchanged (87.2% -> 86.9%).
+// Stage 02 put more bytes in flight by issuing more 4-byte loads. A wider load moves more bytes
+// per instruction: one float4 is 16 bytes. The bytes a memory system needs in flight are its
+// bandwidth times its latency (Little's law), far more on today's GPUs than on the book's GK104.
+// Your task, in two regions: stage 02's kernel with float4 as the unit of work (the whole float4
+// vectors of the arrays, then the floats left over); and the host's guard, since a float4 access
+// needs an address that is a multiple of 16 bytes and the caller may pass any float pointer.
+// Watch for: N not a multiple of 4; each array misaligned on its own (the tests try each one); a
+// refusal must come before anything is launched. Then look for 128-bit loads and stores:
+// make sass-diff A=11-streaming/03_vectorized_float4 B=exercise/11-streaming/03_vectorized_float4
 #include "streaming_launch.cuh"
 
 #include <cstdint>

@@ -456,6 +456,12 @@ void host_part(bench::session &s, const options_t &opt) {
   const std::size_t n = std::size_t(opt.n_host_m) * mega;
   s.results().param("host_n", double(n));
   std::printf("\nPart 2: out = alpha*x + y on %zuM floats in host memory (%.2f GB across PCIe per call)\n", n / mega, 3.0 * n * sizeof(float) / 1e9);
+  // How many copy engines the GPU has: stage 06 overlaps the two directions only with one each.
+  int device = 0, engines = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount, device));
+  s.results().param("async_engine_count", double(engines));
+  std::printf("copy engines (cudaDevAttrAsyncEngineCount): %d\n", engines);
   host_run h(s, n, int(opt.max_streams));
   ceilings_host(h);
   host_progression_table(h, streams_table(h, opt.max_streams));

@@ -70,9 +70,8 @@ struct host_stage {
   course::host_memory memory;  // the kind alloc promises (the tests check it)
 };
 
-// The device SAXPY the host-memory stages launch (streaming_kernel.cu).
-void launch_saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const launch_config &cfg,
-                  cudaStream_t stream);
+// The host-memory stages launch stage 01's kernel: streaming::launch_saxpy in the lesson header
+// grid_stride.cuh, which they include.
 
 // The benchmark's lab (lab_pragma_unroll.cu, linked into the benchmark only): stage 01's loop under
 // `#pragma unroll cfg.unroll`, the book's first attempt at unrolling (11.1).

@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 01: two-pass reduction, log-step in shared memory. The CUDA Handbook 12.2, listing 12.1.
+// Stage 01: two passes, a log-step fold in shared memory. The CUDA Handbook 12.2, listing 12.1.
 //
-// The first stage. Each thread sums a grid-stride share of the input in a register, the block
-// folds its threads' sums in shared memory in log2(blockDim) halving steps with a __syncthreads()
-// between steps, and thread 0 writes the block's partial sum. The same kernel then runs once
-// more, as one block over the partial sums (reduction::two_pass), so no block ever waits for
-// another. The block size must be a power of two (each step halves the active threads).
-// What to look for: in the timing, how close a plain grid-stride loop gets to the read ceiling
-// (the fold is a few hundred cycles per block against the whole input's loads). On the H100
-// (2026-11-23): 2257 GB/s at 512 threads, 74.1% of the float4 read kernel and 0.746x CUB (run A
-// 2270 GB/s at 256 threads, 74.5%). Each thread has one 4-byte load in flight, and Nsight Compute
-// counts 91.4 of the 97.7 cycles between a warp's instructions as long_scoreboard, waiting on it.
-// In the SASS (`make sass STAGE=12-reduction/01_two_pass`), one BAR.SYNC per halving step, in a
-// loop.
+// Your task: the kernel of the first pass. Each thread adds up its share of the input, the threads
+// of a block combine their sums in shared memory, and one thread writes the block's sum; the driver
+// (reduction::two_pass, given) runs the same kernel again as one block over the blocks' sums, since
+// blocks cannot wait for each other. Read 12.1 and figure 12.1 first: which elements a thread reads
+// decides whether a warp's loads coalesce, and which slots the threads combine decides whether its
+// shared-memory accesses conflict.
+// Watch for: n past 2^31 (64-bit indices), n smaller than the grid, every power-of-two block size
+// from 1 to 1024, and a barrier that some thread never reaches.
+// Check: `make check STAGE=exercise/12-reduction/01_two_pass` (the tests, the sanitizers, the SASS
+// signature and the speed against the reference: `make lessons CHAPTER=12-reduction`), then
+// `make sass STAGE=exercise/12-reduction/01_two_pass` for the load loop and the barriers.
 #include "reduction_common.cuh"
 
 namespace {

@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: the block size as a template parameter, fully unrolled. The CUDA Handbook 12.2,
-// listings 12.3 and 12.4.
+// Stage 03: the block size as a template parameter. The CUDA Handbook 12.2, listings 12.3 and 12.4.
 //
-// Changes from stage 02: the kernel is a template on its block size B, and the host picks the
-// instantiation for cfg.threads with a switch over the powers of two 1..1024. Every loop bound and
-// every "if (B >= ...)" in the fold is then known to the compiler: the loops unroll, dead steps
-// disappear, the shared array has a static size, and the grid stride is a constant times gridDim.
-// You write three things: the kernel below, and in the lesson header block_reduce.cuh the fold
-// (reduction::block_reduce<B>, stage 02's fold for a compile-time B and any operator) and the host
-// switch (reduction::dispatch_block_size). Stages 04, 05, 07, 09 and 10 reuse both as you wrote
-// them. Blocks of fewer than 32 threads work too: the warp tail's __syncwarp() mask names only the
-// lanes that exist.
-// What to look for: in the SASS of reduce_kernel<256> (`make sass-diff A=12-reduction/02_warp_synchronous
-// B=12-reduction/03_templated`, committed in sass/sm_90), the fold as a straight line: three
-// BAR.SYNC with no loop counter, then warp 0's six LDS -> IADD -> STS steps, each __syncwarp() a NOP
-// (136 instructions against stage 02's 91, because the compiler also emits, behind BRA.DIV, a copy
-// of the warp tail for a warp that arrives diverged, with WARPSYNC.COLLECTIVE in place of each NOP).
-// In the timing, nothing the fold explains: on the H100 (2026-11-23), 2255 GB/s at 512 threads
-// against stage 01's 2257 and 02's 2268 (run A 2272 at 1024, against 2270 and 2271); all three run
-// the same one-load-at-a-time grid-stride loop. Nsight Compute: 75.9M -> 67.5M warp instructions,
-// DRAM 67.5% -> 68.4% of peak.
+// Your task, in three regions: this kernel, and in the lesson header block_reduce.cuh the block
+// fold and the host switch. Make the block size a compile-time constant B, so that the compiler
+// decides every test on it and unrolls every loop of the fold; the host must turn the run-time
+// cfg.threads into a kernel compiled for that B (listing 12.4). Stages 04, 05, 07, 09 and 10 use
+// your block_reduce and dispatch_block_size as you write them, so they report TODO until
+// block_reduce.cuh is done: do this stage before them.
+// Watch for: blocks of 1 to 32 threads (a warp-level barrier may name only lanes that exist), and
+// block sizes the stage does not accept (they must be refused, not run).
+// Check: `make check STAGE=exercise/12-reduction/03_templated`, then
+// `make sass-diff A=12-reduction/02_warp_synchronous B=exercise/12-reduction/03_templated`: where
+// did the loop go?
 #include "block_reduce.cuh"
 
 namespace {

@@ -1,30 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 04: one pass, the last block to finish adds up the partial sums. The CUDA Handbook 12.3,
-// listing 12.6.
+// Stage 04: one pass, with a retirement counter. The CUDA Handbook 12.3, listing 12.6.
 //
-// Changes from stage 03: one kernel launch instead of two. Each block stores its partial sum in
-// the workspace, then takes a ticket from a retirement counter in global memory (atomicAdd). The
-// block that draws the last ticket reduces the partials, writes the answer and puts the counter
-// back to zero for the next call. The counter lives in the caller's workspace: calls in one stream
-// follow each other, so the reset is seen by the next call; calls that may overlap (several
-// streams) need a workspace each.
-// Memory ordering takes two fences, one on each side. The ticket promises "every other block has
-// stored its partial", but a store and an atomic to other addresses need not become visible to
-// another SM in the order they were issued. The writer's __threadfence() between its store and
-// its atomicAdd orders partial before ticket (listing 12.6 has this one). The last block needs its
-// own, after it has seen the last ticket and before any of its threads reads a partial: without
-// it nothing stops those reads from being served early (listing 12.6 has none, and relies on that
-// not happening). Here thread 0 fences, and the __syncthreads() that publishes last_block to the
-// block carries the ordering to its other threads. The partials are read with __ldcg (through L2,
-// not L1, so no line this SM cached earlier is used), but that is a cache hint, not an ordering:
-// the fences are what make the reads see the stores.
-// What to look for: in the timing, the second launch and its gap gone. At 256M it makes no
-// difference: on the H100 (2026-11-23) 2279 GB/s at 256 threads, beside 03's 2255 (run A 2270 at
-// 1024, beside 2272); Nsight Compute counts 2 kernels -> 1 and 469.6 -> 469.3 us. Where it should
-// show, at small n, the bench does not time this stage. In the SASS of reduce_kernel<256>
-// (committed in sass/sm_90), the two fences: a MEMBAR.SC.GPU between the partial's STG and the
-// ATOMG.E.ADD, a second after it on the last block's path before its BAR.SYNC, and the last
-// block's reads of the partials as LDG.E.STRONG.GPU, then a second copy of the fold.
+// Your task: drop stage 03's second launch. Blocks cannot wait for each other, but the last block
+// to finish can do the second pass itself, if it can tell that it is the last and if every other
+// block's partial sum is visible to it by then. Your region publishes the block's partial sum,
+// learns whether this block is the last to finish, and in the last block only folds the partials,
+// writes the answer and leaves the workspace ready for the next call.
+// Watch for: what another SM sees first, your partial or your ticket, and, in the last block, the
+// ticket or the partials it reads (listing 12.6 orders one of these; ask whether the CUDA memory
+// model lets you stop there); every thread of the block must learn the verdict; the fold's shared
+// array is still in use when the second fold begins. No test and no sanitizer catches a missing
+// memory fence reliably: the SASS signature and your reasoning are the guard.
+// Check: `make check STAGE=exercise/12-reduction/04_single_pass`, then
+// `make sass STAGE=exercise/12-reduction/04_single_pass`: find your orderings in the SASS.
 #include "block_reduce.cuh"
 
 namespace {

@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 05: one pass, blocks add their sums to the answer with atomicAdd. The CUDA Handbook 12.4.
+// Stage 05: one pass with atomics. The CUDA Handbook 12.4, listing 12.7.
 //
-// Changes from stage 04: no partials, no counter, no last block. The host sets the answer to
-// zero in the same stream (cudaMemsetAsync) and launches one kernel; thread 0 of every block adds
-// the block's sum to it with one atomicAdd. You write both halves: the kernel's atomic and the
-// host's zeroing and launch. Integer addition is associative, so the order the atomics land in
-// does not change the result (for float it would: the result would vary from run to run in its
-// last bits).
-// One atomic per block, about a thousand per call, is nothing; one per thread or per element
-// would serialise on one address.
-// What to look for: in the timing, about the same as stage 04 at 256M (on the H100, 2026-11-23:
-// 2283 GB/s at 64 threads against 04's 2279; run A 2281 at 256 against 2270), the fastest of the
-// book's stages in both runs, and a memset before the kernel at small n (a second operation in the
-// stream): up to 2^18 ints the call takes a near-constant 4.7-7.7 us (run A 4.7-5.7). In the SASS
-// of reduce_kernel<256> (committed in sass/sm_90), one
-// REDG.E.ADD.STRONG.GPU: the atomic's result is unused, so it is a reduction, not an ATOMG, and no
-// fence, no counter, no second fold.
+// Your task, in two regions: the kernel's contribution to the answer, and the host side that
+// prepares the answer and launches the one kernel. Hardware atomics let every block add into the
+// answer directly: no partials, no counter, no last block.
+// Watch for: what the answer holds before the first block adds into it (the tests poison it), why
+// the kernel cannot prepare it itself (12.4, footnote 2), which threads hold the block's sum after
+// block_reduce, and how many atomics on one address a call should make.
+// Check: `make check STAGE=exercise/12-reduction/05_atomics`, then
+// `make sass STAGE=exercise/12-reduction/05_atomics`: what did your atomicAdd compile to?
 #include "block_reduce.cuh"
 
 namespace {

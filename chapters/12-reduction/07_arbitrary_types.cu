@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 07: any input type, any reduction type, any associative operator. The CUDA Handbook
-// 12.6, listings 12.9 and 12.10.
+// Stage 07: any input type, any reduction type, any associative operator. The CUDA Handbook 12.6,
+// listings 12.9 and 12.10.
 //
-// Changes from stage 03 (compare with that stage): the kernel is a template on an operator class
-// Op as well as on B. Op names the reduction type (Op::type), its identity, how one input element
-// becomes a value of that type (Op::lift: an int becomes a long long, a float becomes the pair
-// {x, x*x}), and how two values combine (Op's call operator). You write the operator classes and
-// the kernel; the same two-pass driver and your block_reduce<B> serve every instantiation. Entry
-// points: the chapter's int sum, and, for this stage's own tests, int -> long long,
-// float -> double, float -> (sum, sum of squares) and int -> (min, max).
-// Shared memory: each instantiation declares `__shared__ T partials[B]`, a static array of its own
-// type, so the compiler aligns it as alignof(T) requires (8 bytes for the pair of doubles). The
-// book's generic kernels need an `extern __shared__` array, which must have one type across all
-// instantiations; it declares raw storage and casts, and must then see to the alignment itself.
-// With B a template parameter the static array needs no such trick.
-// What to look for: in the timing, the int sum as fast as stage 03 (on the H100, 2026-11-23: 2264
-// GB/s at 512 threads against 03's 2255; run A 2275 at 1024 against 2272; the benchmark times the
-// int sum only), and Nsight Compute counts the same 67.5M warp instructions as 03: the operator
-// class adds none. In the SASS (committed in sass/sm_90, 9 of the 99 kernels: every operator and
-// type at B = 256), F2F.F64.F32 and DADD in the float -> double loop and LDS.64/STS.64 in its
-// fold: the wider type costs registers and FP64 adds, not loads.
+// Your task, in four regions: three operator classes and a kernel written only in their terms. A
+// reduction is a type, an identity, a way to turn one input element into that type, and an
+// associative combination; stage 03's kernel and your block_reduce then serve every one of them.
+// The entry points: the chapter's int sum, and for this stage's tests int -> long long, float ->
+// double, float -> (sum, sum of squares) in double, and int -> (min, max). Compare with stage 03.
+// Watch for: the type each addition and multiplication runs in (an int sum that overflows, a square
+// rounded to float), and the identity that a thread with no elements brings (min and max, blocks
+// with more threads than elements).
+// Check: `make check STAGE=exercise/12-reduction/07_arbitrary_types`, then
+// `make sass STAGE=exercise/12-reduction/07_arbitrary_types`: where is the float widened?
 #include "block_reduce.cuh"
 
 #include <climits>

@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08: counting the elements that meet a predicate, with votes. The CUDA Handbook 12.7.
 //
-// A different reduction: not a sum of values but a count of elements with in[i] > threshold.
-// A warp can count its 32 predicates in two instructions: __ballot_sync() gathers one bit per
-// lane into a 32-bit mask, __popc() counts its bits. Each warp walks its share of the input 32
-// elements at a time (the loop is the same for the whole warp, so every lane reaches the vote),
-// lane 0 of each warp leaves the warp's count in shared memory, and thread 0 adds the block's
-// count to the answer with one atomicAdd (stage 05's way of combining blocks).
-// The second kernel does it with the block-wide vote __syncthreads_count(), which returns to
-// every thread the number of threads of the block whose argument was non-zero: simpler, but a
-// block barrier per element per thread. Block sizes: multiples of 32 (whole warps for the ballot).
-// What to look for: in the timing, how little the block barrier per element costs next to the
-// ballot (H100, 2026-11-23: 2084 GB/s at 64 threads against 2138 at 256, 2.5% below; run A 2087
-// against 2136: both wait on memory far more than on each other); Nsight Compute counts 5% more
-// warp instructions for the block vote (168.0M against 159.7M), DRAM at 63.0% against 64.2%. Both
-// counts trail the sums (2255-2283 GB/s), with 2.4-2.5x their warp instructions (the ballot's
-// 159.7M against 07's 67.5M). In the SASS, VOTE.ANY and POPC, against BAR.RED.POPC.
+// Your task, in two regions: count the elements with in[i] > threshold twice, once with warp votes
+// and once with the block-wide vote. A predicate is one bit, so a warp can reduce 32 of them in two
+// instructions, and a block barrier can count its threads' predicates as it waits (12.7: the
+// intrinsics SM 2.0 added; the book gives no listing). Blocks are combined as in stage 05.
+// Watch for: the book's __ballot() takes no mask; today's _sync form names the lanes taking part,
+// and all of them must reach it; a block vote is also a barrier, so every thread must reach it the
+// same number of times, including threads whose element lies past n.
+// Check: `make check STAGE=exercise/12-reduction/08_predicate`, then
+// `make sass STAGE=exercise/12-reduction/08_predicate`: the vote and the counting barrier.
 #include "reduction_common.cuh"
 
 namespace {

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 09: the block's fold with warp shuffles. The CUDA Handbook 12.8.
 //
-// Changes from stage 03 (compare with that stage): no shared-memory halving steps. Within a warp,
-// __shfl_xor_sync(mask, v, offset) hands each lane the register v of lane (lane ^ offset):
-// five exchanges (offsets 16, 8, 4, 2, 1) leave every lane holding the warp's sum, with no shared
-// memory and no barrier. Then lane 0 of each warp writes the warp's sum to shared memory, one
-// __syncthreads(), and warp 0 folds those (at most 32) sums the same way. The book's __shfl_xor()
-// took no mask; it was removed in CUDA 9 in favour of the _sync form, whose mask says which lanes
-// take part (all 32 here: block sizes are powers of two from 32).
-// What to look for: in the SASS, SHFL.BFLY instead of LDS/STS pairs in the fold, and one
-// BAR.SYNC instead of log2(B); in the timing, again little, since the fold is not the bottleneck:
-// on the H100 (2026-11-23) 2266 GB/s at 1024 threads against 03's 2255 (run A 2280 against 2272).
-// Nsight Compute (against 07): shared-memory bank conflicts 642 -> 158, DRAM 67.4% -> 68.5%.
+// Your task, in two regions: a warp's sum computed in registers, and the block's fold built on it.
+// SM 3.0's shuffle lets the lanes of a warp read each other's registers, so a warp can add up its
+// 32 values with no shared memory and no barrier (12.8 and figure 12.2: the butterfly); shared
+// memory is then needed only to bring the warps' sums together. Compare with stage 03.
+// Watch for: the book's __shfl_xor takes no mask; today's _sync form names the lanes taking part,
+// and all of them must reach it; which lanes hold the result; a block of a single warp.
+// Check: `make check STAGE=exercise/12-reduction/09_shuffle`, then
+// `make sass-diff A=12-reduction/03_templated B=exercise/12-reduction/09_shuffle`: the
+// shared-memory round trips and the barriers that are gone.
 #include "block_reduce.cuh"
 
 namespace {
@@ -19,8 +17,8 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
 
-// EXERCISE BEGIN: define __device__ int warp_sum(int v), which returns the warp's sum of v in
-// every lane: five __shfl_xor_sync steps (offsets 16, 8, 4, 2, 1) over the full warp.
+// EXERCISE BEGIN: define __device__ int warp_sum(int v): every lane of a full warp returns the sum
+// of v over the warp's 32 lanes, exchanged in registers (12.8's butterfly), no shared memory.
 COURSE_TODO();
 // EXERCISE END
 
@@ -30,9 +28,10 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int warp_sums[B / 32];
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
-  // EXERCISE BEGIN: fold each warp with warp_sum; if the block has more than one warp, lane 0 of
-  // each warp stores its sum in warp_sums[warp], __syncthreads(), and warp 0 folds warp_sums
-  // (lanes past B / 32 bring 0). Thread 0 writes out[blockIdx.x].
+  // EXERCISE BEGIN: the block's sum in out[blockIdx.x], written by thread 0: each warp folds its
+  // own values with your warp_sum, then the warps' sums (at most 32) are brought together through
+  // warp_sums[] with as few block barriers as you can. Watch for: a block of one warp, and lanes
+  // that have no warp's sum to bring.
   COURSE_TODO();
   // EXERCISE END
 }

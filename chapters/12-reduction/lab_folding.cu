@@ -1,36 +1,51 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lab: pairwise against interleaved folding (The CUDA Handbook 12.1, figure 12.1). The book: the
-// pairwise formulation "is intuitive and needs only O(lg N) steps, but performs poorly in CUDA":
-// in global memory one thread reading neighbouring elements makes uncoalesced transactions, in
-// shared memory the pattern causes bank conflicts; interleaving (by blockDim.x * gridDim.x in
-// global memory, by a stride that keeps neighbouring threads active in shared memory) does better.
+// Lab: pairwise against interleaved folding (The CUDA Handbook 12.1, figure 12.1). Not a stage and
+// not an exercise: the benchmark times these kernels beside the stages (its "lab" table), and
+// notes.md reads the result. Read it after stage 01, whose fold and load loop are the
+// interleaved forms below.
 //
-// The stages' folds run once per block and never show in their timings (README), so the shared
-// memory kernels here fold the same 256 values many times per block, which makes the fold the
-// whole cost. Three forms of one log-step tree, 8 steps of one __syncthreads() each:
+// The book: the pairwise formulation "is intuitive and needs only O(lg N) steps, but performs
+// poorly in CUDA": in global memory one thread reading neighbouring elements makes uncoalesced
+// transactions, in shared memory the pattern causes bank conflicts; interleaving (by
+// blockDim.x * gridDim.x in global memory, by a stride that keeps neighbouring threads active in
+// shared memory) does better.
+//
+// The stages' folds run once per block and never show in their timings, so the shared-memory
+// kernels here fold the same 256 values many times per block, which makes the fold the whole
+// cost. Three forms of one log-step tree, 8 steps of one __syncthreads() each:
 //   pairwise_divergent: step s (1, 2, 4, ...): thread t with t % 2s == 0 adds slot t + s into t.
-//     The adds are figure 12.1's pairwise ones; the active threads spread out, so every warp
-//     stays busy (diverged) for the first five steps, and no warp retires early.
-//   pairwise_strided: the same adds, done by threads 0, 1, 2, ... (thread t works on slot 2st):
-//     the active threads are packed, but the lanes of a warp touch slots 2s apart, a 2-, 4-, ...
-//     32-way bank conflict per access.
+//     Figure 12.1's pairwise adds. The active threads are spread out, so every warp stays busy
+//     (diverged) for the first five steps; within a warp its active lanes touch slots 2s apart
+//     inside one run of 32 slots, each in a bank of its own: no bank conflict.
+//   pairwise_strided: the same adds, done by threads 0, 1, 2, ... (thread t works on slot 2st).
+//     The active threads are packed, but a warp's lanes touch slots 2s apart across the array:
+//     from step 1 to step 128, 2, 4, 8, 8, 8, 4, 2 and 1 lanes share a bank (fewer lanes are
+//     active as the steps go on), and an n-way conflict takes n shared-memory wavefronts.
 //   interleaved: step s (128, 64, ...): thread t < s adds slot t + s into t (stage 01's fold):
-//     packed threads, consecutive slots, no conflict.
-// And the global side: the same sum, each thread reading a contiguous run of the input, against
-// the grid-stride loop of every stage. What to look for: the ratios in the benchmark's "lab"
-// table. On the H100 (2026-11-23, two runs, 256 threads) the divergent pairwise fold ran at 0.98x
-// the interleaved one, the bank-conflicted one at 0.72x, and the contiguous runs per thread at
-// 0.66x the grid-stride loop's GB/s (run B: 1508 against 2285). Timed only: no ncu capture of it.
+//     packed threads, consecutive slots, one wavefront per access.
+// Counted from the code, both pairwise forms need the same number of wavefronts per fold, three
+// times the interleaved form's; the divergent form spreads them over more warps and instructions,
+// the strided form over fewer instructions with conflicts. profiles/README.md ("Lab: figure 12.1")
+// has the counts and the ncu command that measures them.
+// And the global side: the same sum, each thread reading a contiguous run of about n / threads
+// ints (each load of a warp touches 32 different 128-byte lines, one 32-byte sector of each),
+// against the grid-stride loop of every stage (each load of a warp fills one line). The warp's
+// sum that follows both is cooperative_groups::reduce, a library call: stage 09 is where you
+// write one.
 #include "lab_folding.h"
 
 #include "common/check.h"
 #include "common/launch.h"
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 namespace reduction {
 namespace lab {
 
 namespace {
 
+namespace cg = cooperative_groups;
 constexpr unsigned B = fold_threads;
 
 template <fold F>
@@ -65,9 +80,10 @@ __global__ void fold_kernel(int *answer, const int *in, int reps) {
   if (tid == 0) atomicAdd(answer, acc);
 }
 
+// The warp's sum of v, in every lane (the library's; stage 09 teaches how it is done).
 __device__ int warp_sum(int v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
+  const auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+  return cg::reduce(warp, v, cg::plus<int>());
 }
 
 __global__ void contiguous_runs_kernel(int *answer, const int *in, std::size_t n) {

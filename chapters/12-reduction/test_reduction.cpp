@@ -331,6 +331,32 @@ TEST_CASE("the sum is block-agnostic: a tiny grid strides over everything", "[re
   }
 }
 
+TEST_CASE("the smallest grids: one, two and three blocks, as the stage sizes them and as asked for", "[reduce]") {
+  // A single-pass stage treats a grid of one block apart: stage 10 stores the total and skips the
+  // memset, while from two blocks on each block adds into an answer zeroed first; a two-pass stage
+  // reduces two partials instead of one. Two blocks is the first grid on the other side: sizes just
+  // past one block's share, with the grid the stage chooses (stage 10 sizes it at 16 ints per
+  // thread, so 16t + 1 .. 32t give it two blocks of t threads; the others size it at one int per
+  // thread: two blocks at t + 1 .. 2t), and the grid set to 1, 2 and 3 blocks. The answer slot
+  // starts as poison (-1), so a grid of several blocks that adds into it unzeroed is off by one.
+  const auto &stage = stage_under_test();
+  if (!stage.reduce) return;
+  for (int threads : block_sizes_of(stage)) {
+    const std::size_t t = std::size_t(threads);
+    for (std::size_t n : {t + 1, 2 * t, 2 * t + 1, 16 * t + 1, 32 * t - 1, 32 * t, 32 * t + 1, 48 * t + 5}) {
+      reduction::config cfg;
+      cfg.threads = threads;
+      check_reduce(n, cfg);
+    }
+    for (int blocks : {1, 2, 3}) {
+      reduction::config cfg;
+      cfg.threads = threads;
+      cfg.blocks = blocks;
+      for (std::size_t n : {std::size_t(1), 16 * t + 1, std::size_t(100003)}) check_reduce(n, cfg);
+    }
+  }
+}
+
 TEST_CASE("the sum of an input that does not start on a 16-byte boundary", "[reduce]") {
   if (!stage_under_test().reduce) return;
   for (std::size_t offset : {1, 2, 3}) {

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: recursive scan-then-fan. The CUDA Handbook 13.4.1 (listings 13.3 scanBlock, 13.4
-// scanAndWritePartials, 13.5 the recursion, 13.6 scanAddBaseSums).
+// Stage 02: recursive scan-then-fan. The CUDA Handbook 13.4.1 (figures 13.12 and 13.13, listings
+// 13.3 .. 13.6).
 //
-// Changes from the host scan (host_scan.h, 13.2): the work is cut into blocks of B elements.
-// Each block scans its B elements with scanBlock (block_scan.cuh: you write it for this stage)
-// and writes its total to a partials array; the partials are scanned by the same procedure
-// (recursively, until one block is enough); then every block but the first adds the scanned
-// total of the blocks before it ("fan" the base sums out).
-// Global traffic per element: read + write in the first pass, read + write in the fan: 4N.
-// What to look for: in the timing, 0.40x CUB on the H100 (122.4 Gelem/s at 256 threads, 256M ints,
-// 2026-11-23; 0.36x, 108 Gelem/s, on 2026-11-22 with the earlier scanBlock), and the extra
-// launches of the recursion at small n; in the SASS, three BAR.SYNC per scanBlock, and the NOPs
-// of scan_warp's __syncwarp()s.
+// The task: scan n elements with blocks of B threads, one element per thread. First write the block
+// scan (block_scan.cuh): with it, each block can scan its own B elements. What a block then lacks
+// is the sum of every element before it. The blocks' totals are themselves an array to scan, by the
+// same procedure; once scanned, each block adds to its elements what comes before it. You write the
+// kernel that scans the blocks and the kernel that fans the base sums out; the recursion is given.
+// Count the global memory traffic per element as you go: the book counts 4N.
+// Watch for: n that is not a multiple of B, the exclusive scan's first element, and the difference
+// between a block's inclusive total and the base of the next block.
 #include "block_scan.cuh"
 
 namespace {

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2.
+// Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2 (figure 13.14, listings 13.7 ..
+// 13.9).
 //
-// Changes from stage 02: the first pass only reduces, with a reduction (reduce_block.cuh, as
-// listing 13.7 uses chapter 12's reduceBlock), not a scan. Each block sums its B elements into the
-// partials array (reading the input, writing nothing per element); the partials are scanned
-// recursively; then each block scans its elements again with stage 02's scanBlock, starting from
-// the sum of the blocks before it, and writes the result once. Traffic: read, read, write: 3N.
-// What to look for: the traffic alone would make it 4/3 of stage 02's throughput, but with one
-// element per thread neither recursion is bound by traffic: on the H100 (2026-11-23) this reduce
-// pass makes it 1.07x stage 02 (130.8 against 122.4 Gelem/s, 0.43x CUB), where the earlier,
-// scan-based first pass ran slower than stage 02 (98 against 108 Gelem/s, 2026-11-22). In the SASS, the first kernel has no per-element store (STG), its fold one BAR.SYNC
-// per halving and SHFL.DOWN for the last warp.
+// The task: stage 02 writes every element twice, once in its first pass and again in the fan. But
+// the first pass only has to produce each block's total, and 13.3 observes that the seeds of a fan
+// need not come from a scan: any reduction will do. Write the first pass as a reduction (you write
+// reduce_block in reduce_block.cuh), then a second pass that scans each block from the scanned
+// total of the blocks before it and writes each element once. The book counts 3N of global traffic.
+// Watch for: in place (out == in), no element may be read after it was written; and the speedup
+// column, against what the traffic predicts.
 #include "block_scan.cuh"
 #include "reduce_block.cuh"
 

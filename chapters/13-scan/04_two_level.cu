@@ -2,15 +2,14 @@
 // Stage 04: two-level reduce-then-scan with a fixed number of partial sums. The CUDA Handbook
 // 13.4.3 (after Merrill; listings 13.10 .. 13.12).
 //
-// Changes from stage 03: no recursion. The grid is as many blocks as the GPU holds at once (or
-// config::partials), each owning one contiguous range of many tiles of B. Pass 1 sums each range
-// into one partial; pass 2, a single block, scans those few partials; pass 3 scans each range
-// tile by tile, carrying the running sum from tile to tile, starting from the partial of the
-// ranges before it. Three launches whatever n is; still 3N of global traffic, one element per
-// thread per tile as in the book. You write the three passes in two_level.cuh.
-// What to look for: in the timing, a flat curve over n once the GPU is full, and how far one
-// 4-byte load per thread per tile stays from the copy bandwidth (on the H100, 2026-11-23: 179.3
-// Gelem/s at 128 threads, 52% of the float4 copy kernel's rate, 0.59x CUB); in the SASS, the tile loop around scanBlock's three BAR.SYNC, scalar LDG.E and STG.E.
+// The task: stage 03 recurses, a few launches per level, because it has one partial per block of B
+// elements. Merrill's form has only as many partials as the GPU runs blocks at once: each block
+// owns a long contiguous range and walks it tile by tile, so the partials fit in one block and no
+// recursion is needed. You write the three passes in two_level.cuh: reduce each range, scan the
+// partials, scan each range carrying a running sum. One element per thread per tile, as in the
+// book.
+// Watch for: the launches per call (three, whatever n), and how far the %copy_ceiling column stays
+// from 100 with one 4-byte load per thread.
 #include "two_level.cuh"
 
 namespace {

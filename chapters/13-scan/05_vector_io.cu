@@ -1,18 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 05: the two-level scan with four consecutive elements per thread and 16-byte loads and
-// stores. The CUDA Handbook 13.4.3's three passes, in the form of Merrill's kernels (and CUB).
+// stores. The CUDA Handbook 13.4.3's passes, in the form of Merrill's kernels (and CUB).
 //
-// Changes from stage 04: each thread owns four consecutive elements of a tile of 4B, read and
-// written as one 16-byte vector where both arrays are 16-byte aligned (one element at a time
-// otherwise, and at the end of the array). Pass 1 keeps four tiles' loads in flight per thread;
-// pass 3 scans one sum of four per thread across the block, then each thread's four in
-// registers. Same three launches, same 3N of traffic. You write passes 1 and 3 in
-// two_level_vec4.cuh; pass 2 is your stage 04 scan_partials.
-// What to look for: in the timing, the step that matters most in this chapter: on the H100
-// (2026-11-23) the book's one element per thread (stage 04) leaves the two-level scan at 0.59x
-// CUB, four per thread take it to 0.80x (241.1 Gelem/s at 1024 threads, 1.35x stage 04; the goal
-// 0.75x met); in the SASS, LDG.E.128 and STG.E.128,
-// and a quarter as many block scans per element as stage 04.
+// The task: stage 04 moves 3N, as the book counts, yet stays far from the copy ceiling: each thread
+// issues one 4-byte load per tile and one block scan per element. Give each thread four consecutive
+// elements, loaded and stored as one 16-byte vector where the arrays allow it, so each memory
+// instruction carries four times the bytes and the block scan runs once per four elements. You
+// write passes 1 and 3 in two_level_vec4.cuh (scan::load4, store4 and scan4 are given).
+// Watch for: misaligned arrays and the end of the array (the 16-byte path only where it is safe);
+// in the SASS, LDG.E.128; in the table, the speedup column.
 #include "two_level_vec4.cuh"
 
 namespace {

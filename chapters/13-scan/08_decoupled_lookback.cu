@@ -1,24 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08: single-pass scan with decoupled look-back (Merrill and Garland, 2016), what CUB's
-// DeviceScan does. Beyond the book: 13.4 says that blocks cannot reliably exchange data through
-// global memory, so a scan too large for one block takes several launches (stages 02 to 06). A
-// single pass is safe when tiles are numbered in the order their blocks start (an atomic counter
-// at the start of the block, where chapter 12's retirement counter counts blocks at their end):
-// a tile then waits only for tiles whose blocks are already running, never for one that cannot
-// be scheduled until the waiter finishes.
+// DeviceScan does. Beyond the book: 13.4 says a scan too large for one block takes several kernel
+// launches, because blocks cannot reliably exchange data through global memory.
 //
-// Changes from stage 06: one pass, 2N of global traffic. A block takes the next tile number from
-// a global counter, loads its 8192 elements (up to 256 threads: eight 16-byte loads per thread,
-// each a full line for the warp), scans them in registers (lookback.cuh: rows, then warps), and
-// learns the sum of every element before the tile by decoupled look-back: it publishes the
-// tile's total at once, adds up the published values of the tiles before it, 32 at a time with
-// one warp, until one of them carries its inclusive prefix, and publishes its own. Then it writes
-// its elements, once. You write the look-back and its protocol in lookback.cuh (the tile layout
-// there is given), and here what the host does per call and what the kernel does with the prefix.
-// What to look for: in the timing, the ratio to CUB (goal 0.95x; on the H100, 2026-11-23: 0.978x,
-// 295.6 Gelem/s at 256 threads, met, but issue 20's 1.00x is missed, README) and a flat curve over
-// n; in the SASS, the ATOMG of the tile number, eight LDG.E.128 and eight STG.E.128 per thread, and the
-// LDG.E.64.STRONG.GPU spin of the look-back with its VOTE.ALL and NANOSLEEP.
+// The task: stages 04 to 06 read the input twice (3N). Read it once: each block scans one tile in
+// registers and learns the sum of everything before its tile from the tiles before it, which
+// publish their totals in global memory as soon as they know them. You write that protocol in
+// lookback.cuh; here, what the host must do before each call on a reused workspace, and what the
+// kernel does with the prefix it learned.
+// Watch for: a block may only wait for blocks that are already running (how are tiles numbered?); a
+// call must not accept words left by an earlier call; the 16-byte path needs every array aligned;
+// the vs_CUB column, and the goal the bench prints.
 #include "lookback.cuh"
 
 namespace {

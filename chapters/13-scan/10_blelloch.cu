@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10 (a lab, after the progression): Blelloch's work-efficient scan. The CUDA Handbook 13.2
-// (figures 13.2 .. 13.5, the up-sweep and down-sweep) and 13.3 (it is the Brent-Kung circuit).
+// (the up-sweep and down-sweep, figures 13.2 .. 13.5) and 13.3 (it is the Brent-Kung circuit).
 //
-// Changes from stage 05: only the block scan. Stage 05's passes run on a block scan in shared
-// memory that does O(B) adds instead of the O(B log B) of a Kogge-Stone scan: the up-sweep builds
-// partial sums up a balanced tree, the down-sweep pushes the prefixes back down, 2 log2(B) steps
-// with a barrier each. The book: early CUDA scans followed this algorithm closely, but it "does
-// not fit CUDA's architecture well": the tree's accesses are strided by 2, 4, ... B/2 slots, so
-// a warp's 32 accesses fall into ever fewer shared-memory banks (bank conflicts), and the padding
-// that avoids them costs about what it saves. This stage keeps the plain addressing so the
-// conflicts show.
-// What to look for: in the timing, how close it stays to stage 05 (the block scan runs once per
-// four elements; on the H100, 2026-11-23: 209.9 Gelem/s at 128 threads, 0.87x stage 05, 0.70x
-// CUB); in the SASS, two loops of LDS/STS with a BAR.SYNC per step, against stage 05's three
-// BAR.SYNC; in Nsight Compute, the shared-memory bank conflicts
-// (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum and _st.sum; H100, ncu, 2026-11-23:
-// 28.6M on loads and 22.2M on stores in the scan kernel at 128 threads, against stage 05's 0.41M
-// and 1.32M at 512 threads).
+// The task: replace stage 05's block scan with Blelloch's: an up-sweep that builds partial sums up
+// a balanced tree in shared memory, the root set to the identity, and a down-sweep that pushes the
+// prefixes back down: O(B) adds where a Kogge-Stone scan does O(B log B). The rest of stage 05 runs
+// on it unchanged. The book warns that it does not suit CUDA well: its strided accesses conflict in
+// shared-memory banks. Write it plainly and measure what the book describes.
+// Watch for: a barrier between every two steps; every thread must have read the block's total
+// before the root is cleared; the bank conflicts (make profile-diff against stage 05).
 #include "two_level_vec4.cuh"
 
 namespace {

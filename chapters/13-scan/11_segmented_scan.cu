@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 11: segmented scan (13.1), on stage 08's single pass. The book defines it in one sentence:
 // besides the array, a set of flags, one per element, delimits subarrays, and each subarray is
-// scanned on its own. Here the flags are head flags (heads[i] != 0: a segment starts at i), one
-// byte per element, and the scan is the single pass with decoupled look-back of stage 08; diff
-// this file against 08_decoupled_lookback.cu.
+// scanned on its own. Here a flag marks a segment's first element (a head), one byte per element.
 //
-// Changes from stage 08: the scan is no longer of values but of (value, head) pairs under the
-// segmented operator
-//   (a, fa) then (b, fb) = (fb ? b : a + b, fa | fb)
-// which is associative, so every circuit of the chapter still scans with it: the serial scan of a
-// lane's four elements, the Kogge-Stone warp scan of the lanes, the rows one after the other, the
-// warps of the block, and the look-back across tiles. A tile that holds a head does not depend on
-// the tiles before it for its total from its last head on, so it publishes that as its PREFIX at
-// once: the look-back of every later tile stops there. Traffic: 2N ints and N flag bytes.
-// What to look for: in the timing, the ratio to stage 08 (the flags are a quarter more bytes, and
-// the look-back of a tile is shorter where heads are dense) and to CUB's InclusiveSumByKey (on the
-// H100, 2026-11-23: 210 Gelem/s at 512 threads, 0.71x stage 08, 0.79x CUB); in the SASS, the second shuffle of every warp-scan step (the head flag travels with the value) and the
-// LDG.E of the four flags beside the LDG.E.128 of the values.
+// The task: scan (value, head) pairs instead of values, under an operator that restarts the sum at
+// a head. If the operator is associative, every circuit of stage 08 (a lane's four, the warp, the
+// rows, the warps, the look-back across tiles) scans with it unchanged. You write the operator, the
+// serial scan of a lane's four, where each row starts from, and what a tile that holds a head
+// publishes. Diff this file against 08_decoupled_lookback.cu: the rest is stage 08.
+// Watch for: a head anywhere to the left must stop every carry from crossing it; an exclusive scan
+// gives 0 at a head; a tile with a head need not wait for the tiles before it.
 #include "lookback.cuh"
 
 #include <cstdint>

@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 12: stream split (13.1), on stage 09's single-pass compaction. The book: a variant of
-// stream compaction that writes the compacted output separately for each value of the
-// predicate. Here both go to one array as a stable partition: the kept elements first, in order,
-// then the others, in order, as one pass of a radix sort needs them; diff this file against
-// 09_compact_lookback.cu.
+// stream compaction that writes the compacted output separately for each value of the predicate.
+// Here both go to one array as a stable partition: the kept elements first, in order, then the
+// others, in order, as one pass of a radix sort needs them.
 //
-// Changes from stage 09: an element that is not kept also has a place: after all the kept ones,
-// at its rank among the others, which is its index minus the number of kept elements before it,
-// what stage 09 already scans. The one figure a single pass cannot know before its last tile is
-// how many are kept in all, where the others begin; a first pass counts it (a reduction of the
-// predicate, N reads more). CUB's DevicePartition::If avoids that pass by writing the others
-// backwards from the end of the output (no total needed, but their order reversed); the bench
-// compares with it. Each warp packs its kept elements at the front of its shared buffer and its
-// others behind them, then writes both runs out with consecutive lanes on consecutive addresses.
-// Traffic: 2N reads (the count, the split) and N writes.
-// What to look for: in the timing, the ratio to CUB DevicePartition::If (the count pass costs
-// about N / 3N of the time; on the H100, 2026-11-23: 0.82x, 204.2 Gelem/s at 256 threads) and to
-// stage 09; in the SASS, the count kernel's LDG.E.128 and
-// REDUX or SHFL.BFLY, and the split kernel's two STS paths in the packing.
+// The task: stage 09 gives each kept element its place. Give the others theirs too: after every
+// kept element, in order. An other's rank among the others follows from what stage 09 already
+// scans; the figure a single pass cannot know before its last tile is how many are kept in all (a
+// count pass before it gives it). You write the packing of both runs in the warp's shared buffer
+// and their write-out. Diff this file against 09_compact_lookback.cu.
+// Watch for: both runs stable; the others' run starts at the total kept, not at this tile's count;
+// every one of the n output slots written exactly once.
 #include "lookback.cuh"
 
 namespace {

@@ -10,8 +10,8 @@
 // per element under the table (4N scan-then-fan, 3N reduce-then-scan, 2N a single pass).
 // vs_CUB: the fastest scan stage and the fastest compaction stage against CUB, interleaved
 // (A-B-A-B...), the ratio CUB/stage with its range over the pairs, at N, at an odd n = N - 3 (no
-// multiple of any tile) and with the input one element past a 16-byte boundary; the goals of
-// issue 20 (scan look-back >= 1.00x CUB at N and at the odd n; compaction likewise) met or missed.
+// multiple of any tile) and with the input one element past a 16-byte boundary; the goals (scan
+// look-back >= 1.00x CUB at N and at the odd n; compaction likewise) met or missed.
 // compaction: the odd ints kept (stages 07 and 09) against CUB DeviceSelect::If; both sides bring
 // the count to the host inside the timed call. split (stage 12, a stable partition) against CUB
 // DevicePartition::If (the others in reverse order, no count pass). off_fast_path: stages 05, 08,
@@ -267,7 +267,7 @@ void compare_cases(context &c, table &t, const std::string &op, const pick &p, b
     }
   }
   goal.pop_back();
-  t.note("goal (issue 20) " + goal + (met ? "" : " -- missed: see the README for the cause"));
+  t.note("goal " + goal + (met ? "" : " -- missed: the README's stage 08 says where the time goes"));
   c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
   c.s.results().headline("goal " + goal);
 }
@@ -376,7 +376,7 @@ void off_case(context &c, table &t, const case_t &k) {
 
 void off_fast_path_table(context &c) {
   table t = timed_table("off_fast_path",
-                        "Off the fast path (issue 20): odd n and a misaligned input (output aligned), per call, ratio "
+                        "Off the fast path: odd n and a misaligned input (output aligned), per call, ratio "
                         "to CUB in the same case (the interleaved ratios: vs_CUB)",
                         {{"series", 0}, {"case", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
   for (const case_t &k : c.cases()) off_case(c, t, k);

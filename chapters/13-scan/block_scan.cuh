@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header, taught by stage 02 (02_scan_then_fan.cu). The CUDA Handbook 13.4.1, listing 13.3
-// (scanBlock, figure 13.12), on the shared-memory warp scan of 13.5.1 (scanWarp, listing 13-13).
-// Stages 03, 04, 05 and 07 run the block scan you write here; stage 06 times your scan_warp as
-// the conditional warp scan.
+// (scanBlock, figure 13.12), on the shared-memory warp scan of 13.5 (scanWarp, listing 13.13).
+// Stages 03, 04, 05 and 07 run the block scan you write here; stage 06 times your scan_warp as the
+// conditional warp scan.
 //
-// scanBlock in three steps: (1) every warp scans its 32 values; (2) the warps' totals go to
-// shared memory and one warp scans them; (3) each warp adds the total of the warps before it.
-// Unlike the book's listing, scan_warp is not "warp-synchronous" through a volatile pointer:
-// since Volta the lanes of a warp may run apart, so __syncwarp() separates each step's reads
-// from its writes. Three __syncthreads() per block scan, whatever B.
+// The task: a warp scan in shared memory (Kogge-Stone, figure 13.11: five steps of doubling
+// distance), then the block scan of figure 13.12 built from it. The book's listings rely on the
+// warp running in lock-step through a volatile pointer; since Volta the lanes of a warp may run
+// apart, so order each step's reads and writes yourself (__syncwarp). Count the block-wide barriers
+// your block scan needs, and why each is there: racecheck (make check STAGE=...) finds a missing
+// one.
 #pragma once
 
 #include "scan_common.cuh"

@@ -1,31 +1,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header, taught by stage 08 (08_decoupled_lookback.cu): decoupled look-back (Merrill and
-// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), the protocol by
-// which a tile learns the sum of every element before it without a second pass over the data.
-// Beyond the book: 13.4 says blocks cannot reliably exchange data through global memory, so a
-// large scan takes several launches. What makes one pass safe is numbering the tiles in the order
-// blocks start (an atomic counter, like chapter 12's retirement counter, but taken at the start):
-// a tile only ever waits for tiles whose blocks are already running, so every wait ends. You
-// write the look-back loop and the publishing protocol; the tile layout and the status-word
-// packing are given. Stage 09 compacts on the same machinery.
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016). Beyond the book:
+// 13.4 says blocks cannot reliably exchange data through global memory, so a large scan takes
+// several launches. Stage 09 compacts on the same machinery.
 //
-// Tile layout. A block of B threads takes a tile of B x 4 x rows elements; warp w owns the
+// Tile layout (given). A block of B threads takes a tile of B x 4 x rows elements; warp w owns the
 // 128 x rows elements [w*128*rows, (w+1)*128*rows) of the tile, as rows of 128: in row r, lane l
 // holds the four consecutive elements at r*128 + 4l, read with one 16-byte load, so each of the
-// warp's loads is one fully used 512-byte line. A row is scanned by the warp (each lane's four, then a shuffle scan of
-// the lanes' sums); the rows one after the other; then the warps' totals across the block.
+// warp's loads covers 512 contiguous bytes: four full 128-byte lines.
 //
-// Look-back. Tiles are numbered in the order blocks start (a global counter, not blockIdx.x: a
-// tile only waits for tiles whose blocks are already running, so the wait always ends). Each tile
-// has a 64-bit status word: (epoch, status, value). A tile publishes its own total at once
-// (AGGREGATE), looks back over the tiles before it, 32 at a time with one warp, adding their
-// values up to and including the nearest that carries the sum of everything before it and itself
-// (PREFIX), then publishes that inclusive prefix. Value and status travel in one word, written and
-// read whole with relaxed device-scope atomics: no fence is needed between them. The epoch, new
-// for each call, makes the words of earlier calls stale without clearing the array. While a
-// window is not yet complete the warp sleeps a little (__nanosleep) before it reads again:
-// hundreds of warps polling L2 without pause take bandwidth from the loads and stores that do
-// the work.
+// The task: the protocol by which a tile learns the sum of every element before it. Each tile has a
+// 64-bit status word (epoch, status, value; the packing is given). A tile that knows only its own
+// total can already publish it; one that knows the sum of everything up to and including itself
+// publishes that, and a tile looking back can stop at the nearest such word. You write the
+// look-back (one warp, 32 tiles at a time) and the order in which a tile publishes.
+// Watch for: a block may wait only for tiles whose blocks are already running; a word left by an
+// earlier call must not count; value and status must be read as one; and polling L2 without pause
+// takes bandwidth from the loads and stores that do the work.
 #pragma once
 
 #include "scan_common.cuh"
@@ -39,8 +30,7 @@ namespace scan::lookback {
 
 // Rows per thread (16-byte loads): 8 (32 elements) up to 256 threads, then fewer, so that a tile
 // stays at 8192 elements, the registers at B = 1024 fit, and stage 09's packing buffer in 32 KB.
-// Measured on the H100 (2026-11-22, 256M ints): tiles of 8192 beat 4096 by 5-10% for the scan;
-// 300 ns of sleep between looks adds 1-2%.
+// The tile size and the sleep between looks were chosen by timing the scan on the reference GPU.
 template <unsigned B>
 constexpr unsigned rows = B <= 256 ? 8 : 2048 / B;
 constexpr unsigned spin_ns = 300;  // sleep between two looks at an incomplete window
@@ -64,9 +54,8 @@ __device__ std::size_t row_index(std::size_t tile, unsigned r) {
 // them in a kernel compiled with Full = true (plain 16-byte loads at 32-bit offsets from the
 // tile's start) and the last tile, or every tile of a misaligned input, in one with Full = false
 // (load4's scalar path, 32-bit tests): a kernel's register count is that of its largest path, and
-// the bounds tests on every element were half the instructions. Measured on the H100
-// (2026-11-22, 256M ints): 0.85x -> 1.03x CUB DeviceSelect::If for stage 09. Stage 08 keeps one
-// kernel: its full-tile body needs more registers than its old one, and ran slower.
+// a bounds test on every element is work that every full tile would pay for. Stage 08 keeps one
+// kernel: it tests bounds per row of four, not per element.
 // How many elements of the tile are in range (tile < number of tiles): at most a tile, 32 bits.
 template <unsigned B, unsigned Rows = rows<B>>
 __device__ unsigned tile_extent(unsigned tile, std::size_t n) {

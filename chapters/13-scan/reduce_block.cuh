@@ -4,9 +4,11 @@
 // reduction of chapter 12 (reduceBlock, listing 12.3), not with a scan. Stages 04, 05 and 07 run
 // the reduce_block you write here in their first pass.
 //
-// A reduction folds: half the threads add the other half's values, log2(B) times, and the last
-// 32 values are folded by one warp. Here the last warp folds with __shfl_down_sync, in registers,
-// where the book's listing relies on a warp-synchronous volatile pointer.
+// The task: the block's sum of B values, by folding in shared memory as chapter 12 does. The book's
+// last warp relies on lock-step execution through a volatile pointer; yours may not (since Volta
+// the lanes of a warp may run apart): a warp can add in registers with the shuffles instead.
+// Watch for: the smallest blocks (B = 32, 64), and the barriers between one step's writes and the
+// next step's reads.
 #pragma once
 
 #include "scan_common.cuh"

@@ -578,6 +578,37 @@ TEST_CASE("segmented scans: every head layout, awkward sizes, every block size",
   }
 }
 
+TEST_CASE("segmented scans with the values aligned and the head flags not", "[segmented]") {
+  // The values' 16-byte path depends on the input and output alone, the flags' 4-byte loads on the
+  // flags' own alignment: aligned values with flags 1, 2 or 3 bytes off a 4-byte boundary is the
+  // one combination that runs the values' vector path beside the flags' byte path, and a stage
+  // that takes the flags' 4-byte loads on the values' alignment faults there (misaligned). Every
+  // block size; out of place with heads dense, at the tile edges and sparse, in place with dense.
+  const auto &stage = stage_under_test();
+  if (!stage.segmented_scan) return;
+  scan::workspace ws;
+  for (std::size_t heads_offset : {std::size_t(1), std::size_t(2), std::size_t(3)}) {
+    for (std::size_t size : {std::size_t(33), std::size_t(8191), std::size_t(8193), std::size_t(65536),
+                             std::size_t(1000003)}) {
+      const std::size_t n = course::test::sanitizer_size(size);
+      for (int threads : block_sizes()) {
+        if (size > 65536 && threads != 256 && threads != 1024) continue;
+        scan::config cfg;
+        cfg.threads = threads;
+        for (bool in_place : {false, true}) {
+          segmented_placement sp;
+          sp.at.in_place = in_place;
+          sp.heads_offset = heads_offset;
+          for (heads_kind kind : {heads_kind::dense, heads_kind::tile_edges, heads_kind::sparse}) {
+            if (in_place && kind != heads_kind::dense) continue;
+            for (bool inclusive : {true, false}) check_segmented(n, kind, inclusive, sp, cfg, ws);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("segmented scans in place, and sums that wrap", "[segmented]") {
   const auto &stage = stage_under_test();
   if (!stage.segmented_scan) return;

@@ -2,12 +2,13 @@
 // Lesson header, taught by stage 04 (04_two_level.cu). The CUDA Handbook 13.4.3 (after Merrill;
 // listings 13.10 scanReduceSubarrays, 13.11 scan2Level_kernel, 13.12 scan2Level): reduce-then-scan
 // with a fixed, small number of partial sums instead of a recursion. One element per thread per
-// tile of B, as in the book. Stage 05 keeps your scan_partials and gives the other two passes
-// four elements per thread (two_level_vec4.cuh).
+// tile of B, as in the book. Stage 05 keeps your scan_partials.
 //
-// Block b owns the range [b * per_block, (b + 1) * per_block) of the input (per_block a multiple
-// of B; the last range ends at n). Pass 1 sums each range into partials[b]; pass 2, one block,
-// scans the partials in place; pass 3 scans each range tile by tile from partials[b - 1].
+// Block b owns the range [b * per_block, (b + 1) * per_block) of the input (per_block a multiple of
+// B; the last range ends at n). The task: the three passes. Pass 1 sums each range into
+// partials[b]; pass 2, one block, scans the partials; pass 3 scans each range tile by tile from the
+// partials of the ranges before it. Watch for: more partials than threads; the last range; block
+// scans have barriers, so every thread of a block must run every trip of a tile loop.
 #pragma once
 
 #include "block_scan.cuh"

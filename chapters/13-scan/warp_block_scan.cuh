@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lesson header, taught by stage 06 (06_warp_scans.cu). The CUDA Handbook 13.5.3 and listing 13-18:
-// the warp scan with __shfl_up_sync (registers only, no shared memory, no __syncwarp), and the
-// block scan on top of it: each warp scans its 32 values, the warps' totals go to shared memory,
-// one warp scans them, each warp adds the total of the warps before it. Stage 06's main scan runs
-// stage 05's passes on it; stages 08 and 09 (lookback.cuh) scan their rows and warps with your
+// Lesson header, taught by stage 06 (06_warp_scans.cu). The CUDA Handbook 13.5.3 and listing 13.18:
+// the warp scan with the shuffle, and the block scan on top of it. Stage 06's main scan runs stage
+// 05's passes on it; stages 08 and 09 (lookback.cuh) scan their rows and warps with your
 // shfl_warp_scan.
+//
+// The task: a warp scan in registers (__shfl_up_sync), then scanBlock's three steps (figure 13.12)
+// on it, with only the warps' totals in shared memory. Watch for: what __shfl_up_sync returns to a
+// lane whose source lane does not exist; a shuffle orders registers, not shared memory, so a warp
+// that reads shared slots and writes them back needs its own ordering (racecheck at B = 32 finds
+// it).
 #pragma once
 
 #include "scan_common.cuh"

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: the naive GPU kernel, AOS. The CUDA Handbook 14.2, listing 14.3, and table 14.1.
+// Stage 02: the naive GPU kernel, AOS. The CUDA Handbook 14.2, listing 14.3 and table 14.1.
 //
-// Changes from the host reference (stage 01, host_nbody.h): one thread per body i (a grid-stride
-// loop over rows) sums the pull of every body j, read straight from global memory. All threads of
-// a warp read the same body j at once, so each load is one broadcast through L1: the kernel is
-// bound by instruction issue, not by memory. The unroll factor of the j loop is a template
-// argument (1..32), as the book's #pragma unroll sweep of table 14.1.
-// What to look for: in the timing, the unroll sweep (the book: 25e9 interactions/s without unroll,
-// about 1.4x with 16; the H100, 2026-11-23, N = 128K: 982e9 without, 1714e9 at 32, +75%, run A
-// +73%); in the SASS, one LDG.E.128 per interaction beside the 12 FP32 instructions
-// and the MUFU.RSQ, and the loop's ISETP/BRA disappearing as the unroll factor grows.
+// Your task: one GPU thread per body i sums the pull of every body j on it (listing 14.1's
+// interaction, nbody::body_body_interaction) and stores the force; the bodies are read straight
+// from global memory, as float4 (x, y, z, mass). Unroll the j loop by the template argument U:
+// the book sweeps the unroll factor in table 14.1 and finds it worth 37%.
+// Watch for: how the rate moves with U (make bench CHAPTER=14-nbody EXERCISE=1, the unroll
+// table), and which body the 32 threads of a warp load at the same moment: it decides whether
+// memory matters to this kernel (make sass STAGE=exercise/14-nbody/02_naive_aos).
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -21,7 +19,7 @@ __global__ void naive_forces(float4 *force, const float4 *body, std::size_t n, f
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(blockDim.x) * gridDim.x) {
     // EXERCISE BEGIN: sum the pull of every body j on body i with nbody::body_body_interaction,
-    // the j loop unrolled U times (#pragma unroll U), and store (fx, fy, fz, 0) in force[i].
+    // the j loop unrolled U times, and store (fx, fy, fz, 0) in force[i].
     COURSE_TODO();
     // EXERCISE END
   }

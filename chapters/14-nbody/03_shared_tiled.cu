@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: shared-memory tiling. The CUDA Handbook 14.3, and table 14.2.
+// Stage 03: shared-memory tiles. The CUDA Handbook 14.3, listing 14.4 and table 14.2.
 //
-// Changes from stage 02: the block stages blockDim.x bodies at a time in shared memory (each
-// thread loads one, coalesced), waits at a barrier, and every thread then sums the tile from
-// shared memory. Past the last body the tile holds zero-mass bodies, which add exactly 0, so n
-// need not be a multiple of the block. Rows past n still load their share of each tile (every
-// thread must reach the barriers) but store nothing.
-// What to look for: in the timing, a modest gain over stage 02 on today's GPUs, since L1 already
-// served the broadcast loads well: on the H100 (2026-11-23, N = 128K) 1.871e12 interactions/s
-// against 1.714e12 at unroll 32, 1.09x (run A 1.10x; the book: 45.2e9 against 34.3e9, 1.32x).
-// Unrolling gains 35% from 1 to 32 in both runs (the book's best was unroll 4, +18%). In the
-// SASS, LDS.128 instead of LDG.E.128 in the inner loop and two BAR.SYNC per tile.
+// Your task: instead of every warp fetching every body from global memory, let the block bring
+// blockDim.x bodies at a time into shared memory, one per thread, and let every thread sum that
+// tile from there. The tile belongs to the whole block, and the last one may run past n.
+// Watch for: the rate against stage 02 at the same unroll (the book: 45.2e9 against 34.3e9
+// interactions/s on its GK104, whose caches did less than today's); in the SASS, which load the
+// inner loop now issues; and what the sanitizers say if the tile is not kept safe between threads
+// (make check STAGE=exercise/14-nbody/03_shared_tiled runs racecheck on a GPU).
 #include "nbody_common.cuh"
 
 #include "common/check.h"

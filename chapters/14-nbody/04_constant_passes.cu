@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 04: bodies in constant memory, in passes. The CUDA Handbook 14.4, listings 14.5 and 14.6.
 //
-// Changes from stage 03: no shared memory and no barriers. The host copies the bodies into a
-// __constant__ array, 4000 at a time (64 KB of constant memory holds 4096 float4; the book keeps
-// g_bodiesPerPass = 4000), and launches one pass per chunk; the first pass stores its sums, the
-// others add theirs to force[i]. Every thread of a warp reads the same constant address at the
-// same time: the case the constant cache broadcasts at full speed.
-// Not reentrant: the __constant__ array is one per GPU, so two calls in two streams at once would
-// overwrite each other's chunks. The copies are enqueued in `stream`, in order with the passes.
-// What to look for: in the timing, slower than stage 03 on the H100, though the operands come
-// from the constant cache without an LDS: 0.74x at N = 128K in both runs (2026-11-23: 1.386e12
-// against 1.871e12 interactions/s, run A 1.388e12; 0.79x of stage 03 at the same unroll 4, run A
-// 0.80x). Not profiled (the 2026-11-23 ncu capture of this chapter ran out of time); the
-// candidates are the 33 passes, each a launch with its own partial last wave. In the SASS, FFMAs
-// that read c[0x3][...] operands directly, no LDS.
+// Your task: the host below copies the bodies into the __constant__ array pass_bodies, 4000 at a
+// time, and launches one pass per chunk. Write one pass: every body's force gains the pull of
+// the chunk's bodies, read from constant memory; the forces must end as the sum over all passes.
+// Watch for: the rate against stage 03, which read its bodies from shared memory; in the SASS, how
+// the bodies come out of constant memory when the index is known only at run time; in the
+// profile (make profile-diff A=14-nbody/03_shared_tiled B=14-nbody/04_constant_passes), what the
+// warps wait on.
 #include "nbody_common.cuh"
 
 #include "common/check.h"

@@ -1,25 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 06: the tiled symmetric formulation. The CUDA Handbook 14.1.1, figures 14.3 and 14.4.
 //
-// Changes from stage 05: Newton's third law. The pull of j on i and of i on j share the distance
-// and 1/r^3, so the stage computes only the tiles on and above the diagonal of the N x N matrix,
-// in warp-sized 32 x 32 tiles. A warp owns row tile I and a run of up to 8 column tiles J >= I.
-// Lane l holds row body 32I + l and its sum in registers; the column bodies sit in the warp's
-// slice of shared memory, and at step s lane l meets column (l + s) mod 32, so within a step no
-// two lanes touch the same column. The column sums travel with the steps: after each step every
-// lane passes its column sum to the lane that meets that column next (one __shfl_sync per
-// component), and after 32 steps each sum is back on its own lane. A diagonal tile is computed
-// brute force (rows only, 32 x 32 with the zero self-interaction), as the book's k(k - 1).
-// Several warps add into the same bodies, so the sums go to `force` with atomicAdd after a
-// memset: the order of the float additions, and so the last bits, change from run to run.
-// About half the interactions, but each costs more: the mass of both bodies (2 FMUL where the
-// one-sided form has 1), 3 more FFMA, 3 SHFL and an LDS.128, and 3 atomics per lane per tile.
-// What to look for: in the timing, whether half the pairs pay for the extra work on today's GPUs
-// (the bench reports the rate in brute-force-equivalent interactions, N^2 / time). On the H100
-// (2026-11-23) hardly: 1.778e12 at N = 128K (run A the same), 0.95x stage 03 and 0.87x stage 08.
-// It is the fastest stage only up to N = 8K (1.22e12 there), and falls to 0.77x stage 08 at 256K
-// (why is not profiled: the 2026-11-23 ncu capture ran out of time). In the SASS, SHFL.IDX (48 in
-// the off-diagonal loop, 3 per pair) and REDG.E.ADD.F32 (6 per tile) beside the FP32 instructions.
+// Your task: Newton's third law gives f_ji = -f_ij, so the tiles on and above the diagonal of the
+// N x N force matrix hold every pair. A warp owns row tile I (one row body per lane, its sum in
+// registers) and a run of column tiles J >= I. Write one 32 x 32 tile: stage its column bodies in
+// the warp's slice of shared memory, let every lane meet every column once (lane l meets column
+// (l + s) mod 32 at step s, so no two lanes touch one column at once), add each pull to the row
+// sum and its opposite to that column's sum, keep the column sums moving through the warp so that
+// each ends on its own lane, and add them into force[]. The diagonal tile is brute force.
+// Watch for: the book warns that the overhead "tends to swamp the benefit" of half the pairs; the
+// bench says whether it does on the H100, at N = 128K and against N (the by_n table). The
+// warp's slice of shared memory is reused by every tile of the run: racecheck (make check
+// STAGE=exercise/14-nbody/06_symmetric_tiles on a GPU) sees a lane that overwrites it too soon.
 #include "nbody_common.cuh"
 
 #include "common/check.h"

@@ -1,28 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 07: register blocking. Beyond the book: the shared-memory tiles of 14.3 (stage 03), with
-// R bodies per thread.
+// R bodies per thread; the column split for small N is the idea 14.1.1 cites from Harris et al.
 //
-// Changes from stage 03: (1) register blocking: each thread keeps R bodies (rows) and their sums
-// in registers, so every body read from shared memory (one broadcast LDS.128) feeds R
-// interactions instead of one; (2) the tile loop is unrolled U times (a template argument), so the
-// loop's compare and branch are paid once per U x R interactions (config::unroll: 8, 16 or 32;
-// anything else: 8); (3) when there are too few row blocks to fill every SM (N / (R B) blocks),
-// the columns are split into slices computed by different blocks, which add their sums with
-// atomicAdd. The interaction is still listing 14.1's (12 FP32-pipe instructions); stage 08
-// changes only that. The kernel is in the lesson header register_blocked.cuh (you write it
-// there: stages 08 and 10 run it too); this file picks the blocking and the split.
-// The ceiling: the FP32 pipe issues one warp instruction per clock per SM quarter, and everything
-// else (MUFU, LDS, loop) competes for the same issue slots; the bench reports % of (measured FMA
-// rate / 12).
-// What to look for: in the timing, the blocking table (R x B x U): on the H100 (2026-11-23,
-// N = 128K), R = 4 with 256 threads was best at U = 32 (2028e9 in the table, 2018e9 at U = 16; run
-// A 2007 and 2003), and the progression times it at 2.013e12 interactions/s (75.5% of the
-// ceiling; run A 2.007e12) against stage 03's 1.871e12 (70.2%): the broadcast LDS.128 was already
-// cheap next to 12 FP32 instructions, so saving 3/4 of them gains about 7.5% (1.076x, run A
-// 1.073x). In the SASS of the inner loop (R = 4, B = 256, U = 16, the committed capture): 192 FADD,
-// 192 FMUL, 384 FFMA, 64 MUFU.RSQ and only 16 LDS.128 per 64 interactions, and 5 of loop
-// control, 13.3 issue slots per interaction (stage 03: one LDS.128 each)
-// (make sass-count STAGE=14-nbody/07_register_blocked).
+// Your task is in the lesson header register_blocked.cuh (its regions; stages 08 and 10 run your
+// kernel too): let each thread keep R bodies and their sums in registers, so that one body read
+// from the shared tile feeds R interactions; unroll the tile loop U times; and, when N / (R B)
+// row blocks cannot fill the GPU, split the columns over several blocks whose partial sums meet
+// in the forces. This file picks R, B, U and the split and launches your kernel.
+// Watch for: the shared loads per interaction in the SASS against stage 03's (make sass-diff
+// A=14-nbody/03_shared_tiled B=exercise/14-nbody/07_register_blocked); the rate against the
+// FP32-pipe ceiling (FMA rate / 12) in the bench's blocking table; and racecheck, which sees a
+// tile overwritten while another warp still reads it.
 #include "register_blocked.cuh"
 
 #include "common/check.h"

@@ -2,23 +2,14 @@
 // Stage 09: the CPU, SIMD and every core. The CUDA Handbook 14.7, listings 14.8 and 14.9.
 // (Host code only: the build compiles this file as C++, not CUDA.)
 //
-// Changes from stage 01 (listing 14.2): (1) SOA: the bodies are copied into four arrays x, y, z,
-// mass (padded with zero-mass bodies to a multiple of 16), so one vector load fetches the same
-// field of 4, 8 or 16 bodies; (2) SIMD: body i is broadcast to every lane and each instruction
-// computes 4 (SSE), 8 (AVX2+FMA) or 16 (AVX-512) interactions; the reciprocal square root is the
-// hardware estimate (RSQRTPS: 12 bits; VRSQRT14PS: 14 bits) refined by one Newton-Raphson step,
-// y' = y (1.5 - 0.5 d2 y^2), to nearly full float precision, as the book does; (3) threads: rows
-// in chunks of 16, taken dynamically by the workers of a persistent thread pool.
-// The SIMD row is written once (simd_row.h, the lesson: you write it there) in terms of a few
-// vector operations, and compiled three times below, once per instruction set.
-// One binary for every x86-64 CPU: the AVX2 and AVX-512 code sits in #pragma GCC target regions
-// (no -mavx flags for the whole file), and __builtin_cpu_supports picks what this CPU can run.
-// What to look for: the CPU table (scalar, SIMD, SIMD x threads) and the GPU/CPU ratio
-// (the book: 17.2M scalar, 307M SSE, 5650M SSE x 32 threads; the GK104 8x faster than that).
-// The H100's host (2026-11-23, 16 threads, N = 16K): scalar 439M interactions/s, SSE 892M,
-// AVX2+FMA 2599M, AVX-512 2938M, AVX-512 x 16 threads 32404M (run A 363M, 888M, 2359M, 2562M,
-// 29219M); at N = 128K 2.64e10, and stage 08 77x faster (run A 2.51e10, 82x). A noisy host: five
-// of the six rows warned of spreads of 5% to 42% (run A all six): read them as approximate.
+// Your task is in the lesson header simd_row.h: one row of the force matrix in SIMD, written once
+// in terms of the vector operations below (sse_ops, avx2_ops, avx512_ops) and compiled for each
+// instruction set. This file copies the bodies into SOA arrays, picks the widest instruction set
+// the CPU runs, and deals the rows to a thread pool. The reciprocal square root must come from
+// the hardware estimate, refined as the book refines RSQRTPS (14.7): the estimate alone is too
+// coarse for the tests.
+// Watch for: the CPU table of the bench (scalar, SSE, AVX2+FMA, AVX-512, then every core) and the
+// GPU/CPU ratio under it, beside the book's 8x (14.8).
 #include "cpu_nbody.h"
 #include "nbody_common.cuh"
 

@@ -1,27 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: several GPUs. The CUDA Handbook 14.6 (and the multi-GPU patterns of chapter 9).
 //
-// Changes from stage 07 (the last single-GPU stage in listing 14.1's form): the rows of the force
-// matrix are split across every visible GPU. The bodies and the forces live in portable pinned
-// host memory (cudaHostAllocPortable: pinned for every GPU, not only the one current when it was
-// allocated); one host thread per GPU copies all n bodies to its GPU, computes its own rows with
-// stage 07's register-blocked kernel (register_blocked.cuh: your code) and copies those rows of
-// the forces straight back into the host array. The rows are cut into
-// `parts` contiguous parts as even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so
-// any n works, not only multiples of the GPU count; the parts are dealt round-robin to the GPUs.
-// With config::parts > the GPU count, one GPU runs several parts one after the other: that is how
-// the tests exercise the split for 2 and 3 parts on a single GPU. The kernel runs with 2 rows per
-// thread and no column split (every sum stored once, no atomics), so each row is computed by the
-// same code over the columns in the same order whatever the split: the forces of any split equal
-// those of one part bit for bit, and the tests check exactly that.
-// Device memory is allocated and freed on each call, as the book's measurements did (it says so);
-// at N = 256K that is well under 1% of the time.
-// What to look for: in the timing, the efficiency table (the bench: 1..all GPUs at N = 256K;
-// the book's table 14.3 went to 4 GPUs at 96K bodies); each GPU's copies are O(N), its work
-// O(N^2 / GPUs). On the one H100 (2026-11-23) only the split on one GPU was measured: 1.770e12
-// interactions/s in 1 part, 0.95x in 2 parts, 0.84x in 3 (run A 1.774e12, 0.94x, 0.84x); two
-// GPUs were not measured that day. On two H200 (2026-11-22, before the renumbering) two GPUs did
-// 1.83x one (91.5% efficiency).
+// Your task: the rows of the force matrix are cut into parts (part p of k: rows
+// [n p / k, n (p + 1) / k), any n), dealt round-robin to the visible GPUs, one host thread each;
+// the bodies and the forces are in portable pinned host memory. Write what one GPU does: bring
+// the bodies over, compute the rows of each of its parts with stage 07's kernel (your
+// register_blocked.cuh), and put those forces back in place in the host array before returning.
+// Watch for: the tests ask every split (2, 3, 5 parts, on one GPU too) to give the same bits as
+// one part, so each row must be computed by the same code in the same order whatever the split;
+// and, in the bench's multi_gpu table, what does not shrink with more GPUs.
 #include "register_blocked.cuh"
 
 #include "common/check.h"

@@ -14,9 +14,10 @@
 // where stage 06 issues about 0.05 (3 per column body per 32 x 32 tile, 3 per row body per run
 // of 8 tiles) and the brute-force stages none.
 // Two orders of the same pairs (lab_symmetric_atomics.h):
-//   same_j: the book's loop, j > i, all lanes of a warp on the same body j at each step: the 32
-//     atomics of one instruction on body j all hit one address, which the L2 must serialise;
-//     and thread i has n - 1 - i pairs, so the first blocks work longest.
+//   same_j: the obvious loop, j > i (the book gives no code for this form), all lanes of a warp
+//     on the same body j at each step: the 32 atomics of one instruction on body j all hit one
+//     address, which the L2 must serialise; and thread i has n - 1 - i pairs, so the first
+//     blocks work longest.
 //   cyclic: thread i meets i + 1, ..., i + (n - 1) / 2 (mod n), the half-way pair once: every
 //     thread about n / 2 pairs, the 32 lanes of a warp on 32 different bodies j (different
 //     addresses, the atomics' throughput alone).

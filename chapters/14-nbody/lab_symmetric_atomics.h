@@ -13,9 +13,10 @@ namespace lab {
 
 // In which order a thread meets its pairs (both compute every pair {i, j}, i != j, exactly once).
 enum class pair_order {
-  // The book's loop: thread i takes the pairs (i, j) with j > i, and the lanes of a warp step
-  // through j together, so at each step every lane of the warp adds into the same body j (32
-  // atomics on one address at once); thread i does n - 1 - i pairs (a triangle: unbalanced).
+  // The obvious loop (the book gives no code for this form): thread i takes the pairs (i, j)
+  // with j > i, and the lanes of a warp step through j together, so at each step every lane of
+  // the warp adds into the same body j (32 atomics on one address at once); thread i does
+  // n - 1 - i pairs (a triangle: unbalanced).
   same_j,
   // Thread i takes the pairs (i, i + k mod n) for k = 1 .. (n - 1) / 2, and for an even n the pair
   // (i, i + n / 2) when i < n / 2: about n / 2 pairs per thread, and the lanes of a warp add into

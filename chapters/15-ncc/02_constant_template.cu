@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: the template in __constant__ memory, its statistics precomputed. The CUDA Handbook
-// 15.3 (corrTemplate2D).
+// Stage 02: the template in __constant__ memory. The CUDA Handbook 15.3 (listings 15.3, 15.4).
 //
-// Changes from stage 01: the template is copied once into constant memory (as bytes, up to
-// 16384 pixels; larger ones fall back to texture-texture) and SumT, SumTSq and the template's
-// variance term N SumTSq - SumT^2 are computed once on the host (exactly, in 64-bit integers).
-// Every thread of a warp reads the same template byte at the same time: the constant cache's
-// broadcast. Three sums per pixel remain, one texture fetch instead of two.
-// What to look for: in the timing, fewer texture fetches; in the SASS, one TEX and an LDC
-// (constant load) in the inner loop, no template sums.
+// Your task: a search keeps one template and slides it over the image, so the template's
+// statistics need computing only once, on the host, and its pixels can sit in constant memory,
+// where all the threads of a warp reading the same byte are served at once. The host side is
+// given (the template copied once per problem, its statistics in the view); you write the
+// kernel's loop, now with three sums per output and the template read from constant memory
+// instead of a texture.
+// Watch for: how the template's bytes are laid out in constant memory; in the SASS, what takes
+// the place of the second texture fetch; in the progression table, this row's speedup.
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 
 namespace {
 

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 04: the "SM-aware" kernel. The CUDA Handbook 15.5.1 (corrSharedSM).
 //
-// Changes from stage 03: the multiply in the inner loop is a template parameter, and the host
-// picks the kernel by the device's compute capability. On SM 1.x a 32-bit integer multiply took
-// several instructions, while __umul24 (24 x 24 bits, enough for two bytes) was native: the book
-// chose __umul24 there and the plain multiply elsewhere. Since SM 2.0 the 32-bit IMAD is the
-// native one and __umul24 is emulated, so today the choice always lands on IMAD and this stage
-// runs the same instructions as stage 03. The lesson that survives is the mechanism: one
-// kernel template, instantiated per capability, chosen at run time (stages 08 and 09 choose by
-// template size the same way).
-// You write: the choice by capability, in the lesson header sm_aware.cuh.
-// What to look for: the same timing as stage 03 on the H100 (88.3 us both at 16x16; the book
-// measured +14% on GT200 and nothing elsewhere) and the same SASS: IMAD, no emulated 24-bit
-// multiply (the mul24 instance is compiled but never launched).
+// Your task: the book's GPUs differed in which integer multiply was fast, so its host code chose a
+// kernel instance by the device's compute capability. The kernel here already takes its multiply
+// as a template parameter; you write the host's choice, in the lesson header sm_aware.cuh (its
+// opening comment says more).
+// Watch for: what asking the device costs if done on every call, and which instance today's GPUs
+// get. No test can tell a slow choice from a fast one; the SASS and the time can: compare them
+// with stage 03's (make sass-diff A=15-ncc/03_shared_tile B=exercise/15-ncc/04_sm_aware).
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 #include "shared_tile.cuh"
 #include "sm_aware.cuh"
 

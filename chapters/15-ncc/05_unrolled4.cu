@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 05: the inner loop unrolled by 4. The CUDA Handbook 15.5.2 (corrShared4).
 //
-// Changes from stage 04: the loop over a template row takes 4 pixels per iteration: four image
-// bytes from the shared tile and the four template bytes as one 32-bit word from constant
-// memory (the template rows are padded to a multiple of 4 bytes when copied), then a short loop
-// for the w % 4 pixels left. Fewer loop branches and index updates per pixel, and one constant
-// load per 4 template pixels. The book's motive, shared-memory bank conflicts on byte reads,
-// was SM 1.x only; the kernel stays faster for the loop overhead it removes. As in the book
-// (corrSharedAccumulate<bSM1>), the multiply stays the one stage 04 chooses.
-// You write: the unrolled loop, in the lesson header unrolled4.cuh.
-// What to look for: in the timing, 1.09x stage 04 at 16x16 on the H100 (81.1 against 88.3 us;
-// the book measured corrShared4 at 24.8 Gtpix/s against corrSharedSM's 20.1 on its sample run);
-// in the SASS, one LDC per four LDS.U8 and the four IMADs per sum unrolled.
+// Your task: the inner loop of stage 04 spends instructions on its own bookkeeping (a counter, a
+// branch, an index, a constant load) for every pixel. Take a template row 4 pixels at a time,
+// with the 4 template bytes as one 32-bit word from constant memory, and the pixels left over one
+// by one. You write the loop in the lesson header unrolled4.cuh (its opening comment says more);
+// the word-padded copy of the template and this file are given.
+// Watch for: widths that are not a multiple of 4, and the order of the bytes in a word; in the
+// SASS, the constant loads per template pixel; in the progression table, this row's speedup.
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 #include "shared_tile.cuh"
 #include "sm_aware.cuh"
 #include "unrolled4.cuh"

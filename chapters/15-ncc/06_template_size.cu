@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 06: the template size as a compile-time parameter. The CUDA Handbook 15.7.
 //
-// Changes from stage 05: the kernel takes the template's width and height as template
-// parameters, TW and TH (0 meaning "read it from the view at run time", stage 05's kernel), and
-// the host instantiates it for 8x8 and 16x16 (the book specialised 8x8). With the sizes known,
-// the loops of stage 05 (and the tile load of stage 03) unroll completely: the shared-memory
-// offsets and the constant-memory addresses become immediates, the loop counters and branches
-// disappear, and the template words are read straight from the constant bank as instruction
-// operands. Other sizes run the generic instance.
-// You write: the kernel with its sizes known, and the host's choice of instance.
-// What to look for: in the timing, 1.22x stage 05 at 16x16 on the H100 (66.2 against 81.1 us);
-// other sizes run as fast as stage 05; in the SASS of the 16x16 instance, straight-line
-// LDS/IMAD with c[0x3][...] operands and no loop.
+// Your task: stage 05's loops run over sizes read at run time, so the compiler keeps counters,
+// branches and computed addresses. The book notes that for small templates a size known at
+// compile time gives faster code (15.7). Write the kernel so that, in an instance compiled for a
+// size, every size it uses is the compile-time one, and the host's choice of instance: 8x8 and
+// 16x16 compiled in, the generic instance for anything else.
+// Watch for: a 16 x 20 template is not a 16 x 16 one, and one size left to run time keeps its loop
+// a loop. In the SASS of the 16x16 instance, look for loops and for where the template's words
+// come from.
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 #include "shared_tile.cuh"
 #include "sm_aware.cuh"
 #include "unrolled4.cuh"

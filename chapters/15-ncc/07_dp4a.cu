@@ -1,28 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 07 (beyond the book): packed-byte arithmetic with __dp4a.
 //
-// Changes from stage 06:
-//  - SumIT takes four byte products per instruction: __dp4a(a, b, c) = c + the dot product of
-//    the four bytes of a and b (IDP4A, SM 6.1 and later). The image is read as aligned 32-bit
-//    words straight from global memory (no shared tile: the words go to registers); the
-//    misalignment of an output's window is moved to the template instead: the host keeps four
-//    copies of it, shifted by 0..3 bytes and padded with zeros to whole words (dp4a.cuh). Each
-//    thread computes the four outputs that start in the same image word, one per shift, so each
-//    word it loads feeds four dp4a.
-//  - SumI and SumISq do not depend on the template: per image row the thread takes them once per
-//    shift with dp4a too, against a byte mask of ones for SumI and of the word with itself under
-//    the mask for SumISq (words wholly inside every shift's window are the same for all four, and
-//    the compiler computes them once).
-//  - As stage 06, square templates of 8, 12, 16, 20, 24, 28 and 32 are compiled with the size known
-//    (fully unrolled, template words as constant-bank operands); other sizes read the shifted
-//    template through L1 in a generic loop.
-// You write: the shifted template (dp4a.cuh) and the kernel's loop over the window's rows.
-// What to look for: in the timing, 2.47-2.48x stage 06 at 16x16 (H100, 2026-11-23, two runs:
-// 25.6 against 63.4 us; each image word loaded feeds four dp4a here; stage 08 measures what
-// feeding it to more outputs gains); in the SASS of the 16x16 instance, IDP.4A on template words
-// loaded from c[0x3][...] into uniform registers (ULDC.64) and an LDG.E per image word: 928
-// IDP.4A and 80 LDG against stage 06's 80 IDP.4A and 220 plain IMAD (Nsight Compute: FMA-heavy
-// pipe 36.6% -> 75.6% of peak).
+// Your task: after stage 06 the time goes to the byte products, one IMAD each. __dp4a(a, b, c)
+// adds to c the dot product of the four bytes of a and b in one instruction (SM 6.1 and later).
+// To use it, both operands must hold four pixels that belong together: read the image as aligned
+// 32-bit words, and move the misalignment of a window (it may start at any byte) into the
+// template, which the host keeps in four copies shifted by 0..3 bytes. You write the shifted
+// copies (dp4a.cuh) and the kernel's loop over the window's rows: SumIT for each shift, and SumI
+// and SumISq, which do not depend on the template, with dp4a too.
+// Watch for: pixels are unsigned bytes, and a word holds bytes outside a window; in the SASS of the
+// 16x16 instance, which instruction does the products and where the template's words come from.
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 

@@ -1,28 +1,22 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08 (beyond the book): __dp4a with register blocking.
 //
-// Changes from stage 07: each thread computes a 4 x R block of outputs (4 adjacent columns, the
-// four shifts, as in stage 07; R = 4 rows, 2 at 32x32) instead of 4 x 1. The th + R - 1 image
-// rows that the R windows cover are each loaded once, and each image word feeds up to 4 R dp4a
-// (one per output whose window holds it) instead of 4: the loads no longer bound the loop, which
-// becomes IDP4A and little else. A row's window sums (SumI, SumISq per shift) are taken once and
-// added to each of the R outputs whose window covers the row, instead of once per output. The
-// last thread rows read up to R - 1 rows past the image: they are clamped to the last row (their
-// outputs are not written).
-// You write: the register-blocked loop over the rows.
-// What to look for: in the timing, 1.45x stage 07 and 3.58-3.59x stage 06 at 16x16 (H100,
-// 2026-11-23, two runs: 17.7 against 25.6 and 63.4 us; 22.6-22.7x NPP, interleaved; 4 rows per
-// thread were best at 8x8..24x24, 2 at 32x32, table in the README); in the SASS of the 16x16
-// instance, a long run of IDP.4A (2002, against stage 07's 928) on template words from
-// c[0x3][...] between a few LDG.E (95), and 128 registers per thread (Nsight Compute: half the
-// warp instructions of stage 07, 19% of the warp slots occupied).
+// Your task: in stage 07 each image word a thread loads feeds four dp4a, and every output takes
+// the window sums of each of its rows itself, though the outputs below it need the same rows. Let
+// each thread compute R rows of stage 07's outputs at once: load every image row once, feed each
+// word to every output whose window holds it, and take a row's window sums once for all the
+// outputs that use them. You write the loop over the rows; the rest is stage 07's.
+// Watch for: which template row an image row meets for each of the R outputs, and rows past the
+// image's last one (no written output uses them, but memcheck sees them read); in the SASS, the
+// IDP.4A per LDG and the registers per thread against stage 07's (make sass-diff
+// A=15-ncc/07_dp4a B=exercise/15-ncc/08_register_blocked).
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 
 namespace {
 
 #ifndef NCC_DP4A_ROWS
-#define NCC_DP4A_ROWS 4  // tuned on the H100 (chapter README); -DNCC_DP4A_ROWS=... to try others
+#define NCC_DP4A_ROWS 4  // chosen on the H100; -DNCC_DP4A_ROWS=... to try others
 #endif
 constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
 
@@ -75,7 +69,7 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   st.load_constant(p.id(), stream);
   ncc::launch_by_size(v, st, [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-    // Measured on the H100 (README): 4 rows per thread are best, but at 32x32 2 rows are.
+    // On the H100 4 rows per thread were the fastest from 8x8 to 24x24, and 2 rows at 32x32.
     constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
     const dim3 block(dp4a_bx, dp4a_by), grid(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), R * dp4a_by));
     if (out.sums())

@@ -1,38 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10 (beyond the book): a bank of K templates at once, on the tensor cores (int8 MMA).
 //
-// Changes from stage 08: K templates of one size are correlated with the image in one call, and
-// SumIT of all of them is one matrix product: for output p = (x, y) and template pixel q = (i, j),
-//     A[p][q] = I(x + i, y + j)  (the image windows, one row per output)
-//     B[q][k] = T_k(i, j)        (the bank, one column per template)
-//     SumIT[p][k] = sum_q A[p][q] B[q][k],
-// taken 16 outputs x 8 templates x 32 template pixels at a time by the warp-wide instruction
-// mma.sync.aligned.m16n8k32 on unsigned bytes (s32 accumulators: exact, as stage 08's dp4a).
-// A is never written to global memory (that is im2col, which cuBLAS needs, see the benchmark):
-// each block copies a band of the image into shared memory once and every warp builds its A
-// fragments from there, 4 window bytes per register (two aligned words and a funnel shift: a
-// window starts at any byte). B is packed once per bank on the host in the fragment order, so a
-// lane loads its two B registers of an n-tile as one 8-byte word. The k dimension is the
-// template's rows padded to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay
-// in whole rows or in one row) and to whole chunks of 32: the padding is zero in B.
-// SumI and SumISq do not depend on the template: they come from the chapter's sliding window
-// sums (ncc::window_sums, as stage 09), and the coefficient is ncc::coefficient's arithmetic,
-// split so that per (output, template) only the numerator is left (store_tile says how).
-// A block takes 64 output columns and 16 templates (2 n-tiles), walking down the image band by
-// band; the grid is one wave of blocks.
-// K = 1 (the chapter's single-template entry) runs the same kernel with 7 of the 8 templates of
-// an n-tile zero: it passes every test of the chapter, slowly; the bank is the point.
-// You write: the MMA itself (inline PTX) and the loop over a band's warp tiles, k chunks and
-// fragments.
-// What to look for: in the timing (bench part 3), template-pixel products/s for 32 templates of
-// 16x16 on 1024x1024 against 32 calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM on an im2col
-// matrix. H100, 2026-11-23: 40.7e12/s, 205 us a call (first version of the day 27.3e12, 306 us);
-// 1.5x cuBLAS's int8 GEMM alone, 4.7x cuBLAS whole (4.0-4.9x over the pairs), 4.1x 32 calls of
-// stage 08; the design goal of >= 100e12/s is MISSED: ncu has the tensor pipe 7% busy and 40
-// instructions issued per IMMA (funnel shifts, addressing, epilogue), 47% of issue slots used at
-// 25 warps per SM (the README's profile section). In the SASS, IMMA.16832.U8.U8 between LDS, SHF
-// and LDG.E.64, no im2col store, and an epilogue without branches (I2F.S64, FMUL, predicated STG).
+// Your task: searching for K templates at once (orientations, scales, or K objects) is K
+// correlations of the same image, and SumIT of all of them is one matrix product: A, the image
+// windows (one row per output, one column per template pixel), times B, the bank (one column per
+// template). Integer tensor cores multiply bytes into exact 32-bit sums. You write the MMA
+// instruction itself (m16n8k32 in inline PTX) and the kernel's loop over a band's warp tiles, k
+// chunks and fragments, with A's registers built from a band of the image in shared memory
+// instead of an im2col matrix in global memory. The band load, the packing of B on the host, the
+// window sums and the epilogue are given; the chapter's notes.md describes the fragment layout
+// and the band.
+// Watch for: the element types (a pixel of 200 is 200); which register of a lane holds which row
+// and which k (the PTX ISA's fragment layout for m16n8k32); a template whose rows do not fill the
+// last chunk; the band in shared memory, which the next band overwrites.
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"
@@ -92,7 +74,7 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 // --- given: the epilogue ----------------------------------------------------------------------
 // What the epilogue reads besides the accumulators, loaded ahead of it: a store cannot pass a load
 // the compiler must keep behind it (o.coef might alias a.sum_t), so loads inside the store loop
-// wait one at a time, a memory latency per coefficient (that was 3/4 of this kernel's time).
+// wait one at a time, a memory latency per coefficient.
 // The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory once:
 // loads from there are not global loads, so the compiler may take them ahead of the stores.
 struct block_templates {
@@ -239,14 +221,14 @@ struct bank_state {
     const int th_pad = (th + args.rows_per_chunk - 1) / args.rows_per_chunk * args.rows_per_chunk;
     const int wchunks = args.groups / args.gc;  // chunks per row group: 1, or tw_pad / 32
     const int chunks = th_pad / args.rows_per_chunk * wchunks;
-    // The band: every word the warps read, the funnel shift's next word included (the README
+    // The band: every word the warps read, the funnel shift's next word included (notes.md
     // derives it): 16 + groups words a row, band_rows + th_pad - 1 rows.
     args.pitch_words = band_cols / 4 + args.groups + 2;
     args.tile_rows = band_rows + th_pad - 1;
     args.bands = (v.out_h() + band_rows - 1) / band_rows;
     const int ntiles = (k + 7) / 8;
     // n-tiles per block: 1 or 2 (16 templates). 4 reuse each A fragment twice as often but take 126
-    // registers (4 blocks per SM against 7): 230 us against 198 us for 32 templates (H100).
+    // registers (4 blocks per SM against 7), and were slower for 32 templates on the H100.
     nt = ntiles >= 2 ? 2 : 1;
     args.ntiles = (ntiles + nt - 1) / nt * nt;
 
@@ -324,8 +306,8 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
   // As many blocks as fit on the GPU at once (one wave: every SM full, no tail), each walking the
   // bands blockIdx.z, + gridDim.z, ...; at least 2 bands a block (so that blocks reuse their shared
   // band even on small images: the barrier at the end of a band is exercised). Rounding the bands
-  // per block up instead (4 for 127 bands) left a quarter of the SMs' block slots empty: 0.78
-  // waves, 3.8 warps per scheduler (ncu, H100, K = 32).
+  // per block up instead (4 for 127 bands) leaves some of the SMs' block slots empty: less than
+  // one wave.
   const unsigned gx = ncc::ceil_div(a.v.out_w(), band_cols), gy = unsigned(a.ntiles / NT);
   const long long resident = (long long)st.sms * blocks_per_sm;
   const long long fit = std::max(1LL, resident / ((long long)gx * gy));

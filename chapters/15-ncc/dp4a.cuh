@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 07 (07_dp4a), beyond the book: the template shifted to the image's word
-// alignment, for __dp4a on packed bytes. Stage 08 includes it too: once stage 07 passes, stage 08
-// runs on the shifted template you built here. The rest of this file is given: where the
-// shifted template lives (global memory, and constant memory when it fits), how a kernel reads
-// it, the byte masks of a window, and the choice of a compiled-in size (as stage 06 does).
+// alignment, for __dp4a on packed bytes.
+//
+// Your task: shifted_template, the four shifted copies of the template (the layout is described
+// above the function). The rest of this file is given: where the copies live, how a kernel reads
+// a word of them, the byte masks of a window, the choice of a compiled-in size. Stage 08 includes
+// this header: once stage 07 passes, stage 08 runs on the copies you build here.
+// Watch for: the direction of the shift, and the bytes before a row's first pixel or past its
+// last.
 #pragma once
 
 #include "ncc_common.cuh"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What several NCC stages share: turning sums into a coefficient (15.1), writing either the sums
-// or the coefficient (15.6), the texture-texture kernel every stage falls back on (15.2, as the
-// book's host code does), the template in __constant__ memory (15.3), and the window sums of
-// the image (SumI, SumISq) by sliding sums, for the stages that take them out of the inner loop.
+// or the coefficient (the two modes of 15.6), the template in __constant__ memory (15.3), the size
+// of the shared tile (15.4), and the window sums of the image (SumI, SumISq) by sliding sums, for
+// the stages that take them out of the inner loop (09, 10). No kernel a stage teaches lives here:
+// the texture-texture fallback of stages 02..06 and 10 is stage 01's loop (tex_tex.cuh).
 #pragma once
 
 #include "ncc.h"
@@ -38,33 +39,6 @@ __device__ __forceinline__ void emit(const view &v, const output &o, int x, int 
     o.sum_isq[at] = int(sum_isq);
     o.sum_it[at] = sum_it;
   }
-}
-
-// --- the texture-texture kernel (15.2), the fallback of every later stage -----------------------
-// One thread per output; image and template both read through the texture units, template
-// statistics taken from the host (the stage 01 file shows the book's version computing them too).
-static __global__ void corr_tex_tex_fallback(view v, output o) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= v.out_w() || y >= v.out_h()) return;
-  int sum_i = 0, sum_it = 0;
-  unsigned sum_isq = 0;
-  for (int j = 0; j < v.th; ++j)
-    for (int i = 0; i < v.tw; ++i) {
-      const int I = tex2D<unsigned char>(v.tex_image, float(x + i), float(y + j));
-      const int T = tex2D<unsigned char>(v.tex_template, float(i), float(j));
-      sum_i += I;
-      sum_isq += unsigned(I * I);
-      sum_it += I * T;
-    }
-  emit(v, o, x, y, sum_i, sum_isq, sum_it);
-}
-
-inline path run_tex_tex_fallback(const problem &p, const output &out, cudaStream_t stream) {
-  const view &v = p.v();
-  const dim3 block(32, 8), grid(ceil_div(v.out_w(), 32), ceil_div(v.out_h(), 8));
-  corr_tex_tex_fallback<<<grid, block, 0, stream>>>(v, out);
-  CUDA_CHECK_LAUNCH();
-  return path::tex_tex_fallback;
 }
 
 // --- the template in __constant__ memory (15.3) -----------------------------------------------

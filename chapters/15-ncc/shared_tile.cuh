@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 03 (03_shared_tile): the image tile in shared memory. The CUDA Handbook
-// 15.4 (listing 15.5, corrShared). Stage 03 teaches both regions; stages 04, 05 and 06 include
-// this header too, so once stage 03 passes they run the tile load (and 04 the byte loop) you
-// wrote here.
+// 15.4 (listing 15.5, corrShared).
+//
+// Your task, in two functions. load_tile: the block's threads together copy into shared memory
+// every image pixel that the block's outputs need, and the function returns only when all of it
+// may be read. correlate_bytes: stage 02's three sums, the image read from that tile.
+// Stages 04, 05 and 06 include this header: once stage 03 passes, they run what you write here.
+// Watch for: the halo (a window reaches past its block's outputs), the rows' pitch, pixels past
+// the image's edge, and the order between one thread's copy and another's read (racecheck, which
+// make check STAGE=exercise/15-ncc/03_shared_tile runs on a GPU, sees it).
 #pragma once
 
 #include "ncc_common.cuh"

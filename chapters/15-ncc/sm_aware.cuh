@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 04 (04_sm_aware): the multiply chosen by the device's compute
-// capability. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1). Stages 05 and 06 include it too, so
-// once stage 04 passes they launch through the choice you wrote here.
+// capability. The CUDA Handbook 15.5.1.
+//
+// Your task: launch_by_capability receives a launcher that instantiates the kernel for the
+// multiply it is given. Launch the instance this device wants: the 24-bit multiply where that is
+// the native one, the 32-bit one everywhere else. Stages 05 and 06 include this header: once
+// stage 04 passes they launch through your choice.
+// Watch for: which GPUs had a native 24-bit multiply (15.5.1 says), and asking the device once.
 #pragma once
 
 #include "shared_tile.cuh"

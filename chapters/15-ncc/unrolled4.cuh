@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 05 (05_unrolled4): the loop over a template row unrolled by 4. The CUDA
-// Handbook 15.5.2 (corrShared4, corrSharedAccumulate). Stage 06 includes it too: once stage 05
-// passes, stage 06 compiles the loop you wrote here with the template's size known.
+// Handbook 15.5.2.
+//
+// Your task: correlate_words, stage 03's sums taken 4 pixels at a time, the template read as
+// words from c_template4 (its layout is described above the function), then the pixels left over
+// one at a time. Stage 06 includes this header and compiles your loop with the template's size
+// known: write it so that it can unroll completely then. The word-padded template is given.
+// Watch for: widths of 1, 5, 17 and 31 (tested), the padding bytes of a row's last word, and the
+// byte order within a word.
 #pragma once
 
 #include "ncc_common.cuh"

@@ -1,9 +1,7 @@
 """Tests for harness/check.py (make check, make progress): how it reads test names, ninja's
 failures, compute-sanitizer's reports and benchmark results. No GPU, no build needed."""
 
-import json
 import sys
-import tempfile
 import unittest
 from pathlib import Path
 
@@ -138,21 +136,23 @@ class TestStageState(unittest.TestCase):
         self.assertEqual(self.state({}, broken="x.cu(1): error"), "does not compile")
 
 
-class TestBenchTimes(unittest.TestCase):
-    def test_times_by_stage_in_ms(self):
-        data = {"device": {"name": "GPU"}, "tables": [
-            {"name": "progression", "columns": ["stage", "threads", "time_ms"],
-             "rows": [["02_scan_then_fan", 256, 2.5], ["CUB", 0, 1.0]]},
-            {"name": "ncc", "columns": ["stage", "path", "time_us"], "rows": [["07_dp4a", "own", 15.5]]},
-            {"name": "other", "columns": ["series", "time_ms"], "rows": [["02_scan_then_fan", 9.0]]}]}
-        with tempfile.TemporaryDirectory() as d:
-            path = Path(d) / "r.json"
-            path.write_text(json.dumps(data))
-            times, device = check.bench_times(path)
-        self.assertEqual(device, "GPU")
-        self.assertAlmostEqual(times["02_scan_then_fan"], 2.5)
-        self.assertAlmostEqual(times["07_dp4a"], 0.0155)
-        self.assertNotIn("CUB", times)
+class TestProgress(unittest.TestCase):
+    def test_a_stage_whose_lesson_is_in_a_header_is_todo_while_the_header_is(self):
+        # 13-scan/04_two_level has no region of its own: its lesson is two_level.cuh.
+        todo, files = check.todo_files("13-scan", "04_two_level")
+        names = {p.name for p in files}
+        self.assertIn("04_two_level.cu", names)
+        self.assertIn("two_level.cuh", names)
+        stub = "COURSE_TODO();" in (check.ROOT / "chapters/13-scan/two_level.cuh").read_text()
+        self.assertEqual(any(p.name == "two_level.cuh" for p in todo), stub)
+
+    def test_cells(self):
+        self.assertEqual(check.speed_cell({"speed": {"verdict": "passed", "ratio": 1.02}}), "1.02x")
+        self.assertEqual(check.speed_cell({"speed": {"verdict": "slow", "ratio": 0.31}}), "0.31x slow")
+        self.assertEqual(check.speed_cell({"speed": {"verdict": "not a speed lesson"}}), "not a lesson")
+        self.assertEqual(check.speed_cell({}), "not run")
+        self.assertEqual(check.sass_cell({"sass": {"verdict": "missed"}}), "missed")
+        self.assertEqual(check.sass_cell(None), "not run")
 
 
 if __name__ == "__main__":

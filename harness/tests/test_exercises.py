@@ -386,5 +386,269 @@ class LessonHeaderTest(Course):
         self.assertIn("chapters/01-test/common.cuh includes the lesson header block_sum.cuh", out)
 
 
+OPENING = """\
+// SPDX-License-Identifier: BSD-3-Clause
+// 03_third: the solution's opening comment, which explains the answer:
+// the fence goes after the store, and the SASS shows MEMBAR.GPU.
+#include <cstdio>
+
+// A comment after the opening one: checked like code.
+int third(int x) {
+  // EXERCISE BEGIN: return x plus one, with a fence.
+  __threadfence();
+  return x + 1;
+  // EXERCISE END
+}
+"""
+
+TASK = """\
+// SPDX-License-Identifier: BSD-3-Clause
+// 03_third: the exercise's own opening comment, which sets the task
+// (the idea, the book section, what to watch for),
+// over three lines.
+"""
+
+
+class OpeningCommentTest(Course):
+    """The exercise's opening comment sets the task, the solution's explains the answer: they may
+    differ; everything else outside the regions is checked as before."""
+
+    def setUp(self):
+        super().setUp()
+        self.third_solution = self.root / "solutions" / "01-test" / "03_third.cu"
+        self.third = self.root / "chapters" / "01-test" / "03_third.cu"
+        self.third_solution.write_text(OPENING)
+        run(self.root, "generate")
+        self.third_stub = self.third.read_text()
+
+    def exercise_says(self, task=TASK):
+        """The exercise with its own opening comment (the SPDX line and the code as generated)."""
+        self.third.write_text(task + "#include <cstdio>\n" + self.third_stub.split("#include <cstdio>\n", 1)[1])
+        return self.third.read_text()
+
+    def assertChecks(self, status_wanted):
+        status, out, _ = run(self.root, "check")
+        self.assertEqual(status, status_wanted, out)
+        return out
+
+    def test_split_opening(self):
+        head, comment, rest = exercises.split_opening(OPENING)
+        self.assertEqual(head, "// SPDX-License-Identifier: BSD-3-Clause\n")
+        self.assertEqual(comment.count("\n"), 2)
+        self.assertTrue(rest.startswith("#include <cstdio>\n"))
+        self.assertEqual(head + comment + rest, OPENING)
+        # No SPDX line: the comment starts on the first line; a region at the top ends it.
+        self.assertEqual(exercises.split_opening(SECOND)[:2], ("", "// 02_second: one region.\n"))
+        top = "// EXERCISE BEGIN: all of it.\nint x;\n// EXERCISE END\n"
+        self.assertEqual(exercises.split_opening(top), ("", "", top))
+
+    def test_a_new_exercise_starts_with_the_solutions_comment(self):
+        self.assertTrue(self.third_stub.startswith(OPENING.split("#include")[0]))
+        self.assertIn("  COURSE_TODO();\n", self.third_stub)
+
+    def test_differing_opening_comments_are_in_sync(self):
+        self.exercise_says()
+        out = self.assertChecks(0)
+        self.assertIn("outside the EXERCISE regions and the opening comments", out)
+        self.exercise_says("// SPDX-License-Identifier: BSD-3-Clause\n")  # no comment at all
+        self.assertChecks(0)
+
+    def test_a_difference_outside_the_comment_still_fails(self):
+        text = self.exercise_says()
+        for before, after in (("#include <cstdio>", "#include <stdio.h>"),
+                              ("// A comment after the opening one", "// Another comment after it"),
+                              ("BSD-3-Clause", "MIT"),
+                              ("  // EXERCISE BEGIN: return x plus one", "  // EXERCISE BEGIN: return x plus two")):
+            with self.subTest(changed=before):
+                self.third.write_text(text.replace(before, after))
+                out = self.assertChecks(1)
+                self.assertIn("chapters/01-test/03_third.cu differs from solutions/01-test/03_third.cu", out)
+        self.third.write_text(text)
+        self.assertChecks(0)
+
+    def test_generate_keeps_the_exercises_comment(self):
+        text = self.exercise_says()
+        # The solution's comment changes: the exercise's stays, nothing is written.
+        self.third_solution.write_text(OPENING.replace("MEMBAR.GPU", "MEMBAR.SC.GPU"))
+        self.assertEqual(run(self.root, "generate"), (0, "", ""))
+        self.assertEqual(self.third.read_text(), text)
+        # The solution's code changes: the code is updated, the comment kept, no backup (a stub).
+        self.third_solution.write_text(OPENING.replace("#include <cstdio>", "#include <cstdint>"))
+        status, out, _ = run(self.root, "generate")
+        self.assertEqual((status, out), (0, "wrote chapters/01-test/03_third.cu\n"))
+        self.assertEqual(self.third.read_text(), text.replace("#include <cstdio>", "#include <cstdint>"))
+        self.assertEqual(self.backups(), [])
+        self.assertChecks(0)
+
+    def test_generate_keeps_the_comment_and_the_students_work(self):
+        text = self.exercise_says().replace("  COURSE_TODO();\n", "  return x + 1;  // mine\n")
+        self.third.write_text(text)
+        self.third_solution.write_text(OPENING.replace("#include <cstdio>", "#include <cstdint>"))
+        status, out, _ = run(self.root, "generate")
+        self.assertEqual(status, 0)
+        self.assertEqual(len(self.backups()), 1)
+        self.assertEqual(self.third.read_text(), text.replace("#include <cstdio>", "#include <cstdint>"))
+
+    def test_reset_keeps_the_exercises_comment(self):
+        text = self.exercise_says()
+        self.third.write_text(text.replace("  COURSE_TODO();\n", "  return x;\n"))
+        status, out, _ = run(self.root, "reset", "01-test/03_third")
+        self.assertEqual(status, 0, out)
+        self.assertEqual(self.third.read_text(), text)
+        status, out, _ = run(self.root, "reset", "01-test/03_third")
+        self.assertIn("is already the stub", out)
+        self.assertEqual(len(self.backups()), 1)
+
+    def test_lesson_headers_follow_the_same_rule(self):
+        header = self.root / "solutions" / "01-test" / "block_sum.cuh"
+        header.write_text("// SPDX-License-Identifier: BSD-3-Clause\n" + LESSON)
+        run(self.root, "generate")
+        mirror = self.root / "chapters" / "01-test" / "block_sum.cuh"
+        text = mirror.read_text().replace("// block_sum.cuh: taught by stage 01_first.\n",
+                                          "// block_sum.cuh: sum a block's values; watch the barriers.\n// Two lines.\n")
+        mirror.write_text(text)
+        self.assertChecks(0)
+        header.write_text(header.read_text().replace("taught by", "the lesson of"))
+        self.assertEqual(run(self.root, "generate"), (0, "", ""))
+        self.assertEqual(mirror.read_text(), text)
+        mirror.write_text(text.replace("int x", "long x"))
+        self.assertIn("chapters/01-test/block_sum.cuh differs", self.assertChecks(1))
+
+
+def header(name, teaches, includes=(), region=True):
+    """A lesson header's text: its opening comment, its includes, one region (or none)."""
+    body = "".join(f'#include "{i}"\n' for i in includes)
+    code = (f"__device__ int {name}(int x) {{\n  // EXERCISE BEGIN: {teaches}.\n  return x;\n  // EXERCISE END\n}}\n"
+            if region else f"__device__ int {name}(int x) {{ return x; }}\n")
+    return f"// SPDX-License-Identifier: BSD-3-Clause\n// {name}: {teaches}.\n#pragma once\n{body}{code}"
+
+
+class ResetLessonHeadersTest(unittest.TestCase):
+    """make reset STAGE=... resets the stage's file and the lesson headers the stage teaches (the
+    first stage to run them), naming the stages that run them too; those of earlier stages are
+    kept and named.
+
+    02_sum teaches sum.cuh; 03_scan has no region: its lesson is scan.cuh, which includes
+    sum.cuh; 04_use has a region and includes scan.cuh."""
+
+    def setUp(self):
+        self.root = Path(tempfile.mkdtemp(prefix="exercises-reset-"))
+        self.addCleanup(shutil.rmtree, self.root)
+        sol = self.root / "solutions" / "01-test"
+        sol.mkdir(parents=True)
+        (sol / "01_first.cu").write_text(FIRST)
+        (sol / "02_sum.cu").write_text('// 02_sum.\n#include "sum.cuh"\n' + SECOND.split("\n", 1)[1])
+        (sol / "03_scan.cu").write_text('// 03_scan: its lesson is all in scan.cuh.\n#include "scan.cuh"\n')
+        (sol / "04_use.cu").write_text('// 04_use.\n#include "scan.cuh"\n' + SECOND.split("\n", 1)[1])
+        (sol / "sum.cuh").write_text(header("sum", "sum the block"))
+        (sol / "scan.cuh").write_text(header("scan", "scan the block", ["sum.cuh"]))
+        self.assertEqual(run(self.root, "generate")[0], 0)
+        self.ex = self.root / "chapters" / "01-test"
+        self.stubs = {p.name: p.read_text() for p in self.ex.iterdir()}
+
+    def write(self, name):
+        """The student fills in every region of a file -> its text."""
+        text = self.stubs[name].replace("COURSE_TODO();", "return 2 * x;  // mine")
+        (self.ex / name).write_text(text)
+        return text
+
+    def backups(self):
+        folder = self.root / "backups" / "01-test"
+        return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+    def reset(self, stage):
+        with mock.patch.object(exercises, "now", return_value=datetime.datetime(2026, 11, 23, 8, 15, 2)):
+            status, out, err = run(self.root, "reset", stage)
+        self.assertEqual((status, err), (0, ""))
+        return out.splitlines()
+
+    def test_who_teaches_and_who_runs_each_header(self):
+        self.assertEqual(exercises.lesson_users("01-test", self.root),
+                         {"sum.cuh": ["02_sum", "03_scan", "04_use"], "scan.cuh": ["03_scan", "04_use"]})
+
+    def test_a_stage_without_a_region_resets_its_header(self):
+        mine, earlier = self.write("scan.cuh"), self.write("sum.cuh")
+        lines = self.reset("01-test/03_scan")
+        self.assertEqual(lines, [
+            "saved your version of chapters/01-test/scan.cuh to backups/01-test/scan.20261123-081502.cuh; "
+            "reset it to the stub (the lesson of 01-test/03_scan; 04_use runs it too)",
+            "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
+            "make reset STAGE=01-test/sum.cuh resets one"])
+        self.assertEqual((self.ex / "scan.cuh").read_text(), self.stubs["scan.cuh"])
+        self.assertEqual((self.ex / "sum.cuh").read_text(), earlier)  # an earlier stage's work stays
+        self.assertEqual((self.root / "backups" / "01-test" / "scan.20261123-081502.cuh").read_text(), mine)
+
+    def test_a_stage_resets_its_file_and_its_header_one_line_each(self):
+        self.write("02_sum.cu")
+        self.write("sum.cuh")
+        lines = self.reset("01-test/02_sum")
+        self.assertEqual(lines, [
+            "saved your version of 01-test/02_sum to backups/01-test/02_sum.20261123-081502.cu; "
+            "reset chapters/01-test/02_sum.cu to the stub",
+            "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
+            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too)"])
+        self.assertEqual(self.backups(), ["02_sum.20261123-081502.cu", "sum.20261123-081502.cuh"])
+        for name in ("02_sum.cu", "sum.cuh"):
+            self.assertEqual((self.ex / name).read_text(), self.stubs[name])
+
+    def test_a_later_stage_keeps_the_headers_it_only_runs(self):
+        scan, total = self.write("scan.cuh"), self.write("sum.cuh")
+        self.write("04_use.cu")
+        lines = self.reset("01-test/04_use")
+        self.assertEqual(len(lines), 2, lines)
+        self.assertTrue(lines[0].startswith("saved your version of 01-test/04_use to backups/"), lines)
+        self.assertEqual(lines[1], "kept the lessons of earlier stages that 01-test/04_use runs: sum.cuh (02_sum), "
+                                   "scan.cuh (03_scan); make reset STAGE=01-test/sum.cuh resets one")
+        self.assertEqual(((self.ex / "scan.cuh").read_text(), (self.ex / "sum.cuh").read_text()), (scan, total))
+
+    def test_stubs_are_left_alone_and_said_so(self):
+        lines = self.reset("01-test/03_scan")
+        self.assertEqual(lines[0], "chapters/01-test/scan.cuh is already the stub: nothing to save, nothing reset "
+                                   "(the lesson of 01-test/03_scan; 04_use runs it too)")
+        self.assertEqual(self.backups(), [])
+
+    def test_edited_stage_file_without_a_region_is_reset_too(self):
+        (self.ex / "03_scan.cu").write_text(self.stubs["03_scan.cu"] + "// a note\n")
+        lines = self.reset("01-test/03_scan")
+        self.assertTrue(lines[0].startswith("saved your version of 01-test/03_scan to backups/01-test/03_scan."), lines)
+        self.assertTrue(lines[1].startswith("chapters/01-test/scan.cuh is already the stub"), lines)
+        self.assertEqual((self.ex / "03_scan.cu").read_text(), self.stubs["03_scan.cu"])
+
+    def test_a_header_by_name_and_a_missing_header(self):
+        self.write("sum.cuh")
+        (self.ex / "scan.cuh").unlink()
+        self.assertEqual(self.reset("01-test/sum.cuh"), [
+            "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
+            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too)"])
+        self.assertEqual(self.reset("01-test/03_scan"), [
+            "chapters/01-test/scan.cuh was missing; wrote the stub (the lesson of 01-test/03_scan; 04_use runs it too)",
+            "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
+            "make reset STAGE=01-test/sum.cuh resets one"])
+        self.assertEqual((self.ex / "scan.cuh").read_text(), self.stubs["scan.cuh"])
+
+
+class RealLessonsTest(unittest.TestCase):
+    """On the repository's own tree: every stage without a region of its own teaches a lesson
+    header, so resetting it resets its lesson (13/04, 13/05, 14/07, 14/09, 15/03, 15/04, 15/05)."""
+
+    def test_every_stage_without_a_region_teaches_a_header(self):
+        bare = []
+        for solution, _ in exercises.stage_pairs(REPO):
+            if exercises.is_stage_file(solution) and "// EXERCISE BEGIN" not in solution.read_text():
+                chapter = solution.parent.name
+                taught = [h for h, s in exercises.lesson_users(chapter, REPO).items() if s[0] == solution.stem]
+                bare.append(f"{chapter}/{solution.stem}")
+                with self.subTest(stage=bare[-1]):
+                    self.assertTrue(taught, f"{bare[-1]} has no region and teaches no lesson header: "
+                                            f"make reset would reset nothing")
+        self.assertTrue(bare)
+
+    def test_two_level_is_the_lesson_of_04_and_run_by_05(self):
+        users = exercises.lesson_users("13-scan", REPO)
+        if "two_level.cuh" not in users:
+            self.skipTest("13-scan/two_level.cuh is not a lesson header in this tree")
+        self.assertEqual(users["two_level.cuh"][:2], ["04_two_level", "05_vector_io"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 04: through the host, synchronous copies from pageable memory. The CUDA Handbook 11.1,
-// stream1Device.cu (the end of 11.1; its timings are the first half of listing 11.5).
+// Stage 04: through the host, synchronous copies from pageable memory. The CUDA Handbook 11.1
+// (stream1Device.cu, at the end of 11.1; its code is the first half of listing 11.5).
 //
-// The arrays start and end in ordinary (pageable) host memory, from operator new. cudaMemcpy from
-// pageable memory is synchronous, and the driver stages it through a pinned bounce buffer, copying
-// on the CPU as well as across PCIe. Nothing overlaps: host->device, kernel, device->host, one
-// after the other. Four events split the time into those phases.
-// Caveat (the book, with listing 11.5): events recorded between synchronous copies are not exact.
-// Each cudaMemcpy returns only once the GPU is idle, so the next event is recorded behind a
-// pipeline bubble, and the CPU's staging copy is partly outside the events: read the phase times
-// as an approximation; the wall time is the measurement.
-// What to look for: the kernel is 0.3% of the wall time on the H100 (2026-11-23: 0.62 of 223 ms;
-// run A 0.62 of 170 ms, 0.4%; the book's GTX 680: 12 of 570 ms, 2%), the rest is copying;
-// host->device at 6.3 GB/s (run A 7.7) and device->host at 10.4 (run A 15.1), far below the pinned
-// ceilings the benchmark measures (52.5 and 50.6 GB/s; run A 54.8 and 55.1). Of all the rows this
-// one moves most between runs (223 against 170 ms; run B's spread 7.1% over 5 calls).
+// Stages 01-03 start with the data in device memory. From here on it starts and ends in host
+// memory, and getting it to the GPU and back is the lesson; the kernel is stage 01's. The arrays
+// are ordinary pageable memory (operator new). A cudaMemcpy from pageable memory is synchronous:
+// the driver copies the data on the CPU through a pinned staging buffer, which the copy engine
+// can read, so nothing overlaps: host->device, kernel, device->host, one after the other. Four
+// events split the time into those phases.
+// Caveat (the book, 11.2, with listing 11.5): events recorded between synchronous copies are not
+// exact. Each cudaMemcpy returns only once the GPU is idle, so the next event is recorded behind
+// a pipeline bubble, and part of the CPU's staging copy falls outside the events. Read the phase
+// times as an approximation; the wall time is the measurement.
+// What to look for: in the host progression, kernel_ms against wall_ms (the book's GTX 680: 11.94
+// of 570.22 ms, "about 2%"), and the H2D_ms and D2H_ms columns against the pinned copy rates on
+// the benchmark's "ceilings:" line.
+#include "grid_stride.cuh"
 #include "streaming.h"
 
 #include "common/check.h"
@@ -27,9 +28,9 @@ void pageable_release(float *p) { delete[] p; }
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: copy x and y to ctx.d_x and ctx.d_y with cudaMemcpy, launch
-  // streaming::launch_saxpy on the default stream, copy ctx.d_out back to h_out; record
-  // ctx.ev_start, ev_h2d, ev_kernel and ev_d2h around the phases and set ctx.phases.
+  // EXERCISE BEGIN: the job in order, each step done before the next starts: x and y into ctx's
+  // device buffers, stage 01's kernel on them, the result back into h_out. Mark the start and the
+  // end of each phase with ctx's four events, and say that you did (ctx.phases).
   const std::size_t bytes = n * sizeof(float);
   CUDA_CHECK(cudaEventRecord(ctx.ev_start, 0));
   CUDA_CHECK(cudaMemcpy(ctx.d_x, h_x, bytes, cudaMemcpyHostToDevice));

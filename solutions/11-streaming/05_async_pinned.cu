@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 05: through the host, asynchronous copies from pinned memory. The CUDA Handbook 11.2,
-// stream2Async.cu (listing 11.5, second half).
+// Stage 05: through the host, asynchronous copies from pinned memory. The CUDA Handbook 11.2
+// (stream2Async.cu; its code is the second half of listing 11.5).
 //
-// Changes from stage 04: the host arrays are pinned (page-locked; your pinned_alloc and
-// pinned_release in pinned_memory.cuh), so the copy engines read and write them directly by DMA,
-// and the copies are cudaMemcpyAsync in one stream: the CPU enqueues the whole job at once, the
-// stream runs it in order (copies in, kernel, copy out), and the CPU waits once, at the end. The
-// phases still run one after the other; only the staging through a bounce buffer is gone. The
-// events are now recorded by the GPU as it reaches them in the stream, so the phase times are
-// exact (stage 04's are not).
-// What to look for: on the H100 (2026-11-23), 7.4x faster than stage 04 (30.3 against 223 ms;
-// run A 5.7x, 29.9 against 170 ms; the book: 2x); host->device at 53 GB/s and device->host at 55
-// (run A 55 and 55), as fast as the pinned ceilings the bench measured (52.5 and 50.6 GB/s, run A
-// 54.8 and 55.1: run B's copy out beat its ceiling); kernel 0.6 ms: the wall time is the two
-// copies one after the other, 20.4 + 9.7 ms (run A 19.6 + 9.7).
+// Stage 04's copies go through a staging buffer on the CPU, and each blocks until the GPU is idle.
+// Here the host arrays are pinned (page-locked, from your pinned_alloc in pinned_memory.cuh), so
+// the copy engines read and write them directly by DMA, and the copies are cudaMemcpyAsync in one
+// stream: the CPU enqueues the whole job at once, the stream runs it in order (copies in, kernel,
+// copy out), and the CPU waits once, on the last event. The phases still run one after the other;
+// only the staging is gone. The GPU records the events as it reaches them in the stream, so the
+// phase times are exact.
+// The book's stream2Async enqueues on the NULL stream; this stage uses one of ctx's streams, which
+// are non-blocking, as stage 06 needs: a wait on the default stream does not wait for them.
+// What to look for: this row's speedup column in the host progression (the book: 288.68 against
+// 570.22 ms, "almost twice as fast", even with listing 11.2's slower kernel), and H2D_ms and
+// D2H_ms near the pinned copy rates on the benchmark's "ceilings:" line. wall_ms is still about
+// the sum of the three phases: nothing overlaps yet.
+#include "grid_stride.cuh"
 #include "pinned_memory.cuh"
 #include "streaming.h"
 

@@ -1,26 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 07: through the host, mapped pinned memory. The CUDA Handbook 11.4, stream4Mapped.cu
-// (listing 11.7).
+// Stage 07: through the host, mapped pinned memory. The CUDA Handbook 11.4 (stream4Mapped.cu,
+// listing 11.7).
 //
-// Changes from stage 06: no copies and no device buffers at all. The host arrays are pinned and
-// mapped into the GPU's address space; the kernel's loads of x and y and its stores to out cross
-// PCIe themselves. Data is processed as it arrives and results leave as they are produced, so
-// there is no "overhang" of a first copy in or a last copy out, and both PCIe directions are busy
-// at once. It only pays when each byte is touched once, as here.
-// The book's caveats: mapped memory suits writes best (a store goes on without waiting, a load
-// waits for its round trip across the bus), so a workload that mostly reads it may not keep PCIe
-// busy, and the SMs spend their time waiting on the bus. On a discrete GPU (the H100 here) every
-// access still crosses PCIe; only on an integrated GPU, whose memory is the host's, is mapped
-// memory "zero copy" proper. On a 64-bit system with unified addressing the device pointer of a
-// mapped allocation equals the host pointer; cudaHostGetDevicePointer is the form that holds
-// everywhere.
-// What to look for: the wall time against the floor of overlapped transfers (H100, 2026-11-23:
-// 23.96 ms, 1.08x the floor, against stage 06's 23.89 ms at 8 streams; run A 22.29 ms, 1.03x,
-// against 22.43: tied, the winner changing between runs by under 1%); no H2D/D2H phases (they do
-// not exist). Nsight Compute: the one kernel takes 22.0 ms at 0.0% DRAM throughput, a warp issuing
-// every 4796 cycles, stalled on long_scoreboard: the kernel is the whole transfer. The kernel is
-// streaming_kernel.cu's (sass/sm_90/07_mapped.sass holds none), stage 01's loop with the same
-// LDG/STG: the kernel does not know its pointers are the host's.
+// Stage 06 still copies, and its first copy in and last copy out overlap nothing. Here there are
+// no copies and no device buffers: the host arrays are pinned and mapped into the GPU's address
+// space, and stage 01's kernel loads x and y and stores out across PCIe itself. Data is processed
+// as it arrives and results leave as they are produced, so nothing is left over at either end,
+// and both directions of PCIe are busy at once. It pays because each byte is touched once.
+// The book's caveats (11.4): mapped memory suits writes best (a store goes on without waiting, a
+// load waits for its round trip across the bus), so a workload that mostly reads it may not keep
+// PCIe busy, and the SMs spend their time waiting on the bus; if in doubt, keep the data in device
+// memory and copy asynchronously, as stage 05 does. On a discrete GPU such as the H100 every access
+// crosses PCIe; only on an integrated GPU, whose memory is the host's, is mapped memory "zero
+// copy" proper. On a 64-bit system with unified addressing the device address of a mapped
+// allocation equals its host address; cudaHostGetDevicePointer is the form that holds everywhere.
+// What to look for: this row's x_floor against stage 06's in the host progression (the book:
+// 204.54 ms against 273 for streams); no phases (there are no copies to time); in the profile
+// (make profile STAGE=11-streaming/07_mapped), almost no DRAM traffic and warps waiting on memory
+// nearly all the time: the kernel is the transfer.
+#include "grid_stride.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 01: two-pass reduction, log-step in shared memory. The CUDA Handbook 12.2, listing 12.1.
+// Stage 01: two passes, a log-step fold in shared memory. The CUDA Handbook 12.2, listing 12.1.
 //
-// The first stage. Each thread sums a grid-stride share of the input in a register, the block
-// folds its threads' sums in shared memory in log2(blockDim) halving steps with a __syncthreads()
-// between steps, and thread 0 writes the block's partial sum. The same kernel then runs once
-// more, as one block over the partial sums (reduction::two_pass), so no block ever waits for
-// another. The block size must be a power of two (each step halves the active threads).
-// What to look for: in the timing, how close a plain grid-stride loop gets to the read ceiling
-// (the fold is a few hundred cycles per block against the whole input's loads). On the H100
-// (2026-11-23): 2257 GB/s at 512 threads, 74.1% of the float4 read kernel and 0.746x CUB (run A
-// 2270 GB/s at 256 threads, 74.5%). Each thread has one 4-byte load in flight, and Nsight Compute
-// counts 91.4 of the 97.7 cycles between a warp's instructions as long_scoreboard, waiting on it.
-// In the SASS (`make sass STAGE=12-reduction/01_two_pass`), one BAR.SYNC per halving step, in a
-// loop.
+// The first stage. Each thread sums a grid-stride share of the input in a register: consecutive
+// threads read consecutive ints, so every load of a warp is one coalesced request (12.1: interleave
+// by blockDim.x * gridDim.x). The block then folds its threads' sums in shared memory in
+// log2(blockDim) halving steps with a __syncthreads() after each, and thread 0 writes the block's
+// partial sum. The same kernel runs once more, as one block over the partial sums
+// (reduction::two_pass), so no block ever waits for another. The block size must be a power of two
+// (each step halves the active threads).
+// What to look for: in the SASS (`make sass STAGE=12-reduction/01_two_pass`), the load loop holds
+// one 4-byte LDG.E whose value the add needs before the branch back, so each thread has one load in
+// flight; the fold is a loop around one BAR.SYNC. In the progression table, how far this plain loop
+// stays below the read ceiling: the limit every later stage of the book shares (notes.md explains
+// it from the loads in flight).
 #include "reduction_common.cuh"
 
 namespace {

@@ -3,23 +3,21 @@
 // listings 12.3 and 12.4.
 //
 // Changes from stage 02: the kernel is a template on its block size B, and the host picks the
-// instantiation for cfg.threads with a switch over the powers of two 1..1024. Every loop bound and
-// every "if (B >= ...)" in the fold is then known to the compiler: the loops unroll, dead steps
+// instantiation for cfg.threads among the powers of two 1..1024 (listing 12.4's switch). Every loop
+// bound and every test on B in the fold is then known to the compiler: the loops unroll, dead steps
 // disappear, the shared array has a static size, and the grid stride is a constant times gridDim.
-// You write three things: the kernel below, and in the lesson header block_reduce.cuh the fold
-// (reduction::block_reduce<B>, stage 02's fold for a compile-time B and any operator) and the host
-// switch (reduction::dispatch_block_size). Stages 04, 05, 07, 09 and 10 reuse both as you wrote
-// them. Blocks of fewer than 32 threads work too: the warp tail's __syncwarp() mask names only the
-// lanes that exist.
-// What to look for: in the SASS of reduce_kernel<256> (`make sass-diff A=12-reduction/02_warp_synchronous
-// B=12-reduction/03_templated`, committed in sass/sm_90), the fold as a straight line: three
-// BAR.SYNC with no loop counter, then warp 0's six LDS -> IADD -> STS steps, each __syncwarp() a NOP
-// (136 instructions against stage 02's 91, because the compiler also emits, behind BRA.DIV, a copy
-// of the warp tail for a warp that arrives diverged, with WARPSYNC.COLLECTIVE in place of each NOP).
-// In the timing, nothing the fold explains: on the H100 (2026-11-23), 2255 GB/s at 512 threads
-// against stage 01's 2257 and 02's 2268 (run A 2272 at 1024, against 2270 and 2271); all three run
-// the same one-load-at-a-time grid-stride loop. Nsight Compute: 75.9M -> 67.5M warp instructions,
-// DRAM 67.5% -> 68.4% of peak.
+// The fold (reduction::block_reduce<B>: stage 02's fold for a compile-time B and any operator) and
+// the switch (reduction::dispatch_block_size) live in the lesson header block_reduce.cuh, which
+// this stage teaches: as 12.3 (listing 12.5) takes the fold out into a device function, stages 04,
+// 05, 07, 09 and 10 reuse both. Blocks of fewer than 32 threads work too: the warp tail's
+// __syncwarp() mask names only the lanes that exist.
+// What to look for: in reduce_kernel<256>
+// (`make sass-diff A=12-reduction/02_warp_synchronous B=12-reduction/03_templated`), the fold as a
+// straight line: three BAR.SYNC and no loop counter, then warp 0's six LDS -> add -> STS steps,
+// each __syncwarp() a NOP. The kernel is longer than 02's because the compiler also emits, behind a
+// BRA.DIV, a copy of the warp tail for a warp that arrives diverged, with WARPSYNC.COLLECTIVE in
+// place of each NOP. In the progression table, nothing the fold explains: 01, 02 and 03 run the
+// same one-load-at-a-time loop.
 #include "block_reduce.cuh"
 
 namespace {

@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 05: one pass, blocks add their sums to the answer with atomicAdd. The CUDA Handbook 12.4.
+// Stage 05: one pass, blocks add their sums into the answer with atomicAdd. The CUDA Handbook 12.4,
+// listing 12.7.
 //
-// Changes from stage 04: no partials, no counter, no last block. The host sets the answer to
-// zero in the same stream (cudaMemsetAsync) and launches one kernel; thread 0 of every block adds
-// the block's sum to it with one atomicAdd. You write both halves: the kernel's atomic and the
-// host's zeroing and launch. Integer addition is associative, so the order the atomics land in
-// does not change the result (for float it would: the result would vary from run to run in its
-// last bits).
-// One atomic per block, about a thousand per call, is nothing; one per thread or per element
-// would serialise on one address.
-// What to look for: in the timing, about the same as stage 04 at 256M (on the H100, 2026-11-23:
-// 2283 GB/s at 64 threads against 04's 2279; run A 2281 at 256 against 2270), the fastest of the
-// book's stages in both runs, and a memset before the kernel at small n (a second operation in the
-// stream): up to 2^18 ints the call takes a near-constant 4.7-7.7 us (run A 4.7-5.7). In the SASS
-// of reduce_kernel<256> (committed in sass/sm_90), one
-// REDG.E.ADD.STRONG.GPU: the atomic's result is unused, so it is a reduction, not an ATOMG, and no
-// fence, no counter, no second fold.
+// Changes from stage 04: no partials, no counter, no last block. The host sets the answer to zero
+// in the same stream (cudaMemsetAsync) and launches one kernel; thread 0 of every block adds the
+// block's sum to it with one atomicAdd. The kernel cannot zero the answer itself: no block knows
+// that it runs before every other block's atomic (12.4, footnote 2: CUDA's execution model does not
+// resolve races between blocks). Integer addition is associative, so the order the atomics land in
+// does not change the result (for float it would: the result would vary from run to run in its last
+// bits). Listing 12.7 has every thread add its own sum, with no block fold; this stage keeps the
+// fold (your block_reduce), so a call makes one atomic on the answer's address per block, not one
+// per thread.
+// What to look for: in the SASS of reduce_kernel<256> (`make sass STAGE=12-reduction/05_atomics`),
+// one REDG.E.ADD.STRONG.GPU: the atomic's result is unused, so it is a reduction, not an ATOMG; no
+// fence, no counter, no second fold. In the timing, the same rate as stage 04 at the benchmark's
+// size; at small n a call is a memset and a launch.
 #include "block_reduce.cuh"
 
 namespace {

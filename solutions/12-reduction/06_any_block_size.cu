@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 06: any block size, not only powers of two. The CUDA Handbook 12.5, listing 12.8.
 //
-// Changes from stage 01 (compare with that stage: `make sass-diff A=12-reduction/01_two_pass
-// B=12-reduction/06_any_block_size`, or diff the files): before the halving steps, the block
-// folds itself down to the largest power of two that fits. For blockDim.x = 100 that is 64:
-// threads 64..99 add their values into slots 0..35, one __syncthreads(), and from there the
-// usual halving steps run on 64 values. A block of a power-of-two size skips the extra step.
-// Why want it: the occupancy calculator, or a kernel's register count, may make 96 or 192 or
-// 640 threads per block the best choice.
-// What to look for: in the timing, nothing lost at a power of two: on the H100 (2026-11-23) 2273
-// GB/s at 512 threads (run A 2256 at 1024), beside stage 01's 2257 (run A 2270). The bench tries
-// only 32, 64, ..., 1024 threads, so the odd block sizes are tested, not timed. In the SASS,
-// one extra guarded LDS/IADD/STS and BAR.SYNC before the loop (and a FLO.U32, for __clz).
+// Changes from stage 01 (compare with that stage:
+// `make sass-diff A=12-reduction/01_two_pass B=12-reduction/06_any_block_size`, or diff the files):
+// before the halving steps, the block folds itself down to the largest power of two that fits. For
+// blockDim.x = 100 that is 64: threads 64..99 add their values into slots 0..35, one
+// __syncthreads(), and from there the usual halving steps run on 64 values. A block of a
+// power-of-two size skips the extra step.
+// Why want it: the occupancy calculator, or a kernel's register count, may make 96 or 192 or 640
+// threads per block the best choice.
+// What to look for: in the SASS, a FLO.U32 (for __clz: the largest power of two not above the block
+// size), one extra guarded LDS/add/STS and a third BAR.SYNC before the loop. In the timing, nothing
+// lost at a power of two. The benchmark tries only 32, 64, ..., 1024 threads, so the odd block
+// sizes are tested, not timed.
 #include "reduction_common.cuh"
 
 namespace {
@@ -27,9 +28,10 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
     sum += in[i];
   partials[threadIdx.x] = sum;
   __syncthreads();
-  // EXERCISE BEGIN: find the largest power of two p <= blockDim.x (clear the lowest set bit until
-  // one is left, or use __clz); if blockDim.x is not p, threads p and above add their value
-  // into slot threadIdx.x - p, then __syncthreads(). Then halve from p / 2 as in stage 01.
+  // EXERCISE BEGIN: leave the block's sum in partials[0] for any blockDim.x in 1..1024: first fold
+  // the values down to the largest power of two that fits (12.5: the threads past it add theirs
+  // into the slots below it), then halve as stage 01 does. Watch for: a block that already is a
+  // power of two needs no extra step, and every thread must reach every __syncthreads().
   const unsigned p = 1u << (31 - __clz(blockDim.x));
   if (p != blockDim.x) {
     if (threadIdx.x >= p) partials[threadIdx.x - p] += partials[threadIdx.x];

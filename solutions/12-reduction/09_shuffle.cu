@@ -2,16 +2,17 @@
 // Stage 09: the block's fold with warp shuffles. The CUDA Handbook 12.8.
 //
 // Changes from stage 03 (compare with that stage): no shared-memory halving steps. Within a warp,
-// __shfl_xor_sync(mask, v, offset) hands each lane the register v of lane (lane ^ offset):
-// five exchanges (offsets 16, 8, 4, 2, 1) leave every lane holding the warp's sum, with no shared
-// memory and no barrier. Then lane 0 of each warp writes the warp's sum to shared memory, one
-// __syncthreads(), and warp 0 folds those (at most 32) sums the same way. The book's __shfl_xor()
-// took no mask; it was removed in CUDA 9 in favour of the _sync form, whose mask says which lanes
-// take part (all 32 here: block sizes are powers of two from 32).
-// What to look for: in the SASS, SHFL.BFLY instead of LDS/STS pairs in the fold, and one
-// BAR.SYNC instead of log2(B); in the timing, again little, since the fold is not the bottleneck:
-// on the H100 (2026-11-23) 2266 GB/s at 1024 threads against 03's 2255 (run A 2280 against 2272).
-// Nsight Compute (against 07): shared-memory bank conflicts 642 -> 158, DRAM 67.4% -> 68.5%.
+// __shfl_xor_sync(mask, v, offset) hands each lane the register v of lane (lane ^ offset): five
+// exchanges (offsets 16, 8, 4, 2, 1, the butterfly of figure 12.2) leave every lane holding the
+// warp's sum, with no shared memory and no barrier. Then lane 0 of each warp writes the warp's sum
+// to shared memory, one __syncthreads(), and warp 0 folds those (at most 32) sums the same way.
+// The book's __shfl_xor() took no mask; it was deprecated in CUDA 9.0 and is not available when
+// compiling for compute_70 or later. The _sync form's mask names the lanes taking part, all of
+// which must reach the call (all 32 here: block sizes are powers of two from 32).
+// What to look for: `make sass-diff A=12-reduction/03_templated B=12-reduction/09_shuffle`:
+// SHFL.BFLY where 03 has LDS/STS pairs (five in every warp, five more in warp 0), and one BAR.SYNC
+// where 03 has three at B = 256. In the timing, again little, since the fold is not the bottleneck;
+// Nsight Compute counts fewer shared-memory bank conflicts than stage 07 (profiles/README.md).
 #include "block_reduce.cuh"
 
 namespace {
@@ -19,8 +20,8 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
 
-// EXERCISE BEGIN: define __device__ int warp_sum(int v), which returns the warp's sum of v in
-// every lane: five __shfl_xor_sync steps (offsets 16, 8, 4, 2, 1) over the full warp.
+// EXERCISE BEGIN: define __device__ int warp_sum(int v): every lane of a full warp returns the sum
+// of v over the warp's 32 lanes, exchanged in registers (12.8's butterfly), no shared memory.
 __device__ int warp_sum(int v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
@@ -34,9 +35,10 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int warp_sums[B / 32];
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
-  // EXERCISE BEGIN: fold each warp with warp_sum; if the block has more than one warp, lane 0 of
-  // each warp stores its sum in warp_sums[warp], __syncthreads(), and warp 0 folds warp_sums
-  // (lanes past B / 32 bring 0). Thread 0 writes out[blockIdx.x].
+  // EXERCISE BEGIN: the block's sum in out[blockIdx.x], written by thread 0: each warp folds its
+  // own values with your warp_sum, then the warps' sums (at most 32) are brought together through
+  // warp_sums[] with as few block barriers as you can. Watch for: a block of one warp, and lanes
+  // that have no warp's sum to bring.
   sum = warp_sum(sum);
   if constexpr (B > 32) {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lesson header, taught by stage 03 (03_templated.cu): the block size as a template parameter.
-// The CUDA Handbook 12.2, listing 12.3 (the log-step fold unrolled for a compile-time block size)
-// and listing 12.4 (the host switch that turns a run-time block size into a template argument);
-// 12.3 (listing 12.5) takes the same fold out into a device function so the single-pass kernel
-// can call it twice, as block_reduce<B> is here.
+// Lesson header, taught by stage 03 (03_templated.cu): the block size as a template parameter. The
+// CUDA Handbook 12.2, listing 12.3 (the log-step fold unrolled for a compile-time block size) and
+// listing 12.4 (the host switch that turns a run-time block size into a template argument); 12.3
+// (listing 12.5) takes the same fold out into a device function so the single-pass kernel can call
+// it twice, as block_reduce<B> is here.
 //
 // Written once, in stage 03, and reused as you wrote it by stages 04, 05, 07 and 10 (the fold) and
 // 09 (the switch): those stages report TODO until this header's regions are filled in.

@@ -2,16 +2,16 @@
 // Stage 02: recursive scan-then-fan. The CUDA Handbook 13.4.1 (listings 13.3 scanBlock, 13.4
 // scanAndWritePartials, 13.5 the recursion, 13.6 scanAddBaseSums).
 //
-// Changes from the host scan (host_scan.h, 13.2): the work is cut into blocks of B elements.
-// Each block scans its B elements with scanBlock (block_scan.cuh: you write it for this stage)
-// and writes its total to a partials array; the partials are scanned by the same procedure
-// (recursively, until one block is enough); then every block but the first adds the scanned
-// total of the blocks before it ("fan" the base sums out).
-// Global traffic per element: read + write in the first pass, read + write in the fan: 4N.
-// What to look for: in the timing, 0.40x CUB on the H100 (122.4 Gelem/s at 256 threads, 256M ints,
-// 2026-11-23; 0.36x, 108 Gelem/s, on 2026-11-22 with the earlier scanBlock), and the extra
-// launches of the recursion at small n; in the SASS, three BAR.SYNC per scanBlock, and the NOPs
-// of scan_warp's __syncwarp()s.
+// Changes from the host scan (host_scan.h, 13.2): the work is cut into blocks of B elements, one
+// per thread. Each block scans its elements with scanBlock (block_scan.cuh) and writes its total to
+// a partials array; the partials are scanned by the same procedure, recursively, until one block is
+// enough; then every block but the first adds the scanned total of the blocks before it (it "fans"
+// the base sums out). Global traffic per element: read and write in the first pass, read and write
+// in the fan: 4N.
+// What to look for: in the timing, the progression table's first row, the baseline every later
+// stage is measured against, and the extra launches of the recursion; in the SASS, the three
+// BAR.SYNC of each scanBlock and the NOPs that scan_warp's __syncwarp() compiles to on the
+// converged path.
 #include "block_scan.cuh"
 
 namespace {

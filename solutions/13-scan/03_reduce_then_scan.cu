@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2.
+// Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2 (listings 13.7 .. 13.9).
 //
 // Changes from stage 02: the first pass only reduces, with a reduction (reduce_block.cuh, as
 // listing 13.7 uses chapter 12's reduceBlock), not a scan. Each block sums its B elements into the
-// partials array (reading the input, writing nothing per element); the partials are scanned
+// partials array (it reads the input and writes nothing per element); the partials are scanned
 // recursively; then each block scans its elements again with stage 02's scanBlock, starting from
 // the sum of the blocks before it, and writes the result once. Traffic: read, read, write: 3N.
-// What to look for: the traffic alone would make it 4/3 of stage 02's throughput, but with one
-// element per thread neither recursion is bound by traffic: on the H100 (2026-11-23) this reduce
-// pass makes it 1.07x stage 02 (130.8 against 122.4 Gelem/s, 0.43x CUB), where the earlier,
-// scan-based first pass ran slower than stage 02 (98 against 108 Gelem/s, 2026-11-22). In the SASS, the first kernel has no per-element store (STG), its fold one BAR.SYNC
-// per halving and SHFL.DOWN for the last warp.
+// What to look for: traffic alone predicts 4/3 of stage 02's throughput; the progression table's
+// speedup column shows how much of it one element per thread gets, and the README says why (the
+// instructions, not the bytes). In the SASS, the first kernel has no per-element STG; its fold has
+// one BAR.SYNC per halving, and SHFL.DOWN for the last warp.
 #include "block_scan.cuh"
 #include "reduce_block.cuh"
 

@@ -4,13 +4,14 @@
 //
 // Changes from stage 03: no recursion. The grid is as many blocks as the GPU holds at once (or
 // config::partials), each owning one contiguous range of many tiles of B. Pass 1 sums each range
-// into one partial; pass 2, a single block, scans those few partials; pass 3 scans each range
-// tile by tile, carrying the running sum from tile to tile, starting from the partial of the
-// ranges before it. Three launches whatever n is; still 3N of global traffic, one element per
-// thread per tile as in the book. You write the three passes in two_level.cuh.
-// What to look for: in the timing, a flat curve over n once the GPU is full, and how far one
-// 4-byte load per thread per tile stays from the copy bandwidth (on the H100, 2026-11-23: 179.3
-// Gelem/s at 128 threads, 52% of the float4 copy kernel's rate, 0.59x CUB); in the SASS, the tile loop around scanBlock's three BAR.SYNC, scalar LDG.E and STG.E.
+// into one partial; pass 2, a single block, scans those few partials; pass 3 scans each range tile
+// by tile, carrying the running sum from tile to tile, starting from the partial of the ranges
+// before it. Three launches whatever n is; still 3N of global traffic, one element per thread per
+// tile as in the book. The passes are in two_level.cuh.
+// What to look for: in the timing, the speedup over stage 03 (fewer launches, fewer instructions)
+// and the distance to the copy ceiling that one 4-byte load per thread per tile leaves (the
+// %copy_ceiling column); in the SASS, the tile loop around scanBlock's three BAR.SYNC, with scalar
+// LDG.E and STG.E.
 #include "two_level.cuh"
 
 namespace {

@@ -1,29 +1,28 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 06: warp scans. The CUDA Handbook 13.5 (listings 13-13 .. 13-18).
+// Stage 06: warp scans. The CUDA Handbook 13.5 (listings 13.13 .. 13.18).
 //
-// Changes from stage 05: the block scan. Instead of scanBlock's shared-memory warp scans, each
-// warp scans its 32 values in registers with __shfl_up_sync, and one warp scans the warps'
-// totals (13-18, warp_block_scan.cuh: you write it and the shuffle scan). This stage also has
-// every warp scan of the book, each runnable in isolation over 32-element segments (warp_scan)
-// and k times over in the compute-bound lab (warp_scan_lab):
-//   conditional (13-13)      shared memory, each step guarded by lane >= offset: your stage 02 scan_warp;
-//   zero-padded (13-14)      16 zeros below each warp's 32 slots: every lane adds, no guard;
-//   templated (13-15/16)     one template that is either of the two (run here zero-padded);
+// Changes from stage 05: the block scan. Instead of scanBlock's shared-memory warp scans, each warp
+// scans its 32 values in registers with __shfl_up_sync, and one warp scans the warps' totals
+// (13.18, warp_block_scan.cuh). This stage also has every warp scan of the book, each runnable on
+// its own over 32-element segments (warp_scan) and k times over in the compute-bound lab
+// (warp_scan_lab):
+//   conditional (13.13)      shared memory, each step guarded by lane >= offset (scan_warp);
+//   zero-padded (13.14)      16 zeros below each warp's 32 slots, written once per kernel as in the
+//                            book (listings 13.11, 13.23): every lane adds, no guard;
+//   templated (13.15/16)     one template that is either of the two (run here zero-padded);
 //   __shfl_up_sync           registers only, the guard on lane >= offset;
-//   shfl.sync.up PTX (13-17) the shuffle's predicate (source lane in range) guards the add.
-// Unlike the book, the shared-memory forms are not "warp-synchronous": __syncwarp() separates
-// each step's reads from its writes (Volta and later schedule lanes independently), and the
-// shuffles are the _sync forms with a member mask. The main scan entry is stage 05's two-level
-// scan on the shuffle block scan (scan::warp_block_scan<scan::shfl_warp_scan>).
-// What to look for: in the SASS (13.5.4; the book counts 30 / 17 / 11 instructions on SM 3.0),
-// LDS/STS and the predicated IADD of the guard, against SHFL.UP with its predicate output feeding
-// a predicated IADD and no compare at all in the PTX form. In the timing, the main scan about
-// where stage 05 is (the block scan is a small part of a memory-bound pass: 0.99x-1.00x stage 05
-// on the H100, 2026-11-23), the forms over 32-element segments all bound by memory (1.02x-1.04x
-// the conditional one), and only the compute-bound lab (k scans per loaded element) shows what
-// the instruction counts cost: the book measured the shuffle about 2x the conditional form; on the
-// H100 at k = 64, __shfl_up_sync 2.15x, the PTX form 2.32x, the zero-padded and templated forms
-// 0.95x (README).
+//   shfl.sync.up PTX (13.17) the shuffle's predicate (source lane in range) guards the add.
+// Unlike the book, the shared-memory forms are not "warp-synchronous": __syncwarp() separates each
+// step's reads from its writes (Volta and later schedule lanes independently), and the shuffles are
+// the _sync forms with a member mask. The main scan is stage 05's two-level scan on the shuffle
+// block scan (scan::warp_block_scan<scan::shfl_warp_scan>).
+// What to look for: in the SASS (13.5.4 counts 30 / 17 / 11 instructions on SM 3.0), the guard's
+// ISETP and predicated LDS/IADD in the conditional form, none in the zero-padded one, and in the
+// PTX form SHFL.UP's predicate output feeding a predicated IADD with no compare. In the timing, the
+// main scan where stage 05 is (a block scan per four elements is a small part of a memory-bound
+// pass), the forms over 32-element segments all bound by memory, and the compute-bound lab, where
+// the instructions set the time: the book measured the shuffle about 2x the conditional form. The
+// zero-padded form drops instructions but no shared-memory access, so it gains little there.
 #include "two_level_vec4.cuh"
 #include "warp_block_scan.cuh"
 
@@ -32,12 +31,12 @@ namespace {
 constexpr unsigned warps_per_block = 8;
 constexpr unsigned pad = 16;  // zeros below each warp's 32 slots in the zero-padded forms
 
-// 13-14. sh: this warp's pad + 32 ints; sh[0, pad) are zeros, so lane - offset never needs a guard.
+// 13-14. sh: this warp's pad + 32 ints; sh[0, pad) hold zeros, so lane - offset needs no guard.
 __device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
-  // EXERCISE BEGIN: the zero-padded warp scan (13-14): with zeros in the 16 slots below the warp's
-  // 32, every lane adds the value offset slots below its own, no guard; the same __syncwarp()
-  // discipline as your scan_warp.
-  if (lane < pad) sh[lane] = 0;
+  // EXERCISE BEGIN: the zero-padded warp scan (13-14). The 16 slots below the warp's 32 already
+  // hold zeros (the kernel writes them once, as the book's kernels do), so no lane needs a guard:
+  // a lane whose source lies below the warp adds a zero. Keep your scan_warp's __syncwarp()
+  // discipline, and add no shared-memory access that the conditional form does not make.
   sh[pad + lane] = x;
   __syncwarp();
   for (unsigned offset = 1; offset < 32; offset *= 2) {
@@ -53,10 +52,10 @@ __device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
 // 13-15/13-16: one template for both forms, as the book's bZeroPad template argument chooses.
 template <bool zero_padded>
 __device__ int warp_scan_templated(int *sh, int x, unsigned lane) {
-  // EXERCISE BEGIN: one body for both forms, the choice made at compile time: zero_padded puts the
-  // warp's 32 slots after the 16 zeros and drops the guard; otherwise the conditional form.
+  // EXERCISE BEGIN: one body for both forms, the choice made at compile time (13-16): zero_padded
+  // puts the warp's 32 slots after the 16 zeros (already written, as above) and drops the guard;
+  // otherwise the conditional form. Neither form should pay at run time for the other.
   const unsigned base = zero_padded ? pad : 0;
-  if (zero_padded && lane < pad) sh[lane] = 0;
   sh[base + lane] = x;
   __syncwarp();
 #pragma unroll
@@ -101,11 +100,23 @@ __device__ int warp_scan_any(int *sh, int x, unsigned lane) {
   else return warp_scan_ptx(x);
 }
 
+// The zero-padded forms read the 16 slots below the warp's 32 as zeros. As in the book (listings
+// 13.11 and 13.23: sPartials[sIndex-16] = 0 before the loop), each kernel writes them once, not
+// every scan: the scan itself then makes no more shared-memory accesses than the conditional form.
+template <scan::warp_form F>
+__device__ void zero_pad_once(int *sh, unsigned lane) {
+  if constexpr (F == scan::warp_form::zero_padded || F == scan::warp_form::templated) {
+    if (lane < pad) sh[lane] = 0;
+    __syncwarp();
+  }
+}
+
 // Each warp scans 32-element segments, grid-stride; the loop is the same for the warp's 32 lanes.
 template <scan::warp_form F>
 __global__ void warp_segments(int *out, const int *in, std::size_t n, bool inclusive) {
   __shared__ int sh[warps_per_block][pad + 32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  zero_pad_once<F>(sh[warp], lane);
   const std::size_t segments = (n + 31) / 32;
   for (std::size_t seg = blockIdx.x * std::size_t(warps_per_block) + warp; seg < segments;
        seg += std::size_t(gridDim.x) * warps_per_block) {
@@ -126,13 +137,14 @@ void launch_segments(int *d_out, const int *d_in, std::size_t n, bool inclusive,
   CUDA_CHECK_LAUNCH();
 }
 
-// The compute-bound lab (bench part 3b, issue 17 item 7): each warp scans its 32-element segment
+// The compute-bound lab (bench part 3b): each warp scans its 32-element segment
 // k times over, each scan's output the next one's input, so that k scans are paid for every
 // element loaded and stored and the scan's instructions, not memory, set the time.
 template <scan::warp_form F>
 __global__ void warp_segments_repeated(int *out, const int *in, std::size_t n, unsigned k) {
   __shared__ int sh[warps_per_block][pad + 32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  zero_pad_once<F>(sh[warp], lane);
   const std::size_t segments = (n + 31) / 32;
   for (std::size_t seg = blockIdx.x * std::size_t(warps_per_block) + warp; seg < segments;
        seg += std::size_t(gridDim.x) * warps_per_block) {

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 07: stream compaction. The CUDA Handbook 13.6 (keeping the odd elements), generalised to
-// a predicate (scan::predicate).
+// Stage 07: stream compaction. The CUDA Handbook 13.6 (keeping the odd elements, listings 13.22 and
+// 13.23), generalised to a predicate (scan::predicate).
 //
 // Changes from stage 05 (its passes, on scanBlock): what is scanned is a 0/1 flag per element,
 // keep(x), and the exclusive scan of the flags is where a kept element goes: out[rank] = x. Same
-// two-level structure: pass 1 counts the kept elements of each range (stage 05's reduce_ranges4
-// on the flags), pass 2 scans the counts, pass 3 recomputes the flags tile by tile (four per
-// thread), scans the threads' counts across the block and scatters the kept elements. The last
-// scanned count is the number kept, copied back to the host (the call waits for it).
-// Global traffic per element: read, read, write of the kept ones only: 2N + kept.
-// What to look for: in the timing, throughput that rises as fewer elements are kept (fewer
-// writes), and the ratio to CUB DeviceSelect::If (0.75x keeping the odd ints on the H100,
-// 2026-11-23); in the SASS, the predicated STG of the scatter.
+// two-level structure: pass 1 counts the kept elements of each range (stage 05's reduce_ranges4 on
+// the flags), pass 2 scans the counts, pass 3 recomputes the flags tile by tile (four per thread),
+// scans the threads' counts across the block and scatters the kept elements. The last scanned count
+// is the number kept, copied back to the host (the call waits for it).
+// Global traffic per element: read, read, and a write of the kept ones only: 2N + kept.
+// What to look for: in the timing, the compaction table's vs_CUB column (CUB DeviceSelect::If); in
+// the SASS, the predicated STG of the scatter.
 #include "two_level_vec4.cuh"
 
 namespace {
@@ -21,8 +20,8 @@ struct keep_op {
   __device__ int operator()(int x) const { return scan::keep(p, x) ? 1 : 0; }
 };
 
-// Pass 3: block b walks its range tile by tile. Each thread flags its four elements, the block
-// scans the threads' counts, and the kept ones go to out[carry + kept elements before them].
+// Pass 3: block b walks its range tile by tile, each thread loading four elements; the kept ones go
+// to out[the number of kept elements before them].
 template <unsigned B>
 __global__ void scatter_ranges(int *out, const int *in, const int *partials, std::size_t n, std::size_t tiles_per_block,
                                scan::predicate p, bool aligned) {
@@ -33,8 +32,14 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
   unsigned carry = blockIdx.x ? unsigned(partials[blockIdx.x - 1]) : 0u;
   for (std::size_t first = begin; first < end; first += tile) {  // every thread runs the same trips
     const std::size_t i = first + 4 * threadIdx.x;
-    int v[4], flag[4], count = 0;
-    scan::load4(v, in, i, end, aligned);
+    int v[4];
+    scan::load4(v, in, i, end, aligned);  // v[k] is element i + k (0 past end)
+    // EXERCISE BEGIN: 13.6's compaction for this tile: a kept element's place in out is the number
+    // of kept elements before it, from the tiles before (carry) and in this tile (scan::scan_block
+    // over what each thread keeps, as stage 05 scans its sums of four). Write this thread's kept
+    // elements there, in order, and carry the tile's total kept to the next tile. Watch for: the
+    // zeros past end are not elements (keep(0) may be true); every thread joins the block scan.
+    int flag[4], count = 0;
 #pragma unroll
     for (unsigned k = 0; k < 4; ++k) {
       flag[k] = (i + k < end && scan::keep(p, v[k])) ? 1 : 0;
@@ -42,9 +47,6 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
     }
     int total;
     const int incl = scan::scan_block<B>(s, count, total);
-    // EXERCISE BEGIN: this thread's first kept element goes to carry + the number of kept elements
-    // before this thread in the tile (the exclusive scan of the counts), the next ones after it,
-    // in order; then carry moves past the tile's total.
     unsigned rank = carry + unsigned(incl - count);
 #pragma unroll
     for (unsigned k = 0; k < 4; ++k)

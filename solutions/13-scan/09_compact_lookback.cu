@@ -5,18 +5,16 @@
 // Changes from stage 08: what is scanned is the count of kept elements, keep(x) for each of a
 // lane's four, and where stage 08 stores every element, this stage stores the kept ones at their
 // rank. Storing them straight from registers would leave each store instruction's 32 addresses
-// scattered over the warp's output with gaps; instead each warp packs its kept elements into
-// shared memory at their rank within the warp's part of the tile (before the look-back, so the
-// packing overlaps its wait), then writes them out with consecutive lanes on consecutive
-// addresses. Every tile but the last is full: those run in a kernel compiled without any bounds
-// test, the last tile in a launch of its own (on the H100 that took the stage from 0.85x to 1.03x
-// CUB: the README says how). Global traffic per element: one read, and one write per kept
-// element. The last tile leaves the total kept in the workspace; the call copies it back and
-// waits for it.
-// What to look for: in the timing, the ratio to CUB DeviceSelect::If (goal 0.9x; 1.04x on the
-// H100, 2026-11-23), throughput that rises as fewer elements are kept; in the SASS, lookback_compact<true> against <false>: no 64-bit
-// compares, eight LDG.E.128, the predicated STS of the packing, then the LDS/STG loop of the
-// write-out.
+// scattered over the warp's output with gaps; instead each warp packs its kept elements into shared
+// memory at their rank within the warp's part of the tile (before the look-back, so the packing
+// overlaps its wait), then writes them out with consecutive lanes on consecutive addresses. Every
+// tile but the last is full: those run in a kernel compiled without any bounds test (Full = true),
+// the last tile in a launch of its own, so that the lean kernel's register count is its own. Global
+// traffic per element: one read, and one write per kept element. The last tile leaves the total
+// kept in the workspace; the call copies it back and waits for it.
+// What to look for: in the timing, the compaction table's vs_CUB column and the vs_CUB table; in
+// the SASS, lookback_compact<true> against <false>: no 64-bit bounds compares, LDG.E.128, the
+// predicated STS of the packing, then the LDS/STG loop of the write-out.
 #include "lookback.cuh"
 
 namespace {
@@ -52,8 +50,9 @@ __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, s
   }
   const int warp_kept = lb::scan_rows(base, count);
   int *buf = packed[threadIdx.x / 32];
-  // EXERCISE BEGIN: pack this lane's kept elements (kept_at(r, k)) into buf[] from base[r] on (its
-  // rank in the warp's part of the tile), row after row, in order.
+  // EXERCISE BEGIN: gather the warp's kept elements in its shared buffer, contiguous and in input
+  // order, so that the write-out below can store them with whole lines instead of scattered lanes.
+  // Each lane knows how many kept elements of the warp come before each of its rows (scan_rows).
 #pragma unroll
   for (unsigned r = 0; r < rows; ++r) {
     int rank = base[r];
@@ -65,8 +64,9 @@ __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, s
   int through_tile;
   const int before = lb::warp_prefix<B>(warp_kept, status, tile, epoch, through_tile);
   __syncwarp();  // the warp's packing is done before any lane reads buf
-  // EXERCISE BEGIN: the warp writes buf[0, warp_kept) to out from before (the kept elements
-  // before this warp) on, lane i taking elements i, i + 32, ...
+  // EXERCISE BEGIN: the warp copies its packed elements to their place in out, after every kept
+  // element before this warp (the look-back told it how many), so that each store instruction
+  // of the warp writes consecutive addresses.
   int *to = out + before;
   for (int i = threadIdx.x % 32; i < warp_kept; i += 32) to[i] = buf[i];
   // EXERCISE END

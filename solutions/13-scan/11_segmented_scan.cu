@@ -2,8 +2,8 @@
 // Stage 11: segmented scan (13.1), on stage 08's single pass. The book defines it in one sentence:
 // besides the array, a set of flags, one per element, delimits subarrays, and each subarray is
 // scanned on its own. Here the flags are head flags (heads[i] != 0: a segment starts at i), one
-// byte per element, and the scan is the single pass with decoupled look-back of stage 08; diff
-// this file against 08_decoupled_lookback.cu.
+// byte per element, and the scan is the single pass with decoupled look-back of stage 08; diff this
+// file against 08_decoupled_lookback.cu.
 //
 // Changes from stage 08: the scan is no longer of values but of (value, head) pairs under the
 // segmented operator
@@ -13,10 +13,10 @@
 // warps of the block, and the look-back across tiles. A tile that holds a head does not depend on
 // the tiles before it for its total from its last head on, so it publishes that as its PREFIX at
 // once: the look-back of every later tile stops there. Traffic: 2N ints and N flag bytes.
-// What to look for: in the timing, the ratio to stage 08 (the flags are a quarter more bytes, and
-// the look-back of a tile is shorter where heads are dense) and to CUB's InclusiveSumByKey (on the
-// H100, 2026-11-23: 210 Gelem/s at 512 threads, 0.71x stage 08, 0.79x CUB); in the SASS, the second shuffle of every warp-scan step (the head flag travels with the value) and the
-// LDG.E of the four flags beside the LDG.E.128 of the values.
+// What to look for: in the timing, the segmented table's vs_CUB column (CUB's InclusiveSumByKey)
+// and its rate against stage 08's; in the SASS, the second shuffle of every warp-scan step (the
+// head flag travels with the value) and the load of the four flags beside the LDG.E.128 of the
+// values.
 #include "lookback.cuh"
 
 #include <cstdint>

@@ -2,10 +2,10 @@
 // Lesson header, taught by stage 03 (03_reduce_then_scan.cu). The CUDA Handbook 13.4.2: the first
 // pass of reduce-then-scan only needs each block's total, and listing 13.7 gets it with the
 // reduction of chapter 12 (reduceBlock, listing 12.3), not with a scan. Stages 04, 05 and 07 run
-// the reduce_block you write here in their first pass.
+// this reduce_block in their first pass.
 //
-// A reduction folds: half the threads add the other half's values, log2(B) times, and the last
-// 32 values are folded by one warp. Here the last warp folds with __shfl_down_sync, in registers,
+// A reduction folds: half the threads add the other half's values, log2(B) times, and the last 32
+// values are folded by one warp. Here the last warp folds with __shfl_down_sync, in registers,
 // where the book's listing relies on a warp-synchronous volatile pointer.
 #pragma once
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lesson header, taught by stage 05 (05_vector_io.cu). Stage 04's two-level passes with each
-// thread owning four consecutive elements of a tile of 4B, read and written as one 16-byte vector
+// Lesson header, taught by stage 05 (05_vector_io.cu). Stage 04's two-level passes with each thread
+// owning four consecutive elements of a tile of 4B, read and written as one 16-byte vector
 // (scan::load4 / scan::store4 in scan_common.cuh, LDG.E.128 / STG.E.128), as Merrill's kernels and
 // CUB do: a quarter of the memory instructions and four times the bytes in flight per thread, and
 // the block scan runs once per four elements. Pass 2 is stage 04's scan_partials. Stages 06 and 07
-// run the passes you write here.
+// run these passes.
 #pragma once
 
 #include "block_scan.cuh"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Lesson header, taught by stage 06 (06_warp_scans.cu). The CUDA Handbook 13.5.3 and listing 13-18:
+// Lesson header, taught by stage 06 (06_warp_scans.cu). The CUDA Handbook 13.5.3 and listing 13.18:
 // the warp scan with __shfl_up_sync (registers only, no shared memory, no __syncwarp), and the
 // block scan on top of it: each warp scans its 32 values, the warps' totals go to shared memory,
 // one warp scans them, each warp adds the total of the warps before it. Stage 06's main scan runs
-// stage 05's passes on it; stages 08 and 09 (lookback.cuh) scan their rows and warps with your
+// stage 05's passes on it; stages 08 and 09 (lookback.cuh) scan their rows and warps with
 // shfl_warp_scan.
 #pragma once
 

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: the naive GPU kernel, AOS. The CUDA Handbook 14.2, listing 14.3, and table 14.1.
+// Stage 02: the naive GPU kernel, AOS. The CUDA Handbook 14.2, listing 14.3 and table 14.1.
 //
-// Changes from the host reference (stage 01, host_nbody.h): one thread per body i (a grid-stride
-// loop over rows) sums the pull of every body j, read straight from global memory. All threads of
-// a warp read the same body j at once, so each load is one broadcast through L1: the kernel is
-// bound by instruction issue, not by memory. The unroll factor of the j loop is a template
-// argument (1..32), as the book's #pragma unroll sweep of table 14.1.
-// What to look for: in the timing, the unroll sweep (the book: 25e9 interactions/s without unroll,
-// about 1.4x with 16; the H100, 2026-11-23, N = 128K: 982e9 without, 1714e9 at 32, +75%, run A
-// +73%); in the SASS, one LDG.E.128 per interaction beside the 12 FP32 instructions
-// and the MUFU.RSQ, and the loop's ISETP/BRA disappearing as the unroll factor grows.
+// Changes from the host reference (listing 14.2, host_nbody.h): one thread per body i (a
+// grid-stride loop over rows) sums the pull of every body j, read straight from global memory.
+// All threads of a warp read the same body j at once, so one 16-byte load serves the whole warp
+// and the L1 cache serves the other warps: memory bandwidth is no limit; what the kernel pays is
+// instruction issue and the wait for each load. The j loop is unrolled U times (a template
+// argument, 1..32), the book's #pragma unroll sweep of table 14.1 (the book: 25e9 interactions/s
+// without unrolling, 34.3e9 at 16): fewer loop instructions per interaction, and more independent
+// loads in flight.
+// What to look for: in the bench's unroll table, the rate from U = 1 to 32; in the SASS, one
+// LDG.E.128 per interaction beside 3 FADD, 3 FMUL, 6 FFMA and one MUFU.RSQ, and the loop's
+// compare and branch thinning out as U grows; in the profile (make profile
+// STAGE=14-nbody/02_naive_aos), long_scoreboard, the wait for those loads, as the top stall.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -21,7 +24,7 @@ __global__ void naive_forces(float4 *force, const float4 *body, std::size_t n, f
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(blockDim.x) * gridDim.x) {
     // EXERCISE BEGIN: sum the pull of every body j on body i with nbody::body_body_interaction,
-    // the j loop unrolled U times (#pragma unroll U), and store (fx, fy, fz, 0) in force[i].
+    // the j loop unrolled U times, and store (fx, fy, fz, 0) in force[i].
     const float4 me = body[i];
     float fx = 0.f, fy = 0.f, fz = 0.f;
 #pragma unroll U

@@ -3,17 +3,18 @@
 //
 // Changes from stage 03: no shared memory and no barriers. The host copies the bodies into a
 // __constant__ array, 4000 at a time (64 KB of constant memory holds 4096 float4; the book keeps
-// g_bodiesPerPass = 4000), and launches one pass per chunk; the first pass stores its sums, the
-// others add theirs to force[i]. Every thread of a warp reads the same constant address at the
-// same time: the case the constant cache broadcasts at full speed.
+// g_bodiesPerPass = 4000), with cudaMemcpyToSymbolAsync device to device, and launches one pass
+// per chunk; the first pass stores its sums, the others add theirs to force[i]. Every thread of a
+// warp reads the same constant address at the same time: the case the constant cache broadcasts.
+// Why: the book takes this form from Stone et al.'s direct Coulomb summation, whose shared memory
+// holds other data; it leaves shared memory free for such a kernel.
 // Not reentrant: the __constant__ array is one per GPU, so two calls in two streams at once would
 // overwrite each other's chunks. The copies are enqueued in `stream`, in order with the passes.
-// What to look for: in the timing, slower than stage 03 on the H100, though the operands come
-// from the constant cache without an LDS: 0.74x at N = 128K in both runs (2026-11-23: 1.386e12
-// against 1.871e12 interactions/s, run A 1.388e12; 0.79x of stage 03 at the same unroll 4, run A
-// 0.80x). Not profiled (the 2026-11-23 ncu capture of this chapter ran out of time); the
-// candidates are the 33 passes, each a launch with its own partial last wave. In the SASS, FFMAs
-// that read c[0x3][...] operands directly, no LDS.
+// What to look for: in the timing, the rate against stage 03 (vs_prev); in the SASS, the bodies
+// read by LDC.64 from c[0x3][R + offset], two per body: j is known only at run time, so these are
+// indexed loads, not constant operands of the FFMAs; in the profile, short_scoreboard as the top
+// stall (stage 03, with the same MUFU.RSQ, hardly waits there: the change is the loads), and 33
+// kernels at N = 128K, each reading and writing the forces.
 #include "nbody_common.cuh"
 
 #include "common/check.h"

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 05: warp shuffle broadcast. The CUDA Handbook 14.5, listing 14.7.
+// Stage 05: warp-shuffle broadcast. The CUDA Handbook 14.5, listing 14.7.
 //
 // Changes from stage 03: tiles of 32 bodies, one per lane, held in registers and broadcast to the
 // warp with __shfl_sync instead of staged in shared memory: no shared memory, no barriers, each
 // warp on its own. Four shuffles (x, y, z, mass) per body, where stage 03 reads the body with one
-// broadcast LDS.128. The book measured this form 25% slower than shared memory on SM 3.x (34e9
-// against 45.2e9 interactions/s) and concluded that shuffle pays only where a kernel needs its
-// shared memory for something else. All 32 lanes must take part in every shuffle (the full
-// mask), so lanes past n keep looping over the tiles and only skip the store; the tile past n
-// holds zero-mass bodies.
-// What to look for: in the timing, the book's result holds on the H100: 0.70x of stage 03 at
-// N = 128K (2026-11-23: 1.317e12 against 1.871e12 interactions/s, run A the same), and behind it
-// at every N from 1K to 256K; in the SASS, four SHFL.IDX per interaction
-// beside the 12 FP32 instructions (count them with make sass-count).
+// broadcast LDS.128. All 32 lanes must take part in every shuffle (the full mask), so lanes past n
+// keep looping over the tiles and only skip the store; the tile past n holds zero-mass bodies.
+// Why: the book's experiment. It measured this form 25% slower than shared memory (34e9 against
+// 45.2e9 interactions/s): a shuffle takes about as long as a shared-memory read and the tiles
+// shrink to a warp, so shuffle pays where it replaces shared-memory writes as well as reads, and
+// the book keeps it for kernels that need their shared memory for something else.
+// What to look for: in the timing, 05's rate against 03's (the book's 25%); in the SASS, four
+// SHFL.IDX per interaction beside the 12 FP32 instructions (make sass-count
+// STAGE=14-nbody/05_warp_shuffle); in the profile, the warp instructions per interaction
+// against 03's.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -28,8 +29,8 @@ __global__ void shuffle_forces(float4 *force, const float4 *body, std::size_t n,
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t t = 0; t < n; t += 32) {
     // EXERCISE BEGIN: each lane loads body t + lane (nbody::body_or_nothing past n); then for each
-    // source lane 0..31 broadcast its x, y, z and mass with __shfl_sync(full_mask, ...) and add
-    // that body's pull with nbody::body_body_interaction.
+    // source lane 0..31 broadcast its x, y, z and mass to the whole warp (a shuffle in which all
+    // 32 lanes take part) and add that body's pull with nbody::body_body_interaction.
     const float4 mine = nbody::body_or_nothing(body, t + lane, n);
 #pragma unroll 8
     for (int src = 0; src < 32; ++src) {

@@ -13,13 +13,20 @@
 // Several warps add into the same bodies, so the sums go to `force` with atomicAdd after a
 // memset: the order of the float additions, and so the last bits, change from run to run.
 // About half the interactions, but each costs more: the mass of both bodies (2 FMUL where the
-// one-sided form has 1), 3 more FFMA, 3 SHFL and an LDS.128, and 3 atomics per lane per tile.
-// What to look for: in the timing, whether half the pairs pay for the extra work on today's GPUs
-// (the bench reports the rate in brute-force-equivalent interactions, N^2 / time). On the H100
-// (2026-11-23) hardly: 1.778e12 at N = 128K (run A the same), 0.95x stage 03 and 0.87x stage 08.
-// It is the fastest stage only up to N = 8K (1.22e12 there), and falls to 0.77x stage 08 at 256K
-// (why is not profiled: the 2026-11-23 ncu capture ran out of time). In the SASS, SHFL.IDX (48 in
-// the off-diagonal loop, 3 per pair) and REDG.E.ADD.F32 (6 per tile) beside the FP32 instructions.
+// one-sided form has 1), 3 more FFMA, 3 SHFL and the index arithmetic, and 3 atomics per lane
+// per tile: about 26 instructions per pair in the SASS, as many as two one-sided interactions.
+// Why: the book's compromise between brute force and one atomic pair per interaction (the lab,
+// lab_symmetric_atomics.cu). It warns that "the overhead tends to swamp the benefit" of half the
+// interactions, and that AMBER's warp-sized symmetric tiles did not do well on a computation as
+// light as this one.
+// What to look for: in the timing, whether half the pairs pay for the extra work (the bench
+// reports brute-force-equivalent interactions, N^2 / time), at N = 128K and in the by_n table;
+// in the SASS, 3 SHFL.IDX per pair (24 in the off-diagonal loop of 8 unrolled pairs, and 24
+// more in the copy the compiler keeps for a warp that arrives diverged: BRA.DIV, then
+// WARPSYNC.COLLECTIVE before each shuffle) and REDG.E.ADD.F32, 3 per column tile and 3 per run
+// for the rows; in the profile (profiles/README.md), the MUFU count halved against stage 05,
+// the warp instructions per interaction, and the shared loads: every lane reads a different
+// column, so each LDS.128 moves 512 bytes, at least four wavefronts.
 #include "nbody_common.cuh"
 
 #include "common/check.h"

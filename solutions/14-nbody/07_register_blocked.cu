@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 07: register blocking. Beyond the book: the shared-memory tiles of 14.3 (stage 03), with
-// R bodies per thread.
+// R bodies per thread; the column split for small N is the idea 14.1.1 cites from Harris et al.
 //
 // Changes from stage 03: (1) register blocking: each thread keeps R bodies (rows) and their sums
 // in registers, so every body read from shared memory (one broadcast LDS.128) feeds R
@@ -8,21 +8,20 @@
 // loop's compare and branch are paid once per U x R interactions (config::unroll: 8, 16 or 32;
 // anything else: 8); (3) when there are too few row blocks to fill every SM (N / (R B) blocks),
 // the columns are split into slices computed by different blocks, which add their sums with
-// atomicAdd. The interaction is still listing 14.1's (12 FP32-pipe instructions); stage 08
-// changes only that. The kernel is in the lesson header register_blocked.cuh (you write it
-// there: stages 08 and 10 run it too); this file picks the blocking and the split.
+// atomicAdd. The book reports Harris et al. splitting each row over several threads for small N
+// (partial sums reduced in shared memory, a gain for N <= 4096); here the partial sums come from
+// different blocks and meet in global memory. The interaction is still listing 14.1's (12
+// FP32-pipe instructions); stage 08 changes only that. The kernel is in the lesson header
+// register_blocked.cuh (stages 08 and 10 run it too); this file picks the blocking and the split.
 // The ceiling: the FP32 pipe issues one warp instruction per clock per SM quarter, and everything
 // else (MUFU, LDS, loop) competes for the same issue slots; the bench reports % of (measured FMA
 // rate / 12).
-// What to look for: in the timing, the blocking table (R x B x U): on the H100 (2026-11-23,
-// N = 128K), R = 4 with 256 threads was best at U = 32 (2028e9 in the table, 2018e9 at U = 16; run
-// A 2007 and 2003), and the progression times it at 2.013e12 interactions/s (75.5% of the
-// ceiling; run A 2.007e12) against stage 03's 1.871e12 (70.2%): the broadcast LDS.128 was already
-// cheap next to 12 FP32 instructions, so saving 3/4 of them gains about 7.5% (1.076x, run A
-// 1.073x). In the SASS of the inner loop (R = 4, B = 256, U = 16, the committed capture): 192 FADD,
-// 192 FMUL, 384 FFMA, 64 MUFU.RSQ and only 16 LDS.128 per 64 interactions, and 5 of loop
-// control, 13.3 issue slots per interaction (stage 03: one LDS.128 each)
-// (make sass-count STAGE=14-nbody/07_register_blocked).
+// What to look for: in the timing, the blocking table (R x B x U) and the progression's row
+// against stage 03's (the broadcast LDS.128 was already cheap next to 12 FP32 instructions, so
+// saving most of them gains little); in the SASS of the inner loop (R = 4, B = 256, U = 16, the
+// committed capture): 192 FADD, 192 FMUL, 384 FFMA, 64 MUFU.RSQ and only 16 LDS.128 per 64
+// interactions, and 5 instructions of loop control (make sass-count
+// STAGE=14-nbody/07_register_blocked); in the profile, the FMA pipe's use against stage 03's.
 #include "register_blocked.cuh"
 
 #include "common/check.h"

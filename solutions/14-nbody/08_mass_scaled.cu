@@ -7,27 +7,17 @@
 // the blocking and the column split are stage 07's (register_blocked.cuh, your code). The price
 // is the self term: body i's pull on itself is no longer exactly 0, so the tiles that hold the
 // block's own rows mask j == i.
+// Why: after stage 07 the inner loop is listing 14.1's 12 FP32-pipe instructions and one
+// MUFU.RSQ per interaction, and the FP32 pipe is the roof; the only way up is fewer instructions.
 // The bench keeps listing 14.1's 12 instructions as the ceiling's unit, so 100% is not a hard
-// limit for this form (its own bound is FMA rate / 11).
-// What to look for: in the timing, the blocking table beside stage 07's. On the H100 (2026-11-23,
-// N = 128K) the best blocking (R = 4, 256 threads, U = 16; 2064e9 in the table, run A 2045e9) did
-// 2.034e12 interactions/s in the progression (76.3% of the 12-instruction ceiling, 70.0% of its
-// own 11-instruction bound; runs A and C 2.049e12, 76.9-77.0% and 70.5-70.6%) against 2.013e12
-// for stage 07 in the same run: 1.0% (runs A and C 2.1% and 1.8%), not the 7% the issue-slot
-// count promises (12.4 slots per interaction against 07's 13.3). Nsight Compute (H100,
-// 2026-11-23, make profile STAGE=14-nbody/08_mass_scaled) says why: 12.51 warp instructions per
-// interaction over the whole call (07: 13.32), but the schedulers issue in about 79% of the
-// cycles (07: 83%), so the FMA pipe runs at 69.8% of peak (07: 74.5%). Not latency (scoreboards,
-// wait and barrier 0.51 of the 8.55 cycles between a warp's instructions; 4.56 warps eligible
-// but not selected per issue), not the MUFU pipe (math-pipe throttle 0, XU pipe 50.9%): what
-// grows against 07 is dispatch stall (1.18 -> 1.35 warps per issue) and MIO throttle (0.80 ->
-// 1.10; the queue of MUFU.RSQ and LDS). The 2.0e12 goal is met (1.017x, runs A and C 1.024x and
-// 1.025x); issue 20's 2.3e12 at N = 128K is MISSED (0.884x, runs A and C 0.891x): it would need
-// the schedulers to issue in about 89% of the cycles.
-// In the SASS of the inner loop, per interaction:
-// FFMA x9, FMUL x2, MUFU.RSQ x1 and no FADD, and 5 LDS.128 per four sources (4R interactions);
-// the loop twice, the copy for the diagonal tiles with an FSEL per interaction
-// (make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled).
+// limit for this form (its own bound, FMA rate / 11, is the progression's last row).
+// What to look for: in the SASS of the inner loop, per interaction: FFMA x9, FMUL x2, MUFU.RSQ x1
+// and no FADD, and 5 LDS.128 per four sources (4R interactions); the loop twice, the copy for the
+// diagonal tiles with an FSEL per interaction (make sass-diff A=14-nbody/07_register_blocked
+// B=14-nbody/08_mass_scaled). In the timing, the gain over stage 07, smaller than 12 / 11; the
+// profile says where the rest goes (make profile-diff A=14-nbody/07_register_blocked
+// B=14-nbody/08_mass_scaled: fewer instructions, but a scheduler issues in fewer of the cycles,
+// held back by dispatch stalls and a full MIO queue; profiles/README.md).
 #include "register_blocked.cuh"
 
 #include "common/check.h"

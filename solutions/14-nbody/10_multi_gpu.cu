@@ -6,22 +6,20 @@
 // host memory (cudaHostAllocPortable: pinned for every GPU, not only the one current when it was
 // allocated); one host thread per GPU copies all n bodies to its GPU, computes its own rows with
 // stage 07's register-blocked kernel (register_blocked.cuh: your code) and copies those rows of
-// the forces straight back into the host array. The rows are cut into
-// `parts` contiguous parts as even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so
-// any n works, not only multiples of the GPU count; the parts are dealt round-robin to the GPUs.
-// With config::parts > the GPU count, one GPU runs several parts one after the other: that is how
-// the tests exercise the split for 2 and 3 parts on a single GPU. The kernel runs with 2 rows per
-// thread and no column split (every sum stored once, no atomics), so each row is computed by the
-// same code over the columns in the same order whatever the split: the forces of any split equal
-// those of one part bit for bit, and the tests check exactly that.
-// Device memory is allocated and freed on each call, as the book's measurements did (it says so);
-// at N = 256K that is well under 1% of the time.
-// What to look for: in the timing, the efficiency table (the bench: 1..all GPUs at N = 256K;
-// the book's table 14.3 went to 4 GPUs at 96K bodies); each GPU's copies are O(N), its work
-// O(N^2 / GPUs). On the one H100 (2026-11-23) only the split on one GPU was measured: 1.770e12
-// interactions/s in 1 part, 0.95x in 2 parts, 0.84x in 3 (run A 1.774e12, 0.94x, 0.84x); two
-// GPUs were not measured that day. On two H200 (2026-11-22, before the renumbering) two GPUs did
-// 1.83x one (91.5% efficiency).
+// the forces straight back into the host array. The rows are cut into `parts` contiguous parts as
+// even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so any n works, not only
+// multiples of the GPU count (the book's requires it, footnote 8); the parts are dealt
+// round-robin to the GPUs. With config::parts > the GPU count, one GPU runs several parts one
+// after the other: that is how the tests exercise the split for 2 and 3 parts on a single GPU.
+// The kernel runs with 2 rows per thread and no column split (every sum stored once, no atomics),
+// so each row is computed by the same code over the columns in the same order whatever the split:
+// the forces of any split equal those of one part bit for bit, and the tests check exactly that.
+// Device memory is allocated and freed on each call, as in the book's measurements (14.6 says its
+// results include it and leave room for improvement).
+// What to look for: in the timing, the bench's multi_gpu table (1..all GPUs at N = 256K, with
+// the efficiency, rate / (GPUs x the 1-GPU rate); the book's table 14.3 is 96K bodies on up to 4
+// GPUs); each GPU's copies are O(N), its work O(N^2 / GPUs). On one GPU the table shows the cost
+// of running several parts one after the other, not of the split itself.
 #include "register_blocked.cuh"
 
 #include "common/check.h"

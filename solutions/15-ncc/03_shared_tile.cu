@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: the image tile in shared memory. The CUDA Handbook 15.4 (listing 15.5, corrShared).
+// Stage 03: the image tile in shared memory. The CUDA Handbook 15.4 (listings 15.5 and 15.6,
+// corrShared).
 //
 // Changes from stage 02: each block of 32 x 8 threads first copies the image pixels its outputs
-// need, a (32 + w - 1) x (8 + h - 1) tile, from the texture into shared memory (rows padded to a
-// multiple of 4 bytes: the pitch), waits at a barrier, then reads every image pixel from shared
-// memory. A pixel is fetched from the texture once per block instead of once per output that
-// covers it (up to w*h times). When the tile does not fit in 48 KB (a very wide template), or
-// the template does not fit in constant memory, the stage falls back to texture-texture, as the
-// book's host code does (listing 15.6).
-// You write: the tile load and the loop over the tile, in the lesson header shared_tile.cuh.
-// What to look for: in the timing, 3.0x stage 02 at 16x16 on the H100 (88.3 against 267.3 us:
-// with one TEX per template pixel gone from the loop, stage 02's bound); the book found this
-// step slower than stage 02 on GT200 (bank conflicts on byte reads from shared memory, which
-// stage 05 relieves) and 70% faster on GF100. In the SASS, LDS.U8 instead of TEX in the inner
-// loop, and one BAR.SYNC after the tile's TEX loads.
+// need, a (32 + w - 1) x (8 + h - 1) tile with its halo, from the texture into shared memory,
+// waits at a barrier, then reads every image pixel from there. A pixel is fetched through the
+// texture once per block instead of once for every output whose window covers it (up to w h
+// times): the texture fetches were what stage 02 waited on. The tile's rows are padded to a
+// multiple of 4 bytes (the book pads to 64: the chapter README says why this differs). When the
+// tile does not fit in 48 KB the stage falls back to stage 01's kernel, as listing 15.6 does; it
+// also falls back when the template does not fit the constant memory, the course's own condition.
+// The tile load and the loop over the tile live in the lesson header shared_tile.cuh, because
+// stages 04..06 run them too.
+// What to look for: in the SASS, LDS.U8 instead of TEX in the inner loop and one BAR.SYNC after
+// the tile's TEX loads; in the progression table, this row's speedup; in the profile, the SM busy
+// with arithmetic instead of waiting on the texture queue. The book found this step slower than
+// stage 02 on GT200 (bank conflicts on byte reads, which stage 05 relieves) and 70% faster on
+// GF100 (15.7).
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 #include "shared_tile.cuh"
 
 namespace {

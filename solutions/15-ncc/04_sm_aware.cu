@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 04: the "SM-aware" kernel. The CUDA Handbook 15.5.1 (corrSharedSM).
+// Stage 04: the "SM-aware" kernel. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1).
 //
-// Changes from stage 03: the multiply in the inner loop is a template parameter, and the host
-// picks the kernel by the device's compute capability. On SM 1.x a 32-bit integer multiply took
-// several instructions, while __umul24 (24 x 24 bits, enough for two bytes) was native: the book
-// chose __umul24 there and the plain multiply elsewhere. Since SM 2.0 the 32-bit IMAD is the
-// native one and __umul24 is emulated, so today the choice always lands on IMAD and this stage
-// runs the same instructions as stage 03. The lesson that survives is the mechanism: one
-// kernel template, instantiated per capability, chosen at run time (stages 08 and 09 choose by
-// template size the same way).
-// You write: the choice by capability, in the lesson header sm_aware.cuh.
-// What to look for: the same timing as stage 03 on the H100 (88.3 us both at 16x16; the book
-// measured +14% on GT200 and nothing elsewhere) and the same SASS: IMAD, no emulated 24-bit
-// multiply (the mul24 instance is compiled but never launched).
+// Changes from stage 03: the multiply of the inner loop becomes a template parameter, and the host
+// picks the kernel instance by the device's compute capability, queried once. On SM 1.x a 32-bit
+// integer multiply took several instructions while __umul24 (24 x 24 bits, enough for two bytes)
+// was native, so the book launched a __umul24 instance there (bSM1) and the plain multiply
+// elsewhere. Since SM 2.0 the roles are reversed: the 32-bit IMAD is native and __umul24 is
+// emulated, so on every GPU that CUDA 13 supports the choice lands on IMAD and this stage runs
+// stage 03's instructions. The lesson that survives is the mechanism: one kernel template,
+// instantiated per case, chosen at run time (stages 06, 07 and 08 choose an instance by template
+// size the same way).
+// The choice lives in the lesson header sm_aware.cuh, because stages 05 and 06 launch through it.
+// What to look for: stage 03's time (a speedup near 1 in the progression table) and stage 03's
+// SASS: IMAD, no emulated 24-bit multiply (the mul24 instance is compiled but never launched).
+// The book measured +14% on GT200 and no change on its other GPUs (15.7).
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 #include "shared_tile.cuh"
 #include "sm_aware.cuh"
 

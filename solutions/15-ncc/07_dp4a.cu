@@ -2,27 +2,27 @@
 // Stage 07 (beyond the book): packed-byte arithmetic with __dp4a.
 //
 // Changes from stage 06:
-//  - SumIT takes four byte products per instruction: __dp4a(a, b, c) = c + the dot product of
-//    the four bytes of a and b (IDP4A, SM 6.1 and later). The image is read as aligned 32-bit
-//    words straight from global memory (no shared tile: the words go to registers); the
-//    misalignment of an output's window is moved to the template instead: the host keeps four
-//    copies of it, shifted by 0..3 bytes and padded with zeros to whole words (dp4a.cuh). Each
-//    thread computes the four outputs that start in the same image word, one per shift, so each
-//    word it loads feeds four dp4a.
+//  - SumIT takes four byte products per instruction: __dp4a(a, b, c) = c + the dot product of the
+//    four bytes of a and b (IDP4A, SM 6.1 and later). The image is read as aligned 32-bit words
+//    straight from global memory (no shared tile: the words go to registers); the misalignment of
+//    an output's window moves to the template instead: the host keeps four copies of it, shifted
+//    by 0..3 bytes and padded with zeros to whole words (dp4a.cuh). Each thread computes the four
+//    outputs that start in the same image word, one per shift, so each word it loads feeds four
+//    dp4a.
 //  - SumI and SumISq do not depend on the template: per image row the thread takes them once per
 //    shift with dp4a too, against a byte mask of ones for SumI and of the word with itself under
 //    the mask for SumISq (words wholly inside every shift's window are the same for all four, and
 //    the compiler computes them once).
-//  - As stage 06, square templates of 8, 12, 16, 20, 24, 28 and 32 are compiled with the size known
-//    (fully unrolled, template words as constant-bank operands); other sizes read the shifted
-//    template through L1 in a generic loop.
-// You write: the shifted template (dp4a.cuh) and the kernel's loop over the window's rows.
-// What to look for: in the timing, 2.47-2.48x stage 06 at 16x16 (H100, 2026-11-23, two runs:
-// 25.6 against 63.4 us; each image word loaded feeds four dp4a here; stage 08 measures what
-// feeding it to more outputs gains); in the SASS of the 16x16 instance, IDP.4A on template words
-// loaded from c[0x3][...] into uniform registers (ULDC.64) and an LDG.E per image word: 928
-// IDP.4A and 80 LDG against stage 06's 80 IDP.4A and 220 plain IMAD (Nsight Compute: FMA-heavy
-// pipe 36.6% -> 75.6% of peak).
+//  - As in stage 06, square templates of 8, 12, 16, 20, 24, 28 and 32 are compiled with the size
+//    known (fully unrolled, template words as constant-bank operands); other sizes read the
+//    shifted template through L1 in a generic loop.
+// Why: after stage 06 the time goes to the byte products, one IMAD each; IDP4A issues at IMAD's
+// rate (64 per SM per clock each on the H100) and does four.
+// What to look for: in the SASS of the 16x16 instance, IDP.4A.U8.U8 on template words from the
+// constant bank (ULDC.64 into uniform registers) and one LDG per image word, where stage 06 has an
+// IMAD per product (make sass-count; nvcc already fuses a few of stage 06's byte products into
+// IDP.4A itself); in the progression table, this row's speedup; in the profile, IMAD executed
+// falling and IDP4A executed rising.
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 09 (beyond the book): the FFT and window-sum method of J. P. Lewis ("Fast Normalized
-// Cross-Correlation", 1995) for large templates, with cuFFT.
+// Stage 09: the FFT method of J. P. Lewis, which 15.8 points to (beyond the book's code), with
+// cuFFT.
 //
 // Changes from stage 08: SumIT for every offset at once, as a correlation computed in the
-// frequency domain: SumIT = IFFT(FFT(I) * conj(FFT(T))), T zero-padded to the image's size
-// (rounded up to a size of small prime factors). The cost no longer grows with the template:
-// about 2 FFTs of the image per call (the template's FFT is kept per problem) against w*h
-// multiply-adds per output for the direct method, so the FFT wins past some template size,
-// which the benchmark measures. The denominator needs SumI and SumISq per window: Lewis takes
-// them from running sums (summed-area tables); here from sliding window sums (ncc::window_sums,
-// the same running-sum idea, in two passes).
-// The transforms are double precision: SumIT reaches 2^31, and float FFTs would be off by
+// frequency domain: SumIT = IFFT(FFT(I) conj(FFT(T))), T zero-padded to the image's size (rounded
+// up to a size of small prime factors). The cost no longer grows with the template: two transforms
+// of the image per call (the template's is kept per problem) against w h multiply-adds per output
+// for the direct method, so the FFT wins past some template size. The denominator needs SumI and
+// SumISq per window: Lewis takes them from summed-area tables (15.8); here they come from sliding
+// window sums (ncc::window_sums, the same running-sum idea, in two passes).
+// The transforms are double precision: SumIT reaches 2^31, where float transforms would be off by
 // several units; in float64 the rounding to the nearest integer gives the exact sums.
-// You write: the spectrum product, the transforms' order, and the sums and coefficient from the
-// correlation.
-// What to look for: in the timing, a time almost independent of the template (82 us at 8x8,
-// 103 us at 96x96 on the H100), so a rate that grows with w*h and overtakes stage 08 past 32x32;
-// in a profile, the cuFFT kernels, the element-wise product and the window sums.
+// What to look for: in the vs_NPP_by_template table, the sizes where this stage is the fastest;
+// in the by_template table, a time nearly the same at every size; in the profile, the cuFFT
+// kernels, the element-wise product, the window sums, and DRAM traffic the direct stages do not
+// have.
 #include "ncc_common.cuh"
 
 #include <cufft.h>

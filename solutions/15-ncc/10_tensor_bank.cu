@@ -8,7 +8,7 @@
 //     SumIT[p][k] = sum_q A[p][q] B[q][k],
 // taken 16 outputs x 8 templates x 32 template pixels at a time by the warp-wide instruction
 // mma.sync.aligned.m16n8k32 on unsigned bytes (s32 accumulators: exact, as stage 08's dp4a).
-// A is never written to global memory (that is im2col, which cuBLAS needs, see the benchmark):
+// A is never written to global memory (that is im2col, which cuBLAS needs: the bench times it):
 // each block copies a band of the image into shared memory once and every warp builds its A
 // fragments from there, 4 window bytes per register (two aligned words and a funnel shift: a
 // window starts at any byte). B is packed once per bank on the host in the fragment order, so a
@@ -16,23 +16,19 @@
 // template's rows padded to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay
 // in whole rows or in one row) and to whole chunks of 32: the padding is zero in B.
 // SumI and SumISq do not depend on the template: they come from the chapter's sliding window
-// sums (ncc::window_sums, as stage 09), and the coefficient is ncc::coefficient's arithmetic,
+// sums (ncc::window_sums, as in stage 09), and the coefficient is ncc::coefficient's arithmetic,
 // split so that per (output, template) only the numerator is left (store_tile says how).
 // A block takes 64 output columns and 16 templates (2 n-tiles), walking down the image band by
-// band; the grid is one wave of blocks.
-// K = 1 (the chapter's single-template entry) runs the same kernel with 7 of the 8 templates of
-// an n-tile zero: it passes every test of the chapter, slowly; the bank is the point.
-// You write: the MMA itself (inline PTX) and the loop over a band's warp tiles, k chunks and
-// fragments.
-// What to look for: in the timing (bench part 3), template-pixel products/s for 32 templates of
-// 16x16 on 1024x1024 against 32 calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM on an im2col
-// matrix. H100, 2026-11-23: 40.7e12/s, 205 us a call (first version of the day 27.3e12, 306 us);
-// 1.5x cuBLAS's int8 GEMM alone, 4.7x cuBLAS whole (4.0-4.9x over the pairs), 4.1x 32 calls of
-// stage 08; the design goal of >= 100e12/s is MISSED: ncu has the tensor pipe 7% busy and 40
-// instructions issued per IMMA (funnel shifts, addressing, epilogue), 47% of issue slots used at
-// 25 warps per SM (the README's profile section). In the SASS, IMMA.16832.U8.U8 between LDS, SHF
-// and LDG.E.64, no im2col store, and an epilogue without branches (I2F.S64, FMUL, predicated STG).
+// band; the grid is one wave of blocks. K = 1 (the chapter's single-template entry) runs the same
+// kernel with 7 of the 8 templates of an n-tile zero: it passes every test of the chapter, slowly;
+// the bank is the point.
+// What to look for: in the bench's bank table, template-pixel products/s of one call against 32
+// calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM; in the SASS, IMMA.16832.U8.U8 between LDS,
+// SHF and LDG.E.64, no im2col store, and an epilogue without branches (I2F.S64, FMUL, predicated
+// STG); in the profile of the bank call (profiles/README.md), the instructions issued per MMA:
+// they, not the tensor cores, keep this stage from its goal.
 #include "ncc_common.cuh"
+#include "tex_tex.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"
@@ -92,7 +88,7 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 // --- given: the epilogue ----------------------------------------------------------------------
 // What the epilogue reads besides the accumulators, loaded ahead of it: a store cannot pass a load
 // the compiler must keep behind it (o.coef might alias a.sum_t), so loads inside the store loop
-// wait one at a time, a memory latency per coefficient (that was 3/4 of this kernel's time).
+// wait one at a time, a memory latency per coefficient.
 // The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory once:
 // loads from there are not global loads, so the compiler may take them ahead of the stores.
 struct block_templates {
@@ -275,14 +271,14 @@ struct bank_state {
     const int th_pad = (th + args.rows_per_chunk - 1) / args.rows_per_chunk * args.rows_per_chunk;
     const int wchunks = args.groups / args.gc;  // chunks per row group: 1, or tw_pad / 32
     const int chunks = th_pad / args.rows_per_chunk * wchunks;
-    // The band: every word the warps read, the funnel shift's next word included (the README
+    // The band: every word the warps read, the funnel shift's next word included (notes.md
     // derives it): 16 + groups words a row, band_rows + th_pad - 1 rows.
     args.pitch_words = band_cols / 4 + args.groups + 2;
     args.tile_rows = band_rows + th_pad - 1;
     args.bands = (v.out_h() + band_rows - 1) / band_rows;
     const int ntiles = (k + 7) / 8;
     // n-tiles per block: 1 or 2 (16 templates). 4 reuse each A fragment twice as often but take 126
-    // registers (4 blocks per SM against 7): 230 us against 198 us for 32 templates (H100).
+    // registers (4 blocks per SM against 7), and were slower for 32 templates on the H100.
     nt = ntiles >= 2 ? 2 : 1;
     args.ntiles = (ntiles + nt - 1) / nt * nt;
 
@@ -360,8 +356,8 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
   // As many blocks as fit on the GPU at once (one wave: every SM full, no tail), each walking the
   // bands blockIdx.z, + gridDim.z, ...; at least 2 bands a block (so that blocks reuse their shared
   // band even on small images: the barrier at the end of a band is exercised). Rounding the bands
-  // per block up instead (4 for 127 bands) left a quarter of the SMs' block slots empty: 0.78
-  // waves, 3.8 warps per scheduler (ncu, H100, K = 32).
+  // per block up instead (4 for 127 bands) leaves some of the SMs' block slots empty: less than
+  // one wave.
   const unsigned gx = ncc::ceil_div(a.v.out_w(), band_cols), gy = unsigned(a.ntiles / NT);
   const long long resident = (long long)st.sms * blocks_per_sm;
   const long long fit = std::max(1LL, resident / ((long long)gx * gy));

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 07 (07_dp4a), beyond the book: the template shifted to the image's word
-// alignment, for __dp4a on packed bytes. Stage 08 includes it too: once stage 07 passes, stage 08
-// runs on the shifted template you built here. The rest of this file is given: where the
-// shifted template lives (global memory, and constant memory when it fits), how a kernel reads
-// it, the byte masks of a window, and the choice of a compiled-in size (as stage 06 does).
+// alignment, for __dp4a on packed bytes.
+//
+// shifted_template builds four copies of the template, shifted by a = 0..3 bytes: word k of row r
+// of copy a holds template pixels 4k - a .. 4k + 3 - a, and 0 where that index falls outside the
+// row, so that an output whose window starts a bytes into an aligned image word takes each row's
+// products as dp4a of the image words with these. The rest of this file is given: where the
+// shifted template lives (global memory, and constant memory when it fits), how a kernel reads it,
+// the byte masks of a window, and the choice of a compiled-in size (as stage 06 does).
+// Stage 08 includes this header: once stage 07 passes, stage 08 runs on the shifted template
+// built here.
 #pragma once
 
 #include "ncc_common.cuh"

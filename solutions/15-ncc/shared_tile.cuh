@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 03 (03_shared_tile): the image tile in shared memory. The CUDA Handbook
-// 15.4 (listing 15.5, corrShared). Stage 03 teaches both regions; stages 04, 05 and 06 include
-// this header too, so once stage 03 passes they run the tile load (and 04 the byte loop) you
-// wrote here.
+// 15.4 (listing 15.5, corrShared).
+//
+// load_tile: all the threads of the block copy the (tile_w + w - 1) x (tile_h + h - 1) pixels its
+// outputs need, halo included, through the texture (whose clamp answers reads past the image's
+// edge, as in the book), in one loop strided by the block's size so that any block shape and tile
+// size work; then one __syncthreads(), because each thread reads bytes that others wrote.
+// correlate_bytes: stage 02's three sums, with the image read from the tile.
+// Stages 04, 05 and 06 include this header: once stage 03 passes they run the tile load (and 04
+// the byte loop) written here.
+// What to look for: in stage 03's SASS, the TEX loads of the tile, one BAR.SYNC, then LDS.U8 in
+// the loop.
 #pragma once
 
 #include "ncc_common.cuh"

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 04 (04_sm_aware): the multiply chosen by the device's compute
-// capability. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1). Stages 05 and 06 include it too, so
-// once stage 04 passes they launch through the choice you wrote here.
+// capability. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1).
+//
+// launch_by_capability asks the runtime for the compute capability once (a static: it is the same
+// device on every call) and launches the mul24 instance on SM 1.x, where the 24-bit multiply was
+// the native one, the imad instance everywhere else. No GPU that CUDA 13 supports takes the mul24
+// branch: since SM 2.0 IMAD is native and __umul24 emulated.
+// Stages 05 and 06 include this header: once stage 04 passes they launch through the choice
+// written here.
 #pragma once
 
 #include "shared_tile.cuh"

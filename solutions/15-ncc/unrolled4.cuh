@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 05 (05_unrolled4): the loop over a template row unrolled by 4. The CUDA
-// Handbook 15.5.2 (corrShared4, corrSharedAccumulate). Stage 06 includes it too: once stage 05
-// passes, stage 06 compiles the loop you wrote here with the template's size known.
+// Handbook 15.5.2 (corrShared4, corrSharedAccumulate).
+//
+// correlate_words: per template row, whole steps of 4 pixels, each with one template word from
+// c_template4, then the w % 4 pixels left, from the row's last word. Written with #pragma unroll
+// so that the loops unroll completely when w and h are compile-time constants (stage 06) and stay
+// loops when they are not. The template's word-padded copy (load_template4) is given.
+// Stage 06 includes this header: once stage 05 passes, stage 06 compiles the loop written here
+// with the template's size known.
 #pragma once
 
 #include "ncc_common.cuh"

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Nsight Compute counters of the folding lab (lab_folding.cu, figure 12.1), which
+`make profile-capture` does not take: the lab's rows are timed by the benchmark but are not
+stages, so they have no profile range.
+
+    capture_lab.py [--build DIR]     (GPU, ncu) one ncu run per lab row of bench-12-reduction, on
+                                     the first launch of the row's kernel (a warm-up call: every
+                                     call does the same work), written to lab/lab_folding.csv in
+                                     the format of the stage captures; then the table below
+    capture_lab.py --show            the table from the committed lab/lab_folding.csv
+
+The table puts the shared-memory counters (wavefronts, bank conflicts, instructions) beside the
+counts predicted from the code (profiles/README.md, "Lab: figure 12.1"), and for the global rows
+the sectors per request, L1 hit rate and DRAM bytes. Build the bench first:
+`cmake --build build --target bench-12-reduction`. Exit status: 0 ok, 1 ncu failed or found
+nothing, 2 no capture to show, 3 no GPU or ncu here.
+"""
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent.parent
+sys.path.insert(0, str(ROOT / "harness"))
+
+
+def _load_profile():
+    """harness/profile.py (parsing, the capture format), loaded under its own name: 'profile' is
+    also a standard-library module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("course_profile", ROOT / "harness" / "profile.py")
+    module = sys.modules.get("course_profile")
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["course_profile"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+ncu_profile = _load_profile()
+
+CAPTURE = HERE / "lab" / "lab_folding.csv"
+CHAPTER = "12-reduction"
+
+# (the bench's label, its --only, the kernel's name, --N): the shared folds use 2^20 ints whatever
+# --N is, so a small input keeps the bench's start short; the global rows read the default 256M.
+ROWS = [
+    ("shared fold: interleaved, t < s", "^shared fold: interleaved", "fold_kernel", 16),
+    ("shared fold: pairwise, t % 2s (divergent)", "^shared fold: pairwise, t % 2s", "fold_kernel", 16),
+    ("shared fold: pairwise, slot 2st (bank conflicts)", "^shared fold: pairwise, slot 2st", "fold_kernel", 16),
+    ("global reads: grid-stride (interleaved)", "^global reads: grid-stride", "grid_stride_kernel", 256),
+    ("global reads: contiguous run per thread (pairwise)", "^global reads: contiguous", "contiguous_runs_kernel", 256),
+]
+
+# Predicted from the code per block and round (lab_folding.cu; notes.md): shared load and store
+# wavefronts, load and store bank conflicts, load and store instructions (counting an instruction
+# only for a warp with an active lane). The benchmark runs 4096 blocks x 64 rounds.
+BLOCK_ROUNDS = 4096 * 64
+PREDICTED = {
+    "shared fold: interleaved, t < s": (25, 20, 0, 0, 25, 20),
+    "shared fold: pairwise, t % 2s (divergent)": (95, 55, 0, 0, 95, 55),
+    "shared fold: pairwise, slot 2st (bank conflicts)": (95, 55, 70, 35, 25, 20),
+}
+SHARED = [
+    ("ld wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"),
+    ("st wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"),
+    ("ld conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+    ("st conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"),
+    ("ld instructions", "smsp__inst_executed_op_shared_ld.sum"),
+    ("st instructions", "smsp__inst_executed_op_shared_st.sum"),
+]
+
+
+def command(ncu, bench, metrics, log, results, only, kernel, n_m):
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
+            "--clock-control", "none", "--kernel-name", f"regex:{kernel}", "--launch-count", "1",
+            "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
+            str(bench), "--N", str(n_m), "--only", only, "--warmup", "1", "--repeats", "1", "--max-repeats", "1",
+            "--results", str(results)]
+
+
+def capture(build):
+    reason = ncu_profile.live_reason()
+    if reason:
+        print(f"capture_lab: {reason}; it runs on a GPU machine (--show prints the committed capture)",
+              file=sys.stderr)
+        return 3
+    ncu = ncu_profile.find_ncu()
+    bench = ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+    metrics = list(ncu_profile.METRIC_NAMES)
+    launches, commands = [], []
+    with tempfile.TemporaryDirectory(prefix="course-lab-profile-") as scratch:
+        for label, only, kernel, n_m in ROWS:
+            log = Path(scratch) / "ncu.csv"
+            for _attempt in range(3):
+                cmd = command(ncu, bench, metrics, log, Path(scratch) / "results", only, kernel, n_m)
+                run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+                text = log.read_text() if log.is_file() else ""
+                output = run.stdout + run.stderr + text
+                if ncu_profile.permission_denied(output):
+                    print("capture_lab: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
+                          + ncu_profile.PERMISSION_FIX, file=sys.stderr)
+                    return 3
+                errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
+                unknown = [m for m in metrics if any(m in l for l in errors)]
+                if unknown and len(unknown) < len(metrics):
+                    print(f"capture_lab: this ncu does not know {', '.join(unknown)}; without them", file=sys.stderr)
+                    metrics = [m for m in metrics if m not in unknown]
+                    continue
+                break
+            found = ncu_profile.parse_raw(text)
+            if not found:
+                tail = "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
+                print(f"capture_lab: {label}: ncu profiled no {kernel} (status {run.returncode}): {tail}",
+                      file=sys.stderr)
+                return 1
+            for launch in found[:1]:
+                launch.label = label
+                launches.append(launch)
+            printable = " ".join(shlex.quote(str(c)) for c in cmd)
+            printable = printable.replace(",".join(metrics), "<metrics: profile.py metrics>")
+            printable = printable.replace(f"--log-file {log} ", "").replace(str(Path(scratch) / "results"), "<scratch>")
+            commands.append(printable)
+    header = ncu_profile.header_line(f"{CHAPTER}/lab_folding", ncu_profile.gpu_name(), ncu_profile.ncu_version(ncu),
+                                     "one ncu run per lab row: " + commands[0].replace(ROWS[0][1], "<row>"))
+    ncu_profile.write_capture(CAPTURE, header, launches)
+    print(f"{CAPTURE.relative_to(ROOT)}: {len(launches)} kernels")
+    return show()
+
+
+def cell(value, digits=0):
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def show():
+    if not CAPTURE.is_file():
+        print(f"capture_lab: no {CAPTURE.relative_to(ROOT)} yet: run this on a GPU machine with ncu", file=sys.stderr)
+        return 2
+    header, launches = ncu_profile.read_capture(CAPTURE)
+    print(f"# {header}\n")
+    by_label = {l.label: l for l in launches}
+    rows = []
+    for label, _, _, _ in ROWS[:3]:
+        launch = by_label.get(label)
+        predicted = PREDICTED[label]
+        for (what, metric), per_round in zip(SHARED, predicted):
+            measured = launch.get(metric) if launch else None
+            rows.append([label if what == SHARED[0][0] else "", what, cell(measured), cell(per_round * BLOCK_ROUNDS),
+                         cell(measured / BLOCK_ROUNDS, 1) if measured is not None else "n/a", str(per_round)])
+    print("\n".join(ncu_profile.table(rows, ["kernel", "counter", "measured", "predicted", "measured per block-round",
+                                             "predicted per block-round"])))
+    print()
+    rows = []
+    for label, _, _, _ in ROWS[3:]:
+        launch = by_label.get(label)
+        s = ncu_profile.summarize([launch]) if launch else {}
+        sectors = s.get("ld_bytes_per_request")
+        rows.append([label, cell(None if sectors is None else sectors / 32, 1), cell(s.get("l1_hit"), 1),
+                     cell(s.get("dram_mb"), 1), cell(s.get("time_us"), 1), s.get("stalls") or "n/a"])
+    print("\n".join(ncu_profile.table(rows, ["kernel", "sectors per request", "L1 hit %", "DRAM MB", "duration us",
+                                             "top stalls (warps per issue)"])))
+    print()
+    rows = []
+    for label, _, _, _ in ROWS[:3]:
+        launch = by_label.get(label)
+        s = ncu_profile.summarize([launch]) if launch else {}
+        rows.append([label, cell(s.get("time_us"), 1), cell(s.get("stall_total"), 1), s.get("stalls") or "n/a"])
+    print("\n".join(ncu_profile.table(rows, ["kernel", "duration us", "cycles between a warp's instructions",
+                                             "top stalls (warps per issue)"])))
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", type=Path, default=ROOT / "build", help="the build directory holding bin/bench-12-reduction")
+    parser.add_argument("--show", action="store_true", help="print the committed capture; profile nothing")
+    args = parser.parse_args(argv)
+    if args.show:
+        return show()
+    try:
+        return capture(args.build)
+    except ncu_profile.UsageError as err:
+        print(f"capture_lab: {err}", file=sys.stderr)
+        return getattr(err, "status", 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""One home per number: the results blocks of the READMEs are what harness/readme_tables.py
+generates from the committed results (chapters/*/figures/*.json), and the generator itself, on a
+fixture result file (fixtures/readme-tables.json) in temporary course trees."""
+
+import contextlib
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HARNESS = Path(__file__).resolve().parent.parent
+REPO = HARNESS.parent
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "readme-tables.json"
+sys.path.insert(0, str(HARNESS))
+import readme_tables  # noqa: E402
+
+PROVENANCE = ("NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.1), 2026-12-01, `make bench CHAPTER=99-test` "
+              "([h100-2026-12-01.json](figures/h100-2026-12-01.json))")
+
+
+class RepositoryReadmesTest(unittest.TestCase):
+    """Every marked block of README.md and chapters/*/README.md equals what `make tables` writes."""
+
+    def test_every_block_is_what_its_json_says(self):
+        problems = readme_tables.stale_blocks(readme_tables.readmes(REPO), REPO)
+        self.assertEqual(problems, [], "\n" + "\n".join(problems))
+
+
+def run(root, *argv):
+    """readme_tables.main(['--root', root, *argv]) -> (status, stdout)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        status = readme_tables.main(["--root", str(root), *map(str, argv)])
+    return status, out.getvalue()
+
+
+class Tree(unittest.TestCase):
+    """A temporary course: chapters/99-test/figures/ with the fixture as its reference run (and an
+    older one beside it), and READMEs written by each test."""
+
+    def setUp(self):
+        self.root = Path(tempfile.mkdtemp(prefix="readme-tables-"))
+        self.addCleanup(shutil.rmtree, self.root)
+        self.figures = self.root / "chapters" / "99-test" / "figures"
+        self.figures.mkdir(parents=True)
+        self.doc = json.loads(FIXTURE.read_text())
+        (self.figures / "h100-2026-12-01.json").write_text(json.dumps(self.doc))
+        older = dict(self.doc, date="2026-11-01T10:00:00Z", tables=self.doc["tables"][1:])
+        (self.figures / "h100-2026-11-01.json").write_text(json.dumps(older))
+        self.readme = self.root / "chapters" / "99-test" / "README.md"
+
+    def block(self, marker, readme=None):
+        """Write a README holding one empty block, fill it -> the lines between its markers."""
+        readme = readme or self.readme
+        readme.write_text(f"# Test\n\nBefore.\n\n<!-- results: {marker} -->\n<!-- end results -->\n\nAfter.\n")
+        status, out = run(self.root, "write", readme)
+        self.assertEqual(status, 0, out)
+        lines = readme.read_text().splitlines()
+        self.assertEqual(lines[:4] + lines[-2:], ["# Test", "", "Before.", "", "", "After."])
+        return lines[5:lines.index("<!-- end results -->")]
+
+    def error(self, marker, readme=None):
+        """The one line a bad marker gives (write fails, the README is left as it is)."""
+        readme = readme or self.readme
+        text = f"<!-- results: {marker} -->\n<!-- end results -->\n"
+        readme.write_text(text)
+        status, out = run(self.root, "write", readme)
+        self.assertEqual(status, 1, out)
+        self.assertEqual(readme.read_text(), text)
+        self.assertEqual(len(out.splitlines()), 1, out)
+        return out.strip()
+
+
+class GeneratorTest(Tree):
+    def test_text_table_with_chosen_columns_and_rows(self):
+        self.assertEqual(self.block("progression columns=stage,time_ms,GB/s rows='^0[12]_'"), [
+            PROVENANCE,
+            "",
+            "```text",
+            "Test progression (1K ints)",
+            "stage              time_ms   GB/s",
+            "---------------------------------",
+            "01_first             2.000  512.3",
+            "02_second (a | b)    1.000   1024",
+            "```"])
+
+    def test_whole_table_as_the_benchmark_prints_it(self):
+        lines = self.block("progression")
+        self.assertEqual(lines[3:5], ["Test progression (1K ints)", "stage              threads  time_ms   GB/s  vs_LIB"])
+        self.assertEqual(lines[8], "03_todo                256        -      -       -")
+        self.assertEqual(lines[-2:], ["LIB Sum            library    1.000   1024       1", "```"])
+        self.assertNotIn("warning", "\n".join(lines))  # notes only when asked
+
+    def test_markdown_with_notes(self):
+        self.assertEqual(self.block("progression format=markdown notes=yes columns=stage,GB/s,vs_LIB"), [
+            PROVENANCE,
+            "",
+            "| stage              |  GB/s | vs_LIB |",
+            "|:-------------------|------:|-------:|",
+            "| 01_first           | 512.3 |  0.500 |",
+            "| 02_second (a \\| b) |  1024 |  1.000 |",
+            "| 03_todo            |     - |      - |",
+            "| LIB Sum            |  1024 |      1 |",
+            "",
+            "warning: 01_first: spread 6.0% over 1000 repeats"])
+
+    def test_rows_match_the_first_cell_as_printed(self):
+        lines = self.block("by_n rows=^1048576$ columns=n,time_us")
+        self.assertEqual(lines[3:], ["By n", "n        time_us", "----------------", "1048576    12.50", "```"])
+
+    def test_the_json_may_name_its_command(self):
+        self.doc["command"] = "make bench CHAPTER=99-test ARGS='--N 1024'"
+        (self.figures / "h100-2026-12-01.json").write_text(json.dumps(self.doc))
+        self.assertIn("`make bench CHAPTER=99-test ARGS='--N 1024'`", self.block("by_n")[0])
+
+    def test_root_readme_names_the_chapter_or_the_file(self):
+        root_readme = self.root / "README.md"
+        self.assertIn("say whose results, chapter=NN-topic or file=PATH", self.error("by_n", root_readme))
+        self.assertEqual(self.block("by_n chapter=99-test", root_readme)[0],
+                         PROVENANCE.replace("](figures/", "](chapters/99-test/figures/"))
+        older = self.block("by_n file=chapters/99-test/figures/h100-2026-11-01.json", root_readme)
+        self.assertTrue(older[0].startswith("NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.1), 2026-11-01, "), older)
+
+    def test_markers_in_a_code_fence_are_text(self):
+        text = "```\n<!-- results: nope -->\n<!-- end results -->\n```\n"
+        self.readme.write_text(text)
+        self.assertEqual(run(self.root, "write", self.readme)[0], 0)
+        self.assertEqual(self.readme.read_text(), text)
+
+    def test_bad_markers_say_what_and_where(self):
+        self.assertEqual(self.error("nope"), "chapters/99-test/README.md:1: chapters/99-test/figures/"
+                         "h100-2026-12-01.json has no table 'nope' (its tables: progression, by_n)")
+        self.assertIn("has no column speed (its columns: stage, threads, time_ms, GB/s, vs_LIB)",
+                      self.error("progression columns=stage,speed"))
+        self.assertIn("rows=^9 matches no row of table 'progression'", self.error("progression rows=^9"))
+        self.assertIn("unknown option 'colums'", self.error("progression colums=stage"))
+        self.assertIn("format=html; use text or markdown", self.error("progression format=html"))
+        self.assertIn("names 2 tables", self.error("progression by_n"))
+        self.assertIn("is not a regex", self.error("progression rows=(("))
+        self.assertIn("no committed results for 98-none", self.error("by_n chapter=98-none"))
+        for text, says in (("<!-- results: by_n -->\n", ":1: results block without <!-- end results -->"),
+                           ("<!-- end results -->\n", ":1: <!-- end results --> without"),
+                           ("<!-- results: by_n -->\n<!-- results: by_n -->\n<!-- end results -->\n",
+                            ":2: results block inside the one opened on line 1")):
+            with self.subTest(text=text):
+                self.readme.write_text(text)
+                status, out = run(self.root, "write", self.readme)
+                self.assertEqual(status, 1)
+                self.assertIn(says, out)
+
+
+class CheckTest(Tree):
+    def test_write_then_check_then_a_stale_block(self):
+        self.block("progression columns=stage,GB/s")
+        status, out = run(self.root, "check", self.readme)
+        self.assertEqual((status, out), (0, "tables: 1 results block(s) in 1 README(s), all as the committed results "
+                                            "say\n"))
+        filled = self.readme.read_text()
+        self.assertEqual(run(self.root, "write", self.readme),
+                         (0, "tables: 1 results block(s) in 1 README(s), all up to date\n"))
+        self.assertEqual(self.readme.read_text(), filled)
+        # A hand-edited figure: the check names the file, the block and the fix.
+        self.readme.write_text(filled.replace("512.3", "600.0"))
+        status, out = run(self.root, "check", self.readme)
+        self.assertEqual(status, 1)
+        self.assertEqual(out, "chapters/99-test/README.md:5: the results block 'progression' differs from its JSON; "
+                              "run `make tables` and commit the README\n")
+        # A new reference run committed: every block from it is stale until make tables.
+        self.readme.write_text(filled)
+        (self.figures / "h100-2026-12-02.json").write_text(json.dumps(dict(self.doc, date="2026-12-02T10:00:00Z")))
+        self.assertEqual(run(self.root, "check", self.readme)[0], 1)
+        self.assertEqual(run(self.root, "write", self.readme)[0], 0)
+        self.assertIn("[h100-2026-12-02.json](figures/h100-2026-12-02.json)", self.readme.read_text())
+        self.assertEqual(run(self.root, "check", self.readme)[0], 0)
+
+    def test_default_files_and_a_missing_one(self):
+        self.block("by_n")
+        (self.root / "README.md").write_text("<!-- results: by_n chapter=99-test -->\n<!-- end results -->\n")
+        self.assertEqual(readme_tables.readmes(self.root), [self.root / "README.md", self.readme])
+        status, out = run(self.root, "check")
+        self.assertEqual(status, 1)
+        self.assertTrue(out.startswith("README.md:1: the results block 'by_n' differs"), out)
+        self.assertEqual(run(self.root, "write")[0], 0)
+        self.assertEqual(run(self.root, "check")[0], 0)
+        self.assertEqual(run(self.root, "check", self.root / "nope.md"), (2, f"tables: no such file: {self.root / 'nope.md'}\n"))
+
+    @unittest.skipUnless(shutil.which("make"), "make not installed")
+    def test_make_tables(self):
+        (self.root / "harness").mkdir()
+        for name in ("readme_tables.py", "tour.py", "course.py"):
+            shutil.copy(HARNESS / name, self.root / "harness")
+        shutil.copy(REPO / "Makefile", self.root)
+        self.readme.write_text("<!-- results: by_n -->\n<!-- end results -->\n")
+        done = subprocess.run(["make", "-s", "tables"], cwd=self.root, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("tables: chapters/99-test/README.md: rewrote 1 block(s): 'by_n' (line 1)", done.stdout)
+        self.assertIn("1048576", self.readme.read_text())
+
+
+if __name__ == "__main__":
+    unittest.main()
