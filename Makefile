@@ -20,7 +20,7 @@ KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
-VALIDATED := bench sass sass-count sass-diff reset nbody ncc check
+VALIDATED := bench sass sass-count sass-diff reset nbody ncc check sanitize
 quote = '$(subst ','\'',$(1))'
 ifneq ($(and $(filter $(VALIDATED),$(MAKECMDGOALS)),$(wildcard harness/course.py)),)
 ARGS_ERROR := $(shell $(PYTHON) harness/course.py validate $(filter $(VALIDATED),$(MAKECMDGOALS)) \
@@ -118,7 +118,7 @@ lessons:
 # benchmark on a GPU and sums up; without one, prints the committed reference results.
 tour:
 	@$(PYTHON) harness/tour.py run --build $(BUILD) --jobs $(JOBS) \
-	  --configure "$(MAKE) --no-print-directory configure BUILD=$(BUILD)" --args $(call quote,$(ARGS))
+	  --configure "$(MAKE) --no-print-directory configure BUILD=$(BUILD)" --args=$(call quote,$(ARGS))
 
 # The exercises' benchmark writes under results/exercise/, beside the solutions' results/.
 bench: configure
@@ -126,7 +126,11 @@ bench: configure
 	$(BUILD)/bin/bench-$(CHAPTER)$(if $(EXERCISE),-exercise) $(if $(EXERCISE),--results results/exercise) $(ARGS)
 
 # Each sanitizer run is a process of its own on a shared GPU: they run side by side.
+# compute-sanitizer needs a GPU: without one, say so (exit 77, the course's "needs a GPU") instead
+# of reporting skipped runs as passed.
 sanitize: configure
+	@why=$$($(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import check; print(check.gpu_reason() or "")'); \
+	if [ -n "$$why" ]; then echo "sanitize: needs a GPU ($$why); the sanitizers run on a GPU machine"; exit 77; fi
 	@cmake --build $(BUILD) -j $(JOBS) $(KEEP_GOING) || echo "sanitize: some targets did not build (above): their tests will fail"
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(SANITIZE_JOBS) -L sanitize $(if $(STAGE),-R "$(STAGE)")
 

@@ -208,7 +208,7 @@ def validate(goal, variables, root=ROOT):
         except exercises.UsageError as err:
             return str(err)
         return None
-    if goal == "check" and get("STAGE"):
+    if goal in ("check", "sanitize") and get("STAGE"):
         # A regex over test names: only a plain name that matches nothing is an error.
         stage = get("STAGE")
         if re.search(r"[\\^$.*+?()\[\]{}|]", stage.replace("_", "").replace("-", "").replace("/", "")):
@@ -218,7 +218,7 @@ def validate(goal, variables, root=ROOT):
                                                         "host/python-tools"]
         if any(stage in n for n in names):
             return None
-        return (f"check: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "
+        return (f"{goal}: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "
                 f"(solution/, exercise/, wrong/), e.g. STAGE=exercise/11-streaming/01_grid_stride; "
                 f"chapters: {', '.join(all_chapters)}")
     if goal == "nbody":

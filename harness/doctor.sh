@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make doctor`: what this machine has for the course, and which parts of the course will run here.
-# It only reports, so it always exits 0. Every missing piece names the one command that installs it
-# (CUDA Toolkit components come from NVIDIA's CUDA apt repository).
+# It only reports, so it always exits 0. A missing piece names the command that installs it where
+# this machine's package lists have it; the CUDA Toolkit's tools (cuobjdump, compute-sanitizer, ncu,
+# NPP) come from NVIDIA (the toolkit's installer, or NVIDIA's CUDA repository), not from Debian's or
+# Ubuntu's own repositories: then the row says so, and what the course does without the tool.
 set -u
 
 SUDO=""
@@ -181,7 +183,17 @@ find_cuda_tool() {  # find_cuda_tool NAME -> path on PATH or in the toolkit, els
   [ -n "$found" ] && echo "$found"
 }
 
-probe_tool() {  # probe_tool NAME PACKAGE PURPOSE -> sets HAVE_<NAME>
+# Where a CUDA Toolkit component comes from: the apt command when this machine's package lists
+# carry it (NVIDIA's repository is configured), else NVIDIA's installer or repository.
+nvidia_source() {  # nvidia_source PACKAGE -> text
+  if command -v apt-cache >/dev/null && apt-cache show "$1" >/dev/null 2>&1; then
+    installs "$1"
+  else
+    echo "it comes with NVIDIA's CUDA Toolkit (the runfile installer, or package $1 from NVIDIA's CUDA repository; Debian's and Ubuntu's own repositories do not carry it)"
+  fi
+}
+
+probe_tool() {  # probe_tool NAME PACKAGE PURPOSE WITHOUT -> sets HAVE_<NAME>
   local path var
   var="HAVE_$(echo "$1" | tr '[:lower:]-' '[:upper:]_')"
   if path=$(find_cuda_tool "$1"); then
@@ -189,7 +201,8 @@ probe_tool() {  # probe_tool NAME PACKAGE PURPOSE -> sets HAVE_<NAME>
     row "$1" "$path"
   else
     printf -v "$var" 0
-    row "$1" "missing ($3): $(installs "$2-$CUDA_PKG")"
+    row "$1" "missing ($3): $(nvidia_source "$2-$CUDA_PKG")"
+    [ -n "${4:-}" ] && row "" "without it: $4"
   fi
 }
 
@@ -212,7 +225,7 @@ probe_lib() {  # probe_lib LABEL LIB PACKAGE PURPOSE -> sets HAVE_<LIB>
     row "$1" "$path"
   else
     printf -v "$var" 0
-    row "$1" "missing ($4): $(installs "$3-$CUDA_PKG")"
+    row "$1" "missing ($4): $(nvidia_source "$3-$CUDA_PKG")"
   fi
 }
 
@@ -258,6 +271,22 @@ summary() {
   verdict "NPP baselines" "the build=$build" "an NVIDIA GPU=$gpu" "NPP=$HAVE_NPPC"
 }
 
+# Per chapter, what the GPU present can run (chapters/<chapter>/lessons.toml's `needs`).
+chapters_on_gpu() {
+  [ "$GPU" -gt 0 ] || return
+  local cc
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
+  [ -n "$cc" ] || return
+  echo
+  echo "The chapters on this GPU (compute capability $cc, $GPU GPU(s)); goals in the benchmarks are the reference H100's"
+  if version_at_least "$cc" 7.5; then
+    python3 "$(dirname "$0")/lesson.py" needs --cc "$cc" --gpus "$GPU" 2>/dev/null ||
+      row "" "(python3 3.11 or newer reads chapters/*/lessons.toml)"
+  else
+    row "" "compute capability $cc is below the course's minimum, 7.5 (Turing: T4, RTX 20): the GPU tests will fail"
+  fi
+}
+
 main() {
   echo "CUDA course doctor: what this machine has"
   probe_os
@@ -268,15 +297,19 @@ main() {
   probe_catch2
   probe_ninja
   probe_python
-  probe_tool cuobjdump cuda-cuobjdump "make sass disassembles with it"
-  probe_tool nvdisasm cuda-nvdisasm "control-flow graphs of SASS"
-  probe_tool compute-sanitizer cuda-sanitizer "make sanitize"
-  probe_tool ncu cuda-nsight-compute "kernel profiles"
+  probe_tool cuobjdump cuda-cuobjdump "make sass, and the SASS signature make check judges" \
+    "make sass reads the SASS committed from the reference GPU; make check says 'SASS not checked'"
+  probe_tool nvdisasm cuda-nvdisasm "control-flow graphs of SASS" ""
+  probe_tool compute-sanitizer cuda-sanitizer "make sanitize, and make check STAGE=... on a GPU" \
+    "make check STAGE=... runs the tests without the three sanitizer runs"
+  probe_tool ncu cuda-nsight-compute "kernel profiles" \
+    "make profile and make check-perf read the profiles committed from the reference GPU"
   probe_lib "NPP" nppc libnpp-dev "chapter baselines"
   probe_lib "cuBLAS" cublas libcublas-dev "the benchmarks' library baseline"
   echo
   echo "What will run here"
   summary
+  chapters_on_gpu
 }
 
 main

@@ -10,7 +10,10 @@ Each chapter declares, in chapters/<chapter>/lessons.toml, per stage:
       { rule = "LDG.E >= 8", kernels = "saxpy_kernel<4>", why = "four loads of x and four of y" },
     ]
 
-`lesson` names the optimisation in a few words (the verdicts quote it). `speed` holds the judge
+`lesson` names the optimisation in a few words (the verdicts quote it). `needs` (optional) says
+what the stage's lesson needs of the GPU beyond the course's minimum (compute capability 7.5):
+`needs = { cc = "8.0", gpus = 2, why = "..." }`; `make doctor` reads it to say, per chapter, what
+runs on the GPU present. `speed` holds the judge
 program's parameters (key=value, see chapters/<chapter>/judge_<chapter>.cpp) and optionally
 `min_ratio` (default 0.90: the student's stage must run at least at 0.9x the reference solution's
 speed); a string says why the stage's lesson is not speed. `sass` lists the instruction facts the
@@ -37,6 +40,8 @@ object without sm_90 code is checked on the architecture it has, and the report 
         the ratio reference time / candidate time with its spread and the verdict.
     lesson.py show [CHAPTER]
         What each stage declares.
+    lesson.py needs --cc X.Y [--gpus N]
+        Per chapter, the stages whose lesson this GPU cannot show (make doctor).
 
 STAGE is <chapter>/<stage>, optionally prefixed by exercise/ or solution/. Exit status: 0 met
 (or skipped, with a COURSE_SKIP line), 1 missed, 2 bad arguments. With --expect-reject/--expect-slow
@@ -467,6 +472,23 @@ def cmd_show(args):
     return 0
 
 
+def cmd_needs(args):
+    """Per chapter, what of it runs on a GPU of compute capability args.cc with args.gpus GPUs."""
+    have_cc = tuple(int(x) for x in args.cc.split("."))
+    for chapter in course.chapters(ROOT):
+        lacking = []
+        for stage, decl in load_lessons(chapter).items():
+            need = decl.get("needs") or {}
+            cc = tuple(int(x) for x in str(need.get("cc", "7.5")).split("."))
+            gpus = int(need.get("gpus", 1))
+            if cc > have_cc or gpus > args.gpus:
+                what = " and ".join(([f"compute capability {need['cc']}"] if cc > have_cc else [])
+                                    + ([f"{gpus} GPUs"] if gpus > args.gpus else []))
+                lacking.append(f"{stage} needs {what}" + (f" ({need['why']})" if need.get("why") else ""))
+        print(f"  {chapter:<18} " + ("every stage" if not lacking else "every stage, but " + "; ".join(lacking)))
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -485,9 +507,12 @@ def main(argv=None):
     p.add_argument("--set", action="append", help="key=value: a judge parameter other than lessons.toml's")
     w = sub.add_parser("show")
     w.add_argument("chapter", nargs="?")
+    n = sub.add_parser("needs")
+    n.add_argument("--cc", required=True, help="the GPU's compute capability, e.g. 8.6")
+    n.add_argument("--gpus", type=int, default=1)
     args = parser.parse_args(argv)
     try:
-        return {"sass": cmd_sass, "speed": cmd_speed, "show": cmd_show}[args.command](args)
+        return {"sass": cmd_sass, "speed": cmd_speed, "show": cmd_show, "needs": cmd_needs}[args.command](args)
     except Usage as err:
         print(err, file=sys.stderr)
         return 2

@@ -71,8 +71,11 @@ class BlockError(Exception):
 
 
 def readmes(root=ROOT):
-    """The READMEs whose blocks make tables fills: the root's, then each chapter's."""
-    found = [root / "README.md"] + sorted((root / "chapters").glob("*/README.md"))
+    """The pages whose blocks make tables fills: the root README, then each chapter's README and
+    its notes.md (the material a chapter README links to)."""
+    found = [root / "README.md"]
+    for chapter in sorted(p for p in (root / "chapters").glob("*") if p.is_dir()):
+        found += [chapter / "README.md", chapter / "notes.md"]
     return [p for p in found if p.is_file()]
 
 

@@ -272,6 +272,20 @@ def host_test_count(build):
     return int(m.group(1)) if m else None
 
 
+def region_file(stage_id):
+    """Where a stage's EXERCISE region is: its own file, else the lesson header it includes that
+    holds one (11-streaming/01_grid_stride's loop is in grid_stride.cuh)."""
+    chapter, stage = stage_id.split("/", 1)
+    path = ROOT / "chapters" / chapter / f"{stage}.cu"
+    text = path.read_text(errors="replace") if path.is_file() else ""
+    if "EXERCISE BEGIN" not in text:
+        for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+            header = ROOT / "chapters" / chapter / name
+            if (ROOT / "solutions" / chapter / name).is_file() and "EXERCISE BEGIN" in header.read_text(errors="replace"):
+                return f"chapters/{chapter}/{name}"
+    return f"chapters/{stage_id}.cu"
+
+
 def offline_ending(build, reason):
     nbody = next((c for c in course.chapters() if c.endswith("-nbody")), None)
     first = course.stage_ids()[0] if course.stage_ids() else "11-streaming/01_grid_stride"
@@ -281,19 +295,19 @@ def offline_ending(build, reason):
                    first_stage)
     hosts = host_test_count(build)
     hosts = f"the {hosts} host tests run" if hosts else "the host tests run"
-    rows = [("make check", f"every test: {hosts}, GPU tests are reported skipped, every stage is compiled")]
+    rows = [("make check", f"every stage compiled, {hosts}; the GPU tests need a GPU")]
     if nbody:
         rows.append(("make nbody ARGS='--stage cpu'", "the N-body simulation on its CPU stage "
                      "(SSE/AVX2/AVX-512 x threads)"))
     rows += [(f"make sass STAGE={fastest}", "the SASS captured on the reference GPU "
               "(also make sass-count, make sass-diff A=... B=...)"),
              ("make plots", "charts of the reference results above (matplotlib)"),
-             ("make progress", "your exercises' state, with the reference times")]
+             ("make progress", "your exercises' state: answer, sanitizers, speed, SASS signature")]
     width = max(len(r[0]) for r in rows)
     lines = ["", f"This machine has no usable GPU: {reason}. What runs here:"]
     lines += [f"  {command:<{width}}  {what}" for command, what in rows]
     lines += ["",
-              f"Next: make check, then open chapters/{first_stage}.cu and fill in its EXERCISE region "
+              f"Next: make check, then fill in the EXERCISE region of {region_file(first_stage)} "
               f"(make check STAGE=exercise/{first_stage})."]
     return lines
 
@@ -310,6 +324,23 @@ def cmd_run(args):
     benches = course.bench_chapters()
     others = [c for c in course.chapters() if c not in benches]
     width = max(len(c) for c in benches + ["configure"])
+    reason = gpu_reason()
+    if reason is not None:
+        # Nothing to run here: the committed reference results need no build (make check builds
+        # what this machine can check).
+        print(f"make tour: no GPU here ({reason}), so nothing is built or run. Below, each chapter's "
+              "progression from the committed reference results: a reference run, not this machine.")
+        if args.args.strip():
+            print(f"note: ARGS='{args.args.strip()}' is for the benchmarks, which need a GPU: not used here")
+        found = results_for(benches)
+        for chapter, path, doc in found:
+            print("\n".join(chapter_report(chapter, path, doc)))
+        for chapter in others:
+            print(f"\n== {chapter}: no benchmark (its lessons are the tests and the SASS: "
+                  f"make check STAGE={chapter}, make sass STAGE={chapter}/...)")
+        print("\n".join(summary_block(found, reference=True)))
+        print("\n".join(offline_ending(build, reason)))
+        return 0
     print(f"make tour: building the reference stages' benchmarks ({len(benches)} chapters; "
           f"the full output goes to {log.relative_to(ROOT) if log.is_relative_to(ROOT) else log})")
     start = time.monotonic()
@@ -320,20 +351,7 @@ def cmd_run(args):
                               f"bench-{chapter}"], log, width):
             return 1
     print(f"  built in {minutes(time.monotonic() - start)}")
-    reason = gpu_reason()
-    if reason is None:
-        return run_benches(build, benches, others, args.args)
-    print(f"\nNo GPU here ({reason}), so the benchmarks cannot run. Below, each chapter's progression "
-          "from the committed reference results: a reference run, not this machine.")
-    found = results_for(benches)
-    for chapter, path, doc in found:
-        print("\n".join(chapter_report(chapter, path, doc)))
-    for chapter in others:
-        print(f"\n== {chapter}: no benchmark (its lessons are the tests and the SASS: "
-              f"make check STAGE={chapter}, make sass STAGE={chapter}/...)")
-    print("\n".join(summary_block(found, reference=True)))
-    print("\n".join(offline_ending(build, reason)))
-    return 0
+    return run_benches(build, benches, others, args.args)
 
 
 def run_benches(build, benches, others, extra, results=None):
