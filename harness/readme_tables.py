@@ -43,6 +43,8 @@ CUDA runtime and driver versions, the date, the command that produces it (the JS
 when it records one, else `make bench CHAPTER=<its bench>`) and a link to the file. To add a
 table: write the two marker lines with nothing between them, run `make tables`, commit both.
 Markers inside a fenced code block are text, not blocks (a README may show the syntax).
+`<!-- results: summary -->` (no chapter or file) is the cross-chapter headline: each chapter's best
+stage against its library and its ceiling, as make tour ends, from every chapter's reference.
 
 Exit status: 0 fine, 1 a block is stale or cannot be generated (its file:line says why).
 """
@@ -216,8 +218,25 @@ def markdown_table(table):
                                                              if table["notes"] else [])
 
 
+def render_summary(readme, root):
+    """The `summary` block: each chapter's best stage against its library and its ceiling, from every
+    chapter's reference result (what make tour ends with), as a Markdown table."""
+    found = [(c, p, d) for c in course.bench_chapters(root) for p, d in [course.reference_result(c, root)] if d]
+    if not found:
+        raise BlockError("no committed results (chapters/*/figures/*.json) for the summary")
+    entries = [e for chapter, _, doc in found for e in tour.summary_entries(doc, chapter)]
+    table = {"columns": ["chapter", "best stage", "rate", "against the library", "against the ceiling"],
+             "rows": [tour.summary_row(*e) for e in entries], "notes": []}
+    runs = sorted({f"{d.get('device', {}).get('name', '?')}, CUDA {d.get('cuda', {}).get('runtime', '?')}, "
+                   f"{course.short_date(d)}" for _, _, d in found})
+    links = ", ".join(f"[{c}]({os.path.relpath(Path(p).resolve(), Path(readme).resolve().parent)})" for c, p, _ in found)
+    return [f"{'; '.join(runs)}, `make tour` (results: {links})", ""] + markdown_table(table)
+
+
 def render(spec, readme, root=ROOT, where=""):
     """The lines a block holds between its markers."""
+    if spec["table"] == "summary" and "file" not in spec and "chapter" not in spec:
+        return render_summary(readme, root)
     path, doc = result_for(spec, readme, root, where)
     table = next((t for t in doc.get("tables", []) if t.get("name") == spec["table"]), None)
     if table is None:

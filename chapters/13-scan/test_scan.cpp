@@ -588,8 +588,7 @@ TEST_CASE("segmented scans with the values aligned and the head flags not", "[se
   if (!stage.segmented_scan) return;
   scan::workspace ws;
   for (std::size_t heads_offset : {std::size_t(1), std::size_t(2), std::size_t(3)}) {
-    for (std::size_t size : {std::size_t(33), std::size_t(8191), std::size_t(8193), std::size_t(65536),
-                             std::size_t(1000003)}) {
+    for (std::size_t size : {std::size_t(33), std::size_t(8193), std::size_t(65536), std::size_t(1000003)}) {
       const std::size_t n = course::test::sanitizer_size(size);
       for (int threads : block_sizes()) {
         if (size > 65536 && threads != 256 && threads != 1024) continue;
