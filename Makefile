@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build check progress lessons tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables doctor exercises reset clean
+.PHONY: help deps configure build archs check progress lessons tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -69,6 +69,8 @@ help:
 	@echo "  make tables                  rewrite the results tables in README.md and chapters/*/README.md"
 	@echo "                               (the <!-- results: ... --> blocks) from the committed chapters/*/figures/*.json"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
+	@echo "  make archs                   compile only, warnings as errors: every stage, lab and benchmark for"
+	@echo "                               every GPU generation (sm_75 T4 ... sm_120 RTX 50), in $(ARCHS_BUILD)/ (CI runs it)"
 	@echo "  make exercises               regenerate chapters/ stage files from solutions/ (keeps your regions"
 	@echo "                               and each exercise's opening comment)"
 	@echo "  make reset STAGE=11-streaming/01_grid_stride           put the exercise stub back, in the stage's file"
@@ -99,6 +101,20 @@ configure: $(BUILD)/CMakeCache.txt
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Every object with device code (the stages, solutions and exercises, the labs, the benchmarks'
+# and programs' CUDA sources) compiled for every generation a student is likely to have: T4, A100,
+# RTX 30 and 40, H100, B200, RTX 50. Compile only, warnings (ptxas's, spills included) as errors,
+# in a build folder of its own (cmake/CourseArchCheck.cmake says what it leaves out and why).
+ARCHS_BUILD ?= build-archs
+CHECK_ARCHS ?= 75-real;80-real;86-real;89-real;90;100-real;120-real
+archs:
+	@harness/deps.sh
+	@mkdir -p $(ARCHS_BUILD) && cmake -S . -B $(ARCHS_BUILD) $(GENERATOR) -DCMAKE_CUDA_ARCHITECTURES="$(CHECK_ARCHS)" \
+	  -DCOURSE_WARNINGS_AS_ERRORS=ON -DCOURSE_ARCH_CHECK=ON $(CMAKE_ARGS) >$(ARCHS_BUILD)/configure.log 2>&1 || \
+	  { cat $(ARCHS_BUILD)/configure.log; exit 1; }
+	@start=$$(date +%s); cmake --build $(ARCHS_BUILD) -j $(JOBS) --target arch-check $(KEEP_GOING) && \
+	  echo "archs: every object with device code compiles warning-free for $(CHECK_ARCHS) ($$(( $$(date +%s) - start )) s)"
 
 # harness/check.py: builds what the selected tests need (going on past a stage that does not
 # compile, and naming it), runs them, runs the sanitizers when STAGE selects one stage on a GPU,
@@ -195,4 +211,4 @@ reset:
 	@$(PYTHON) harness/exercises.py reset -- "$(STAGE)"
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ARCHS_BUILD)

@@ -120,16 +120,26 @@ function(_course_test_program name test_object stage_object variant chapter stag
   add_executable(${name} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${stage_object}>)
   target_link_libraries(${name} PRIVATE course_test_main course_common ${ARGN})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  get_property(has_large GLOBAL PROPERTY COURSE_HAS_LARGE_${test_object})
   if(variant STREQUAL "wrong")
-    # The whole program, sweep included: it passes when some test rejects the stage.
-    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args})
+    # The whole program but its [large] cases, sweep included: it passes when some test rejects
+    # the stage (no wrong variant needs 2^31 elements to be rejected).
+    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[large]")
     set(tests ${variant}/${chapter}/${stage})
   else()
-    # The stage's tests, then its seeded random sweep as a test of its own (label sweep).
-    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]")
+    # The stage's tests, then its seeded random sweep as a test of its own (label sweep), then its
+    # [large] cases (past 2^31 elements) as one more, the only ones that hold the GPU alone.
+    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]~[large]")
     add_test(NAME ${variant}/${chapter}/${stage}/sweep COMMAND ${name} ${extra_args} "[sweep]")
     set_tests_properties(${variant}/${chapter}/${stage}/sweep PROPERTIES LABELS "gpu;sweep;${chapter};${variant};${labels}")
     set(tests ${variant}/${chapter}/${stage} ${variant}/${chapter}/${stage}/sweep)
+    if(has_large)
+      add_test(NAME ${variant}/${chapter}/${stage}/large COMMAND ${name} ${extra_args} "[large]")
+      # One at a time: the [large] cases take up to 27 GB of device memory each.
+      set_tests_properties(${variant}/${chapter}/${stage}/large PROPERTIES RESOURCE_LOCK gpu
+                           LABELS "gpu;large;${chapter};${variant};${labels}")
+      list(APPEND tests ${variant}/${chapter}/${stage}/large)
+    endif()
     # Sanitizer runs (make sanitize; label sanitize, not in make check): the reference solutions
     # and the exercises (reported as skipped while TODO). Each runs in a process of its own, so
     # they share the GPU: no resource lock, make sanitize runs them in parallel.
@@ -141,10 +151,9 @@ function(_course_test_program name test_object stage_object variant chapter stag
     endforeach()
   endif()
   set_tests_properties(${tests} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:")
-  # One at a time: the [large] cases take up to 27 GB of device memory. The sweeps take little
-  # and, since each test process counts only its own allocations, run beside anything.
-  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES RESOURCE_LOCK gpu
-                       LABELS "gpu;${chapter};${variant};${labels}")
+  # The rest take little device memory and, since each test process counts only its own
+  # allocations, run beside anything.
+  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES LABELS "gpu;${chapter};${variant};${labels}")
 endfunction()
 
 # The speed verdict's timing program of one stage object (harness/judge.h): the chapter's workload
@@ -188,6 +197,10 @@ function(course_add_stages)
   set(test_object ${A_CHAPTER}.${A_TEST}.test)
   string(REPLACE "/" "-" test_object "${test_object}")
   add_library(${test_object} OBJECT ${dir}/${A_TEST})
+  file(STRINGS ${dir}/${A_TEST} _large REGEX "\\[large\\]")
+  if(_large)
+    set_property(GLOBAL PROPERTY COURSE_HAS_LARGE_${test_object} 1)
+  endif()
   target_include_directories(${test_object} PRIVATE ${dir})
   target_link_libraries(${test_object} PUBLIC course_common course_test_support)
   foreach(stage IN LISTS A_STAGES)
@@ -296,16 +309,27 @@ function(course_add_lab_test)
   target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${program} PRIVATE course_test_main course_common ${A_LIBS})
   set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
+  set(large "")
+  foreach(source IN LISTS A_SOURCES)
+    file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} _large REGEX "\\[large\\]")
+    if(_large)
+      set(large 1)
+    endif()
+  endforeach()
   if(A_SWEEP)
-    add_test(NAME ${test} COMMAND ${program} "~[sweep]")
+    add_test(NAME ${test} COMMAND ${program} "~[sweep]~[large]")
     add_test(NAME ${test}/sweep COMMAND ${program} "[sweep]")
     set_tests_properties(${test}/sweep PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
                          LABELS "gpu;sweep;${A_CHAPTER};lab")
   else()
-    add_test(NAME ${test} COMMAND ${program})
+    add_test(NAME ${test} COMMAND ${program} "~[large]")
   endif()
-  set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu
-                       LABELS "gpu;${A_CHAPTER};lab")
+  set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "gpu;${A_CHAPTER};lab")
+  if(large)
+    add_test(NAME ${test}/large COMMAND ${program} "[large]")
+    set_tests_properties(${test}/large PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu
+                         LABELS "gpu;large;${A_CHAPTER};lab")
+  endif()
   foreach(tool memcheck racecheck synccheck)
     add_test(NAME sanitize/${tool}/${test}
              COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${program}>)

@@ -38,6 +38,14 @@ struct device_info {
 device_info query_device(int ordinal = -1);  // -1: the current device
 std::string cuda_version_string(int v);     // 13000 -> "13.0"
 
+// The virtual architecture (compute_XY as XY: 75, 80, 90, ...) of the code of this build that the
+// current GPU runs: __CUDA_ARCH__ / 10 of the device code it executes. Usually the GPU's own
+// compute capability; lower where the build holds no code that new and the driver compiles older
+// PTX for it (a build with ARCH=75-virtual runs on an H100 as 75: the SM 7.5 paths of every stage).
+// A stage whose device code has a path per architecture chooses on the host by this, not by the
+// GPU's compute capability. 0: no GPU, or no code in this build that the GPU can run.
+int device_code_version();
+
 // Free and total device memory in bytes.
 void device_memory(std::size_t &free_bytes, std::size_t &total_bytes);
 

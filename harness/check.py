@@ -37,11 +37,11 @@ TOOLS = ("memcheck", "racecheck", "synccheck")
 
 # --- test names and stage keys ------------------------------------------------------------------
 def stage_of_test(name):
-    """(variant, chapter, stage, kind) for a test of a stage, else None. kind: tests, sweep, host,
-    wrong, sanitize:<tool>."""
+    """(variant, chapter, stage, kind) for a test of a stage, else None. kind: tests, sweep, masks,
+    large, host, wrong, sanitize:<tool>."""
     parts = name.split("/")
     if parts[0] in ("solution", "exercise") and len(parts) >= 3 and STAGE_ID.match(parts[2]):
-        kind = "sweep" if len(parts) == 4 and parts[3] == "sweep" else "tests"
+        kind = parts[3] if len(parts) == 4 and parts[3] in ("sweep", "masks", "large") else "tests"
         return parts[0], parts[1], parts[2], kind
     if parts[0] == "host" and len(parts) == 4 and parts[1] in ("solution", "exercise") and STAGE_ID.match(parts[3]):
         return parts[1], parts[2], parts[3], "host"
@@ -115,6 +115,8 @@ def program_of(test, build):
     variant, chapter, stage, kind = s
     if kind == "host":
         return f"test-{chapter}-cpu-{variant}"  # chapter 14's CPU stage (chapters/14-nbody/CMakeLists.txt)
+    if kind == "masks":
+        return f"test.{variant}.{chapter}.{stage}.masks"  # cmake/CourseWarpMasks.cmake
     return f"test.{variant}.{chapter}.{stage}"
 
 

@@ -27,7 +27,15 @@ __global__ void predicated_sums(int *warp_sums, const int *in, std::size_t n, in
   int v = 0;
   if (lane < lanes_on && i < n) v = in[i];  // the condition predicates the load: off, it reads nothing
   // Every lane of the launched warps is here (whole warps, no early return): full mask.
-  const int sum = __reduce_add_sync(0xffffffffu, v);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  // SM 7.5 has no warp reduce instruction (__reduce_add_sync is SM 8.0 and newer): five butterfly
+  // shuffles give every lane the same sum, mod 2^32 like the reduce.
+  unsigned u = static_cast<unsigned>(v);
+  for (int k = 16; k > 0; k /= 2) u += __shfl_xor_sync(0xffffffffu, u, k);
+  const int sum = static_cast<int>(u);
+#else
+  const int sum = __reduce_add_sync(0xffffffffu, v);  // one REDUX (SM 8.0 and newer)
+#endif
   if (lane == 0 && i < n) warp_sums[i / 32] = sum;
 }
 

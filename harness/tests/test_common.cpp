@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Host tests of common/ and harness/: they need no GPU and run everywhere, CI included.
 #include "common/cli.h"
+#include "common/device.h"
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
@@ -8,6 +9,8 @@
 #include "harness/catch.h"
 #include "harness/test_support.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -222,4 +225,27 @@ TEST_CASE("benchmark report: schema /2 with clocks, versions, timing, headlines 
   std::remove((dir + "/99-test.json").c_str());
   std::remove((dir + "/99-test.progression.csv").c_str());
   std::remove(dir.c_str());
+}
+
+TEST_CASE("device_code_version: the compute_XY of this build that the GPU present runs, 0 without one", "[device]") {
+  const int version = course::device_code_version();
+  if (!course::probe_gpu().usable) {
+    CHECK(version == 0);
+    return;
+  }
+  // COURSE_CUDA_ARCHITECTURES: the build's CMAKE_CUDA_ARCHITECTURES, commas for semicolons
+  // ("75-real,90"). The version must be one of them: a GPU the build holds no code for gets 0.
+  std::vector<int> built;
+  const std::string archs = COURSE_CUDA_ARCHITECTURES;
+  for (std::size_t at = 0; at < archs.size();) {
+    std::size_t end = archs.find(',', at);
+    if (end == std::string::npos) end = archs.size();
+    const std::string a = archs.substr(at, end - at);
+    if (!a.empty() && std::isdigit(static_cast<unsigned char>(a[0]))) built.push_back(std::atoi(a.c_str()));
+    at = end + 1;
+  }
+  INFO("built for " << archs << "; this GPU: compute capability " << course::query_device().cc() << ", runs compute_"
+                    << version);
+  CHECK(version > 0);
+  if (!built.empty()) CHECK(std::find(built.begin(), built.end(), version) != built.end());
 }

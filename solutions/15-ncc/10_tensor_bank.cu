@@ -169,7 +169,7 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
 // 2 of B (32 x 8 bytes, column-major), c its 4 accumulators (16 x 8). Pixels are unsigned bytes.
 __device__ __forceinline__ void mma_u8(int (&c)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  __trap();  // m16n8k32 needs SM 8.0; the host runs the fallback below that
+  __trap();  // int8 m16n8k32 needs SM 8.0: the host sees this code's version and never launches it
 #else
   // EXERCISE BEGIN: one mma.sync.aligned.m16n8k32 in inline PTX, row-major A and column-major B
   // of 8-bit elements, 32-bit accumulators read and written in place. Choose the element types
@@ -253,7 +253,8 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
 // --- the host side ------------------------------------------------------------------------------
 // What the stage keeps per problem (or per bank): the bank packed as B fragments, the template
 // statistics, the window sums' workspace, the kernel's geometry; per-template problems for the
-// fallback where the kernel cannot run (SM below 8.0, or a band over the shared memory).
+// fallback where the kernel cannot run (code for an SM below 8.0, or a band over the GPU's opt-in
+// shared memory: 64 KB on a T4, 99 KB on RTX 30, 40 and 50 cards, 227 KB on an H100).
 struct bank_state {
   explicit bank_state(const ncc::problem &p) : bank_state(p, std::vector<course::gray_image>{p.host_template()}, nullptr) {}
   explicit bank_state(const ncc::bank_problem &b) : bank_state(b.image(), b.templates(), &b.host_image()) {}
@@ -315,13 +316,17 @@ struct bank_state {
                           cudaMemcpyHostToDevice));
     args.b = b.get(), args.sum_t = d_sum_t.get(), args.rsqrt_denom_t = d_rsqrt_denom_t.get();
 
-    int device = 0, major = 0, optin = 0;
+    int device = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     smem = std::size_t(args.tile_rows) * std::size_t(args.pitch_words) * sizeof(std::uint32_t);
-    runs = major >= 8 && smem <= std::size_t(optin);
+    // The kernel's own code decides, not the GPU's compute capability: code compiled for an SM
+    // below 8.0 (a T4, or a build whose older PTX the driver compiles for a newer GPU) has the
+    // trap in mma_u8, not the MMA.
+    cudaFuncAttributes code{};
+    CUDA_CHECK(cudaFuncGetAttributes(&code, corr_bank_mma<1, false>));
+    runs = code.ptxVersion >= 80 && smem <= std::size_t(optin);
     if (!runs && host_image)  // the fallback of a bank: one problem per template
       for (const auto &t : templates) fallback.push_back(std::make_unique<ncc::problem>(*host_image, t));
     // The copies above are from pageable memory: wait, so work on any stream sees them.
