@@ -59,7 +59,7 @@ help:
 	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels"
 	@echo "  make sass-count STAGE=...    instruction counts by class"
 	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
-	@echo "  make sass-capture            (GPU machine, cuobjdump) capture every stage's SASS into chapters/*/sass/sm_90/"
+	@echo "  make sass-capture [ARCH=80]  (cuobjdump) capture every stage's SASS into chapters/*/sass/sm_90/ (sm_80/ ...)"
 	@echo "  make profile STAGE=12-reduction/10_fastest [SECTIONS=dram,stall]   Nsight Compute metrics of a stage's kernels"
 	@echo "                               (no GPU, no ncu or no counter permission: the profile captured on the reference GPU)"
 	@echo "  make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest   two stages' metrics side by side"
@@ -169,8 +169,19 @@ sass-diff:
 	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(call quote,$(A)) $(call quote,$(B))
 
 # On the GPU machine (cuobjdump): every solution stage's SASS into chapters/<chapter>/sass/sm_90/.
+# ARCH=80 (one architecture): the stages compiled for it in a build folder of its own, captured
+# into chapters/*/sass/sm_80/ beside sm_90's (no GPU needed, only cuobjdump), so make sass-diff can
+# put two generations side by side: make sass-diff A=chapters/12-reduction/sass/sm_80/10_fastest.sass
+# B=chapters/12-reduction/sass/sm_90/10_fastest.sass
+ifeq ($(ARCH),)
 sass-capture: configure
 	@$(PYTHON) harness/sass.py capture-all --build $(BUILD) --jobs $(JOBS)
+else
+sass-capture:
+	@harness/deps.sh
+	@cmake -S . -B build-sm$(ARCH) $(GENERATOR) -DCMAKE_CUDA_ARCHITECTURES="$(ARCH)-real" $(CMAKE_ARGS) >/dev/null
+	@$(PYTHON) harness/sass.py capture-all --build build-sm$(ARCH) --jobs $(JOBS) --arch sm_$(ARCH)
+endif
 
 # Nsight Compute (harness/profile.py): the stage's name is checked before anything is built; with a
 # GPU and ncu the chapter's bench runs under ncu for that stage's one profiled call; without them (or

@@ -235,7 +235,7 @@ def run_ctest(build, names, jobs):
         return {}
     junit = build / "check-results.xml"
     regex = "^(" + "|".join(re.escape(n) for n in sorted(names)) + ")$"
-    cmd = ["ctest", "--output-on-failure", "--no-tests=error", "-j", str(jobs), "-LE", "sanitize", "-R", regex,
+    cmd = ["ctest", "--output-on-failure", "--no-label-summary", "--no-tests=error", "-j", str(jobs), "-LE", "sanitize", "-R", regex,
            "--output-junit", str(junit)]
     subprocess.run(cmd, cwd=build)
     results = {}
@@ -325,7 +325,9 @@ def lesson_checks(build, k, gpu):
     for line in sass_lines:
         print("  " + line)
     first = next((l for l in sass_lines if "missed" in l), sass_lines[0] if sass_lines else "")
-    checks = {"sass": {"verdict": sass_state, "detail": first}}
+    # The summary's one line: the rule and what was found, without the why printed above.
+    short = re.sub(r"^SASS signature missed(?: \(on \w+[^)]*\))?: ", "", first).split(". ", 1)[0]
+    checks = {"sass": {"verdict": sass_state, "detail": short if sass_state == "missed" else first}}
     speed = lesson.declaration(stage_id).get("speed")
     if variant != "exercise":
         checks["speed"] = {"verdict": "reference", "detail": "the reference solution itself"}
@@ -341,6 +343,8 @@ def lesson_checks(build, k, gpu):
         for line in res.lines:
             print("  " + line)
         checks["speed"] = {"verdict": res.state, "detail": res.lines[0]}
+        if res.state == "slow":
+            checks["speed"]["detail"] = f"{res.ratio:.2f}x the reference's speed, below the stage's threshold"
         if res.pairs:
             checks["speed"].update(ratio=round(res.ratio, 3), low=round(res.low, 3), high=round(res.high, 3))
     return checks

@@ -211,7 +211,8 @@ def pick_arch(kernels):
 
 def short_name(kernel):
     title = kernel.title.replace("(anonymous namespace)::", "")
-    return title.split("(", 1)[0] if "(" in title else title
+    title = title.split("(", 1)[0] if "(" in title else title
+    return title[len("void "):] if title.startswith("void ") else title
 
 
 def check_rules(kernels, rules):
