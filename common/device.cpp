@@ -18,6 +18,8 @@ gpu_status probe_gpu() {
     return {false, std::string("no usable CUDA GPU (cudaGetDeviceCount: ") + cudaGetErrorName(e) + ")"};
   }
   if (count == 0) return {false, "no CUDA GPU present"};
+  const std::string no_code = device_code_problem();
+  if (!no_code.empty()) return {false, no_code};
   return {true, ""};
 }
 

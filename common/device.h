@@ -12,7 +12,8 @@ struct gpu_status {
   std::string reason;  // why not, in one line, when !usable
 };
 
-// Never throws: "no driver", "no device" and "driver too old" become a reason.
+// Never throws: "no driver", "no device", "driver too old" and "no code in this build for this GPU"
+// become a reason.
 gpu_status probe_gpu();
 
 struct device_info {
@@ -45,6 +46,9 @@ std::string cuda_version_string(int v);     // 13000 -> "13.0"
 // A stage whose device code has a path per architecture chooses on the host by this, not by the
 // GPU's compute capability. 0: no GPU, or no code in this build that the GPU can run.
 int device_code_version();
+// Empty, or the line that says this build holds no code the GPU present can run (a build for
+// another GPU, or made where there was none: ARCH=90 on a T4) and how to rebuild. probe_gpu says it.
+std::string device_code_problem();
 
 // Free and total device memory in bytes.
 void device_memory(std::size_t &free_bytes, std::size_t &total_bytes);

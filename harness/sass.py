@@ -729,6 +729,18 @@ def subset_of(stage_id, text):
             "make sass STAGE=... shows them all)")
 
 
+def without_encodings(text):
+    """cuobjdump's listing without the instructions' binary encodings (the /* 0x... */ words: a
+    second line per instruction on Volta and later), which nothing reads: a capture at a third of
+    the size, so every generation's fits in the repository."""
+    lines = []
+    for line in text.splitlines():
+        if re.match(r"^\s*/\* 0x[0-9a-f]+ \*/\s*$", line):
+            continue
+        lines.append(re.sub(r"\s*/\* 0x[0-9a-f]{16} \*/\s*$", "", line).rstrip())
+    return "\n".join(lines) + "\n"
+
+
 def cmd_capture_all(args):
     """Every solution stage's SASS into chapters/<chapter>/sass/<arch>/<stage>.sass, each file
     opening with a line saying what it holds; captures of stages that no longer exist removed."""
@@ -768,7 +780,7 @@ def cmd_capture_all(args):
             continue
         text, words = subset_of(stage_id, text)
         header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}\n"
-        target.write_text(header + text)
+        target.write_text(header + without_encodings(text))
         print(f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines")
     current = {course.capture_path(i, ROOT, args.arch) for i in ids}
     for chapter in course.chapters(ROOT):
