@@ -167,7 +167,7 @@ ROWS = {r.key: r for r in [
 
 COMMON_ROWS = ["kernels", "time_us", "dram_pct", "dram_gbs", "sm_pct", "occupancy", "occupancy_theoretical",
                "registers", "stall_total", "stalls", "inst"]
-# The metrics that teach each chapter (issue 19): the common ones, then these.
+# The metrics that teach each chapter: the common ones, then these.
 CHAPTER_ROWS = {
     "11-streaming": ["dram_mb", "ld_bytes_per_request", "l2_hit", "pipe_fma", "pipe_lsu"],
     "12-reduction": ["ld_bytes_per_request", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_alu", "pipe_lsu"],

@@ -10,8 +10,8 @@
 // computes and stores them; the elements a warp loads together must still be consecutive; the
 // last group of n may be partial.
 // Watch for: the book's own loop bound (listing 11.4) goes wrong for a size_t N smaller than one
-// sweep of the grid. Then: make sass-diff A=11-streaming/01_grid_stride
-// B=exercise/11-streaming/02_unrolled_templated, and the benchmark's block size x unroll table.
+// sweep of the grid. Then: make sass STAGE=exercise/11-streaming/02_unrolled_templated (the
+// loads of one trip issued before its first FFMA), and the benchmark's block size x unroll table.
 #include "streaming_launch.cuh"
 
 namespace {

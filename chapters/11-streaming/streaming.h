@@ -73,8 +73,8 @@ struct host_stage {
 // The host-memory stages launch stage 01's kernel: streaming::launch_saxpy in the lesson header
 // grid_stride.cuh, which they include.
 
-// The benchmark's lab (lab_pragma_unroll.cu, linked into the benchmark only): stage 01's loop under
-// `#pragma unroll cfg.unroll`, the book's first attempt at unrolling (11.1).
+// The lab (lab_pragma_unroll.cu, in the benchmark and in its test lab/11-streaming/pragma_unroll):
+// stage 01's loop under `#pragma unroll cfg.unroll`, the book's first attempt at unrolling (11.1).
 void launch_saxpy_pragma_unroll(float *out, const float *x, const float *y, std::size_t n, float alpha,
                                 const launch_config &cfg, cudaStream_t stream);
 

@@ -199,7 +199,7 @@ TEST_CASE("SAXPY in place: out == y and out == x", "[saxpy][in-place]") {
 TEST_CASE("SAXPY on arrays that are not 16-byte aligned, each on its own: right, or refused with a clear error",
           "[saxpy]") {
   // x alone, y alone, out alone, then by different amounts, then in place: a stage that decides
-  // on one pointer's alignment takes its float4 path with another one misaligned (issue 14).
+  // on one pointer's alignment takes its float4 path with another one misaligned.
   struct offsets {
     std::size_t x, y, out;
     in_place alias;

@@ -423,7 +423,7 @@ TEST_CASE("inclusive and exclusive scans match the host at awkward sizes and eve
 
 TEST_CASE("scans in place (d_out == d_in)", "[scan]") {
   // Sizes whose last tile, range or block is partial at every block size, in both directions
-  // (386831, 65537 and 1311016: the cases of issue 14).
+  // (386831, 65537 and 1311016: sizes that once broke a stage).
   const auto &stage = stage_under_test();
   if (!stage.scan) return;
   scan::workspace ws;

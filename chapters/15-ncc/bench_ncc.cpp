@@ -10,11 +10,11 @@
 // x w x h per second, the book's rate), speed-up over the previous stage, ratio to NPP. Each
 // stage's coefficients are checked against the host's float64 ones (|error| <= 2e-5).
 // vs_NPP: the fastest stage of the progression and NPP interleaved (A-B-A-B...), the ratio with
-// its range over the pairs; the headline (issue 20 item 5) and the goal >= 10x NPP.
+// its range over the pairs; the headline and the goal >= 10x NPP.
 // by_template (--sweep, default 8..96): Gtpix/s against the template size for 08 (the best direct
 // stage), 05 (the book's corrShared4, the kernel of its figure 15.6), 09 (the FFT) and NPP.
 // vs_NPP_by_template: at each size the fastest stage and the fastest on a generic direct path (no
-// compile-time size), each interleaved with NPP, against the goal >= 10x NPP (issue 20 item 3).
+// compile-time size), each interleaved with NPP, against the goal >= 10x NPP.
 // The stages' coefficients at each size are checked against the first stage's there (4e-5).
 // bank (--bank K, default 32, of --bankTemplate square templates, default 16): stage 10 in one
 // call, K calls of the best single-template stage, K calls of NPP, cuBLAS's int8 GEMM on an
@@ -56,8 +56,8 @@ constexpr bool have_npp = false;
 #endif
 
 const std::string npp_label = "NPP CrossCorrValid_NormLevel";
-constexpr double goal_vs_npp = 10.0;  // issue 20 item 3: the best stage >= 10x NPP at every size
-constexpr double goal_bank = 100e12;  // issue 20 item 4: template-pixel products/s, K = 32, 16x16
+constexpr double goal_vs_npp = 10.0;  // the best stage >= 10x NPP at every size
+constexpr double goal_bank = 100e12;  // template-pixel products/s, K = 32, 16x16
 
 struct options_t {
   std::int64_t width = 1024, height = 1024, w_template = 16, h_template = 16, bank = 32, bank_template = 16;
@@ -250,7 +250,7 @@ void vs_npp_table(context &c) {
              cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
   bench::warn_if_noisy(t, id, cmp.stage);
   bench::warn_if_noisy(t, npp_label, cmp.baseline);
-  t.note("goal (issue 20): the best stage >= " + fixed(goal_vs_npp, 0) + "x NPP (median of the pairs): " +
+  t.note("goal for the reference: the best stage >= " + fixed(goal_vs_npp, 0) + "x NPP (median of the pairs): " +
          fixed(cmp.ratio.median) + "x -> " + (met ? "met" : "MISSED"));
   const std::string kind = starts_with(c.best_path, "compiled-in") ? "a compiled-in size" : "the " + c.best_path + " path";
   c.s.results().headline("NCC " + id + " " + bench::range_text(cmp.ratio) + " NPP at " + at + ", " + kind + " (range over " +
@@ -543,7 +543,7 @@ void bank_table(context &c) {
   if (bank_ms > 0) {
     const double rate = b.products / (bank_ms * 1e-3);
     const bool met = rate >= goal_bank;
-    t.note("goal (issue 20 item 4): the bank stage >= 100e12 template-pixel products/s: " + fixed(rate / 1e12, 1) + "e12/s -> " +
+    t.note("goal for the reference: the bank stage >= 100e12 template-pixel products/s: " + fixed(rate / 1e12, 1) + "e12/s -> " +
            (met ? "met" : "MISSED"));
     c.s.results().headline("NCC bank: " + tc->info.id + " " + fixed(rate / 1e12, 1) + "e12 template-pixel products/s (median), " +
                            std::to_string(K) + " templates of " + size_text(size, size) + " on " + size_text(c.W, c.H) +

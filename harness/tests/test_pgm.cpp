@@ -82,7 +82,7 @@ TEST_CASE("pgm: malformed files are rejected with one line naming the file", "[p
 }
 
 TEST_CASE("pgm: a directory, a missing file and an unreadable file each get one line saying which", "[pgm]") {
-  // `ncc --image <directory>` used to say "file too large for an 8-bit PGM" (issue 14).
+  // `ncc --image <directory>` used to say "file too large for an 8-bit PGM".
   namespace fs = std::filesystem;
   auto error_reading = [](const fs::path &p) -> std::string {
     try {

@@ -14,8 +14,8 @@
 // than one sweep of the grid, and its tail loop declares j twice. This version asks instead
 // whether the thread's whole group of n fits, and finishes the last partial group with a bounds
 // check on each element.
-// What to look for: make sass-diff A=11-streaming/01_grid_stride
-// B=11-streaming/02_unrolled_templated shows saxpy_kernel<4>'s eight LDG.E issued back to back
+// What to look for: make sass STAGE=11-streaming/02_unrolled_templated shows saxpy_kernel<4>'s
+// eight LDG.E issued back to back
 // before its first FFMA, then a tail of predicated loads and stores; no unroll factor uses local
 // memory (no LDL/STL). The benchmark's block size x unroll table for this stage has listing
 // 11.3's shape. In the profile, a warp waits fewer cycles between its instructions than in 01.
