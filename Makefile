@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress lessons tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables doctor exercises reset clean
+.PHONY: help deps configure build archs check progress lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -52,6 +52,7 @@ help:
 	@echo "                               one stage: its tests, then memcheck, racecheck, synccheck on a GPU"
 	@echo "  make progress                every exercise's state from the last runs: answer, sanitizers, speed, SASS"
 	@echo "  make lessons [CHAPTER=...]   what each stage teaches: its speed threshold and SASS signature"
+	@echo "  make lessons-calibrate       (GPU) each judged reference timed against itself: the verdict's noise here"
 	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
 	@echo "  make nbody ARGS='--N 16384 --steps 100 --stage 07'    the N-body simulation (chapter 14)"
 	@echo "  make ncc ARGS='--wTemplate 16 --hTemplate 16'         template matching on a PGM (chapter 15)"
@@ -129,6 +130,12 @@ progress:
 # and the SASS signature (chapters/<chapter>/lessons.toml). CHAPTER= one chapter, else all.
 lessons:
 	@$(PYTHON) harness/lesson.py show $(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER))
+
+# (GPU) every judged stage's reference timed against itself: the judge programs run, and the speed
+# verdict's own noise on this GPU (an instructor's check of a new machine).
+lessons-calibrate: configure
+	@cmake --build $(BUILD) -j $(JOBS) >/dev/null
+	@$(PYTHON) harness/lesson.py calibrate $(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER)) --build $(BUILD)
 
 # harness/tour.py: builds quietly (a line per chapter, the output in $(BUILD)/tour.log), runs every
 # benchmark on a GPU and sums up; without one, prints the committed reference results.

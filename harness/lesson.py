@@ -40,6 +40,8 @@ object without sm_90 code is checked on the architecture it has, and the report 
         the ratio reference time / candidate time with its spread and the verdict.
     lesson.py show [CHAPTER]
         What each stage declares.
+    lesson.py calibrate [CHAPTER] [--build DIR]
+        (GPU) every judged stage's reference timed against itself: the verdict's noise here.
     lesson.py needs --cc X.Y [--gpus N]
         Per chapter, the stages whose lesson this GPU cannot show (make doctor).
 
@@ -53,6 +55,7 @@ import math
 import os
 import re
 import select
+from shutil import which as shutil_which
 import statistics
 import subprocess
 import sys
@@ -473,6 +476,34 @@ def cmd_show(args):
     return 0
 
 
+def cmd_calibrate(args):
+    """The reference timed against itself (an A/A run) for every stage with a speed lesson: the
+    judge programs start and time, and the verdict's own noise on this GPU. An instructor runs it
+    once per machine; a ratio far from 1.00 or a wide middle half says the thresholds cannot be
+    trusted there."""
+    smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) if shutil_which("nvidia-smi") else None
+    if smi is None or smi.returncode != 0 or "GPU" not in smi.stdout:
+        print("calibrate: needs a GPU (the judge programs time the stages on it)")
+        return 77
+    chapters = [args.chapter] if args.chapter else course.chapters(ROOT)
+    build = Path(args.build)
+    bad = 0
+    for chapter in chapters:
+        for stage, decl in load_lessons(chapter).items():
+            if not isinstance(decl.get("speed"), dict):
+                continue
+            prog = build / "bin" / f"judge.solution.{chapter}.{stage}"
+            res = speed_verdict(f"{chapter}/{stage}", prog, prog, args.budget)
+            ok = res.state == "passed" and 0.95 <= res.ratio <= 1.05 and res.high - res.low <= 0.05
+            bad += 0 if ok or res.state == "skipped" else 1
+            print(f"{'ok  ' if ok else '----'}  {chapter}/{stage}: " + (
+                f"{res.ratio:.3f}x itself, middle half {res.low:.3f}-{res.high:.3f} over {res.pairs} pairs"
+                if res.pairs else res.lines[0]))
+    print(f"calibrate: {bad} stage(s) whose verdict this GPU cannot support" if bad else
+          "calibrate: every judged stage times itself at 1.00x within 5%")
+    return 1 if bad else 0
+
+
 def cmd_needs(args):
     """Per chapter, what of it runs on a GPU of compute capability args.cc with args.gpus GPUs."""
     have_cc = tuple(int(x) for x in args.cc.split("."))
@@ -508,12 +539,17 @@ def main(argv=None):
     p.add_argument("--set", action="append", help="key=value: a judge parameter other than lessons.toml's")
     w = sub.add_parser("show")
     w.add_argument("chapter", nargs="?")
+    c = sub.add_parser("calibrate")
+    c.add_argument("chapter", nargs="?")
+    c.add_argument("--build", default=str(ROOT / "build"))
+    c.add_argument("--budget", type=float, default=3.0)
     n = sub.add_parser("needs")
     n.add_argument("--cc", required=True, help="the GPU's compute capability, e.g. 8.6")
     n.add_argument("--gpus", type=int, default=1)
     args = parser.parse_args(argv)
     try:
-        return {"sass": cmd_sass, "speed": cmd_speed, "show": cmd_show, "needs": cmd_needs}[args.command](args)
+        return {"sass": cmd_sass, "speed": cmd_speed, "show": cmd_show, "needs": cmd_needs,
+                "calibrate": cmd_calibrate}[args.command](args)
     except Usage as err:
         print(err, file=sys.stderr)
         return 2
