@@ -216,6 +216,11 @@ def validate(goal, variables, root=ROOT):
         names = [f"{v}/{i}" for i in stage_ids(root) for v in ("solution", "exercise", "wrong")]
         names += [f"host/{c}" for c in all_chapters] + ["host/harness", "host/pgm", "host/exercises-in-sync",
                                                         "host/python-tools"]
+        for c in all_chapters:  # the labs' tests: lab/<chapter>/<name> (course_add_lab_test)
+            for call in _cmake_calls(c, "course_add_lab_test"):
+                m = re.search(r"\bNAME\s+(\S+)", call)
+                if m:
+                    names.append(f"lab/{c}/{m.group(1)}")
         if any(stage in n for n in names):
             return None
         return (f"{goal}: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "

@@ -3,25 +3,19 @@
 // instructions: its broadcast, shift up, shift down, wrap-around and butterfly kernels) and The
 // CUDA Handbook 8.6.1.
 //
-// A shuffle lets a lane read another lane's register without going through memory. There are
-// four instructions: read a given lane (idx: broadcast, and rotate when each lane names its
-// neighbour with wrap-around), read `delta` lanes below (up) or above (down), read lane ^ mask
-// (butterfly). With `width` < 32 the warp is cut into segments of width lanes, each shuffling
-// on its own; a lane's id within its segment is lane % width.
+// A shuffle lets a lane read another lane's register without going through memory; with a width
+// below 32 the warp is cut into segments that shuffle on their own. The task: each warp does one
+// shuffle case (warp.h: a form, an argument, a width, a mask), and each thread of a 2D block works
+// out who it is: its lane, its warp, its segment and its lane within the segment.
 //
-// What changed from the article: the intrinsics are the _sync ones. Since Volta the lanes of a
-// warp are scheduled independently and need not be converged, so a shuffle names the lanes that
-// take part (the mask); every lane in the mask must execute the same shuffle, and reading a lane
-// outside the mask gives an undefined value. The test checks each form, width and offset against
-// a host model of the warp (warp_model.h), partial masks included.
+// Watch for: the article's intrinsics have no mask and no longer compile for Volta and later.
+// The _sync forms take the mask of the lanes that take part: every lane in it must execute the
+// same shuffle, and a lane that reads one outside it gets an undefined value (the tests leave
+// those lanes unchecked). Rotate wraps round at the segment's end; up and down do not.
 //
-// What to look for in SASS (`make sass STAGE=08-warp/01_shuffle_forms`): one SHFL per form, with
-// its mode (SHFL.IDX, SHFL.UP, SHFL.DOWN, SHFL.BFLY); the width and the clamp travel as one
-// operand, ((32 - width) << 8) | clamp, which is why a lane past its segment keeps its own value.
-// The lane id is S2R SR_LANEID when read from the hardware, and a LOP3 (& 31) when computed.
-// The same shuffled() runs on floats and doubles (the intrinsics are overloaded): a float is one
-// SHFL like an int, a double two, one per 32-bit half (the book, 8.6.1: shuffles move 32 bits; wider
-// types take one per word). Compare shuffle_kernel<int>, <float> and <double> in the SASS.
+// Then read your SASS (`make sass STAGE=exercise/08-warp/01_shuffle_forms`): which SHFL mode does
+// each form become, where do the width and the mask go, and what do floats and doubles cost
+// against ints?
 #include "warp_launch.cuh"
 
 namespace {

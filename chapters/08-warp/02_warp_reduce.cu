@@ -2,20 +2,17 @@
 // Stage 02: a warp's sum by butterfly shuffles, and a block's and a whole array's sum on top of
 // it. After the article's warpReduce and reduceShfl kernels and The CUDA Handbook 12.8.
 //
-// Five butterfly steps (xor 16, 8, 4, 2, 1) add the 32 values of a warp with no shared memory, and
-// every lane ends with the total: after step k each lane holds the sum of the 2^k lanes that
-// differ from it only in the low k bits. (Shifting down instead would leave the sum in lane 0
-// alone, for the same five shuffles.) A block then needs shared memory for one value per warp:
-// each warp's lane 0 stores its warp's sum, and after __syncthreads the first warp reduces those
-// the same way.
+// The task: every lane of a warp ends with the sum of the warp's 32 values, moved between
+// registers, with no shared memory; then a block's sum from its warps' sums. The array's sum is
+// given: two launches of your block kernel, over the array, then in one block over the blocks'
+// sums.
 //
-// What changed from the article: __shfl_xor_sync with the full mask (the article's __shfl_xor has
-// no mask and no longer compiles for Volta and later). Its grid reduction copied every block's sum
-// back for the host to add; here a second launch of the same kernel, in one block, adds them. The
-// blocks also read with a grid-stride loop, so any grid covers any n.
-//
-// What to look for in SASS: five SHFL.BFLY, each followed by its add (IMAD.IADD on sm_90), and no shared memory in
-// the warp sum; one STS, one BAR.SYNC and one LDS between the two warp sums of the block kernel.
+// Watch for: the book's and the article's shuffle has no mask and no longer compiles for Volta
+// and later; the _sync form's mask must name every lane that calls it, and every lane it names
+// must call it. The second-level sum has fewer values than lanes: a partial mask there is
+// undefined even when the answer comes out right (the mask-checked build of this stage rejects
+// it). Look for (`make sass STAGE=exercise/08-warp/02_warp_reduce`): shuffles and adds in the warp
+// sum and no shared memory; `make lessons CHAPTER=08-warp` shows what the check counts.
 #include "warp_launch.cuh"
 
 namespace {

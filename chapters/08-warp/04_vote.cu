@@ -2,21 +2,17 @@
 // Stage 04: warp votes and lane masks. After The CUDA Handbook 8.6.1 (warp-level primitives) and
 // 12.7 (predicate reductions with __ballot and __popc).
 //
-// A vote reduces one bit per lane across the warp in one instruction: __ballot_sync gathers the
-// 32 predicates into a word every lane receives; __any_sync and __all_sync reduce them to one
-// bit. With __popc on that word a lane counts the predicates, and with a lane mask (the bits of
-// the lanes below it: %lanemask_lt) it counts those below itself, which is its place among the
-// lanes whose predicate holds. That makes warp-level stream compaction one ballot and two popc:
-// each kept value goes to slot popc(ballot & lanemask_lt), and the warp keeps popc(ballot).
-// Chapter 13 scales the same idea to a whole array.
+// A vote reduces one bit per lane across the warp in one instruction, and the PTX special
+// registers %lanemask_lt, _le, _eq, _ge, _gt give each lane the bits of the lanes below, at and
+// above it. The task: every lane of a vote's mask learns the warp's ballot, any and all, how many
+// lanes' predicates hold, its own rank among those lanes and the lowest of them; then warp-level
+// stream compaction: each warp writes its positive values, in order and with no gaps, to the first
+// slots of its 32, and their count (chapter 13 scales the idea to a whole array).
 //
-// What changed from the book: the _sync forms name the lanes that take part. Lanes outside the
-// mask contribute 0 to a ballot and are not counted by any/all. The lanes past the end of the
-// array in the last warp still vote (false): a full-mask vote waits for all 32.
-//
-// What to look for in SASS: VOTE.ANY R (ballot), VOTE.ANY and VOTE.ALL on predicates, POPC, FLO
-// (find leading one, which __ffs uses after a bit reversal), and S2R SR_LTMASK etc. for the lane
-// masks read from the hardware.
+// Watch for: the _sync forms name the lanes that take part, and lanes outside the mask count as
+// 0 in a ballot. In the compaction, the lanes of the last warp past the end of the array must not
+// read, yet the warp's vote waits for every lane its mask names. Look for
+// (`make sass STAGE=exercise/08-warp/04_vote`): VOTE, POPC and the S2R of the lane masks.
 #include "warp_launch.cuh"
 
 namespace {

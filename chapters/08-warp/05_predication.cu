@@ -3,41 +3,22 @@
 // predication, divergence and convergence, the special cases min, max and abs).
 //
 // Small element-wise kernels, each one shape of conditional code, given as written (if, else, ?:)
-// to read in SASS:
-//   short_if, if_else, ternary   a few instructions under a condition: the compiler predicates
-//                                them (@P0 / @!P0 in front of an instruction turns it off for the
-//                                lanes whose predicate says so) or computes both sides and picks
-//                                one with SEL; no branch, so no divergence.
-//   long_if_else, data_loop      too much code to execute for every lane: a real branch. The
-//                                lanes of a warp that disagree run the two paths one after the
-//                                other, and meet again where the paths join.
-//   branch_of<N>                 one if with N dependent multiply-adds: where between N = 1 and
-//                                32 the compiler stops predicating and starts branching (the book
-//                                quotes up to 7 instructions for the compilers of its day).
-//   min_max_abs, clamp_abs       clamps and absolute values written with ifs.
+// to read in SASS: short_if, if_else and ternary (a few instructions under a condition);
+// long_if_else and data_loop (more work under the condition, and a trip count per lane);
+// branch_of<N> (an if around N dependent multiply-adds, N = 1..32); min_max_abs and clamp_abs
+// (clamps and absolute values written with ifs).
 //
-// The exercise: the branch-free form of each (namespace branch_free), with the same results bit
-// for bit, for every input the tests draw (0 and the other edges included, NaN for the float
-// one). For the short kernels you do by hand what the compiler already does; for long_if_else and
-// data_loop you do what it declined to do: both sides (or all 15 rounds) for every lane, selected,
-// so no lane ever waits for another, at the price of work a branching warp whose lanes agree
-// would skip. The min, max and abs the hardware has (VIMNMX, IABS, FMNMX, the |R| operand) are
-// branch-free forms of their own; fminf and fmaxf, though, treat a NaN differently from the
-// comparisons they replace.
+// The task: the branch-free form of each (namespace branch_free), with the same results bit for
+// bit for every input the tests draw: no if around the work, only arithmetic, masks, selects of
+// values, min, max and abs. Watch the edges: 0, negative odd numbers, the ends of the int range,
+// and NaN for the float one (what do the hardware's float min and max do with it?).
 //
-// What changed since the book: SM 3.x bracketed divergent code with SSY (push the reconvergence
-// point on a per-warp stack) and a .S suffix (pop it). Volta replaced the stack with convergence
-// barriers, because independent thread scheduling lets diverged lanes interleave: BSSY B0, label
-// saves the lanes that must meet at label in barrier register B0, and BSYNC B0 there waits for
-// them. A WARPSYNC, as for __syncwarp, is the explicit form of the same thing.
-//
-// What to look for (`make sass STAGE=08-warp/05_predication`, one kernel with
-// `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts table
-// of the chapter README): guarded instructions in the short kernels as written (a SEL in
-// branch_of<1>); BSSY, BRA and BSYNC in long_if_else and data_loop as written, and none in your
-// branch-free forms of them (count their instructions against the branching ones); the N at which
-// branch_of first shows a BRA (10 on sm_90 with CUDA 13.0); VIMNMX, IABS, FMNMX and a |R|
-// operand in the clamps.
+// Look for (`make sass STAGE=exercise/08-warp/05_predication`, one kernel with
+// `python3 harness/sass.py dump exercise/08-warp/05_predication --kernel short_if`): which kernels
+// as written does the compiler predicate (@P0 guards, SEL) and which does it branch around (BSSY,
+// BRA, BSYNC)? At which N does branch_of<N> first branch (the book: up to 7 instructions for the
+// compilers of its day)? Your branch-free forms may have no BSSY and no branch but the grid-stride
+// loop's; count their instructions against the branching forms.
 #include "warp_launch.cuh"
 
 #include <stdexcept>

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A lab, not a stage: what a predicated-off load costs. The predication seed says it: the
-// condition suppresses a load or store early enough that it generates none of the memory traffic
-// it would have. Each warp here sums the elements of its first `lanes_on` lanes; the load of every
-// other lane is off. A condition this short is usually compiled to a predicate (`@P0 LDG` in the
-// SASS, no branch; check with cuobjdump -sass on the test program); branch or predicate, a lane
-// whose condition is false issues no memory request.
-// What to look for (the tests check the sums, and that lanes_on = 0 runs with a null pointer;
-// ncu's dram__bytes_read.sum on the test program shows the traffic): 32 lanes on read the whole array; 16 lanes read
-// half of every warp's 128 bytes; 1 lane still costs a 32-byte sector per warp, a quarter of the
-// bytes for a thirty-second of the data, because memory moves sectors, not the 4 bytes a lane
-// asked for; 0 lanes read nothing at all, not even from an invalid address.
+// A lab, not a stage: what a predicated-off load costs. The book (8.4.1, in the predication
+// article): a predicate suppresses a load or store early enough that it generates none of the
+// memory traffic it would have. Each warp here sums the ints of its first `lanes_on` lanes; the
+// load of every other lane is off. The compiler may predicate it (@P0 LDG) or branch around it;
+// either way a lane whose condition is false issues no memory request.
+// What to look for (the tests check the sums, and that lanes_on = 0 runs on a null pointer
+// without a fault; Nsight Compute shows the traffic, with the command in notes.md): with every
+// lane off, no request and no bytes. The lanes that are on cost whole pieces of memory, not the 4
+// bytes each asked for. Between L1 and L2 the piece is a 32-byte sector: 32 lanes move the four
+// sectors of the warp's 128-byte line, 16 lanes two, 1 to 8 lanes one, a quarter. Between L2 and
+// DRAM it is what the L2 fills per miss, 64 bytes on the H100: 1 to 16 lanes read half of what
+// 32 lanes read from DRAM (dram__bytes_read.sum), not a quarter.
 #include "lab_predicated_load.h"
 
 #include "common/check.h"

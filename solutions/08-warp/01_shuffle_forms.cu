@@ -16,12 +16,15 @@
 // a host model of the warp (warp_model.h), partial masks included.
 //
 // What to look for in SASS (`make sass STAGE=08-warp/01_shuffle_forms`): one SHFL per form, with
-// its mode (SHFL.IDX, SHFL.UP, SHFL.DOWN, SHFL.BFLY); the width and the clamp travel as one
-// operand, ((32 - width) << 8) | clamp, which is why a lane past its segment keeps its own value.
-// The lane id is S2R SR_LANEID when read from the hardware, and a LOP3 (& 31) when computed.
+// its mode (SHFL.IDX for broadcast and rotate, SHFL.UP, SHFL.DOWN, SHFL.BFLY). The width and the
+// clamp travel as one operand, ((32 - width) << 8) | clamp: it keeps idx inside the segment and
+// leaves up, down and butterfly a lane's own value where the source falls outside it. A mask known
+// only at run time makes the compiler put a WARPSYNC before a shuffle, or a convergence test and
+// a second copy of it for a warp whose lanes have split. The lane id is S2R SR_LANEID when read
+// from the hardware; computed as linear % 32 on a signed int it takes a few integer instructions.
 // The same shuffled() runs on floats and doubles (the intrinsics are overloaded): a float is one
-// SHFL like an int, a double two, one per 32-bit half (the book, 8.6.1: shuffles move 32 bits; wider
-// types take one per word). Compare shuffle_kernel<int>, <float> and <double> in the SASS.
+// SHFL like an int (the article: 4 bytes move per thread), a double two, one per 32-bit half.
+// Compare shuffle_kernel<int>, <float> and <double>.
 #include "warp_launch.cuh"
 
 namespace {

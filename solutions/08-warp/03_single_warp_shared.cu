@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: a single warp's commutative reduction in shared memory. After the article "single-warp
 // parallel reduction of commutative operators" (sumCommSingleWarp, sumCommSingleBlockWithWarps)
-// and the warp-synchronous tail of The CUDA Handbook 12.2.
+// and the warp-synchronous tail of The CUDA Handbook 12.2 (listing 12.2).
 //
 // The 32 values of a warp sit in 32 ints of shared memory; five halving steps add the upper half
 // onto the lower (16, 8, 4, 2, 1 lanes at work), and every lane then reads the total from the
-// first int. The book and the article need no barrier between the steps because "a warp executes
-// in lockstep", and mark the array volatile so that each += really reads and writes memory.
+// first int. The book and the article need no barrier between the steps because they take the
+// warp to execute in lockstep, and mark the array volatile so that each += really reads and writes
+// memory.
 //
 // What changed: since Volta the lanes of a warp are scheduled independently. Nothing guarantees
 // that the lanes still adding in step k have seen the stores other lanes made in step k-1: they
@@ -23,10 +24,12 @@
 // while lane 8 is rewriting it. So each step reads into a register, synchronises, writes,
 // synchronises: two barriers a step instead of one, among the 16 lanes that take part.
 //
-// What to look for in SASS (`make sass-diff A=08-warp/02_warp_reduce B=08-warp/03_single_warp_shared`):
-// the shuffle version's SHFL.BFLY + add per step against two LDS, an add and an STS per step here,
-// and what each __syncwarp became: on sm_90 a NOP on the converged path, and WARPSYNC only in the
-// copy of the steps the compiler makes for a warp whose lanes have split (behind a BRA.DIV).
+// What to look for in SASS
+// (`make sass-diff A=08-warp/02_warp_reduce B=08-warp/03_single_warp_shared`): the shuffle
+// version's SHFL.BFLY + add per step against two LDS, an add and an STS per step here, and what
+// each __syncwarp became: on sm_90 a NOP on the converged path, and WARPSYNC only in the copy of
+// the steps the compiler makes for a warp whose lanes have split (behind a BRA.DIV). The
+// shortened variant's saved conditions were predicated, not branched: count its instructions.
 #include "warp_launch.cuh"
 
 namespace {

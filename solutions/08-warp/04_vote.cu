@@ -15,8 +15,9 @@
 // array in the last warp still vote (false): a full-mask vote waits for all 32.
 //
 // What to look for in SASS: VOTE.ANY R (ballot), VOTE.ANY and VOTE.ALL on predicates, POPC, FLO
-// (find leading one, which __ffs uses after a bit reversal), and S2R SR_LTMASK etc. for the lane
-// masks read from the hardware.
+// (find leading one, which __ffs uses after a bit reversal, BREV), and S2R SR_LTMASK etc. for the
+// lane masks read from the hardware. The compaction's guarded load of in[i] issues nothing for
+// the lanes past n, whether the compiler predicates it or branches around it.
 #include "warp_launch.cuh"
 
 namespace {

@@ -22,22 +22,21 @@
 // data_loop you do what it declined to do: both sides (or all 15 rounds) for every lane, selected,
 // so no lane ever waits for another, at the price of work a branching warp whose lanes agree
 // would skip. The min, max and abs the hardware has (VIMNMX, IABS, FMNMX, the |R| operand) are
-// branch-free forms of their own; fminf and fmaxf, though, treat a NaN differently from the
-// comparisons they replace.
+// branch-free forms of their own; fminf and fmaxf, though, return the other operand when one is
+// NaN, where the comparisons they replace keep it: the reference restores the NaN by a select.
 //
-// What changed since the book: SM 3.x bracketed divergent code with SSY (push the reconvergence
-// point on a per-warp stack) and a .S suffix (pop it). Volta replaced the stack with convergence
-// barriers, because independent thread scheduling lets diverged lanes interleave: BSSY B0, label
-// saves the lanes that must meet at label in barrier register B0, and BSYNC B0 there waits for
-// them. A WARPSYNC, as for __syncwarp, is the explicit form of the same thing.
+// What changed since the book: the book (8.4.2) describes SSY (push the reconvergence point on a
+// per-warp stack) and a .S suffix (pop it) around divergent code. Volta replaced the stack with
+// convergence barriers, because independent thread scheduling lets diverged lanes interleave:
+// BSSY B0, label saves the lanes that must meet at label in barrier register B0, and BSYNC B0
+// there waits for them. A WARPSYNC, as for __syncwarp, is the explicit form of the same thing.
 //
 // What to look for (`make sass STAGE=08-warp/05_predication`, one kernel with
-// `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts table
-// of the chapter README): guarded instructions in the short kernels as written (a SEL in
-// branch_of<1>); BSSY, BRA and BSYNC in long_if_else and data_loop as written, and none in your
+// `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts in the
+// chapter's notes.md): guarded instructions in the short kernels as written (a SEL in
+// branch_of<1>); BSSY, BRA and BSYNC in long_if_else and data_loop as written, and none in the
 // branch-free forms of them (count their instructions against the branching ones); the N at which
-// branch_of first shows a BRA (10 on sm_90 with CUDA 13.0); VIMNMX, IABS, FMNMX and a |R|
-// operand in the clamps.
+// branch_of first shows a BRA; VIMNMX, IABS, FMNMX and an |R| operand in the clamps.
 #include "warp_launch.cuh"
 
 #include <stdexcept>
