@@ -65,6 +65,8 @@ bool aligned16(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 enum class refusal {
   never,          // it must compute
   if_misaligned,  // a stage may refuse a pointer that is not 16-byte aligned (stage 03 does)
+  register_limit,  // that, or a block size its kernel's registers do not leave room for on this GPU
+                   // (streaming_launch.cuh's refusal, which names the registers per thread)
   any_block_size  // and a block size its kernel cannot launch (std::invalid_argument, with the reason)
 };
 
@@ -111,7 +113,10 @@ bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, const place
   };
   if (!refused.empty()) {
     const bool misaligned = !aligned16(d_out) || !aligned16(x.get()) || !aligned16(y.get());
-    const bool allowed = (may_refuse == refusal::if_misaligned && misaligned) || may_refuse == refusal::any_block_size;
+    const bool register_refusal = refused.find("registers per thread") != std::string::npos;
+    const bool allowed = ((may_refuse == refusal::if_misaligned || may_refuse == refusal::register_limit) && misaligned) ||
+                         (may_refuse == refusal::register_limit && register_refusal) ||
+                         may_refuse == refusal::any_block_size;
     if (!allowed) FAIL(who << ": refused a case it must compute: " << refused);
     // A refusal leaves everything as it was.
     if (!same(now_x, hx)) FAIL(who << ": refused (" << refused << "), but x was modified");
@@ -151,7 +156,10 @@ TEST_CASE("SAXPY matches the float64 reference at awkward sizes and every block 
     for (int threads : {32, 64, 96, 128, 256, 512, 1000, 1024}) {
       streaming::launch_config cfg;
       cfg.threads = threads;
-      check_saxpy(n, cfg);
+      // The registers a kernel takes differ between GPU generations: stage 03 at the default
+      // unroll (4) takes 38 per thread for sm_90 but 78 for sm_120 and 80 for sm_100, too many for
+      // 1000 or 1024 threads per block there. Such a stage refuses, naming its registers.
+      check_saxpy(n, cfg, refusal::register_limit);
     }
   }
 }
