@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: as fast as the memory goes. Beyond the book; measured against CUB DeviceReduce::Sum.
 //
-// Your task: the load loop of stage 05's single pass, rebuilt for bandwidth. Every stage of the
-// book keeps one 4-byte load in flight per thread, and so reads at the rate the memory's latency
-// allows for that many bytes in flight, well under its bandwidth (notes.md: why the book's stages
-// all read at one rate). Put many more bytes in flight per thread: wider loads, several of them
-// issued before the first is used (chapter 11's unrolling), and a grid that fills the GPU once.
+// Your task: the load loop of stage 05's single pass (with stage 09's fold, given), rebuilt for
+// bandwidth. Every stage of the book keeps one 4-byte load in flight per thread, and so reads at
+// the rate the memory's latency allows for that many bytes in flight, well under its bandwidth
+// (notes.md: why the book's stages all read at one rate). Put many more bytes in flight per
+// thread: wider loads, several of them issued before the first is used (chapter 11's unrolling),
+// and a grid that fills the GPU once.
 // Watch for: an input that does not start on a 16-byte boundary (the tests offset it by 1 to 3
 // ints), an n that is no multiple of 4 or of your tile, and reads past in[n - 1] (the input's guard
-// changes the answer).
+// changes the answer). Your loop must be right at every block size: for a small n the given host
+// code launches one block cut down to the input, as small as 32 threads.
 // Check: `make check STAGE=exercise/12-reduction/10_fastest` (your speed against the reference's,
 // make lessons CHAPTER=12-reduction says the threshold), then
 // `make bench CHAPTER=12-reduction EXERCISE=1` for your row beside CUB's.
@@ -20,11 +22,21 @@ namespace {
 
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
-constexpr int U = 4;  // int4 loads in flight per thread
+constexpr int U = 4;                        // int4 loads in flight per thread
+constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
+// Stage 09's warp_sum: every lane of a full warp returns the sum of v over the warp's 32 lanes.
+__device__ int warp_sum(int v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// A grid of blocks of exactly B threads adds this block's share of in[0, n) into *answer; a grid
+// of one block stores its total instead (the answer needs no zeroing first).
 template <unsigned B>
 __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
-  __shared__ int partials[B];
+  __shared__ int warp_sums[B / 32];
   const std::size_t thread = blockIdx.x * std::size_t(B) + threadIdx.x;
   int sum = 0;
   // EXERCISE BEGIN: add this thread's share of in[0, n) into sum, every element exactly once. Read
@@ -34,9 +46,14 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   // add, over a grid-stride loop. Watch for: the last, partial group of U, and n < 4.
   COURSE_TODO();
   // EXERCISE END
-  sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
-  // A grid of one block (small n) stores its total: the host then skips the memset, one launch
-  // fewer where launches are the whole cost.
+  // Stage 09's fold: shuffles within each warp, one barrier, then warp 0 folds the warps' sums.
+  sum = warp_sum(sum);
+  if constexpr (B > 32) {
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < B / 32 ? warp_sums[lane] : 0);
+  }
   if (threadIdx.x == 0) {
     if (gridDim.x == 1) *answer = sum;
     else atomicAdd(answer, sum);
@@ -46,10 +63,23 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
+  if (cfg.blocks == 0 && n <= per_thread * std::size_t(cfg.threads)) {
+    // One tile: one block, halved while half as many threads still cover n, stores its total. No
+    // memset, no occupancy query, no atomic: the call is this one launch.
+    int threads = cfg.threads;
+    while (threads > min_threads && n <= per_thread * std::size_t(threads / 2)) threads /= 2;
+    reduction::dispatch_block_size(threads, [&](auto b) {
+      if constexpr (decltype(b)::value >= 32) {
+        reduce_kernel<decltype(b)::value><<<1, decltype(b)::value, 0, stream>>>(d_answer, d_in, n);
+        CUDA_CHECK_LAUNCH();
+      }
+    });
+    return;
+  }
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     if constexpr (decltype(b)::value >= 32) {
       auto kernel = reduce_kernel<decltype(b)::value>;
-      const int blocks = reduction::grid_size(kernel, cfg, n, 4 * U);
+      const int blocks = reduction::grid_size(kernel, cfg, n, per_thread);
       if (blocks > 1) CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
       kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, d_in, n);
       CUDA_CHECK_LAUNCH();

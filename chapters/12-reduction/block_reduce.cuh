@@ -5,8 +5,8 @@
 //
 // Your task, in two regions: the host switch that turns a run-time block size into a template
 // argument, and the block fold for a compile-time block size B and any operator (stage 02's fold,
-// with every test on B decided by the compiler). Stages 04, 05, 07, 09 and 10 use both as you write
-// them, and report TODO until they are filled in.
+// with every test on B decided by the compiler). Stages 04, 05 and 07 use both as you write them,
+// 09 and 10 the switch, and report TODO until they are filled in.
 #pragma once
 
 #include "reduction_common.cuh"

@@ -337,13 +337,16 @@ TEST_CASE("the smallest grids: one, two and three blocks, as the stage sizes the
   // reduces two partials instead of one. Two blocks is the first grid on the other side: sizes just
   // past one block's share, with the grid the stage chooses (stage 10 sizes it at 16 ints per
   // thread, so 16t + 1 .. 32t give it two blocks of t threads; the others size it at one int per
-  // thread: two blocks at t + 1 .. 2t), and the grid set to 1, 2 and 3 blocks. The answer slot
-  // starts as poison (-1), so a grid of several blocks that adds into it unzeroed is off by one.
+  // thread: two blocks at t + 1 .. 2t), and the grid set to 1, 2 and 3 blocks. Up to 16t ints
+  // stage 10 runs one block cut to the fewest threads that take n at 16 ints each: 8t + 1 .. 16t
+  // keep all t. The answer slot starts as poison (-1), so a grid of several blocks that adds into
+  // it unzeroed is off by one.
   const auto &stage = stage_under_test();
   if (!stage.reduce) return;
   for (int threads : block_sizes_of(stage)) {
     const std::size_t t = std::size_t(threads);
-    for (std::size_t n : {t + 1, 2 * t, 2 * t + 1, 16 * t + 1, 32 * t - 1, 32 * t, 32 * t + 1, 48 * t + 5}) {
+    for (std::size_t n : {t + 1, 2 * t, 2 * t + 1, 8 * t + 1, 16 * t, 16 * t + 1, 32 * t - 1, 32 * t, 32 * t + 1,
+                          48 * t + 5}) {
       reduction::config cfg;
       cfg.threads = threads;
       check_reduce(n, cfg);

@@ -16,9 +16,10 @@
 namespace {
 
 #ifndef NCC_DP4A_ROWS
-#define NCC_DP4A_ROWS 4  // the fastest of 2, 4, 8 on the H100; -DNCC_DP4A_ROWS=... to time others
+#define NCC_DP4A_ROWS 4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
 #endif
 constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
+constexpr int fill_rows = default_rows > 2 ? 2 : default_rows;  // R where that grid leaves SMs short
 
 using ncc::dp4a_bx;
 using ncc::dp4a_by;
@@ -63,19 +64,59 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
   }
 }
 
+// What the stage keeps per problem: stage 07's shifted template, and the rows per thread chosen for
+// the problem's size on its GPU, per mode (coefficients, sums), once known.
+struct blocked_state {
+  explicit blocked_state(const ncc::problem &p) : dp4a(p) {}
+  ncc::dp4a_state dp4a;
+  int rows[2] = {0, 0};
+};
+
+dim3 grid_of(const ncc::view &v, int rows) {
+  return dim3(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), rows * dp4a_by));
+}
+
+// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its blocks
+// at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1) blocks
+// or more). The SM count and the blocks per SM are the GPU's, so the choice follows the device.
+template <class Kernel>
+bool fills_gpu(const ncc::view &v, Kernel kernel, int rows) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, 0));
+  const dim3 grid = grid_of(v, rows);
+  return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
+}
+
+template <bool Sums, int TW, int TH, int R>
+void launch_rows(const ncc::view &v, const ncc::output &out, const std::uint32_t *shift, cudaStream_t stream) {
+  corr_dp4a_blocked<Sums, TW, TH, R><<<grid_of(v, R), dim3(dp4a_bx, dp4a_by), 0, stream>>>(v, out, shift);
+}
+
 ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
   const ncc::view &v = p.v();
-  ncc::dp4a_state &st = p.cache<ncc::dp4a_state>("08_register_blocked");
-  st.load_constant(p.id(), stream);
-  ncc::launch_by_size(v, st, [&](auto tw, auto th) {
+  blocked_state &st = p.cache<blocked_state>("08_register_blocked");
+  st.dp4a.load_constant(p.id(), stream);
+  const std::uint32_t *shift = st.dp4a.shift.get();
+  ncc::launch_by_size(v, st.dp4a, [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-    // On the H100 4 rows per thread were the fastest from 8x8 to 24x24, and 2 rows at 32x32.
+    // At 32x32 the fully unrolled loop of 4 rows needs more registers than the launch bounds leave.
     constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
-    const dim3 block(dp4a_bx, dp4a_by), grid(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), R * dp4a_by));
+    constexpr int F = R < fill_rows ? R : fill_rows;
+    auto launch = [&](auto sums) {
+      constexpr bool S = decltype(sums)::value;
+      int &rows = st.rows[S ? 1 : 0];
+      if (rows == 0) rows = fills_gpu(v, corr_dp4a_blocked<S, TW, TH, R>, R) ? R : F;
+      if (rows == R)
+        launch_rows<S, TW, TH, R>(v, out, shift, stream);
+      else
+        launch_rows<S, TW, TH, F>(v, out, shift, stream);
+    };
     if (out.sums())
-      corr_dp4a_blocked<true, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+      launch(std::true_type{});
     else
-      corr_dp4a_blocked<false, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+      launch(std::false_type{});
   });
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: as fast as the memory goes. Beyond the book; measured against CUB DeviceReduce::Sum.
 //
-// Changes from stage 05 (compare with that stage): the same single pass (one atomicAdd per block
-// into an answer the host zeroed; a single block stores its total instead), with the loads rebuilt
-// for bandwidth. Every stage of the book keeps one 4-byte load in flight per thread, and reads at
-// the rate the memory's latency allows for that many bytes in flight, not at its bandwidth. Here:
+// Changes from stage 09 (compare with that stage): the same fold (warp shuffles, then one barrier
+// over the warps' sums), now in a single pass (stage 05: each block adds its total into an answer
+// the host zeroed), with the loads rebuilt for bandwidth. Every stage of the book keeps one 4-byte
+// load in flight per thread, and reads at the rate the memory's latency allows for that many bytes
+// in flight, not at its bandwidth. Here:
 //   - 16-byte loads: the input is read as int4, a quarter of the load instructions for the same
 //     bytes (a pointer that is not 16-byte aligned starts with up to 3 scalar elements, and the
 //     last n % 4 elements after the last whole int4 are read as ints);
@@ -12,13 +13,21 @@
 //     bytes in flight per thread, 128 KB per SM with 2048 resident threads;
 //   - as many blocks as fit on the GPU at once and no more, so every block streams for the whole
 //     kernel and the per-block fold and atomic happen once per SM slot, not per tile.
+// Small n: an input of at most one tile (16 ints per thread of a block) is one launch of one block
+// and nothing else, the shape of CUB's single-tile kernel: no memset, no occupancy query, no
+// atomic (the block stores its total). The block is cut to the fewest threads (a power of two, at
+// least a warp) that take n in one group of U int4 each, 256 threads at n = 4096, so all the
+// tile's loads leave at once and the fold has the fewest warps to bring together. There a call is
+// a launch and one block's latency, and every barrier and shared-memory round trip of the fold is
+// on that path.
 // What to look for: in the SASS of reduce_kernel<256>, four LDG.E.128 in a row before the adds that
-// use them (and four more, guarded, for the last partial group). In the progression table the jump
-// from the book's stages to CUB's rate (vs_CUB), and the vs_CUB table's three cases (aligned, an
-// odd n, the input offset by one int). Nsight Compute against 09
+// use them (and four more, guarded, for the last partial group), and stage 09's fold after them
+// (SHFL.BFLY, one BAR.SYNC). In the progression table the jump from the book's stages to CUB's rate
+// (vs_CUB), and the vs_CUB table's three cases (aligned, an odd n, the input offset by one int).
+// Nsight Compute against 09
 // (`make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest`): bytes per load request
-// and DRAM throughput up, warp instructions down. At small n launches are the whole cost: a grid of
-// one block stores its total, so the host skips the memset there (notes.md, the goal at every n).
+// and DRAM throughput up, warp instructions down. The single tile against CUB at small n: the
+// vs_CUB_by_n table (notes.md, the goal at every n).
 #include "block_reduce.cuh"
 
 #include <cstdint>
@@ -27,11 +36,21 @@ namespace {
 
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
-constexpr int U = 4;  // int4 loads in flight per thread
+constexpr int U = 4;                        // int4 loads in flight per thread
+constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
+// Stage 09's warp_sum: every lane of a full warp returns the sum of v over the warp's 32 lanes.
+__device__ int warp_sum(int v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// A grid of blocks of exactly B threads adds this block's share of in[0, n) into *answer; a grid
+// of one block stores its total instead (the answer needs no zeroing first).
 template <unsigned B>
 __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
-  __shared__ int partials[B];
+  __shared__ int warp_sums[B / 32];
   const std::size_t thread = blockIdx.x * std::size_t(B) + threadIdx.x;
   int sum = 0;
   // EXERCISE BEGIN: add this thread's share of in[0, n) into sum, every element exactly once. Read
@@ -62,9 +81,14 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
     }
   }
   // EXERCISE END
-  sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
-  // A grid of one block (small n) stores its total: the host then skips the memset, one launch
-  // fewer where launches are the whole cost.
+  // Stage 09's fold: shuffles within each warp, one barrier, then warp 0 folds the warps' sums.
+  sum = warp_sum(sum);
+  if constexpr (B > 32) {
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) warp_sums[warp] = sum;
+    __syncthreads();
+    if (warp == 0) sum = warp_sum(lane < B / 32 ? warp_sums[lane] : 0);
+  }
   if (threadIdx.x == 0) {
     if (gridDim.x == 1) *answer = sum;
     else atomicAdd(answer, sum);
@@ -74,10 +98,23 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
+  if (cfg.blocks == 0 && n <= per_thread * std::size_t(cfg.threads)) {
+    // One tile: one block, halved while half as many threads still cover n, stores its total. No
+    // memset, no occupancy query, no atomic: the call is this one launch.
+    int threads = cfg.threads;
+    while (threads > min_threads && n <= per_thread * std::size_t(threads / 2)) threads /= 2;
+    reduction::dispatch_block_size(threads, [&](auto b) {
+      if constexpr (decltype(b)::value >= 32) {
+        reduce_kernel<decltype(b)::value><<<1, decltype(b)::value, 0, stream>>>(d_answer, d_in, n);
+        CUDA_CHECK_LAUNCH();
+      }
+    });
+    return;
+  }
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     if constexpr (decltype(b)::value >= 32) {
       auto kernel = reduce_kernel<decltype(b)::value>;
-      const int blocks = reduction::grid_size(kernel, cfg, n, 4 * U);
+      const int blocks = reduction::grid_size(kernel, cfg, n, per_thread);
       if (blocks > 1) CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
       kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, d_in, n);
       CUDA_CHECK_LAUNCH();

@@ -5,8 +5,9 @@
 // (listing 12.5) takes the same fold out into a device function so the single-pass kernel can call
 // it twice, as block_reduce<B> is here.
 //
-// Written once, in stage 03, and reused as you wrote it by stages 04, 05, 07 and 10 (the fold) and
-// 09 (the switch): those stages report TODO until this header's regions are filled in.
+// Written once, in stage 03, and reused as you wrote it by stages 04, 05 and 07 (the fold and the
+// switch) and 09 and 10 (the switch): those stages report TODO until this header's regions are
+// filled in.
 #pragma once
 
 #include "reduction_common.cuh"

@@ -2,29 +2,37 @@
 // Stage 08 (beyond the book): __dp4a with register blocking.
 //
 // Changes from stage 07: each thread computes a 4 x R block of outputs (4 adjacent columns, the
-// four shifts, as in stage 07; R = 4 rows, 2 at 32x32) instead of 4 x 1. The th + R - 1 image
-// rows that the R windows cover are each loaded once, and each image word feeds up to 4 R dp4a
-// (one per output whose window holds it) instead of 4: the loads no longer pace the loop, which
-// becomes IDP4A and little else. A row's window sums (SumI, SumISq per shift) are taken once and
-// added to each of the R outputs whose window covers the row, instead of once per output. The
-// last thread rows would read up to R - 1 rows past the image: they are clamped to the last row
-// (their outputs are not written). R = 4 was the fastest of 2, 4 and 8 on the H100
-// (build with -DNCC_DP4A_ROWS=R to time another).
+// four shifts, as in stage 07; R rows) instead of 4 x 1. The th + R - 1 image rows that the R
+// windows cover are each loaded once, and each image word feeds up to 4 R dp4a (one per output
+// whose window holds it) instead of 4: the loads no longer pace the loop, which becomes IDP4A and
+// little else. A row's window sums (SumI, SumISq per shift) are taken once and added to each of
+// the R outputs whose window covers the row, instead of once per output. The last thread rows
+// would read up to R - 1 rows past the image: they are clamped to the last row (their outputs are
+// not written).
+// R is chosen on the host, once per problem: 4 rows reuse each load most but take the most
+// registers, so the fewest blocks fit on an SM, and a small output (a 1024x1024 image at 8x8) then
+// gives fewer blocks than the GPU holds at once: every SM runs part full for the whole call, with
+// too few warps to hide the loads' latency. Where the grid of 4-row blocks leaves an SM more than
+// one block short of what its registers allow (the SM count and the occupancy calculator's blocks
+// per SM, on the GPU at hand), the stage runs 2 rows a thread: twice the blocks, and more fit on
+// an SM. At 32x32, 4 rows need more registers than the launch bounds leave: 2 rows there always.
 // Why: in stage 07 each image word loaded feeds only four dp4a, and every output takes the window
 // sums of each of its rows again.
-// What to look for: in the SASS of the 16x16 instance, long runs of IDP.4A between few LDG, and 128
-// registers per thread, so at most a quarter of the warp slots are filled (make sass-count); in
-// the progression table, this row's speedup and vs_NPP, the chapter's best at 16x16; in the
-// profile, half the warp instructions of stage 07.
+// What to look for: in the SASS of the 16x16 instance with 4 rows, long runs of IDP.4A between few
+// LDG, and 128 registers per thread, so at most a quarter of the warp slots are filled (make
+// sass-count); in the progression table, this row's speedup and vs_NPP, the chapter's best at
+// 16x16; at 8x8 in vs_NPP_by_template (2 rows a thread on the H100), this stage against stage 07;
+// in the profile, half the warp instructions of stage 07.
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 
 namespace {
 
 #ifndef NCC_DP4A_ROWS
-#define NCC_DP4A_ROWS 4  // the fastest of 2, 4, 8 on the H100; -DNCC_DP4A_ROWS=... to time others
+#define NCC_DP4A_ROWS 4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
 #endif
 constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
+constexpr int fill_rows = default_rows > 2 ? 2 : default_rows;  // R where that grid leaves SMs short
 
 using ncc::dp4a_bx;
 using ncc::dp4a_by;
@@ -98,19 +106,59 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
   }
 }
 
+// What the stage keeps per problem: stage 07's shifted template, and the rows per thread chosen for
+// the problem's size on its GPU, per mode (coefficients, sums), once known.
+struct blocked_state {
+  explicit blocked_state(const ncc::problem &p) : dp4a(p) {}
+  ncc::dp4a_state dp4a;
+  int rows[2] = {0, 0};
+};
+
+dim3 grid_of(const ncc::view &v, int rows) {
+  return dim3(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), rows * dp4a_by));
+}
+
+// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its blocks
+// at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1) blocks
+// or more). The SM count and the blocks per SM are the GPU's, so the choice follows the device.
+template <class Kernel>
+bool fills_gpu(const ncc::view &v, Kernel kernel, int rows) {
+  int device = 0, sms = 0, per_sm = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, 0));
+  const dim3 grid = grid_of(v, rows);
+  return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
+}
+
+template <bool Sums, int TW, int TH, int R>
+void launch_rows(const ncc::view &v, const ncc::output &out, const std::uint32_t *shift, cudaStream_t stream) {
+  corr_dp4a_blocked<Sums, TW, TH, R><<<grid_of(v, R), dim3(dp4a_bx, dp4a_by), 0, stream>>>(v, out, shift);
+}
+
 ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
   const ncc::view &v = p.v();
-  ncc::dp4a_state &st = p.cache<ncc::dp4a_state>("08_register_blocked");
-  st.load_constant(p.id(), stream);
-  ncc::launch_by_size(v, st, [&](auto tw, auto th) {
+  blocked_state &st = p.cache<blocked_state>("08_register_blocked");
+  st.dp4a.load_constant(p.id(), stream);
+  const std::uint32_t *shift = st.dp4a.shift.get();
+  ncc::launch_by_size(v, st.dp4a, [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-    // On the H100 4 rows per thread were the fastest from 8x8 to 24x24, and 2 rows at 32x32.
+    // At 32x32 the fully unrolled loop of 4 rows needs more registers than the launch bounds leave.
     constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
-    const dim3 block(dp4a_bx, dp4a_by), grid(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), R * dp4a_by));
+    constexpr int F = R < fill_rows ? R : fill_rows;
+    auto launch = [&](auto sums) {
+      constexpr bool S = decltype(sums)::value;
+      int &rows = st.rows[S ? 1 : 0];
+      if (rows == 0) rows = fills_gpu(v, corr_dp4a_blocked<S, TW, TH, R>, R) ? R : F;
+      if (rows == R)
+        launch_rows<S, TW, TH, R>(v, out, shift, stream);
+      else
+        launch_rows<S, TW, TH, F>(v, out, shift, stream);
+    };
     if (out.sums())
-      corr_dp4a_blocked<true, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+      launch(std::true_type{});
     else
-      corr_dp4a_blocked<false, TW, TH, R><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+      launch(std::false_type{});
   });
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
