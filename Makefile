@@ -134,6 +134,8 @@ lessons:
 # (GPU) every judged stage's reference timed against itself: the judge programs run, and the speed
 # verdict's own noise on this GPU (an instructor's check of a new machine).
 lessons-calibrate: configure
+	@why=$$($(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import check; print(check.gpu_reason() or "")'); \
+	if [ -n "$$why" ]; then echo "lessons-calibrate: needs a GPU ($$why): it times the stages on it"; exit 77; fi
 	@cmake --build $(BUILD) -j $(JOBS) >/dev/null
 	@$(PYTHON) harness/lesson.py calibrate $(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER)) --build $(BUILD)
 
