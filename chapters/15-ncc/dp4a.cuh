@@ -55,6 +55,10 @@ struct dp4a_state {
     words = shifted_template(p.host_template());
     shift = course::device_buffer<std::uint32_t>(words.size());
     CUDA_CHECK(cudaMemcpy(shift.get(), words.data(), words.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    // From pageable memory cudaMemcpy may return before its DMA lands, and a kernel on a
+    // non-blocking stream does not wait for the legacy stream: wait here, or the generic instance
+    // (which reads these words from global memory) can read a template half copied.
+    CUDA_CHECK(cudaDeviceSynchronize());
     in_constant = words.size() <= std::size_t(shift_words);
   }
   // Puts this problem's words in constant memory unless they are there already.

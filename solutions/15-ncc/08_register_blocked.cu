@@ -32,7 +32,10 @@ namespace {
 #define NCC_DP4A_ROWS 4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
 #endif
 constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
-constexpr int fill_rows = default_rows > 2 ? 2 : default_rows;  // R where that grid leaves SMs short
+#ifndef NCC_DP4A_FILL_ROWS
+#define NCC_DP4A_FILL_ROWS 2  // R where the grid of default_rows leaves SMs short
+#endif
+constexpr int fill_rows = default_rows > NCC_DP4A_FILL_ROWS ? NCC_DP4A_FILL_ROWS : default_rows;
 
 using ncc::dp4a_bx;
 using ncc::dp4a_by;
