@@ -71,6 +71,8 @@ double copy_kernel_gbs(std::size_t bytes);
 double read_kernel_gbs(std::size_t bytes);
 // Independent FMA chains in registers: FP32 TFLOP/s (2 flops per FMA).
 double fma_tflops();
+// Independent __dp4a chains in registers: IDP4A instructions per second, every lane counted.
+double dp4a_per_s();
 
 struct pcie_rates {
   double h2d_gbs = 0, d2h_gbs = 0, both_gbs = 0;  // both: bytes moved in the two directions at once / time

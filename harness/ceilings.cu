@@ -56,6 +56,26 @@ __global__ void fma_kernel(float *sink, float seed) {
   if (s == 12345.678f) *sink = s;
 }
 
+// Independent __dp4a chains in registers (IDP4A: four 8-bit products added into 32 bits). Each
+// chain feeds its own value back as an operand, so the compiler cannot fold the loop.
+constexpr int dp4a_chains = 8;
+constexpr int dp4a_iterations = 4096;
+
+__global__ void dp4a_kernel(int *sink, int seed) {
+  int v[dp4a_chains];
+  const int b = 0x01020304 ^ int(threadIdx.x);
+#pragma unroll
+  for (int c = 0; c < dp4a_chains; ++c) v[c] = seed + int(threadIdx.x) + c;
+  for (int it = 0; it < dp4a_iterations; ++it) {
+#pragma unroll
+    for (int c = 0; c < dp4a_chains; ++c) v[c] = __dp4a(v[c], b, v[c]);
+  }
+  int s = 0;
+#pragma unroll
+  for (int c = 0; c < dp4a_chains; ++c) s ^= v[c];
+  if (s == 12345678) *sink = s;
+}
+
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -156,6 +176,17 @@ double fma_tflops() {
   }, s);
   double flops = 2.0 * fma_chains * fma_iterations * double(blocks) * 256;
   return flops / (t.median_ms * 1e9);
+}
+
+double dp4a_per_s() {
+  device_buffer<int> sink(1);
+  int blocks = resident_blocks(dp4a_kernel, 256) * 4;
+  stream s;
+  timing t = time_device([&](cudaStream_t st) {
+    dp4a_kernel<<<blocks, 256, 0, st>>>(sink.get(), 1);
+    CUDA_CHECK_LAUNCH();
+  }, s);
+  return double(dp4a_chains) * dp4a_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
 }
 
 pcie_rates pinned_copy_rates(std::size_t bytes) {

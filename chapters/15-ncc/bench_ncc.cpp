@@ -56,6 +56,9 @@ constexpr bool have_npp = false;
 #endif
 
 const std::string npp_label = "NPP CrossCorrValid_NormLevel";
+// Four template-pixel products per IDP4A: the rate of a stage whose loop is nothing but IDP4A
+// (stages 07 and 08 approach it; the tensor-core stage is not bound by it).
+const std::string ceiling_label = "ceiling: IDP4A rate x 4";
 constexpr double goal_vs_npp = 10.0;  // the best stage >= 10x NPP at every size
 constexpr double goal_bank = 100e12;  // template-pixel products/s, K = 32, 16x16
 
@@ -207,6 +210,15 @@ void progression_table(context &c) {
   bench::progression prog(c.s, {"progression", "NCC progression (" + size_text(c.W, c.H) + ", template " + size_text(z.tw, z.th) + ")",
                                 "path", "Gtpix/s", z.tpix, "%ceiling", "vs_NPP",
                                 R"({"kind": "bars", "x": "stage", "y": "Gtpix/s"})"});
+  double ceiling = 0;  // Gtpix/s
+  if (c.s.selected(ceiling_label)) {
+    const double dp4a = bench::dp4a_per_s();
+    ceiling = 4 * dp4a / 1e9;
+    prog.set_ceiling(ceiling);
+    c.s.results().param("dp4a_per_s", dp4a);
+    std::printf("IDP4A rate measured: %.4g/s (every lane counted) -> %.0f Gtpix/s at four template-pixel products each\n",
+                dp4a, ceiling);
+  }
   std::optional<bench::measurement> npp;
   if (c.npp_selected(npp_label)) {
     npp = c.s.time(npp_label, z.library(), z.bytes, true);
@@ -231,6 +243,7 @@ void progression_table(context &c) {
     if (!is_bank_stage(st) && (!c.best_single || ms < best_single_ms)) c.best_single = &st, best_single_ms = ms;
   }
   if (npp) prog.library(npp_label, *npp);
+  if (ceiling > 0) prog.ceiling(ceiling_label, "-", ceiling);
   if (!have_npp) std::printf("NPP not found at build time: the NPP rows and ratios are skipped\n");
   prog.finish();
 }
