@@ -7,8 +7,9 @@ the JSON. A figure then has one home, and a block that no longer matches its JSO
 reference run committed, a table renamed) fails the host test harness/tests/test_readme_tables.py
 until `make tables` is run again.
 
-    readme_tables.py write [README ...]   fill every marked block (default: README.md and
-                                          chapters/*/README.md); the files that change are named
+    readme_tables.py write [README ...]   fill every marked block (default: README.md, each
+                                          chapter's README.md and notes.md, and docs/*.md); the
+                                          files that change are named
     readme_tables.py check [README ...]   exit 1, naming each block that differs from what write
                                           would put there (and the command that fixes it)
 
@@ -33,6 +34,8 @@ all) and options, key=value, quoted like a shell word where a value has spaces o
     chapter=NN-topic   whose reference result (default: the README's own chapter; the root
                        README must say)
     file=PATH          this result file instead, relative to the repository root
+    gpu=NAME           the chapter's newest committed result on a GPU whose device name contains
+                       NAME (gpu=H200), instead of its reference result; not with file=
     format=text        the table as the benchmark prints it, in a ```text fence (the default);
                        format=markdown: a Markdown table, names left, numbers right
     notes=yes          the table's notes under it (default: no; they are run warnings and goals)
@@ -45,6 +48,12 @@ table: write the two marker lines with nothing between them, run `make tables`, 
 Markers inside a fenced code block are text, not blocks (a README may show the syntax).
 `<!-- results: summary -->` (no chapter or file) is the cross-chapter headline: each chapter's best
 stage against its library and its ceiling, as make tour ends, from every chapter's reference.
+`<!-- results: summary gpu=H200 -->` is the same headline from another GPU's committed results:
+each chapter's newest result whose device name contains H200, a chapter with none left out (a
+block where no chapter has one is an error). "Newest" is the JSON's date, then the file name
+(the later wins a tie), so the choice does not depend on the order of the files: chapter 14 keeps
+a run from a two-GPU H200 machine (h200x2-2026-11-22.json, the one its multi-GPU chart draws)
+beside the single-GPU tour's h200-2026-11-27.json, and gpu=H200 takes the later of the two.
 
 Exit status: 0 fine, 1 a block is stale or cannot be generated (its file:line says why).
 """
@@ -64,7 +73,7 @@ ROOT = course.ROOT
 BEGIN = re.compile(r"^\s*<!--\s*results:\s*(.*?)\s*-->\s*$")
 END = re.compile(r"^\s*<!--\s*end results\s*-->\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
-OPTIONS = ("columns", "rows", "chapter", "file", "format", "notes")
+OPTIONS = ("columns", "rows", "chapter", "file", "gpu", "format", "notes")
 FIX = "make tables"
 
 
@@ -74,10 +83,11 @@ class BlockError(Exception):
 
 def readmes(root=ROOT):
     """The pages whose blocks make tables fills: the root README, then each chapter's README and
-    its notes.md (the material a chapter README links to)."""
+    its notes.md (the material a chapter README links to), then the pages of docs/."""
     found = [root / "README.md"]
     for chapter in sorted(p for p in (root / "chapters").glob("*") if p.is_dir()):
         found += [chapter / "README.md", chapter / "notes.md"]
+    found += sorted((root / "docs").glob("*.md"))
     return [p for p in found if p.is_file()]
 
 
@@ -108,6 +118,10 @@ def parse_spec(text, where):
         if key not in OPTIONS:
             raise BlockError(f"{where}: results marker: unknown option '{key}' (options: {', '.join(OPTIONS)})")
         spec[key] = value
+    if spec.get("gpu") == "":
+        raise BlockError(f"{where}: results marker: gpu= names no GPU; write a part of its device name (gpu=H200)")
+    if "gpu" in spec and "file" in spec:
+        raise BlockError(f"{where}: results marker: gpu= and file= both say whose results; give one")
     if spec.get("format", "text") not in ("text", "markdown"):
         raise BlockError(f"{where}: results marker: format={spec['format']}; use text or markdown")
     if spec.get("notes", "no") not in ("yes", "no"):
@@ -149,6 +163,31 @@ def find_blocks(text, name):
 
 # ---------------------------------------------------------------- what a block holds
 
+def chapter_results(chapter, root):
+    """[(path, doc)] of a chapter's committed result files, by file name."""
+    found = [(p, course.load_result(p)) for p in sorted((root / "chapters" / chapter / "figures").glob("*.json"))]
+    return [(p, d) for p, d in found if d]
+
+
+def device_name(doc):
+    return doc.get("device", {}).get("name", "")
+
+
+def gpu_result(chapter, gpu, root):
+    """(path, doc) of a chapter's newest committed result on a GPU whose device name contains gpu:
+    the latest date, then the later file name; (None, None) when there is none."""
+    found = [(p, d) for p, d in chapter_results(chapter, root) if gpu in device_name(d)]
+    if not found:
+        return None, None
+    return max(found, key=lambda f: (course.result_date(f[1]), f[0].name))
+
+
+def devices_with_results(chapters, root):
+    """The device names of the chapters' committed results, for an error message."""
+    names = sorted({device_name(d) or "unknown GPU" for c in chapters for _, d in chapter_results(c, root)})
+    return ", ".join(names) or "none"
+
+
 def result_for(spec, readme, root, where):
     """(path, doc) of the result file a block reads."""
     if "file" in spec:
@@ -165,6 +204,13 @@ def result_for(spec, readme, root, where):
         else:
             raise BlockError(f"{where}: results marker: say whose results, chapter=NN-topic or file=PATH "
                              f"(only a chapter's README has a default)")
+    if "gpu" in spec:
+        path, doc = gpu_result(chapter, spec["gpu"], root)
+        if doc is None:
+            raise BlockError(f"{where}: gpu={spec['gpu']}: no committed result of {chapter} on a GPU whose "
+                             f"name contains '{spec['gpu']}' (its results are from: "
+                             f"{devices_with_results([chapter], root)})")
+        return path, doc
     path, doc = course.reference_result(chapter, root)
     if doc is None:
         raise BlockError(f"{where}: no committed results for {chapter} (chapters/{chapter}/figures/*.json)")
@@ -218,12 +264,18 @@ def markdown_table(table):
                                                              if table["notes"] else [])
 
 
-def render_summary(readme, root):
+def render_summary(readme, root, gpu=None, where=""):
     """The `summary` block: each chapter's best stage against its library and its ceiling, from every
-    chapter's reference result (what make tour ends with), as a Markdown table."""
-    found = [(c, p, d) for c in course.bench_chapters(root) for p, d in [course.reference_result(c, root)] if d]
+    chapter's reference result (what make tour ends with), or with gpu, from each chapter's newest
+    result on that GPU (a chapter without one left out), as a Markdown table."""
+    chapters = course.bench_chapters(root)
+    found = [(c, p, d) for c in chapters
+             for p, d in [gpu_result(c, gpu, root) if gpu is not None else course.reference_result(c, root)] if d]
+    if not found and gpu is not None:
+        raise BlockError(f"{where}: summary gpu={gpu}: no chapter has a committed result on a GPU whose name "
+                         f"contains '{gpu}' (results are from: {devices_with_results(chapters, root)})")
     if not found:
-        raise BlockError("no committed results (chapters/*/figures/*.json) for the summary")
+        raise BlockError(f"{where}: no committed results (chapters/*/figures/*.json) for the summary")
     entries = [e for chapter, _, doc in found for e in tour.summary_entries(doc, chapter)]
     table = {"columns": ["chapter", "best stage", "rate", "against the library", "against the ceiling"],
              "rows": [tour.summary_row(*e) for e in entries], "notes": []}
@@ -236,7 +288,7 @@ def render_summary(readme, root):
 def render(spec, readme, root=ROOT, where=""):
     """The lines a block holds between its markers."""
     if spec["table"] == "summary" and "file" not in spec and "chapter" not in spec:
-        return render_summary(readme, root)
+        return render_summary(readme, root, spec.get("gpu"), where)
     path, doc = result_for(spec, readme, root, where)
     table = next((t for t in doc.get("tables", []) if t.get("name") == spec["table"]), None)
     if table is None:
@@ -321,7 +373,8 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     for name, what in (("write", "fill every marked block"), ("check", "fail when a block is stale")):
         sub.add_parser(name, help=what).add_argument("files", nargs="*", type=Path,
-                                                     help="READMEs (default: README.md and chapters/*/README.md)")
+                                                     help="pages (default: README.md, chapters/*/README.md "
+                                                          "and notes.md, docs/*.md)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
     files = args.files or readmes(root)

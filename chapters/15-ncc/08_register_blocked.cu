@@ -5,11 +5,16 @@
 // the window sums of each of its rows itself, though the outputs below it need the same rows. Let
 // each thread compute R rows of stage 07's outputs at once: load every image row once, feed each
 // word to every output whose window holds it, and take a row's window sums once for all the
-// outputs that use them. You write the loop over the rows; the rest is stage 07's.
+// outputs that use them. You write the loop over the rows; the rest is stage 07's. Then the same
+// for template sizes known only at run time (the generic kernel's region): there nothing unrolls,
+// so take the template words from shared memory (one 16-byte load gives a row its four shifts),
+// each row's window sums over all its words less the bytes outside each shift's window, and test
+// which outputs a row feeds only in the first and last R - 1 rows.
 // Watch for: which template row an image row meets for each of the R outputs, and rows past the
 // image's last one (no written output uses them, but memcheck sees them read); in the SASS, the
 // IDP.4A per LDG and the registers per thread against stage 07's (make sass-diff
-// A=15-ncc/07_dp4a B=exercise/15-ncc/08_register_blocked).
+// A=15-ncc/07_dp4a B=exercise/15-ncc/08_register_blocked). In the generic kernel: the bytes before
+// byte a of word 0 and past byte a + tw of the last two words (4 nw - tw - a <= 6), nw = 1 or 2.
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 
@@ -67,6 +72,71 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
   }
 }
 
+// The generic instance: any template size, known only at run time (not compiled in). The
+// loops cannot unroll, so what the compiler folds away in a compiled-in size must be arranged by
+// hand, or each image word costs several times its dp4a:
+//  - the template words: the block copies the shifted template to shared memory, the four shifts
+//    of a word side by side, so that one 16-byte load (the same address in every lane: a
+//    broadcast) gives an output row its four words. From the constant bank the same loop runs
+//    several times slower once the template outgrows the constant cache (a 52x52 template has
+//    11.4 KB of shifted words); from global memory it takes four loads where this takes one.
+//  - the window sums: a window mask per shift and word is some ten instructions at run time.
+//    Instead each image row is summed over all its nw words (two dp4a a word, the same for every
+//    shift), and each shift takes off the bytes outside its window: the first `a` bytes of word 0
+//    and the bytes past a + tw, which lie in the last two words (4 nw - tw - a <= 6).
+//  - the rows of the R outputs: only the first and last R - 1 image rows feed fewer than R of
+//    them, so those rows run a loop that tests each, and the others one that does not.
+// Shared = false (a template too large for shared memory) reads the words from global memory.
+constexpr int generic_shared_bytes = 48 * 1024;  // the most a block may take without opting in
+
+template <bool Sums, int R, bool Shared>
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+  extern __shared__ uint4 s_shift[];  // word k of row r, shifts 0..3: s_shift[r * nw + k]
+  const int tw = v.tw, th = v.th;
+  const int nw = ncc::words_per_row(tw);
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
+  const int wo = v.out_w(), ho = v.out_h();
+  if (Shared) {
+    const int plane = th * nw, tid = int(threadIdx.y * dp4a_bx + threadIdx.x);
+    for (int at = tid; at < plane; at += dp4a_bx * dp4a_by)
+      s_shift[at] = make_uint4(g_shift[at], g_shift[plane + at], g_shift[2 * plane + at], g_shift[3 * plane + at]);
+    __syncthreads();
+  }
+  if (x0 >= wo || y0 >= ho) return;
+  unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
+  // EXERCISE BEGIN: the register-blocked loop for a size known at run time, without its costs at
+  // run time: (1) template words from s_shift (Shared) or g_shift (dp4a.cuh's layout), one
+  // 16-byte load per row r and word k in shared memory; (2) per image row, SumI and SumISq of all
+  // nw words (dp4a against 0x01010101 and the word itself), then per shift a less the bytes
+  // outside the window: in word 0 those before byte a, in words nw - 2 and nw - 1 those at or
+  // past byte a + tw; (3) only the first and last R - 1 rows test which outputs a row feeds.
+  // The bytes of word k at or past byte e of the row (e = a + tw: past the window of shift a).
+  COURSE_TODO();
+  // EXERCISE END
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int y = y0 + i;
+    if (y >= ho) break;
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      const int x = x0 + a;
+      if (x >= wo) break;
+      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      if (Sums) {
+        o.sum_i[at] = int(s1[i][a]);
+        o.sum_isq[at] = int(s2[i][a]);
+        o.sum_it[at] = int(acc[i][a]);
+      } else {
+        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
+      }
+    }
+  }
+}
+
 // What the stage keeps per problem: stage 07's shifted template, and the rows per thread chosen for
 // the problem's size on its GPU, per mode (coefficients, sums), once known.
 struct blocked_state {
@@ -83,19 +153,16 @@ dim3 grid_of(const ncc::view &v, int rows) {
 // at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1) blocks
 // or more). The SM count and the blocks per SM are the GPU's, so the choice follows the device.
 template <class Kernel>
-bool fills_gpu(const ncc::view &v, Kernel kernel, int rows) {
+bool fills_gpu(const ncc::view &v, Kernel kernel, int rows, std::size_t shared) {
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, 0));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
   const dim3 grid = grid_of(v, rows);
   return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
 }
 
-template <bool Sums, int TW, int TH, int R>
-void launch_rows(const ncc::view &v, const ncc::output &out, const std::uint32_t *shift, cudaStream_t stream) {
-  corr_dp4a_blocked<Sums, TW, TH, R><<<grid_of(v, R), dim3(dp4a_bx, dp4a_by), 0, stream>>>(v, out, shift);
-}
+using kernel = void (*)(ncc::view, ncc::output, const std::uint32_t *);
 
 ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
   const ncc::view &v = p.v();
@@ -109,12 +176,18 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
     constexpr int F = R < fill_rows ? R : fill_rows;
     auto launch = [&](auto sums) {
       constexpr bool S = decltype(sums)::value;
-      int &rows = st.rows[S ? 1 : 0];
-      if (rows == 0) rows = fills_gpu(v, corr_dp4a_blocked<S, TW, TH, R>, R) ? R : F;
-      if (rows == R)
-        launch_rows<S, TW, TH, R>(v, out, shift, stream);
+      kernel wide = nullptr, narrow = nullptr;  // R rows a thread, F rows a thread
+      // the generic instance's shifted template in shared memory: 16 bytes a word of a row
+      std::size_t shared = TW != 0 ? 0 : std::size_t(v.th) * std::size_t(ncc::words_per_row(v.tw)) * sizeof(uint4);
+      if constexpr (TW != 0)
+        wide = corr_dp4a_blocked<S, TW, TH, R>, narrow = corr_dp4a_blocked<S, TW, TH, F>;
+      else if (shared <= std::size_t(generic_shared_bytes))
+        wide = corr_dp4a_generic<S, R, true>, narrow = corr_dp4a_generic<S, F, true>;
       else
-        launch_rows<S, TW, TH, F>(v, out, shift, stream);
+        wide = corr_dp4a_generic<S, R, false>, narrow = corr_dp4a_generic<S, F, false>, shared = 0;
+      int &rows = st.rows[S ? 1 : 0];
+      if (rows == 0) rows = fills_gpu(v, wide, R, shared) ? R : F;
+      (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(v, out, shift);
     };
     if (out.sums())
       launch(std::true_type{});

@@ -23,7 +23,8 @@ PROVENANCE = ("NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.1), 2026-12-01, `make
 
 
 class RepositoryReadmesTest(unittest.TestCase):
-    """Every marked block of README.md and chapters/*/README.md equals what `make tables` writes."""
+    """Every marked block of README.md, chapters/*/README.md and notes.md and docs/*.md equals what
+    `make tables` writes."""
 
     def test_every_block_is_what_its_json_says(self):
         problems = readme_tables.stale_blocks(readme_tables.readmes(REPO), REPO)
@@ -153,6 +154,71 @@ class GeneratorTest(Tree):
                 self.assertIn(says, out)
 
 
+class GpuTest(Tree):
+    """gpu=NAME: another GPU's committed results instead of the reference (the H100's here), the
+    summary included. The tree gets a benchmark (for the summary) and H200 results beside the
+    H100's: a newer single-GPU run and an older two-GPU one."""
+
+    def setUp(self):
+        super().setUp()
+        (self.root / "solutions" / "99-test").mkdir(parents=True)
+        (self.root / "chapters" / "99-test" / "CMakeLists.txt").write_text("course_add_bench(NAME bench-99-test)\n")
+        self.doc["tables"][0]["plot"] = {"y": "GB/s"}
+        (self.figures / "h100-2026-12-01.json").write_text(json.dumps(self.doc))
+        self.h200 = json.loads(json.dumps(self.doc))
+        self.h200["device"]["name"] = "NVIDIA H200"
+        self.h200["tables"][0]["rows"][1][3] = 2048.8
+        self.save_h200("h200-2026-11-30.json", "2026-11-30T10:00:00Z", 1536.6)
+        self.save_h200("h200x2-2026-11-20.json", "2026-11-20T10:00:00Z", 4096.0)
+        self.root_readme = self.root / "README.md"
+
+    def save_h200(self, name, date, best):
+        doc = json.loads(json.dumps(self.h200))
+        doc["date"] = date
+        doc["tables"][0]["rows"][1][3] = best
+        (self.figures / name).write_text(json.dumps(doc))
+
+    def test_summary_of_the_reference_and_of_another_gpu(self):
+        self.assertEqual(self.block("summary", self.root_readme), [
+            "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-12-01, `make tour` "
+            "(results: [99-test](chapters/99-test/figures/h100-2026-12-01.json))",
+            "",
+            "| chapter |         best stage |      rate | against the library | against the ceiling |",
+            "|:--------|-------------------:|----------:|--------------------:|--------------------:|",
+            "| 99-test | 02_second (a \\| b) | 1024 GB/s |       1.00x LIB Sum |                   - |"])
+        lines = self.block("summary gpu=H200", self.root_readme)
+        self.assertEqual(lines[0], "NVIDIA H200, CUDA 13.0, 2026-11-30, `make tour` "
+                                   "(results: [99-test](chapters/99-test/figures/h200-2026-11-30.json))")
+        self.assertEqual(lines[-1], "| 99-test | 02_second (a \\| b) | 1537 GB/s |       1.50x LIB Sum |"
+                                    "                   - |")
+
+    def test_newest_by_date_then_by_file_name(self):
+        path, _ = readme_tables.gpu_result("99-test", "H200", self.root)
+        self.assertEqual(path.name, "h200-2026-11-30.json")       # not the older two-GPU run
+        self.save_h200("h200x2-2026-11-30.json", "2026-11-30T10:00:00Z", 4096.0)
+        path, _ = readme_tables.gpu_result("99-test", "H200", self.root)
+        self.assertEqual(path.name, "h200x2-2026-11-30.json")     # a tie on the date: the later name
+        self.assertEqual(readme_tables.gpu_result("99-test", "H100", self.root)[0].name, "h100-2026-12-01.json")
+        self.assertEqual(readme_tables.gpu_result("99-test", "B200", self.root), (None, None))
+
+    def test_a_table_from_another_gpu(self):
+        lines = self.block("progression gpu=H200 columns=stage,GB/s rows=^02")
+        self.assertEqual(lines[0], "NVIDIA H200, CUDA 13.0 (driver 13.1), 2026-11-30, `make bench CHAPTER=99-test` "
+                                   "([h200-2026-11-30.json](figures/h200-2026-11-30.json))")
+        self.assertEqual(lines[-2], "02_second (a | b)  1537")
+
+    def test_an_unknown_or_missing_gpu_says_so(self):
+        self.assertEqual(self.error("summary gpu=B200", self.root_readme),
+                         "README.md:1: summary gpu=B200: no chapter has a committed result on a GPU whose name "
+                         "contains 'B200' (results are from: NVIDIA H100 80GB HBM3, NVIDIA H200)")
+        self.assertEqual(self.error("by_n gpu=B200"),
+                         "chapters/99-test/README.md:1: gpu=B200: no committed result of 99-test on a GPU whose "
+                         "name contains 'B200' (its results are from: NVIDIA H100 80GB HBM3, NVIDIA H200)")
+        self.assertIn("gpu= names no GPU", self.error("summary gpu=", self.root_readme))
+        self.assertIn("gpu= and file= both say whose results",
+                      self.error("by_n gpu=H200 file=chapters/99-test/figures/h200-2026-11-30.json"))
+
+
 class CheckTest(Tree):
     def test_write_then_check_then_a_stale_block(self):
         self.block("progression columns=stage,GB/s")
@@ -180,11 +246,15 @@ class CheckTest(Tree):
     def test_default_files_and_a_missing_one(self):
         self.block("by_n")
         (self.root / "README.md").write_text("<!-- results: by_n chapter=99-test -->\n<!-- end results -->\n")
-        self.assertEqual(readme_tables.readmes(self.root), [self.root / "README.md", self.readme])
+        (self.root / "docs").mkdir()
+        page = self.root / "docs" / "page.md"
+        page.write_text("<!-- results: by_n chapter=99-test -->\n<!-- end results -->\n")
+        self.assertEqual(readme_tables.readmes(self.root), [self.root / "README.md", self.readme, page])
         status, out = run(self.root, "check")
         self.assertEqual(status, 1)
         self.assertTrue(out.startswith("README.md:1: the results block 'by_n' differs"), out)
         self.assertEqual(run(self.root, "write")[0], 0)
+        self.assertIn("[h100-2026-12-01.json](../chapters/99-test/figures/h100-2026-12-01.json)", page.read_text())
         self.assertEqual(run(self.root, "check")[0], 0)
         self.assertEqual(run(self.root, "check", self.root / "nope.md"), (2, f"tables: no such file: {self.root / 'nope.md'}\n"))
 
