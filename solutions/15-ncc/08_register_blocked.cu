@@ -45,6 +45,33 @@ constexpr int fill_rows = default_rows > NCC_DP4A_FILL_ROWS ? NCC_DP4A_FILL_ROWS
 using ncc::dp4a_bx;
 using ncc::dp4a_by;
 
+// Writes a thread's outputs (x0 + a, y0 + i), those inside the output: the three sums, or the
+// coefficient (both kernels below end with it).
+template <bool Sums, int R>
+__device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::output &o, int x0, int y0,
+                                              const unsigned (&acc)[R][4], const unsigned (&s1)[R][4],
+                                              const unsigned (&s2)[R][4]) {
+  const int wo = v.out_w(), ho = v.out_h();
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const int y = y0 + i;
+    if (y >= ho) break;
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      const int x = x0 + a;
+      if (x >= wo) break;
+      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
+      if (Sums) {
+        o.sum_i[at] = int(s1[i][a]);
+        o.sum_isq[at] = int(s2[i][a]);
+        o.sum_it[at] = int(acc[i][a]);
+      } else {
+        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
+      }
+    }
+  }
+}
+
 template <bool Sums, int TW, int TH, int R>
 __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
@@ -94,24 +121,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
     }
   }
   // EXERCISE END
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const int y = y0 + i;
-    if (y >= ho) break;
-#pragma unroll
-    for (int a = 0; a < 4; ++a) {
-      const int x = x0 + a;
-      if (x >= wo) break;
-      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
-      if (Sums) {
-        o.sum_i[at] = int(s1[i][a]);
-        o.sum_isq[at] = int(s2[i][a]);
-        o.sum_it[at] = int(acc[i][a]);
-      } else {
-        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
-      }
-    }
-  }
+  store_outputs<Sums, R>(v, o, x0, y0, acc, s1, s2);
 }
 
 // The generic instance: any template size, known only at run time (not compiled in). The
@@ -208,24 +218,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
   for (; j < th; ++j) image_row(j, std::true_type{});           // feeds all R
   for (; j < th + R - 1; ++j) image_row(j, std::false_type{});  // feeds outputs j - th + 1..R - 1
   // EXERCISE END
-#pragma unroll
-  for (int i = 0; i < R; ++i) {
-    const int y = y0 + i;
-    if (y >= ho) break;
-#pragma unroll
-    for (int a = 0; a < 4; ++a) {
-      const int x = x0 + a;
-      if (x >= wo) break;
-      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
-      if (Sums) {
-        o.sum_i[at] = int(s1[i][a]);
-        o.sum_isq[at] = int(s2[i][a]);
-        o.sum_it[at] = int(acc[i][a]);
-      } else {
-        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
-      }
-    }
-  }
+  store_outputs<Sums, R>(v, o, x0, y0, acc, s1, s2);
 }
 
 // What the stage keeps per problem: stage 07's shifted template, and the rows per thread chosen for
