@@ -67,7 +67,7 @@ help:
 	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into chapters/*/profiles/sm_90/"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (harness/perf_bounds.json)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
-	@echo "  make tables                  rewrite the results tables in README.md and chapters/*/README.md"
+	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
 	@echo "                               (the <!-- results: ... --> blocks) from the committed chapters/*/figures/*.json"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
 	@echo "  make archs                   compile only, warnings as errors: every stage, lab and benchmark for"
