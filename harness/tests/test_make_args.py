@@ -2,6 +2,7 @@
 missing variable, is one line naming the valid choices, and status 2. Run through make itself
 (make -n, with a scratch build folder that is never created) and through harness/course.py."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -15,10 +16,22 @@ sys.path.insert(0, str(HARNESS))
 import course  # noqa: E402
 
 
+# The Makefile's own variables, and those by which a parent make passes its command line on: a
+# test run from `make check STAGE=...` (or with STAGE exported) must not hand them to the make it
+# tests, or "say which stage" would be answered by the caller's STAGE.
+MAKE_VARIABLES = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "STAGE", "CHAPTER", "A", "B", "ARGS",
+                  "EXERCISE", "ALL", "SECTIONS", "ARCH", "JOBS", "BUILD", "CMAKE_ARGS")
+
+
+def make_environment():
+    """This process's environment without MAKE_VARIABLES."""
+    return {k: v for k, v in os.environ.items() if k not in MAKE_VARIABLES}
+
+
 def make(*args):
     scratch = Path(tempfile.gettempdir()) / "course-make-args-never-created"
     run = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={scratch}", *args], cwd=REPO,
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, env=make_environment())
     assert not scratch.exists(), "make -n created the build folder"
     return run.returncode, run.stdout, run.stderr
 

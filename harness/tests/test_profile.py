@@ -415,8 +415,9 @@ class MakeTargetsTest(unittest.TestCase):
     def make(self, *args):
         import subprocess
         scratch = Path(tempfile.gettempdir()) / "course-profile-make-never-created"
+        from test_make_args import make_environment  # without the caller's STAGE, MAKEFLAGS, ...
         run = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={scratch}", *args], cwd=REPO,
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, env=make_environment())
         self.assertFalse(scratch.exists())
         return run.returncode, run.stdout, run.stderr
 
