@@ -284,18 +284,28 @@ def short_date(doc):
         return when or "undated"
 
 
+def committed_results(chapter, root=ROOT):
+    """[(path, doc)] of a chapter's committed result files (figures/*.json), by file name."""
+    found = [(path, load_result(path)) for path in sorted((root / "chapters" / chapter / "figures").glob("*.json"))]
+    return [(path, doc) for path, doc in found if doc]
+
+
+def newest_result(chapter, gpu=None, root=ROOT):
+    """(path, doc) of a chapter's newest committed result, on a GPU whose device name contains gpu
+    when given: the latest date, then the later file name (so the choice does not depend on the
+    order of the files); (None, None) when there is none."""
+    found = [(path, doc) for path, doc in committed_results(chapter, root)
+             if gpu is None or gpu in doc.get("device", {}).get("name", "")]
+    if not found:
+        return None, None
+    return max(found, key=lambda f: (result_date(f[1]), f[0].name))
+
+
 def reference_result(chapter, root=ROOT):
     """(path, doc) of a chapter's committed reference run: the reference GPU's newest, else the
     newest on any GPU; (None, None) when there is none."""
-    found = []
-    for path in sorted((root / "chapters" / chapter / "figures").glob("*.json")):
-        doc = load_result(path)
-        if doc:
-            found.append((path, doc))
-    if not found:
-        return None, None
-    on_reference = [f for f in found if REFERENCE_GPU in f[1].get("device", {}).get("name", "")]
-    return max(on_reference or found, key=lambda f: result_date(f[1]))
+    path, doc = newest_result(chapter, REFERENCE_GPU, root)
+    return (path, doc) if doc else newest_result(chapter, None, root)
 
 
 def main(argv=None):

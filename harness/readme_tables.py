@@ -163,28 +163,13 @@ def find_blocks(text, name):
 
 # ---------------------------------------------------------------- what a block holds
 
-def chapter_results(chapter, root):
-    """[(path, doc)] of a chapter's committed result files, by file name."""
-    found = [(p, course.load_result(p)) for p in sorted((root / "chapters" / chapter / "figures").glob("*.json"))]
-    return [(p, d) for p, d in found if d]
-
-
 def device_name(doc):
     return doc.get("device", {}).get("name", "")
 
 
-def gpu_result(chapter, gpu, root):
-    """(path, doc) of a chapter's newest committed result on a GPU whose device name contains gpu:
-    the latest date, then the later file name; (None, None) when there is none."""
-    found = [(p, d) for p, d in chapter_results(chapter, root) if gpu in device_name(d)]
-    if not found:
-        return None, None
-    return max(found, key=lambda f: (course.result_date(f[1]), f[0].name))
-
-
 def devices_with_results(chapters, root):
     """The device names of the chapters' committed results, for an error message."""
-    names = sorted({device_name(d) or "unknown GPU" for c in chapters for _, d in chapter_results(c, root)})
+    names = sorted({device_name(d) or "unknown GPU" for c in chapters for _, d in course.committed_results(c, root)})
     return ", ".join(names) or "none"
 
 
@@ -205,7 +190,7 @@ def result_for(spec, readme, root, where):
             raise BlockError(f"{where}: results marker: say whose results, chapter=NN-topic or file=PATH "
                              f"(only a chapter's README has a default)")
     if "gpu" in spec:
-        path, doc = gpu_result(chapter, spec["gpu"], root)
+        path, doc = course.newest_result(chapter, spec["gpu"], root)
         if doc is None:
             raise BlockError(f"{where}: gpu={spec['gpu']}: no committed result of {chapter} on a GPU whose "
                              f"name contains '{spec['gpu']}' (its results are from: "
@@ -270,7 +255,7 @@ def render_summary(readme, root, gpu=None, where=""):
     result on that GPU (a chapter without one left out), as a Markdown table."""
     chapters = course.bench_chapters(root)
     found = [(c, p, d) for c in chapters
-             for p, d in [gpu_result(c, gpu, root) if gpu is not None else course.reference_result(c, root)] if d]
+             for p, d in [course.newest_result(c, gpu, root) if gpu is not None else course.reference_result(c, root)] if d]
     if not found and gpu is not None:
         raise BlockError(f"{where}: summary gpu={gpu}: no chapter has a committed result on a GPU whose name "
                          f"contains '{gpu}' (results are from: {devices_with_results(chapters, root)})")

@@ -16,6 +16,7 @@ HARNESS = Path(__file__).resolve().parent.parent
 REPO = HARNESS.parent
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "readme-tables.json"
 sys.path.insert(0, str(HARNESS))
+import course  # noqa: E402
 import readme_tables  # noqa: E402
 
 PROVENANCE = ("NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.1), 2026-12-01, `make bench CHAPTER=99-test` "
@@ -193,13 +194,13 @@ class GpuTest(Tree):
                                     "                   - |")
 
     def test_newest_by_date_then_by_file_name(self):
-        path, _ = readme_tables.gpu_result("99-test", "H200", self.root)
+        path, _ = course.newest_result("99-test", "H200", self.root)
         self.assertEqual(path.name, "h200-2026-11-30.json")       # not the older two-GPU run
         self.save_h200("h200x2-2026-11-30.json", "2026-11-30T10:00:00Z", 4096.0)
-        path, _ = readme_tables.gpu_result("99-test", "H200", self.root)
+        path, _ = course.newest_result("99-test", "H200", self.root)
         self.assertEqual(path.name, "h200x2-2026-11-30.json")     # a tie on the date: the later name
-        self.assertEqual(readme_tables.gpu_result("99-test", "H100", self.root)[0].name, "h100-2026-12-01.json")
-        self.assertEqual(readme_tables.gpu_result("99-test", "B200", self.root), (None, None))
+        self.assertEqual(course.newest_result("99-test", "H100", self.root)[0].name, "h100-2026-12-01.json")
+        self.assertEqual(course.newest_result("99-test", "B200", self.root), (None, None))
 
     def test_a_table_from_another_gpu(self):
         lines = self.block("progression gpu=H200 columns=stage,GB/s rows=^02")
