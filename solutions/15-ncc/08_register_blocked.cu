@@ -27,7 +27,7 @@
 // 16x16; at 8x8 in vs_NPP_by_template (2 rows a thread on the H100), this stage against stage 07;
 // in the profile, half the warp instructions of stage 07. In the generic kernel, LDS.128 for the
 // template words; in vs_NPP_by_template (40x40 and up), this stage's generic rows: at 52x52 about
-// 0.13 ms on the H100, twice the rate of the book's corrShared4Dp4a there.
+// 0.13 ms on the H100, twice the rate of corrShared4Dp4a from the book's repository there.
 #include "ncc_common.cuh"
 #include "dp4a.cuh"
 
