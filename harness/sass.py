@@ -705,8 +705,8 @@ CAPTURE_SUBSETS = {
                                 "the IMAD form, run-time size and 16x16, with and without sums"),
     "15-ncc/07_dp4a": (r"corr_dp4a<(false|true), (0, 0|16, 16)>",
                        "run-time size and 16x16, with and without sums"),
-    "15-ncc/10_tensor_bank": (r"corr_bank_mma<(2|1), ",
-                              "the MMA kernel with 2 and 1 n-tiles (16 and 8 templates) a block, with and without sums"),
+    "15-ncc/10_tensor_bank": (r"corr_bank_mma<(4|1), ",
+                              "the MMA kernel with 4 and 1 n-tiles (32 and 8 templates) a block, with and without sums"),
     "15-ncc/08_register_blocked": (r"corr_dp4a_blocked<(false|true), 16, 16, 4>|corr_dp4a_generic<(false|true), 4, true>",
                                    "16x16 and the generic kernel (run-time size, template in shared memory), "
                                    "4 rows a thread, with and without sums"),

@@ -6,13 +6,15 @@
 // windows (one row per output, one column per template pixel), times B, the bank (one column per
 // template). Integer tensor cores multiply bytes into exact 32-bit sums. You write the MMA
 // instruction itself (m16n8k32 in inline PTX) and the kernel's loop over a band's warp tiles, k
-// chunks and fragments, with A's registers built from a band of the image in shared memory
-// instead of an im2col matrix in global memory. The band load, the packing of B on the host, the
-// window sums and the epilogue are given; the chapter's notes.md describes the fragment layout
-// and the band.
+// chunks and fragments, with A's registers read from a band of the image in shared memory
+// instead of an im2col matrix in global memory (the band is there four times, each copy shifted
+// by one more byte: every window starts on a word of one copy). The band load, the packing of B on
+// the host, the window sums and the epilogue are given; the chapter's notes.md describes the
+// fragment layout and the band.
 // Watch for: the element types (a pixel of 200 is 200); which register of a lane holds which row
-// and which k (the PTX ISA's fragment layout for m16n8k32); a template whose rows do not fill the
-// last chunk; the band in shared memory, which the next band overwrites.
+// and which k (the PTX ISA's fragment layout for m16n8k32); which copy of the band holds an
+// output's window (its first byte's place in a word); a template whose rows do not fill the last
+// chunk; the band in shared memory, which the next band overwrites.
 #include "ncc_common.cuh"
 #include "tex_tex.cuh"
 
@@ -34,6 +36,8 @@ constexpr int band_rows = 8;   // output rows per band (a block walks down the i
 constexpr int band_cols = 64;  // output columns of a block: 4 m-tiles of 16
 constexpr int mt = 2;          // m-tiles per warp tile: 32 adjacent outputs of one row
 constexpr int warp_tiles = band_rows * (band_cols / (16 * mt));  // per band: 16, 4 per warp
+constexpr int copies = 4;      // the band in shared memory, 4 times: copy s starts s bytes further
+constexpr int max_narrow_n = 363;  // template pixels for which the numerator takes 32 bits (store_tile)
 
 // The padded width of a template row in the k dimension: 32 consecutive k then lie in whole rows
 // (widths 4, 8, 16: 8, 4, 2 rows per chunk of 32) or in one row (multiples of 32).
@@ -50,24 +54,33 @@ struct bank_args {
   int k = 0;                        // templates in the bank
   int ntiles = 0;                   // n-tiles of 8 templates in B (padded to whole blocks)
   int groups = 0;                   // k-groups (4 pixels) per padded template row
+  int groups_whole = 0;             // groups rounded up to whole chunks (8 k-groups): where w0 wraps
+  int chunks = 0;                   // chunks of 32 pixels: th_pad / rows_per_chunk x groups_whole / 8
   int gc = 0;                       // k-groups of one row in one chunk: min(groups, 8)
   int rows_per_chunk = 0;           // 8 / gc
-  int pitch_words = 0, tile_rows = 0;  // the shared band: tile_rows x pitch_words 32-bit words
+  int pitch_words = 0, tile_rows = 0;  // one copy of the band: tile_rows x pitch_words 32-bit words
+  int copy_words = 0;               // from one copy to the next (>= tile_rows x pitch_words)
   int bands = 0;                    // bands of band_rows output rows
 };
 
 // --- given: the band of the image in shared memory --------------------------------------------
-// Words c of tile row r hold image bytes bx0 + 4c .. +3 of row min(by0 + r, H - 1): rows past
-// the image are clamped (they meet zero template rows or feed outputs that are not written),
-// bytes past the row's pitch are 0 (the problem's rows are zero-padded past the width).
+// Four copies of the band, each shifted by one more byte: word c of tile row r of copy s holds
+// image bytes bx0 + 4c + s .. +3 of row min(by0 + r, H - 1). A window that starts at band column
+// xc is then whole words of copy xc % 4 from word xc / 4 on: every A register is one aligned LDS,
+// with no funnel shift in the MMA loop (they are done here, once per band word, not once per
+// A register). Rows past the image are clamped (they meet zero template rows or feed outputs that
+// are not written); bytes past the row's pitch are 0 (the problem's rows are zero-padded past the
+// width).
 __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &a, int bx0, int by0) {
   const int words = a.tile_rows * a.pitch_words;
   for (int at = int(threadIdx.x); at < words; at += bank_threads) {
     const int r = at / a.pitch_words, c = at % a.pitch_words;
     const int y = min(by0 + r, a.v.height - 1), x = bx0 + 4 * c;
-    tile[at] = std::size_t(x) + 4 <= a.v.pitch
-                   ? *reinterpret_cast<const std::uint32_t *>(a.v.image + std::size_t(y) * a.v.pitch + std::size_t(x))
-                   : 0u;
+    const std::uint8_t *src = a.v.image + std::size_t(y) * a.v.pitch + std::size_t(x);
+    const std::uint32_t lo = std::size_t(x) + 4 <= a.v.pitch ? *reinterpret_cast<const std::uint32_t *>(src) : 0u;
+    const std::uint32_t hi = std::size_t(x) + 8 <= a.v.pitch ? *reinterpret_cast<const std::uint32_t *>(src + 4) : 0u;
+#pragma unroll
+    for (int s = 0; s < copies; ++s) tile[s * a.copy_words + at] = __funnelshift_r(lo, hi, 8 * s);
   }
 }
 
@@ -77,13 +90,14 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 // wait one at a time, a memory latency per coefficient.
 // The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory once:
 // loads from there are not global loads, so the compiler may take them ahead of the stores.
+constexpr int max_nt = 4;  // n-tiles a block takes at most: 32 templates
 struct block_templates {
-  int sum_t[2 * 8];
-  float rsqrt_denom_t[2 * 8];
+  int sum_t[max_nt * 8];
+  float rsqrt_denom_t[max_nt * 8];
 };
 template <int NT, bool Sums>
 __device__ __forceinline__ void load_templates(block_templates &s, const bank_args &a, int nt0) {
-  const int j = int(threadIdx.x);  // 8 NT <= 16 < bank_threads; the arrays are padded to whole n-tiles
+  const int j = int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
   if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.rsqrt_denom_t[j] = a.rsqrt_denom_t[8 * nt0 + j];
 }  // (the band loop's first barrier publishes them)
 // The window sums of the lane's 2 mt outputs of a warp tile (x0 + 16m + g + 8h, row y): issue the
@@ -114,41 +128,62 @@ __device__ __forceinline__ lane_windows load_windows(const bank_args &a, int x0,
 // row g + 8). Writes SumIT, or the coefficient from it and the window sums.
 // The coefficient is ncc::coefficient's, split by what it depends on: the window's variance term
 // and its rsqrt once per output, the template's once per bank (on the host), and per (output,
-// template) only the numerator, its conversion and 2 FMUL. No branch: the guards (outputs past
-// the image, templates past K, flat windows and templates) are selects and store predicates, so
-// the compiler interleaves the 8 NT coefficients of a lane instead of finishing one at a time.
-template <int NT, bool Sums>
+// template) only the numerator, its conversion and 2 FMUL. The numerator N SumIT - SumI SumT is
+// at most N^2 x 127.5^2 in size (Cauchy-Schwarz: it is bounded by the root of the two variance
+// terms, each at most N^2 x 127.5^2), under 2^31 for N <= 363 pixels: there (Narrow) 32-bit
+// arithmetic is exact even where N SumIT itself wraps, elsewhere it takes 64 bits.
+// The stores: a lane's C registers hold 2 templates x 4 outputs spread over the tile, so storing
+// them directly writes 8 floats of 4 planes per instruction, 8 partial sectors (the planes' rows
+// start anywhere). Instead the warp puts its tile in shared memory, template by output, and then
+// writes each template's 32 outputs as one contiguous 128-byte run: a quarter of the store
+// instructions' sector touches. The staging pitch, 36 words, keeps both phases conflict-free.
+constexpr int stage_pitch = 36;
+template <int NT, bool Sums, bool Narrow>
 __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][NT][4],
-                                           const block_templates &ts, const lane_windows &w, int x0, int y, int nt0) {
+                                           const block_templates &ts, const lane_windows &w, std::uint32_t *stage,
+                                           int x0, int y, int nt0) {
   const int lane = int(threadIdx.x) & 31, g = lane >> 2, t = lane & 3;
   const int wo = a.v.out_w();
-  if (y >= a.v.out_h()) return;
-  const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
+  if (y >= a.v.out_h()) return;  // (the whole warp: a warp tile is one output row)
+  float r_var[mt][2];
 #pragma unroll
   for (int m = 0; m < mt; ++m)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int x = x0 + 16 * m + g + 8 * h;
-      const bool inside = x < wo;
-      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
-      const int si = w.si[m][h];
-      const long long var_i = (long long)a.v.n * w.sisq[m][h] - (long long)si * si;
-      const float r_var = var_i > 0 ? rsqrtf(float(var_i)) : 0.0f;  // a flat window: 0
+      const long long var_i = (long long)a.v.n * w.sisq[m][h] - (long long)w.si[m][h] * w.si[m][h];
+      r_var[m][h] = var_i > 0 ? rsqrtf(float(var_i)) : 0.0f;  // a flat window: 0
+    }
+  __syncwarp();  // the lanes are done reading the previous tile's stage
 #pragma unroll
-      for (int n = 0; n < NT; ++n)
+  for (int n = 0; n < NT; ++n)
 #pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int j = 8 * n + 2 * t + e, k = 8 * nt0 + j;
-          const int sum_it = acc[m][n][2 * h + e];
-          if (Sums) {
-            if (inside && k < a.k) o.sum_it[std::size_t(k) * plane + at] = sum_it;
-          } else {
-            const long long num = (long long)a.v.n * sum_it - (long long)si * ts.sum_t[j];
-            const float c = float(num) * (r_var * ts.rsqrt_denom_t[j]);
-            if (inside && k < a.k) o.coef[std::size_t(k) * plane + at] = c;
+    for (int e = 0; e < 2; ++e) {
+      const int j = 8 * n + 2 * t + e;
+#pragma unroll
+      for (int m = 0; m < mt; ++m)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int sum_it = acc[m][n][2 * h + e], x = 16 * m + 8 * h + g;
+          std::uint32_t v = std::uint32_t(sum_it);
+          if (!Sums) {
+            // (Narrow: unsigned, so that the wrapping is defined; the difference is the exact value)
+            const float num =
+                Narrow ? float(int(unsigned(a.v.n) * unsigned(sum_it) - unsigned(w.si[m][h]) * unsigned(ts.sum_t[j])))
+                       : float((long long)a.v.n * sum_it - (long long)w.si[m][h] * ts.sum_t[j]);
+            v = __float_as_uint(num * (r_var[m][h] * ts.rsqrt_denom_t[j]));
           }
+          stage[j * stage_pitch + x] = v;
         }
     }
+  __syncwarp();
+  // Lane x stores output x0 + x of the block's templates 8 nt0 + j, one plane apart.
+  const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
+  std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef)) +
+                       (std::size_t(8 * nt0) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(x0 + lane));
+  const int real = x0 + lane < wo ? a.k - 8 * nt0 : 0;  // templates to store: none past the image, no padding
+#pragma unroll
+  for (int j = 0; j < 8 * NT; ++j, out += plane)
+    if (j < real) __stcs(out, stage[j * stage_pitch + lane]);  // streaming: not read again here
 }
 
 // c += a b for one m16n8k32 tile: a the lane's 4 registers of A (16 x 32 bytes, row-major), b its
@@ -171,12 +206,13 @@ template <int NT, bool Sums>
 __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::bank_output o) {
   extern __shared__ std::uint32_t tile[];
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  // After the band's copies, each warp's stage for its tile's results: 8 NT rows of stage_pitch.
+  std::uint32_t *stage = tile + copies * a.copy_words + warp * (8 * NT * stage_pitch);
   const int g = lane >> 2, t = lane & 3;  // the fragment coordinates: groupID, thread in group
   const int bx0 = int(blockIdx.x) * band_cols, nt0 = int(blockIdx.y) * NT;
-  // Where the lane's two k-groups of a chunk (u = t and u = t + 4: 4 pixels each) lie in the
-  // band, in words from the window's first word: row u / gc, word u % gc of the row.
+  // Where the lane's two k-groups of a chunk (u = t and u = t + 4: 4 pixels each) lie in a copy of
+  // the band, in words from the window's first word: row u / gc, word u % gc of the row.
   const int lane_word[2] = {(t / a.gc) * a.pitch_words + t % a.gc, ((t + 4) / a.gc) * a.pitch_words + (t + 4) % a.gc};
-  const int shift = 8 * (g & 3);  // the byte where output row g's window starts in its word
   __shared__ block_templates ts;
   load_templates<NT, Sums>(ts, a, nt0);
   for (int band = int(blockIdx.z); band < a.bands; band += int(gridDim.z)) {
@@ -190,11 +226,12 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     // which the host packed B). Per chunk: the NT B fragments of the block's n-tiles (one uint2
     // per lane at a.b[(chunk * a.ntiles + nt0 + n) * 32 + lane]); per m-tile the 4 A registers,
     // each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in
-    // the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k);
-    // then the NT MMAs. Hand each warp tile to store_tile, with its window sums (load_windows)
-    // asked for before the k loop, so that their memory latency passes during the MMAs. Watch the
-    // last chunk of a template whose height is not a multiple of rows_per_chunk, and the tile:
-    // the next band overwrites it.
+    // the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k),
+    // each one word of the copy of the band in which that row's window starts on a word; then the
+    // NT MMAs. Hand each warp tile to store_tile, with its window sums (load_windows) asked for
+    // before the k loop, so that their memory latency passes during the MMAs. Watch the last
+    // chunk of a template whose height is not a multiple of rows_per_chunk, and the tile: the
+    // next band overwrites it.
     COURSE_TODO();
     // EXERCISE END
   }
@@ -222,15 +259,22 @@ struct bank_state {
     const int th_pad = (th + args.rows_per_chunk - 1) / args.rows_per_chunk * args.rows_per_chunk;
     const int wchunks = args.groups / args.gc;  // chunks per row group: 1, or tw_pad / 32
     const int chunks = th_pad / args.rows_per_chunk * wchunks;
-    // The band: every word the warps read, the funnel shift's next word included (notes.md
-    // derives it): 16 + groups words a row, band_rows + th_pad - 1 rows.
-    args.pitch_words = band_cols / 4 + args.groups + 2;
+    args.groups_whole = 8 * wchunks;
+    args.chunks = chunks;
+    // A copy of the band: every word the warps read (notes.md derives it): 15 + groups words a
+    // row, band_rows + th_pad - 1 rows. The pitch and the distance between copies are padded so
+    // that the 32 lanes' A loads hit distinct banks (or share a word): copies 8 banks apart, rows
+    // 4 (2 when a chunk spans 8 rows) apart modulo 8.
+    const int residue = args.gc == 1 ? 2 : 4;
+    args.pitch_words = band_cols / 4 + args.groups - 1;
+    args.pitch_words += ((residue - args.pitch_words) % 8 + 8) % 8;
     args.tile_rows = band_rows + th_pad - 1;
+    args.copy_words = args.tile_rows * args.pitch_words;
+    args.copy_words += ((8 - args.copy_words) % 32 + 32) % 32;
     args.bands = (v.out_h() + band_rows - 1) / band_rows;
     const int ntiles = (k + 7) / 8;
-    // n-tiles per block: 1 or 2 (16 templates). 4 reuse each A fragment twice as often but take 126
-    // registers (4 blocks per SM against 7), and were slower for 32 templates on the H100.
-    nt = ntiles >= 2 ? 2 : 1;
+    // n-tiles per block: 1, 2 or 4 (32 templates): each A fragment feeds NT MMAs.
+    nt = ntiles >= 4 ? 4 : ntiles >= 2 ? 2 : 1;
     args.ntiles = (ntiles + nt - 1) / nt * nt;
 
     // B in fragment order: chunk c covers template rows j0 = (c / wchunks) * rows_per_chunk ..
@@ -270,7 +314,8 @@ struct bank_state {
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    smem = std::size_t(args.tile_rows) * std::size_t(args.pitch_words) * sizeof(std::uint32_t);
+    smem = (std::size_t(copies) * std::size_t(args.copy_words) + std::size_t(bank_warps) * 8 * std::size_t(nt) * stage_pitch) *
+           sizeof(std::uint32_t);
     // The kernel's own code decides, not the GPU's compute capability: code compiled for an SM
     // below 8.0 (a T4, or a build whose older PTX the driver compiles for a newer GPU) has the
     // trap in mma_u8, not the MMA.
@@ -291,7 +336,7 @@ struct bank_state {
   course::device_buffer<float> d_rsqrt_denom_t;
   std::size_t smem = 0;
   bool runs = false;
-  mutable int occupancy[2][2] = {};  // blocks per SM of each kernel instance (NT 1, 2; Sums), once known
+  mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance (NT 1, 2, 4; Sums), once known
   std::vector<std::unique_ptr<ncc::problem>> fallback;
 };
 
@@ -303,7 +348,7 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(st.smem)));
     allowed = st.smem;
   }
-  int &blocks_per_sm = st.occupancy[NT - 1][Sums ? 1 : 0];
+  int &blocks_per_sm = st.occupancy[NT == 4 ? 2 : NT - 1][Sums ? 1 : 0];
   if (blocks_per_sm == 0) {
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
     blocks_per_sm = std::max(1, blocks_per_sm);
@@ -333,7 +378,8 @@ ncc::path run_bank_state(const bank_state &st, const ncc::view &v, const ncc::ba
     else launch<NT, false>(st, a, out, stream);
   };
   if (st.nt == 1) go(std::integral_constant<int, 1>{});
-  else go(std::integral_constant<int, 2>{});
+  else if (st.nt == 2) go(std::integral_constant<int, 2>{});
+  else go(std::integral_constant<int, 4>{});
   return ncc::path::own;
 }
 

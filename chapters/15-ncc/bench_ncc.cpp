@@ -21,6 +21,8 @@
 // im2col matrix (GEMM alone, im2col + GEMM, whole); rate in template-pixel products/s; stage 10
 // against cuBLAS whole interleaved; goal >= 100e12 products/s. Every plane is checked against
 // the K single-stage calls (4e-5), and plane 0 of those against the host.
+// Profile ranges (make profile-capture): each progression row's call and NPP's, and two more: the
+// bank call (10_tensor_bank (one call)) and 08 at 52x52 in by_template (its generic kernel).
 // A wrong coefficient anywhere is reported and makes the program exit 1.
 #include "cublas_bank.h"
 #include "host_ncc.h"

@@ -9,24 +9,27 @@
 // taken 16 outputs x 8 templates x 32 template pixels at a time by the warp-wide instruction
 // mma.sync.aligned.m16n8k32 on unsigned bytes (s32 accumulators: exact, as stage 08's dp4a).
 // A is never written to global memory (that is im2col, which cuBLAS needs: the bench times it):
-// each block copies a band of the image into shared memory once and every warp builds its A
-// fragments from there, 4 window bytes per register (two aligned words and a funnel shift: a
-// window starts at any byte). B is packed once per bank on the host in the fragment order, so a
-// lane loads its two B registers of an n-tile as one 8-byte word. The k dimension is the
-// template's rows padded to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay
-// in whole rows or in one row) and to whole chunks of 32: the padding is zero in B.
+// each block copies a band of the image into shared memory once, as four copies each shifted by
+// one more byte, so that every window starts on a word of one of them and every A register is one
+// aligned LDS. B is packed once per bank on the host in the fragment order, so a lane loads its
+// two B registers of an n-tile as one 8-byte word. The k dimension is the template's rows padded
+// to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay in whole rows or in one
+// row) and to whole chunks of 32: the padding is zero in B.
 // SumI and SumISq do not depend on the template: they come from the chapter's sliding window
 // sums (ncc::window_sums, as in stage 09), and the coefficient is ncc::coefficient's arithmetic,
-// split so that per (output, template) only the numerator is left (store_tile says how).
-// A block takes 64 output columns and 16 templates (2 n-tiles), walking down the image band by
-// band; the grid is one wave of blocks. K = 1 (the chapter's single-template entry) runs the same
-// kernel with 7 of the 8 templates of an n-tile zero: it passes every test of the chapter, slowly;
-// the bank is the point.
+// split so that per (output, template) only the numerator is left (store_tile says how). Each
+// warp stages its tile's results in shared memory and stores each template's 32 outputs as one
+// contiguous run.
+// A block takes 64 output columns and up to 32 templates (4 n-tiles: each A fragment feeds 4
+// MMAs), walking down the image band by band; the grid is one wave of blocks. K = 1 (the chapter's
+// single-template entry) runs the same kernel with 7 of the 8 templates of an n-tile zero: it
+// passes every test of the chapter, slowly; the bank is the point.
 // What to look for: in the bench's bank table, template-pixel products/s of one call against 32
-// calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM; in the SASS, IMMA.16832.U8.U8 between LDS,
-// SHF and LDG.E.64, no im2col store, and an epilogue without branches (I2F.S64, FMUL, predicated
-// STG); in the profile of the bank call (profiles/README.md), the instructions issued per MMA:
-// they, not the tensor cores, keep this stage from its goal.
+// calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM; in the SASS, IMMA.16832.U8.U8 between LDS
+// and LDG.E.64 with no funnel shift in the loop, no im2col store, and an epilogue of IMAD, I2FP,
+// FMUL and STS, then LDS and STG.E.EF per template; in the profile of the bank call
+// (profiles/README.md), where the time goes: the window sums, the MMA loop, and the stores into
+// K planes 4 MB apart.
 #include "ncc_common.cuh"
 #include "tex_tex.cuh"
 
@@ -188,16 +191,14 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
         }
     }
   __syncwarp();
-  const bool inside = x0 + lane < wo;
+  // Lane x stores output x0 + x of the block's templates 8 nt0 + j, one plane apart.
   const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
-  const std::size_t first = std::size_t(y) * std::size_t(wo) + std::size_t(x0 + lane) + std::size_t(8 * nt0) * plane;
+  std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef)) +
+                       (std::size_t(8 * nt0) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(x0 + lane));
+  const int real = x0 + lane < wo ? a.k - 8 * nt0 : 0;  // templates to store: none past the image, no padding
 #pragma unroll
-  for (int j = 0; j < 8 * NT; ++j) {
-    const std::uint32_t v = stage[j * stage_pitch + lane];
-    if (!inside || 8 * nt0 + j >= a.k) continue;  // past the image, or a padding template
-    if (Sums) o.sum_it[first + std::size_t(j) * plane] = int(v);
-    else o.coef[first + std::size_t(j) * plane] = __uint_as_float(v);
-  }
+  for (int j = 0; j < 8 * NT; ++j, out += plane)
+    if (j < real) __stcs(out, stage[j * stage_pitch + lane]);  // streaming: not read again here
 }
 
 // c += a b for one m16n8k32 tile: a the lane's 4 registers of A (16 x 32 bytes, row-major), b its
