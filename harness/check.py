@@ -101,23 +101,32 @@ def other_program(name):
     return None
 
 
-def program_of(test, build):
-    """The name of the build-tree program a test runs (for a sanitizer test, the program under the
-    tool), or None if it is not one of build/bin. ctest lists no command for a program not built
-    yet: the stages' tests are then named by the build's convention (cmake/CourseStages.cmake)."""
+def programs_of(test, build):
+    """The build-tree targets a test runs: its programs in build/bin (for a sanitizer test, the
+    program under the tool; for a speed verdict, both judges) and the objects it reads (a SASS
+    verdict on a wrong variant's object, in CMakeFiles/<target>.dir/). ctest lists no command for a
+    program not built yet: the stages' tests are then named by the build's convention
+    (cmake/CourseStages.cmake). An empty list: none of the build's."""
     bin_dir = os.path.realpath(build / "bin")  # real paths: the checkout may sit behind a link
+    found = []
     for arg in test.get("command") or []:
         if os.path.dirname(os.path.realpath(arg)) == bin_dir:
-            return os.path.basename(arg)
+            found.append(os.path.basename(arg))
+        m = re.search(r"/CMakeFiles/([^/]+)\.dir/", arg)
+        if m:
+            found.append(m.group(1))
+    if found:
+        return found
     s = stage_of_test(test["name"])
     if s is None:
-        return other_program(test["name"])
+        other = other_program(test["name"])
+        return [other] if other else []
     variant, chapter, stage, kind = s
     if kind == "host":
-        return f"test-{chapter}-cpu-{variant}"  # chapter 14's CPU stage (chapters/14-nbody/CMakeLists.txt)
+        return [f"test-{chapter}-cpu-{variant}"]  # chapter 14's CPU stage (chapters/14-nbody/CMakeLists.txt)
     if kind == "masks":
-        return f"test.{variant}.{chapter}.{stage}.masks"  # cmake/CourseWarpMasks.cmake
-    return f"test.{variant}.{chapter}.{stage}"
+        return [f"test.{variant}.{chapter}.{stage}.masks"]  # cmake/CourseWarpMasks.cmake
+    return [f"test.{variant}.{chapter}.{stage}"]
 
 
 # --- building -----------------------------------------------------------------------------------
@@ -441,10 +450,10 @@ def run(args):
                 programs.setdefault(obj, []).append(t["name"])
                 offline_skip[t["name"]] = obj
             continue
-        prog = program_of(t, build)
-        if prog:
+        progs = programs_of(t, build)
+        for prog in progs:
             programs.setdefault(prog, []).append(t["name"])
-        elif not t.get("command"):
+        if not progs and not t.get("command"):
             unknown = True  # a program not built yet whose target the name does not tell: build all
     # One stage selected on a GPU: the judge programs of its speed verdict, its own and the solution's.
     judged = sorted(by_stage)

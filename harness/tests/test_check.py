@@ -62,6 +62,30 @@ class TestNames(unittest.TestCase):
             self.assertIsNone(check.stage_of_test(name), name)
 
 
+    def test_programs_a_test_needs(self):
+        build = Path("/tmp/course-build")
+        bin_dir = str(build / "bin")
+        # A wrong variant judged by its SASS: the test reads the variant's object, not a program.
+        sass = {"name": "wrong/15-ncc/07_dp4a.no_dp4a",
+                "command": ["python3", "harness/lesson.py", "sass", "15-ncc/07_dp4a", "--object",
+                            str(build / "chapters/15-ncc/CMakeFiles/wrong.15-ncc.07_dp4a.no_dp4a.dir/x/07_dp4a.cu.o"),
+                            "--expect-reject"]}
+        self.assertEqual(check.programs_of(sass, build), ["wrong.15-ncc.07_dp4a.no_dp4a"])
+        # A speed verdict: both judges.
+        speed = {"name": "wrong/11-streaming/03_vectorized_float4.scalar",
+                 "command": ["python3", "harness/lesson.py", "speed", "11-streaming/03_vectorized_float4",
+                             "--reference", bin_dir + "/judge.solution.11-streaming.03_vectorized_float4",
+                             "--candidate", bin_dir + "/judge.wrong.11-streaming.03_vectorized_float4.scalar",
+                             "--expect-slow"]}
+        self.assertEqual(check.programs_of(speed, build), ["judge.solution.11-streaming.03_vectorized_float4",
+                                                           "judge.wrong.11-streaming.03_vectorized_float4.scalar"])
+        # Not built yet (ctest lists no command): by the naming convention; the chapter's program by name.
+        self.assertEqual(check.programs_of({"name": "solution/13-scan/04_two_level"}, build),
+                         ["test.solution.13-scan.04_two_level"])
+        self.assertEqual(check.programs_of({"name": "solution/15-ncc/program"}, build), ["ncc"])
+        self.assertEqual(check.programs_of({"name": "host/exercises-in-sync"}, build), [])
+
+
 class TestBuildLog(unittest.TestCase):
     def test_first_error_of_each_failed_output(self):
         blocks = check.failed_blocks(NINJA_LOG.format(root=check.ROOT))
