@@ -221,17 +221,17 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     __syncthreads();
     // EXERCISE BEGIN: the band's warp tiles (warp_tiles of them: output row wt / 2 of the band,
     // outputs 32 (wt % 2) .. +31 of the block's columns, mt = 2 m-tiles of 16) shared among the
-    // warps; for each, NT x mt accumulator fragments from 0, then the k chunks: template rows
-    // j0 = 0, rows_per_chunk, ... and within a row words w0 = 0, 8, ... < groups (the order in
-    // which the host packed B). Per chunk: the NT B fragments of the block's n-tiles (one uint2
-    // per lane at a.b[(chunk * a.ntiles + nt0 + n) * 32 + lane]); per m-tile the 4 A registers,
-    // each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in
-    // the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k),
-    // each one word of the copy of the band in which that row's window starts on a word; then the
-    // NT MMAs. Hand each warp tile to store_tile, with its window sums (load_windows) asked for
-    // before the k loop, so that their memory latency passes during the MMAs. Watch the last
-    // chunk of a template whose height is not a multiple of rows_per_chunk, and the tile: the
-    // next band overwrites it.
+    // warps; for each, NT x mt accumulator fragments from 0, then the a.chunks k chunks in the
+    // order in which the host packed B: template rows j0 = 0, rows_per_chunk, ... and within a row
+    // words w0 = 0, 8, ... < a.groups_whole. Per chunk: the NT B fragments of the block's n-tiles
+    // (one uint2 per lane at a.b[(chunk * a.ntiles + nt0 + n) * 32 + lane]); per m-tile the 4 A
+    // registers, each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups,
+    // as in the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which
+    // k), each one word of the copy of the band in which that row's window starts on a word (its
+    // words: lane_word); then the NT MMAs. Hand each warp tile to store_tile (its Narrow form when
+    // a.v.n <= max_narrow_n), with its window sums (load_windows) asked for before the k loop, so
+    // that their memory latency passes during the MMAs. Watch the rows a chunk spans (8x8: 4, 16x16:
+    // 2), and the tile: the next band overwrites it.
     COURSE_TODO();
     // EXERCISE END
   }
