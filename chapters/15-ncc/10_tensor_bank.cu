@@ -53,10 +53,11 @@ struct bank_args {
   const unsigned *win_isq = nullptr;
   int k = 0;                        // templates in the bank
   int ntiles = 0;                   // n-tiles of 8 templates in B (padded to whole blocks)
-  int groups = 0;                   // k-groups (4 pixels) per padded template row
-  int groups_whole = 0;             // groups rounded up to whole chunks (8 k-groups): where w0 wraps
+  int groups = 0;                   // k-groups (4 pixels) per padded template row (the host's: the kernel
+                                    // reads groups_whole; kept so that the committed SASS stays this code's)
+  int groups_whole = 0;             // groups, at least 8: where w0 wraps
   int chunks = 0;                   // chunks of 32 pixels: th_pad / rows_per_chunk x groups_whole / 8
-  int gc = 0;                       // k-groups of one row in one chunk: min(groups, 8)
+  int gc = 0;                       // k-groups of one row in one chunk (at most 8)
   int rows_per_chunk = 0;           // 8 / gc
   int pitch_words = 0, tile_rows = 0;  // one copy of the band: tile_rows x pitch_words 32-bit words
   int copy_words = 0;               // from one copy to the next (>= tile_rows x pitch_words)
@@ -253,11 +254,12 @@ struct bank_state {
     const ncc::view &v = image.v();
     const int tw = v.tw, th = v.th, tw_pad = row_pixels(tw);
     args.k = k;
-    args.groups = tw_pad / 4;
-    args.gc = std::min(args.groups, 8);
+    const int groups = tw_pad / 4;  // k-groups (4 pixels) per padded template row
+    args.groups = groups;
+    args.gc = std::min(groups, 8);
     args.rows_per_chunk = 8 / args.gc;
     const int th_pad = (th + args.rows_per_chunk - 1) / args.rows_per_chunk * args.rows_per_chunk;
-    const int wchunks = args.groups / args.gc;  // chunks per row group: 1, or tw_pad / 32
+    const int wchunks = groups / args.gc;  // chunks per row group: 1, or tw_pad / 32
     const int chunks = th_pad / args.rows_per_chunk * wchunks;
     args.groups_whole = 8 * wchunks;
     args.chunks = chunks;
@@ -266,7 +268,7 @@ struct bank_state {
     // that the 32 lanes' A loads hit distinct banks (or share a word): copies 8 banks apart, rows
     // 4 (2 when a chunk spans 8 rows) apart modulo 8.
     const int residue = args.gc == 1 ? 2 : 4;
-    args.pitch_words = band_cols / 4 + args.groups - 1;
+    args.pitch_words = band_cols / 4 + groups - 1;
     args.pitch_words += ((residue - args.pitch_words) % 8 + 8) % 8;
     args.tile_rows = band_rows + th_pad - 1;
     args.copy_words = args.tile_rows * args.pitch_words;
@@ -274,7 +276,7 @@ struct bank_state {
     args.bands = (v.out_h() + band_rows - 1) / band_rows;
     const int ntiles = (k + 7) / 8;
     // n-tiles per block: 1, 2 or 4 (32 templates): each A fragment feeds NT MMAs.
-    nt = ntiles >= 4 ? 4 : ntiles >= 2 ? 2 : 1;
+    nt = ntiles >= max_nt ? max_nt : ntiles >= 2 ? 2 : 1;
     args.ntiles = (ntiles + nt - 1) / nt * nt;
 
     // B in fragment order: chunk c covers template rows j0 = (c / wchunks) * rows_per_chunk ..
@@ -336,7 +338,7 @@ struct bank_state {
   course::device_buffer<float> d_rsqrt_denom_t;
   std::size_t smem = 0;
   bool runs = false;
-  mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance (NT 1, 2, 4; Sums), once known
+  mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance ([NT / 2]: NT 1, 2, 4; Sums), once known
   std::vector<std::unique_ptr<ncc::problem>> fallback;
 };
 
@@ -348,7 +350,7 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(st.smem)));
     allowed = st.smem;
   }
-  int &blocks_per_sm = st.occupancy[NT == 4 ? 2 : NT - 1][Sums ? 1 : 0];
+  int &blocks_per_sm = st.occupancy[NT / 2][Sums ? 1 : 0];
   if (blocks_per_sm == 0) {
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
     blocks_per_sm = std::max(1, blocks_per_sm);
