@@ -14,7 +14,8 @@
 // Watch for: the element types (a pixel of 200 is 200); which register of a lane holds which row
 // and which k (the PTX ISA's fragment layout for m16n8k32); which copy of the band holds an
 // output's window (its first byte's place in a word); a template whose rows do not fill the last
-// chunk; the band in shared memory, which the next band overwrites.
+// chunk; the band in shared memory, which the next band overwrites; store_tile's barriers, which
+// both warps of a pair must reach for every tile.
 #include "ncc_common.cuh"
 #include "tex_tex.cuh"
 
@@ -32,11 +33,11 @@
 namespace {
 
 constexpr int bank_warps = 4, bank_threads = 32 * bank_warps;
-constexpr int band_rows = 8;   // output rows per band (a block walks down the image band by band)
-constexpr int band_cols = 64;  // output columns of a block: 4 m-tiles of 16
-constexpr int mt = 2;          // m-tiles per warp tile: 32 adjacent outputs of one row
-constexpr int warp_tiles = band_rows * (band_cols / (16 * mt));  // per band: 16, 4 per warp
-constexpr int copies = 4;      // the band in shared memory, 4 times: copy s starts s bytes further
+constexpr int band_rows = 8;    // output rows per band (a block walks down the image band by band)
+constexpr int band_cols = 128;  // output columns of a block: a pair of warp tiles
+constexpr int mt = 4;           // m-tiles per warp tile: 64 adjacent outputs of one row
+constexpr int max_wn = 2;       // n-tiles per warp tile: 16 templates
+constexpr int copies = 4;       // the band in shared memory, 4 times: copy s starts s bytes further
 constexpr int max_narrow_n = 363;  // template pixels for which the numerator takes 32 bits (store_tile)
 
 // The padded width of a template row in the k dimension: 32 consecutive k then lie in whole rows
@@ -49,18 +50,15 @@ struct bank_args {
   const uint2 *b = nullptr;         // B fragments: [chunk][n-tile][lane], {b0, b1}
   const int *sum_t = nullptr;       // per template (padded to whole n-tiles)
   const float *rsqrt_denom_t = nullptr;  // (N SumTSq - SumT^2)^(-1/2) per template, 0 for a flat one
-  const int *win_i = nullptr;       // window sums (coefficient mode)
-  const unsigned *win_isq = nullptr;
   int k = 0;                        // templates in the bank
   int ntiles = 0;                   // n-tiles of 8 templates in B (padded to whole blocks)
-  int groups = 0;                   // k-groups (4 pixels) per padded template row (the host's: the kernel
-                                    // reads groups_whole; kept so that the committed SASS stays this code's)
-  int groups_whole = 0;             // groups, at least 8: where w0 wraps
+  int groups_whole = 0;             // k-groups (4 pixels) per padded template row, at least 8: where w0 wraps
   int chunks = 0;                   // chunks of 32 pixels: th_pad / rows_per_chunk x groups_whole / 8
   int gc = 0;                       // k-groups of one row in one chunk (at most 8)
   int rows_per_chunk = 0;           // 8 / gc
   int pitch_words = 0, tile_rows = 0;  // one copy of the band: tile_rows x pitch_words 32-bit words
   int copy_words = 0;               // from one copy to the next (>= tile_rows x pitch_words)
+  int stage_words = 0;              // after the copies: the warps' stages, or the band's column sums
   int bands = 0;                    // bands of band_rows output rows
 };
 
@@ -101,28 +99,59 @@ __device__ __forceinline__ void load_templates(block_templates &s, const bank_ar
   const int j = int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
   if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.rsqrt_denom_t[j] = a.rsqrt_denom_t[8 * nt0 + j];
 }  // (the band loop's first barrier publishes them)
-// The window sums of the lane's 2 mt outputs of a warp tile (x0 + 16m + g + 8h, row y): issue the
-// loads before the tile's MMAs and their latency is hidden behind them.
-struct lane_windows {
-  int si[mt][2] = {};
-  unsigned sisq[mt][2] = {};
+
+// --- given: the band's window sums ------------------------------------------------------------
+// SumI and SumISq do not depend on the template, so each output's are computed once, here, for
+// every template of the block, from the band already in shared memory (no pass over the image
+// in global memory, no loads of them in the epilogue): sliding sums down each band column (th
+// rows, for the band's rows of outputs), then along each row of outputs (tw columns). What the
+// epilogue keeps per output is SumI and the inverse root of the window's variance term, 0 for a
+// flat window. The column sums lie where the warps' stages go later (the barrier between the two
+// passes and the caller's after them keep the uses apart).
+struct band_sums {
+  int *sum_i;    // band_rows x band_cols
+  float *r_var;  // (N SumISq - SumI^2)^(-1/2)
 };
+constexpr int outputs_a_thread = band_rows * band_cols / bank_threads;  // 8, adjacent in a row
+static_assert(outputs_a_thread * bank_threads == band_rows * band_cols && band_cols % outputs_a_thread == 0,
+              "the band's rows of outputs are shared evenly");
 template <bool Sums>
-__device__ __forceinline__ lane_windows load_windows(const bank_args &a, int x0, int y) {
-  lane_windows w;
-  if (Sums || y >= a.v.out_h()) return w;  // (sums mode writes SumIT: no window sums needed)
-  const int g = (int(threadIdx.x) & 31) >> 2, wo = a.v.out_w();
-#pragma unroll
-  for (int m = 0; m < mt; ++m)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int x = x0 + 16 * m + g + 8 * h;
-      if (x >= wo) continue;
-      const std::size_t at = std::size_t(y) * std::size_t(wo) + std::size_t(x);
-      w.si[m][h] = __ldg(a.win_i + at), w.sisq[m][h] = __ldg(a.win_isq + at);
+__device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, const bank_args &a, std::uint32_t *cols,
+                                                    const band_sums &w) {
+  if (Sums) return;  // (sums mode writes SumIT only: the host computes SumI and SumISq)
+  const int tw = a.v.tw, th = a.v.th, vcols = band_cols + tw - 1, row_bytes = 4 * a.pitch_words;
+  std::uint32_t *c1 = cols, *c2 = cols + band_rows * vcols;
+  // Down the columns: byte c of a row of copy 0 is band column c.
+  const auto *band = reinterpret_cast<const std::uint8_t *>(tile);
+  for (int c = int(threadIdx.x); c < vcols; c += bank_threads) {
+    const std::uint8_t *in = band + c, *out = band + c;  // the rows entering and leaving the window
+    unsigned s1 = 0, s2 = 0;
+    for (int j = 0; j < th; ++j, in += row_bytes) {
+      const unsigned v = *in;
+      s1 += v, s2 += v * v;
     }
-  return w;
-}
+    c1[c] = s1, c2[c] = s2;
+    for (int r = 1; r < band_rows; ++r, in += row_bytes, out += row_bytes) {
+      const unsigned vi = *in, vo = *out;
+      s1 += vi - vo, s2 += vi * vi - vo * vo;  // (unsigned: the wrap of the difference is undone by the sum)
+      c1[r * vcols + c] = s1, c2[r * vcols + c] = s2;
+    }
+  }
+  __syncthreads();
+  // Along the rows: a thread takes outputs_a_thread adjacent outputs of one row.
+  constexpr int threads_a_row = band_cols / outputs_a_thread;
+  const int r = int(threadIdx.x) / threads_a_row, x0 = int(threadIdx.x) % threads_a_row * outputs_a_thread;
+  const std::uint32_t *h1 = c1 + r * vcols + x0, *h2 = c2 + r * vcols + x0;
+  unsigned s1 = 0, s2 = 0;
+  for (int i = 0; i < tw; ++i) s1 += h1[i], s2 += h2[i];
+#pragma unroll
+  for (int q = 0; q < outputs_a_thread; ++q) {
+    const long long var_i = (long long)a.v.n * s2 - (long long)int(s1) * int(s1);
+    w.sum_i[r * band_cols + x0 + q] = int(s1);
+    w.r_var[r * band_cols + x0 + q] = var_i > 0 ? rsqrtf(float(var_i)) : 0.0f;  // a flat window: 0
+    if (q + 1 < outputs_a_thread) s1 += h1[tw + q] - h1[q], s2 += h2[tw + q] - h2[q];
+  }
+}  // (the caller's barrier publishes them)
 
 // acc[m][n] is the C fragment of m-tile m (outputs x0 + 16m .. +15 of row y) and n-tile nt0 + n:
 // the lane holds rows g and g + 8, templates 8(nt0 + n) + 2t and + 1 (c0, c1: row g; c2, c3:
@@ -135,28 +164,37 @@ __device__ __forceinline__ lane_windows load_windows(const bank_args &a, int x0,
 // arithmetic is exact even where N SumIT itself wraps, elsewhere it takes 64 bits.
 // The stores: a lane's C registers hold 2 templates x 4 outputs spread over the tile, so storing
 // them directly writes 8 floats of 4 planes per instruction, 8 partial sectors (the planes' rows
-// start anywhere). Instead the warp puts its tile in shared memory, template by output, and then
-// writes each template's 32 outputs as one contiguous 128-byte run: a quarter of the store
-// instructions' sector touches. The staging pitch, 36 words, keeps both phases conflict-free.
-constexpr int stage_pitch = 36;
-template <int NT, bool Sums, bool Narrow>
-__device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][NT][4],
-                                           const block_templates &ts, const lane_windows &w, std::uint32_t *stage,
-                                           int x0, int y, int nt0) {
+// start anywhere). Instead the two warps of a pair, which take the two halves of the block's 128
+// columns of one output row and the same templates, put their tiles in a shared stage, template by
+// output, and then each writes half of the templates, each as one contiguous run of 128 outputs
+// (512 bytes, 4 instructions of 128 bytes). The longer the runs, the fewer the sectors that two
+// blocks write parts of (a plane's rows start anywhere, so a run's ends share a sector with the
+// next block's): on the H100, writing the 130 MB of 32 planes without any arithmetic takes 81 us
+// in runs of 256 bytes and 74 us in runs of 512 (notes.md). The staging pitch, 132 words, keeps
+// both phases free of bank conflicts.
+constexpr int stage_pitch = band_cols + 4;
+// The pair's barrier: named barrier 1 + pair for its 64 threads (0 is __syncthreads').
+__device__ __forceinline__ void pair_sync(int pair) {
+  if (pair == 0) asm volatile("bar.sync 1, 64;" ::: "memory");
+  else asm volatile("bar.sync 2, 64;" ::: "memory");
+}
+template <int WN, bool Sums, bool Narrow>
+__device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][WN][4],
+                                           const int *sum_t, const float *rsqrt_denom_t, const int *sum_i,
+                                           const float *r_var, std::uint32_t *stage, int x0, int y, int nt0, int pair,
+                                           int half) {
   const int lane = int(threadIdx.x) & 31, g = lane >> 2, t = lane & 3;
   const int wo = a.v.out_w();
-  if (y >= a.v.out_h()) return;  // (the whole warp: a warp tile is one output row)
-  float r_var[mt][2];
+  int si[mt][2] = {};  // the window sums of the lane's outputs 16m + 8h + g
+  float rv[mt][2] = {};
 #pragma unroll
   for (int m = 0; m < mt; ++m)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const long long var_i = (long long)a.v.n * w.sisq[m][h] - (long long)w.si[m][h] * w.si[m][h];
-      r_var[m][h] = var_i > 0 ? rsqrtf(float(var_i)) : 0.0f;  // a flat window: 0
-    }
-  __syncwarp();  // the lanes are done reading the previous tile's stage
+    for (int h = 0; h < 2; ++h)
+      if (!Sums) si[m][h] = sum_i[16 * m + 8 * h + g], rv[m][h] = r_var[16 * m + 8 * h + g];
+  pair_sync(pair);  // both warps are done reading the stage (the pair's previous tiles)
 #pragma unroll
-  for (int n = 0; n < NT; ++n)
+  for (int n = 0; n < WN; ++n)
 #pragma unroll
     for (int e = 0; e < 2; ++e) {
       const int j = 8 * n + 2 * t + e;
@@ -164,27 +202,32 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
       for (int m = 0; m < mt; ++m)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int sum_it = acc[m][n][2 * h + e], x = 16 * m + 8 * h + g;
+          const int sum_it = acc[m][n][2 * h + e], x = 64 * half + 16 * m + 8 * h + g;
           std::uint32_t v = std::uint32_t(sum_it);
           if (!Sums) {
             // (Narrow: unsigned, so that the wrapping is defined; the difference is the exact value)
             const float num =
-                Narrow ? float(int(unsigned(a.v.n) * unsigned(sum_it) - unsigned(w.si[m][h]) * unsigned(ts.sum_t[j])))
-                       : float((long long)a.v.n * sum_it - (long long)w.si[m][h] * ts.sum_t[j]);
-            v = __float_as_uint(num * (r_var[m][h] * ts.rsqrt_denom_t[j]));
+                Narrow ? float(int(unsigned(a.v.n) * unsigned(sum_it) - unsigned(si[m][h]) * unsigned(sum_t[j])))
+                       : float((long long)a.v.n * sum_it - (long long)si[m][h] * sum_t[j]);
+            v = __float_as_uint(num * (rv[m][h] * rsqrt_denom_t[j]));
           }
           stage[j * stage_pitch + x] = v;
         }
     }
-  __syncwarp();
-  // Lane x stores output x0 + x of the block's templates 8 nt0 + j, one plane apart.
+  pair_sync(pair);  // the stage holds both halves
+  // Warp `half` stores templates 8 nt0 + 4 WN half + i (i < 4 WN), one plane apart: lane c of
+  // instruction q output x0 - 64 half + 32 q + c of the pair's row.
   const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
+  const int xs = x0 - 64 * half;  // the pair's first column
   std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef)) +
-                       (std::size_t(8 * nt0) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(x0 + lane));
-  const int real = x0 + lane < wo ? a.k - 8 * nt0 : 0;  // templates to store: none past the image, no padding
+                       (std::size_t(8 * nt0 + 4 * WN * half) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs + lane));
+  const int real = a.k - 8 * nt0 - 4 * WN * half;  // templates to store: no padding
 #pragma unroll
-  for (int j = 0; j < 8 * NT; ++j, out += plane)
-    if (j < real) __stcs(out, stage[j * stage_pitch + lane]);  // streaming: not read again here
+  for (int i = 0; i < 4 * WN; ++i, out += plane)
+#pragma unroll
+    for (int q = 0; q < band_cols / 32; ++q)
+      if (i < real && xs + 32 * q + lane < wo)  // (none past the image)
+        __stcs(out + 32 * q, stage[(4 * WN * half + i) * stage_pitch + 32 * q + lane]);  // streaming: not read again here
 }
 
 // c += a b for one m16n8k32 tile: a the lane's 4 registers of A (16 x 32 bytes, row-major), b its
@@ -201,14 +244,35 @@ __device__ __forceinline__ void mma_u8(int (&c)[4], const std::uint32_t (&a)[4],
 #endif
 }
 
-// One block: 64 output columns (bx0..) x the templates of n-tiles nt0 .. nt0 + NT - 1, over the
-// bands blockIdx.z, blockIdx.z + gridDim.z, ...
+// Band k of a block: whole rounds of gridDim.z bands first (band blockIdx.z + k gridDim.z, of
+// band_rows rows), then the block's even share of the rows left after them, band_rows at a time.
+__device__ __forceinline__ bool band_of(const bank_args &a, int k, int &by0, int &rows) {
+  const int z = int(blockIdx.z), gz = int(gridDim.z), h = a.v.out_h();
+  const int rounds = h / band_rows / gz;
+  if (k < rounds) {
+    by0 = (k * gz + z) * band_rows, rows = band_rows;
+    return true;
+  }
+  const int rest0 = rounds * gz * band_rows, rest = h - rest0;
+  const int r0 = rest0 + rest * z / gz, r1 = rest0 + rest * (z + 1) / gz;
+  by0 = r0 + (k - rounds) * band_rows, rows = min(band_rows, r1 - by0);
+  return rows > 0;
+}
+
+// One block: 128 output columns (bx0..) x the templates of n-tiles nt0 .. nt0 + NT - 1, over its
+// bands (band_of). Its warps work in pairs: a warp tile is one output row of the band, the pair's
+// half of the columns (64: mt = 4 m-tiles) and WN n-tiles (16 templates, or 8 when NT = 1).
 template <int NT, bool Sums>
 __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::bank_output o) {
+  constexpr int WN = NT < max_wn ? NT : max_wn;
   extern __shared__ std::uint32_t tile[];
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
-  // After the band's copies, each warp's stage for its tile's results: 8 NT rows of stage_pitch.
-  std::uint32_t *stage = tile + copies * a.copy_words + warp * (8 * NT * stage_pitch);
+  const int pair = warp >> 1, half = warp & 1;  // the warp's pair, and its half of the columns
+  // After the band's copies: each pair's stage (8 WN rows of stage_pitch), where the band's column
+  // sums are before the tiles; then the band's window sums.
+  std::uint32_t *stages = tile + copies * a.copy_words, *stage = stages + pair * (8 * WN * stage_pitch);
+  const band_sums w{reinterpret_cast<int *>(stages + a.stage_words),
+                    reinterpret_cast<float *>(stages + a.stage_words) + band_rows * band_cols};
   const int g = lane >> 2, t = lane & 3;  // the fragment coordinates: groupID, thread in group
   const int bx0 = int(blockIdx.x) * band_cols, nt0 = int(blockIdx.y) * NT;
   // Where the lane's two k-groups of a chunk (u = t and u = t + 4: 4 pixels each) lie in a copy of
@@ -216,23 +280,28 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
   const int lane_word[2] = {(t / a.gc) * a.pitch_words + t % a.gc, ((t + 4) / a.gc) * a.pitch_words + (t + 4) % a.gc};
   __shared__ block_templates ts;
   load_templates<NT, Sums>(ts, a, nt0);
-  for (int band = int(blockIdx.z); band < a.bands; band += int(gridDim.z)) {
-    const int by0 = band * band_rows;
+  int by0 = 0, rows = 0;
+  for (int k = 0; band_of(a, k, by0, rows); ++k) {
     load_band(tile, a, bx0, by0);
     __syncthreads();
-    // EXERCISE BEGIN: the band's warp tiles (warp_tiles of them: output row wt / 2 of the band,
-    // outputs 32 (wt % 2) .. +31 of the block's columns, mt = 2 m-tiles of 16) shared among the
-    // warps; for each, NT x mt accumulator fragments from 0, then the a.chunks k chunks in the
-    // order in which the host packed B: template rows j0 = 0, rows_per_chunk, ... and within a row
-    // words w0 = 0, 8, ... < a.groups_whole. Per chunk: the NT B fragments of the block's n-tiles
-    // (one uint2 per lane at a.b[(chunk * a.ntiles + nt0 + n) * 32 + lane]); per m-tile the 4 A
-    // registers, each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups,
-    // as in the fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which
-    // k), each one word of the copy of the band in which that row's window starts on a word (its
-    // words: lane_word); then the NT MMAs. Hand each warp tile to store_tile (its Narrow form when
-    // a.v.n <= max_narrow_n), with its window sums (load_windows) asked for before the k loop, so
-    // that their memory latency passes during the MMAs. Watch the rows a chunk spans (8x8: 4, 16x16:
-    // 2), and the tile: the next band overwrites it.
+    window_sums_of_band<Sums>(tile, a, stages, w);
+    if (!Sums) __syncthreads();  // the window sums are there before any warp's epilogue reads them
+    // EXERCISE BEGIN: the band's tiles: for each of its `rows` output rows and each group of WN
+    // n-tiles of the block (NT / WN groups), one tile per warp of a pair (the pairs take them in
+    // turn; the warp's columns: xm = 64 half .. +63 of the block's, mt = 4 m-tiles of 16). For a
+    // tile, mt x WN accumulator fragments from 0, then the a.chunks k chunks in the order in which
+    // the host packed B: template rows j0 = 0, rows_per_chunk, ... and within a row words w0 = 0,
+    // 8, ... < a.groups_whole. Per chunk: the WN B fragments of the tile's n-tiles (one uint2 per
+    // lane at a.b[(chunk * a.ntiles + n-tile) * 32 + lane]; loaded a chunk ahead, their latency
+    // passes during the MMAs: B holds one chunk more, of zeros); per m-tile the 4 A registers,
+    // each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in the
+    // fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k), each
+    // one word of the copy of the band in which that row's window starts on a word (its words:
+    // lane_word); then the WN MMAs. Hand each tile to store_tile (its Narrow form when
+    // a.v.n <= max_narrow_n) with its templates' statistics (ts) and its outputs' window sums (w,
+    // from its row and first column on). Both warps of a pair must call it for every tile: it
+    // holds the pair's barriers. Watch the rows a chunk spans (8x8: 4, 16x16: 2), and the tile:
+    // the next band overwrites it.
     COURSE_TODO();
     // EXERCISE END
   }
@@ -240,9 +309,10 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
 
 // --- the host side ------------------------------------------------------------------------------
 // What the stage keeps per problem (or per bank): the bank packed as B fragments, the template
-// statistics, the window sums' workspace, the kernel's geometry; per-template problems for the
-// fallback where the kernel cannot run (code for an SM below 8.0, or a band over the GPU's opt-in
-// shared memory: 64 KB on a T4, 99 KB on RTX 30, 40 and 50 cards, 227 KB on an H100).
+// statistics, the window sums' workspace (sums mode), the kernel's geometry; per-template
+// problems for the fallback where the kernel cannot run (code for an SM below 8.0, or a band over
+// the GPU's opt-in shared memory: 64 KB on a T4, 99 KB on RTX 30, 40 and 50 cards, 227 KB on an
+// H100).
 struct bank_state {
   explicit bank_state(const ncc::problem &p) : bank_state(p, std::vector<course::gray_image>{p.host_template()}, nullptr) {}
   explicit bank_state(const ncc::bank_problem &b) : bank_state(b.image(), b.templates(), &b.host_image()) {}
@@ -250,12 +320,11 @@ struct bank_state {
   // host_image: for the fallback of a bank (one problem per template), if it is needed.
   bank_state(const ncc::problem &image, const std::vector<course::gray_image> &templates,
              const course::gray_image *host_image)
-      : ws(image), k(int(templates.size())) {
+      : rows(2 * std::size_t(image.v().height) * std::size_t(image.v().out_w())), k(int(templates.size())) {
     const ncc::view &v = image.v();
     const int tw = v.tw, th = v.th, tw_pad = row_pixels(tw);
     args.k = k;
     const int groups = tw_pad / 4;  // k-groups (4 pixels) per padded template row
-    args.groups = groups;
     args.gc = std::min(groups, 8);
     args.rows_per_chunk = 8 / args.gc;
     const int th_pad = (th + args.rows_per_chunk - 1) / args.rows_per_chunk * args.rows_per_chunk;
@@ -263,12 +332,13 @@ struct bank_state {
     const int chunks = th_pad / args.rows_per_chunk * wchunks;
     args.groups_whole = 8 * wchunks;
     args.chunks = chunks;
-    // A copy of the band: every word the warps read (notes.md derives it): 15 + groups words a
-    // row, band_rows + th_pad - 1 rows. The pitch and the distance between copies are padded so
-    // that the 32 lanes' A loads hit distinct banks (or share a word): copies 8 banks apart, rows
-    // 4 (2 when a chunk spans 8 rows) apart modulo 8.
+    // A copy of the band: every word the warps read (notes.md derives it): band_cols / 4 - 1 +
+    // groups words a row, and every byte of the outputs' windows (band_cols + tw - 1, for the window sums from
+    // copy 0), band_rows + th_pad - 1 rows. The pitch and the distance between copies are padded
+    // so that the 32 lanes' A loads hit distinct banks (or share a word): copies 8 banks apart,
+    // rows 4 (2 when a chunk spans 8 rows) apart modulo 8.
     const int residue = args.gc == 1 ? 2 : 4;
-    args.pitch_words = band_cols / 4 + groups - 1;
+    args.pitch_words = std::max(band_cols / 4 + groups - 1, (band_cols + tw - 1 + 3) / 4);
     args.pitch_words += ((residue - args.pitch_words) % 8 + 8) % 8;
     args.tile_rows = band_rows + th_pad - 1;
     args.copy_words = args.tile_rows * args.pitch_words;
@@ -282,7 +352,8 @@ struct bank_state {
     // B in fragment order: chunk c covers template rows j0 = (c / wchunks) * rows_per_chunk ..
     // and words w0 = (c % wchunks) * 8 ..; lane (g, t) of n-tile n holds template 8n + g, its
     // k-groups u = t (b0) and t + 4 (b1), each 4 pixels of row j0 + u / gc from 4 (w0 + u % gc).
-    std::vector<uint2> frags(std::size_t(chunks) * std::size_t(args.ntiles) * 32);
+    // (One chunk more, of zeros: the kernel loads each chunk's fragments a chunk ahead.)
+    std::vector<uint2> frags(std::size_t(chunks + 1) * std::size_t(args.ntiles) * 32);
     for (int c = 0; c < chunks; ++c)
       for (int n = 0; n < args.ntiles; ++n)
         for (int lane = 0; lane < 32; ++lane) {
@@ -316,7 +387,12 @@ struct bank_state {
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    smem = (std::size_t(copies) * std::size_t(args.copy_words) + std::size_t(bank_warps) * 8 * std::size_t(nt) * stage_pitch) *
+    // After the copies: the pairs' stages, or the band's column sums (SumI and SumISq of th rows,
+    // band_rows x (band_cols + tw - 1) of each) before them; then SumI and the variance's inverse
+    // root of the band's outputs.
+    args.stage_words =
+        std::max(bank_warps / 2 * 8 * std::min(nt, max_wn) * stage_pitch, 2 * band_rows * (band_cols + tw - 1));
+    smem = (std::size_t(copies) * std::size_t(args.copy_words) + std::size_t(args.stage_words) + 2 * band_rows * band_cols) *
            sizeof(std::uint32_t);
     // The kernel's own code decides, not the GPU's compute capability: code compiled for an SM
     // below 8.0 (a T4, or a build whose older PTX the driver compiles for a newer GPU) has the
@@ -330,7 +406,7 @@ struct bank_state {
     CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  ncc::window_workspace ws;
+  course::device_buffer<unsigned> rows;  // ncc::window_sums' row sums (sums mode)
   int k = 0, nt = 1, sms = 1;
   bank_args args;
   course::device_buffer<uint2> b;
@@ -355,11 +431,10 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
     blocks_per_sm = std::max(1, blocks_per_sm);
   }
-  // As many blocks as fit on the GPU at once (one wave: every SM full, no tail), each walking the
-  // bands blockIdx.z, + gridDim.z, ...; at least 2 bands a block (so that blocks reuse their shared
-  // band even on small images: the barrier at the end of a band is exercised). Rounding the bands
-  // per block up instead (4 for 127 bands) leaves some of the SMs' block slots empty: less than
-  // one wave.
+  // As many blocks as fit on the GPU at once (one wave: every SM full), each walking its bands
+  // (band_of: whole rounds, then an even share of the rows left, so that no block takes a band
+  // more than another); at least 2 bands a block (so that blocks reuse their shared band even on
+  // small images: the barrier at the end of a band is exercised).
   const unsigned gx = ncc::ceil_div(a.v.out_w(), band_cols), gy = unsigned(a.ntiles / NT);
   const long long resident = (long long)st.sms * blocks_per_sm;
   const long long fit = std::max(1LL, resident / ((long long)gx * gy));
@@ -369,11 +444,12 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
 }
 
 ncc::path run_bank_state(const bank_state &st, const ncc::view &v, const ncc::bank_output &out, cudaStream_t stream) {
-  int *si = out.sums() ? out.sum_i : st.ws.sum_i.get();
-  unsigned *sisq = out.sums() ? reinterpret_cast<unsigned *>(out.sum_isq) : st.ws.sum_isq.get();
-  ncc::window_sums(v, si, sisq, st.ws.rows.get(), stream);
+  // In sums mode SumI and SumISq are outputs: the chapter's window sums (the kernel writes SumIT);
+  // the coefficient's come from the kernel's bands.
+  if (out.sums())
+    ncc::window_sums(v, out.sum_i, reinterpret_cast<unsigned *>(out.sum_isq), st.rows.get(), stream);
   bank_args a = st.args;
-  a.v = v, a.win_i = si, a.win_isq = sisq;
+  a.v = v;
   auto go = [&](auto nt) {
     constexpr int NT = decltype(nt)::value;
     if (out.sums()) launch<NT, true>(st, a, out, stream);
