@@ -58,7 +58,7 @@ struct bank_args {
   int rows_per_chunk = 0;           // 8 / gc
   int pitch_words = 0, tile_rows = 0;  // one copy of the band: tile_rows x pitch_words 32-bit words
   int copy_words = 0;               // from one copy to the next (>= tile_rows x pitch_words)
-  int stage_words = 0;              // after the copies: the warps' stages, or the band's column sums
+  int stage_words = 0;              // after the copies: the pairs' stages, or the band's column sums
   int bands = 0;                    // bands of band_rows output rows
 };
 
@@ -106,7 +106,7 @@ __device__ __forceinline__ void load_templates(block_templates &s, const bank_ar
 // in global memory, no loads of them in the epilogue): sliding sums down each band column (th
 // rows, for the band's rows of outputs), then along each row of outputs (tw columns). What the
 // epilogue keeps per output is SumI and the inverse root of the window's variance term, 0 for a
-// flat window. The column sums lie where the warps' stages go later (the barrier between the two
+// flat window. The column sums lie where the pairs' stages go later (the barrier between the two
 // passes and the caller's after them keep the uses apart).
 struct band_sums {
   int *sum_i;    // band_rows x band_cols
