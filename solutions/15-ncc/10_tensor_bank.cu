@@ -47,9 +47,10 @@
 namespace {
 
 constexpr int bank_warps = 4, bank_threads = 32 * bank_warps;
-constexpr int band_rows = 8;    // output rows per band (a block walks down the image band by band)
-constexpr int band_cols = 128;  // output columns of a block: a pair of warp tiles
-constexpr int mt = 4;           // m-tiles per warp tile: 64 adjacent outputs of one row
+constexpr int band_rows = 8;              // output rows per band (a block walks down the image band by band)
+constexpr int mt = 4;                     // m-tiles per warp tile
+constexpr int tile_cols = 16 * mt;        // a warp tile's outputs: 64 adjacent ones of a row
+constexpr int band_cols = 2 * tile_cols;  // output columns of a block: a pair of warp tiles, 128
 constexpr int max_wn = 2;       // n-tiles per warp tile: 16 templates
 constexpr int copies = 4;       // the band in shared memory, 4 times: copy s starts s bytes further
 constexpr int max_narrow_n = 363;  // template pixels for which the numerator takes 32 bits (store_tile)
@@ -167,7 +168,7 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
   }
 }  // (the caller's barrier publishes them)
 
-// acc[m][n] is the C fragment of m-tile m (outputs x0 + 16m .. +15 of row y) and n-tile nt0 + n:
+// acc[m][n] is the C fragment of m-tile m (the warp's outputs 16m .. +15 of row y), n-tile nt0 + n:
 // the lane holds rows g and g + 8, templates 8(nt0 + n) + 2t and + 1 (c0, c1: row g; c2, c3:
 // row g + 8). Writes SumIT, or the coefficient from it and the window sums.
 // The coefficient is ncc::coefficient's, split by what it depends on: the window's variance term
@@ -195,7 +196,7 @@ __device__ __forceinline__ void pair_sync(int pair) {
 template <int WN, bool Sums, bool Narrow>
 __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][WN][4],
                                            const int *sum_t, const float *rsqrt_denom_t, const int *sum_i,
-                                           const float *r_var, std::uint32_t *stage, int x0, int y, int nt0, int pair,
+                                           const float *r_var, std::uint32_t *stage, int xs, int y, int nt0, int pair,
                                            int half) {
   const int lane = int(threadIdx.x) & 31, g = lane >> 2, t = lane & 3;
   const int wo = a.v.out_w();
@@ -216,7 +217,7 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
       for (int m = 0; m < mt; ++m)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int sum_it = acc[m][n][2 * h + e], x = 64 * half + 16 * m + 8 * h + g;
+          const int sum_it = acc[m][n][2 * h + e], x = tile_cols * half + 16 * m + 8 * h + g;
           std::uint32_t v = std::uint32_t(sum_it);
           if (!Sums) {
             // (Narrow: unsigned, so that the wrapping is defined; the difference is the exact value)
@@ -230,9 +231,9 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
     }
   pair_sync(pair);  // the stage holds both halves
   // Warp `half` stores templates 8 nt0 + 4 WN half + i (i < 4 WN), one plane apart: lane c of
-  // instruction q output x0 - 64 half + 32 q + c of the pair's row.
+  // instruction q output xs + 32 q + c of the pair's row (xs: its first column).
   const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
-  const int xs = x0 - 64 * half, cols = min(band_cols, wo - xs);  // the pair's columns (none past the image)
+  const int cols = min(band_cols, wo - xs);  // the pair's columns (none past the image)
   std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef));
   const int real = a.k - 8 * nt0;  // templates to store: no padding
   // (One test of the template per run, before its stores: a form that tested it in every store's
@@ -244,7 +245,8 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
     std::uint32_t *run = out + (std::size_t(8 * nt0 + j) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
 #pragma unroll
     for (int q = 0; q < band_cols / 32; ++q)
-      if (32 * q + lane < cols) __stcs(run + 32 * q + lane, stage[j * stage_pitch + 32 * q + lane]);  // streaming: not read again here
+      if (32 * q + lane < cols)  // streaming stores: the planes are not read again here
+        __stcs(run + 32 * q + lane, stage[j * stage_pitch + 32 * q + lane]);
   }
 }
 
@@ -307,23 +309,23 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     window_sums_of_band<Sums>(tile, a, stages, w);
     if (!Sums) __syncthreads();  // the window sums are there before any warp's epilogue reads them
     // EXERCISE BEGIN: the band's tiles: for each of its `rows` output rows and each group of WN
-    // n-tiles of the block (NT / WN groups), one tile per warp of a pair (the pairs take them in
-    // turn; the warp's columns: xm = 64 half .. +63 of the block's, mt = 4 m-tiles of 16). For a
-    // tile, mt x WN accumulator fragments from 0, then the a.chunks k chunks in the order in which
-    // the host packed B: template rows j0 = 0, rows_per_chunk, ... and within a row words w0 = 0,
-    // 8, ... < a.groups_whole. Per chunk: the WN B fragments of the tile's n-tiles (one uint2 per
-    // lane at a.b[(chunk * a.ntiles + n-tile) * 32 + lane]; loaded a chunk ahead, their latency
-    // passes during the MMAs: B holds one chunk more, of zeros); per m-tile the 4 A registers,
-    // each 4 window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in the
-    // fragment layout of m16n8k32 (the PTX ISA: which register holds which row and which k), each
-    // one word of the copy of the band in which that row's window starts on a word (its words:
-    // lane_word); then the WN MMAs. Hand each tile to store_tile (its Narrow form when
-    // a.v.n <= max_narrow_n) with its templates' statistics (ts) and its outputs' window sums (w,
-    // from its row and first column on). Both warps of a pair must call it for every tile: it
-    // holds the pair's barriers. Watch the rows a chunk spans (8x8: 4, 16x16: 2), and the tile:
-    // the next band overwrites it.
+    // n-tiles of the block (NT / WN groups), one tile per warp of a pair (the pairs take them in turn;
+    // the warp's columns: xm = tile_cols half .. + tile_cols - 1 of the block's, mt = 4 m-tiles of
+    // 16). For a tile, mt x WN accumulator fragments from 0, then the a.chunks k chunks in the order
+    // in which the host packed B: template rows j0 = 0, rows_per_chunk, ... and within a row words
+    // w0 = 0, 8, ... < a.groups_whole. Per chunk: the WN B fragments of the tile's n-tiles (one uint2
+    // per lane at a.b[(chunk * a.ntiles + n-tile) * 32 + lane]; loaded a chunk ahead, their latency
+    // passes during the MMAs: B holds one chunk more, of zeros); per m-tile the 4 A registers, each 4
+    // window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in the fragment
+    // layout of m16n8k32 (the PTX ISA: which register holds which row and which k), each one word of
+    // the copy of the band in which that row's window starts on a word (its words: lane_word); then
+    // the WN MMAs. Hand each tile to store_tile (its Narrow form when a.v.n <= max_narrow_n) with its
+    // templates' statistics (ts) and its outputs' window sums (w, from its row and first column on),
+    // its row and the pair's first column (bx0). Both warps of a pair must call it for every tile: it
+    // holds the pair's barriers. Watch the rows a chunk spans (8x8: 4, 16x16: 2), and the tile: the
+    // next band overwrites it.
     for (int wt = pair; wt < rows * (NT / WN); wt += bank_warps / 2) {
-      const int yr = wt / (NT / WN), xm = 64 * half, ntw = nt0 + wt % (NT / WN) * WN;  // row, columns, n-tiles
+      const int yr = wt / (NT / WN), xm = tile_cols * half, ntw = nt0 + wt % (NT / WN) * WN;  // row, columns, n-tiles
       int acc[mt][WN][4];
 #pragma unroll
       for (int m = 0; m < mt; ++m)
@@ -359,10 +361,10 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
       const int j = 8 * (ntw - nt0), at = yr * band_cols + xm;  // the tile's first template in ts, output in w
       if (a.v.n <= max_narrow_n)
         store_tile<WN, Sums, true>(a, o, acc, ts.sum_t + j, ts.rsqrt_denom_t + j, w.sum_i + at, w.r_var + at, stage,
-                                   bx0 + xm, by0 + yr, ntw, pair, half);
+                                   bx0, by0 + yr, ntw, pair, half);
       else
         store_tile<WN, Sums, false>(a, o, acc, ts.sum_t + j, ts.rsqrt_denom_t + j, w.sum_i + at, w.r_var + at, stage,
-                                    bx0 + xm, by0 + yr, ntw, pair, half);
+                                    bx0, by0 + yr, ntw, pair, half);
     }
     __syncthreads();  // every warp is done with the band before the next one overwrites it
     // EXERCISE END
