@@ -61,7 +61,6 @@ class TestNames(unittest.TestCase):
                      "host/exercises-in-sync"):
             self.assertIsNone(check.stage_of_test(name), name)
 
-
     def test_programs_a_test_needs(self):
         build = Path("/tmp/course-build")
         bin_dir = str(build / "bin")
