@@ -39,7 +39,6 @@ constexpr int tile_cols = 16 * mt;        // a warp tile's outputs: 64 adjacent 
 constexpr int band_cols = 2 * tile_cols;  // output columns of a block: a pair of warp tiles, 128
 constexpr int max_wn = 2;       // n-tiles per warp tile: 16 templates
 constexpr int copies = 4;       // the band in shared memory, 4 times: copy s starts s bytes further
-constexpr int max_narrow_n = 363;  // template pixels for which the numerator takes 32 bits (store_tile)
 
 // The padded width of a template row in the k dimension: 32 consecutive k then lie in whole rows
 // (widths 4, 8, 16: 8, 4, 2 rows per chunk of 32) or in one row (multiples of 32).
@@ -147,9 +146,16 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
   for (int i = 0; i < tw; ++i) s1 += h1[i], s2 += h2[i];
 #pragma unroll
   for (int q = 0; q < outputs_a_thread; ++q) {
-    const long long var_i = (long long)a.v.n * s2 - (long long)int(s1) * int(s1);
+    float r_var = 0.0f;  // a flat window: 0
+    if (a.v.n <= ncc::max_narrow_n) {  // exact in 32 bits there (ncc::coefficient)
+      const int var_i = int(unsigned(a.v.n) * s2 - s1 * s1);
+      if (var_i > 0) r_var = rsqrtf(float(var_i));
+    } else {
+      const long long var_i = (long long)a.v.n * s2 - (long long)int(s1) * int(s1);
+      if (var_i > 0) r_var = rsqrtf(float(var_i));
+    }
     w.sum_i[r * band_cols + x0 + q] = int(s1);
-    w.r_var[r * band_cols + x0 + q] = var_i > 0 ? rsqrtf(float(var_i)) : 0.0f;  // a flat window: 0
+    w.r_var[r * band_cols + x0 + q] = r_var;
     if (q + 1 < outputs_a_thread) s1 += h1[tw + q] - h1[q], s2 += h2[tw + q] - h2[q];
   }
 }  // (the caller's barrier publishes them)
@@ -159,10 +165,9 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
 // row g + 8). Writes SumIT, or the coefficient from it and the window sums.
 // The coefficient is ncc::coefficient's, split by what it depends on: the window's variance term
 // and its rsqrt once per output, the template's once per bank (on the host), and per (output,
-// template) only the numerator, its conversion and 2 FMUL. The numerator N SumIT - SumI SumT is
-// at most N^2 x 127.5^2 in size (Cauchy-Schwarz: it is bounded by the root of the two variance
-// terms, each at most N^2 x 127.5^2), under 2^31 for N <= 363 pixels: there (Narrow) 32-bit
-// arithmetic is exact even where N SumIT itself wraps, elsewhere it takes 64 bits.
+// template) only the numerator, its conversion and 2 FMUL. As in ncc::coefficient, the numerator
+// N SumIT - SumI SumT takes 32-bit arithmetic (Narrow) up to ncc::max_narrow_n = 363 pixels, exact
+// even where N SumIT itself wraps, and 64 bits above.
 // The stores: a lane's C registers hold 2 templates x 4 outputs spread over the tile, so storing
 // them directly writes 8 floats of 4 planes per instruction, 8 partial sectors (the planes' rows
 // start anywhere). Instead the two warps of a pair, which take the two halves of the block's 128
@@ -224,11 +229,15 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
   const int real = a.k - 8 * nt0;  // templates to store: no padding
   // (One test of the template per run, before its stores: a form that tested it in every store's
   // predicate and stepped one pointer a plane at a time took 102 us for the bank call, this 84.)
+  // (Each run a plane after the warp's first, rather than each run's address from its template's
+  // index: fewer 64-bit products per tile.)
+  std::uint32_t *first =
+      out + (std::size_t(8 * nt0 + 4 * WN * half) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
 #pragma unroll
   for (int i = 0; i < 4 * WN; ++i) {
     const int j = 4 * WN * half + i;
     if (j >= real) break;
-    std::uint32_t *run = out + (std::size_t(8 * nt0 + j) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
+    std::uint32_t *run = first + std::size_t(i) * plane;
 #pragma unroll
     for (int q = 0; q < band_cols / 32; ++q)
       if (32 * q + lane < cols)  // streaming stores: the planes are not read again here
@@ -303,11 +312,11 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     // window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in the fragment
     // layout of m16n8k32 (the PTX ISA: which register holds which row and which k), each one word of
     // the copy of the band in which that row's window starts on a word (its words: lane_word); then
-    // the WN MMAs. Hand each tile to store_tile (its Narrow form when a.v.n <= max_narrow_n) with its
-    // templates' statistics (ts) and its outputs' window sums (w, from its row and first column on),
-    // its row and the pair's first column (bx0). Both warps of a pair must call it for every tile: it
-    // holds the pair's barriers. Watch the rows a chunk spans (8x8: 4, 16x16: 2), and the tile: the
-    // next band overwrites it.
+    // the WN MMAs. Hand each tile to store_tile (its Narrow form when a.v.n <= ncc::max_narrow_n)
+    // with its templates' statistics (ts) and its outputs' window sums (w, from its row and first
+    // column on), its row and the pair's first column (bx0). Both warps of a pair must call it for
+    // every tile: it holds the pair's barriers. Watch the rows a chunk spans (8x8: 4, 16x16: 2), and
+    // the tile: the next band overwrites it.
     COURSE_TODO();
     // EXERCISE END
   }

@@ -18,13 +18,25 @@ namespace ncc {
 
 inline unsigned ceil_div(int a, int b) { return unsigned((a + b - 1) / b); }
 
-// The coefficient from the sums. Numerator and the image's variance term are exact in 64-bit
-// integers (the book's float arithmetic loses digits to cancellation once N SumIT passes 2^24);
-// only the final scaling is float: |error| < 1e-6 for any template up to 32768 pixels.
+// The coefficient from the sums. Numerator and the image's variance term are exact integers (the
+// book's float arithmetic loses digits to cancellation once N SumIT passes 2^24); only the final
+// scaling is float: |error| < 1e-6 for any template up to 32768 pixels. Both are at most
+// N^2 x 127.5^2 in size: the variance term is N^2 times the window's variance, and the numerator
+// is bounded by the root of the two variance terms (Cauchy-Schwarz). That is under 2^31 for
+// N <= max_narrow_n pixels, where 32-bit arithmetic is exact (unsigned, so that N SumIT may wrap:
+// the difference still comes out right) and its conversion to float one instruction; larger
+// templates take 64 bits, whose conversions and products cost several times as many.
+constexpr int max_narrow_n = 363;
 __device__ __forceinline__ float coefficient(int n, int sum_i, unsigned sum_isq, int sum_it, int sum_t, float denom_t) {
+  if (n <= max_narrow_n) {
+    const int num = int(unsigned(n) * unsigned(sum_it) - unsigned(sum_i) * unsigned(sum_t));
+    const int var_i = int(unsigned(n) * sum_isq - unsigned(sum_i) * unsigned(sum_i));
+    if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;  // a flat window or template: defined as 0
+    return float(num) * rsqrtf(float(var_i) * denom_t);
+  }
   const long long num = (long long)n * sum_it - (long long)sum_i * sum_t;
   const long long var_i = (long long)n * sum_isq - (long long)sum_i * sum_i;
-  if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;  // a flat window or template: defined as 0
+  if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;
   return float(num) * rsqrtf(float(var_i) * denom_t);
 }
 

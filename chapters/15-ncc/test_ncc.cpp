@@ -184,6 +184,34 @@ TEST_CASE("coefficients match the float64 reference", "[ncc][coef]") {
   check_coefficients(random_image(200, 120, seed, 120, 124), random_image(16, 16, seed + 1, 120, 124));
 }
 
+TEST_CASE("the coefficient's integer terms at their largest: windows of 363 and 364 pixels, half 0, half 255",
+          "[ncc][coef]") {
+  // N SumIT - SumI SumT and N SumISq - SumI^2 are at most N^2 x 127.5^2, reached by a window of
+  // half 0 and half 255 that equals the template: just under 2^31 at N = 363 (the largest N whose
+  // 32-bit form is exact), 2.15e9 at 364, where only 64 bits hold them. Each template has exactly
+  // N / 2 pixels of 255 (rounded down) and is planted in an image of random 0s and 255s; its
+  // window's coefficient is 1, the others anything in [-1, 1].
+  const std::uint64_t seed = course::fresh_seed();
+  INFO("seed " << seed);
+  for (const size_case c : {size_case{90, 40, 33, 11}, size_case{40, 90, 11, 33}, size_case{80, 50, 28, 13},
+                            size_case{50, 80, 13, 28}}) {
+    const int n = c.tw * c.th;
+    course::gray_image t(c.tw, c.th, 0);
+    std::vector<int> at(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) at[std::size_t(i)] = i;
+    for (int i = n - 1; i > 0; --i)  // a shuffle: which pixels are 255
+      std::swap(at[std::size_t(i)], at[std::size_t(course::random_int(seed + std::uint64_t(n), std::uint64_t(i), 0, i))]);
+    for (int i = 0; i < n / 2; ++i) t.pixels[std::size_t(at[std::size_t(i)])] = 255;
+    course::gray_image img(c.w, c.h);
+    for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = course::random_int(seed, i, 0, 1) ? 255 : 0;
+    const int x0 = (c.w - c.tw) / 2, y0 = (c.h - c.th) / 3;
+    for (int y = 0; y < c.th; ++y)
+      for (int x = 0; x < c.tw; ++x) img.at(x0 + x, y0 + y) = t.at(x, y);
+    check_coefficients(img, t);
+    check_sums(img, t);
+  }
+}
+
 TEST_CASE("every planted instance is found, the relit copies too", "[ncc][scene]") {
   for (const size_case c : {size_case{400, 300, 52, 52}, size_case{256, 192, 16, 16}, size_case{301, 247, 17, 13},
                             size_case{200, 160, 8, 8}}) {
