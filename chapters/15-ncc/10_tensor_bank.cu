@@ -229,10 +229,10 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
   const int real = a.k - 8 * nt0;  // templates to store: no padding
   // (One test of the template per run, before its stores: a form that tested it in every store's
   // predicate and stepped one pointer a plane at a time took 102 us for the bank call, this 84.)
-  // (Each run's address from the warp's first, a plane per template: 0.5-1 us faster for the bank
-  // call than each from its template's index. ptxas computes each store's address in full under its
-  // predicate; forms that take a run's address once and store at fixed offsets from it, with fewer
-  // instructions, took 15 us longer: notes.md.)
+  // (Each run's address from the warp's first, a plane per template: level with each from its
+  // template's index, or up to 1 us faster for the bank call. ptxas computes each store's address in
+  // full under its predicate; forms that take a run's address once and store at fixed offsets from
+  // it, with fewer instructions, took 15 us longer: notes.md.)
   std::uint32_t *first =
       out + (std::size_t(8 * nt0 + 4 * WN * half) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
 #pragma unroll
