@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace course {
@@ -74,6 +76,57 @@ __global__ void dp4a_kernel(int *sink, int seed) {
 #pragma unroll
   for (int c = 0; c < dp4a_chains; ++c) s ^= v[c];
   if (s == 12345678) *sink = s;
+}
+
+// Steps of one MUFU.RSQ and `Fp32` FP32-pipe instructions (one FADD, then Fp32 - 1 FFMA that
+// need the root), in `Chains` independent chains per thread, all in registers: the instruction mix
+// of an N-body interaction with no memory instruction, no barrier and almost no loop control.
+// rsqrt.approx.ftz.f32 is the course's N-body root (one MUFU.RSQ, nbody::reciprocal_sqrt).
+constexpr int rsqrt_mix_iterations = 2048;
+
+template <int Fp32, int Chains>
+__global__ void rsqrt_mix_kernel(float *sink, float seed) {
+  float v[Chains];
+#pragma unroll
+  for (int c = 0; c < Chains; ++c) v[c] = seed + 1e-3f * float(threadIdx.x + c);
+  for (int it = 0; it < rsqrt_mix_iterations; ++it) {
+#pragma unroll
+    for (int c = 0; c < Chains; ++c) {
+      float r;
+      asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v[c] + 1.0f));
+      float a = v[c];
+#pragma unroll
+      for (int q = 0; q < Fp32 - 1; ++q) a = fmaf(a, 0.999f, r);
+      v[c] = a;
+    }
+  }
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < Chains; ++c) s += v[c];
+  if (s == 12345.678f) *sink = s;
+}
+
+template <int Fp32, int Chains>
+double rsqrt_mix_rate() {
+  device_buffer<float> sink(1);
+  const int blocks = resident_blocks(rsqrt_mix_kernel<Fp32, Chains>, 256) * 4;
+  stream s;
+  timing t = time_device([&](cudaStream_t st) {
+    rsqrt_mix_kernel<Fp32, Chains><<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
+    CUDA_CHECK_LAUNCH();
+  }, s);
+  return double(Chains) * rsqrt_mix_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
+}
+
+template <int Fp32>
+double rsqrt_mix_rate(int chains) {
+  switch (chains) {
+    case 1: return rsqrt_mix_rate<Fp32, 1>();
+    case 2: return rsqrt_mix_rate<Fp32, 2>();
+    case 4: return rsqrt_mix_rate<Fp32, 4>();
+    case 8: return rsqrt_mix_rate<Fp32, 8>();
+    default: throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " + std::to_string(chains));
+  }
 }
 
 __device__ __forceinline__ unsigned long long global_ns() {
@@ -176,6 +229,12 @@ double fma_tflops() {
   }, s);
   double flops = 2.0 * fma_chains * fma_iterations * double(blocks) * 256;
   return flops / (t.median_ms * 1e9);
+}
+
+double rsqrt_mix_per_s(int fp32, int chains) {
+  if (fp32 == 11) return rsqrt_mix_rate<11>(chains);
+  if (fp32 == 12) return rsqrt_mix_rate<12>(chains);
+  throw std::invalid_argument("rsqrt_mix_per_s: 11 or 12 FP32 instructions per step, not " + std::to_string(fp32));
 }
 
 double dp4a_per_s() {
