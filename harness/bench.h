@@ -73,10 +73,10 @@ double read_kernel_gbs(std::size_t bytes);
 double fma_tflops();
 // Independent __dp4a chains in registers: IDP4A instructions per second, every lane counted.
 double dp4a_per_s();
-// Steps of one MUFU.RSQ and `fp32` FP32-pipe instructions (11 or 12: the N-body interactions'
-// mixes), `chains` independent chains per thread (1, 2, 4 or 8: how many MUFU.RSQ a warp reaches
-// together), in registers with no memory instruction: steps per second, every lane counted.
-double rsqrt_mix_per_s(int fp32, int chains);
+// Steps of one MUFU.RSQ and 11 FP32-pipe instructions (N-body stage 08's interaction), `chains`
+// independent chains per thread (1, 2, 4 or 8: how many MUFU.RSQ a warp reaches together), in
+// registers with no memory instruction: steps per second, every lane counted.
+double rsqrt_mix_per_s(int chains);
 
 struct pcie_rates {
   double h2d_gbs = 0, d2h_gbs = 0, both_gbs = 0;  // both: bytes moved in the two directions at once / time

@@ -118,17 +118,6 @@ double rsqrt_mix_rate() {
   return double(Chains) * rsqrt_mix_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
 }
 
-template <int Fp32>
-double rsqrt_mix_rate(int chains) {
-  switch (chains) {
-    case 1: return rsqrt_mix_rate<Fp32, 1>();
-    case 2: return rsqrt_mix_rate<Fp32, 2>();
-    case 4: return rsqrt_mix_rate<Fp32, 4>();
-    case 8: return rsqrt_mix_rate<Fp32, 8>();
-    default: throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " + std::to_string(chains));
-  }
-}
-
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -231,10 +220,14 @@ double fma_tflops() {
   return flops / (t.median_ms * 1e9);
 }
 
-double rsqrt_mix_per_s(int fp32, int chains) {
-  if (fp32 == 11) return rsqrt_mix_rate<11>(chains);
-  if (fp32 == 12) return rsqrt_mix_rate<12>(chains);
-  throw std::invalid_argument("rsqrt_mix_per_s: 11 or 12 FP32 instructions per step, not " + std::to_string(fp32));
+double rsqrt_mix_per_s(int chains) {
+  switch (chains) {
+    case 1: return rsqrt_mix_rate<11, 1>();
+    case 2: return rsqrt_mix_rate<11, 2>();
+    case 4: return rsqrt_mix_rate<11, 4>();
+    case 8: return rsqrt_mix_rate<11, 8>();
+    default: throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " + std::to_string(chains));
+  }
 }
 
 double dp4a_per_s() {
