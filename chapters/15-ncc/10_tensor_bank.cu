@@ -148,10 +148,10 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
   for (int q = 0; q < outputs_a_thread; ++q) {
     float r_var = 0.0f;  // a flat window: 0
     if (a.v.n <= ncc::max_narrow_n) {  // exact in 32 bits there (ncc::coefficient)
-      const int var_i = int(unsigned(a.v.n) * s2 - s1 * s1);
+      const int var_i = ncc::variance_narrow(a.v.n, int(s1), s2);
       if (var_i > 0) r_var = rsqrtf(float(var_i));
     } else {
-      const long long var_i = (long long)a.v.n * s2 - (long long)int(s1) * int(s1);
+      const long long var_i = ncc::variance_wide(a.v.n, int(s1), s2);
       if (var_i > 0) r_var = rsqrtf(float(var_i));
     }
     w.sum_i[r * band_cols + x0 + q] = int(s1);
@@ -211,10 +211,8 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
           const int sum_it = acc[m][n][2 * h + e], x = tile_cols * half + 16 * m + 8 * h + g;
           std::uint32_t v = std::uint32_t(sum_it);
           if (!Sums) {
-            // (Narrow: unsigned, so that the wrapping is defined; the difference is the exact value)
-            const float num =
-                Narrow ? float(int(unsigned(a.v.n) * unsigned(sum_it) - unsigned(si[m][h]) * unsigned(sum_t[j])))
-                       : float((long long)a.v.n * sum_it - (long long)si[m][h] * sum_t[j]);
+            const float num = Narrow ? float(ncc::numerator_narrow(a.v.n, si[m][h], sum_it, sum_t[j]))
+                                     : float(ncc::numerator_wide(a.v.n, si[m][h], sum_it, sum_t[j]));
             v = __float_as_uint(num * (rv[m][h] * rsqrt_denom_t[j]));
           }
           stage[j * stage_pitch + x] = v;

@@ -27,15 +27,27 @@ inline unsigned ceil_div(int a, int b) { return unsigned((a + b - 1) / b); }
 // the difference still comes out right) and its conversion to float one instruction; larger
 // templates take 64 bits, whose conversions and products cost several times as many.
 constexpr int max_narrow_n = 363;
+// The two exact terms, in 32 bits (n <= max_narrow_n) and in 64: the numerator N SumIT - SumI SumT
+// and the window's variance term N SumISq - SumI^2 (stage 10 computes them apart, so they are here).
+__device__ __forceinline__ int numerator_narrow(int n, int sum_i, int sum_it, int sum_t) {
+  return int(unsigned(n) * unsigned(sum_it) - unsigned(sum_i) * unsigned(sum_t));
+}
+__device__ __forceinline__ long long numerator_wide(int n, int sum_i, int sum_it, int sum_t) {
+  return (long long)n * sum_it - (long long)sum_i * sum_t;
+}
+__device__ __forceinline__ int variance_narrow(int n, int sum_i, unsigned sum_isq) {
+  return int(unsigned(n) * sum_isq - unsigned(sum_i) * unsigned(sum_i));
+}
+__device__ __forceinline__ long long variance_wide(int n, int sum_i, unsigned sum_isq) {
+  return (long long)n * sum_isq - (long long)sum_i * sum_i;
+}
 __device__ __forceinline__ float coefficient(int n, int sum_i, unsigned sum_isq, int sum_it, int sum_t, float denom_t) {
   if (n <= max_narrow_n) {
-    const int num = int(unsigned(n) * unsigned(sum_it) - unsigned(sum_i) * unsigned(sum_t));
-    const int var_i = int(unsigned(n) * sum_isq - unsigned(sum_i) * unsigned(sum_i));
+    const int num = numerator_narrow(n, sum_i, sum_it, sum_t), var_i = variance_narrow(n, sum_i, sum_isq);
     if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;  // a flat window or template: defined as 0
     return float(num) * rsqrtf(float(var_i) * denom_t);
   }
-  const long long num = (long long)n * sum_it - (long long)sum_i * sum_t;
-  const long long var_i = (long long)n * sum_isq - (long long)sum_i * sum_i;
+  const long long num = numerator_wide(n, sum_i, sum_it, sum_t), var_i = variance_wide(n, sum_i, sum_isq);
   if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;
   return float(num) * rsqrtf(float(var_i) * denom_t);
 }
