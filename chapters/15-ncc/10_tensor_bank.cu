@@ -172,12 +172,13 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
 // them directly writes 8 floats of 4 planes per instruction, 8 partial sectors (the planes' rows
 // start anywhere). Instead the two warps of a pair, which take the two halves of the block's 128
 // columns of one output row and the same templates, put their tiles in a shared stage, template by
-// output, and then each writes half of the templates, each as one contiguous run of 128 outputs
-// (512 bytes, 4 instructions of 128 bytes). The longer the runs, the fewer the sectors that two
-// blocks write parts of (a plane's rows start anywhere, so a run's ends share a sector with the
-// next block's): on the H100, writing the 130 MB of 32 planes without any arithmetic takes 81 us
-// in runs of 256 bytes and 74 us in runs of 512 (notes.md). The staging pitch, 132 words, keeps
-// both phases free of bank conflicts.
+// output, and then the first of them writes all the pair's templates, each as one contiguous run
+// of 128 outputs (512 bytes, 4 instructions of 128 bytes), while the second goes on to its next
+// tile. The longer the runs, the fewer the sectors that two blocks write parts of (a plane's rows
+// start anywhere, so a run's ends share a sector with the next block's): on the H100, writing the
+// 130 MB of 32 planes without any arithmetic takes 81 us in runs of 256 bytes and 74 us in runs of
+// 512; and the fewer the warps that store at once, the faster: 65 us when one warp of each pair
+// stores (notes.md). The staging pitch, 132 words, keeps both phases free of bank conflicts.
 constexpr int stage_pitch = band_cols + 4;
 // The pair's barrier: named barrier 1 + pair for its 64 threads (0 is __syncthreads').
 __device__ __forceinline__ void pair_sync(int pair) {
@@ -219,8 +220,10 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
         }
     }
   pair_sync(pair);  // the stage holds both halves
-  // Warp `half` stores templates 8 nt0 + 4 WN half + i (i < 4 WN), one plane apart: lane c of
-  // instruction q output xs + 32 q + c of the pair's row (xs: its first column).
+  // The pair's first warp stores its templates 8 nt0 + i (i < 8 WN), one plane apart: lane c of
+  // instruction q output xs + 32 q + c of the pair's row (xs: its first column). (The two warps
+  // storing half of them each took 1 us longer for the bank call: notes.md.)
+  if (half != 0) return;
   const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
   const int cols = min(band_cols, wo - xs);  // the pair's columns (none past the image)
   std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef));
@@ -231,13 +234,11 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
   // template's index, or up to 1 us faster for the bank call. ptxas computes each store's address in
   // full under its predicate; forms that take a run's address once and store at fixed offsets from
   // it, with fewer instructions, took 15 us longer: notes.md.)
-  std::uint32_t *first =
-      out + (std::size_t(8 * nt0 + 4 * WN * half) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
+  std::uint32_t *first = out + (std::size_t(8 * nt0) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
 #pragma unroll
-  for (int i = 0; i < 4 * WN; ++i) {
-    const int j = 4 * WN * half + i;
+  for (int j = 0; j < 8 * WN; ++j) {
     if (j >= real) break;
-    std::uint32_t *run = first + std::size_t(i) * plane;
+    std::uint32_t *run = first + std::size_t(j) * plane;
 #pragma unroll
     for (int q = 0; q < band_cols / 32; ++q)
       if (32 * q + lane < cols)  // streaming stores: the planes are not read again here
