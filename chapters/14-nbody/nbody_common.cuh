@@ -124,16 +124,19 @@ void dispatch_blocking(int rows_per_thread, int threads, int unroll, F &&f) {
   throw std::invalid_argument("stages 07 and 08 are compiled for 1, 2, 4 or 8 rows per thread, not " + std::to_string(rows_per_thread));
 }
 
-// How many column slices give every SM several blocks to work on at once (for n = 128K and
-// R * B = 512 rows per block, 256 row blocks alone would leave a 132-SM GPU half idle in the
-// second wave): about 8 blocks per SM, never slices shorter than 8 tiles.
+// How many column slices to cut the interaction matrix into (whole tiles each; the blocks of one
+// row block add their slices' sums with atomicAdd). Two reasons to cut, one rule for both: about
+// 128 blocks per SM. Too few row blocks leave SMs idle (n = 16K at R * B = 1024 rows a block is 16
+// blocks for 132 SMs), and a grid of a few waves of long blocks leaves its last, partial wave on
+// few SMs for a large share of the call (at n = 128K, R 4 x B 256, 8 blocks per SM made 2.2 waves
+// and cost 3%: notes.md, "Why stage 08 stops"). A slice is never shorter than one tile.
 inline int column_split(std::size_t n, std::size_t row_blocks, int tile) {
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::size_t want = std::size_t(sms) * 8;
+  const std::size_t want = std::size_t(sms) * 128;
   std::size_t split = row_blocks >= want ? 1 : ceil_div(want, row_blocks);
-  const std::size_t most = ceil_div(n, std::size_t(tile) * 8);
+  const std::size_t most = ceil_div(n, std::size_t(tile));
   if (split > most) split = most;
   return split < 1 ? 1 : int(split);
 }
