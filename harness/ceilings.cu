@@ -78,13 +78,15 @@ __global__ void dp4a_kernel(int *sink, int seed) {
   if (s == 12345678) *sink = s;
 }
 
-// Steps of one MUFU.RSQ and `Fp32` FP32-pipe instructions (one FADD, then Fp32 - 1 FFMA that
-// need the root), in `Chains` independent chains per thread, all in registers: the instruction mix
-// of an N-body interaction with no memory instruction, no barrier and almost no loop control.
-// rsqrt.approx.ftz.f32 is the course's N-body root (one MUFU.RSQ, nbody::reciprocal_sqrt).
+// Steps of one MUFU.RSQ and 11 FP32-pipe instructions (one FADD, then 10 FFMA that need the
+// root: stage 08's count per interaction), in `Chains` independent chains per thread, all in
+// registers: the instruction mix of an N-body interaction with no memory instruction, no barrier
+// and almost no loop control. rsqrt.approx.ftz.f32 is the course's N-body root (one MUFU.RSQ,
+// nbody::reciprocal_sqrt).
 constexpr int rsqrt_mix_iterations = 2048;
+constexpr int rsqrt_mix_fp32 = 11;
 
-template <int Fp32, int Chains>
+template <int Chains>
 __global__ void rsqrt_mix_kernel(float *sink, float seed) {
   float v[Chains];
 #pragma unroll
@@ -96,7 +98,7 @@ __global__ void rsqrt_mix_kernel(float *sink, float seed) {
       asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v[c] + 1.0f));
       float a = v[c];
 #pragma unroll
-      for (int q = 0; q < Fp32 - 1; ++q) a = fmaf(a, 0.999f, r);
+      for (int q = 0; q < rsqrt_mix_fp32 - 1; ++q) a = fmaf(a, 0.999f, r);
       v[c] = a;
     }
   }
@@ -106,13 +108,13 @@ __global__ void rsqrt_mix_kernel(float *sink, float seed) {
   if (s == 12345.678f) *sink = s;
 }
 
-template <int Fp32, int Chains>
+template <int Chains>
 double rsqrt_mix_rate() {
   device_buffer<float> sink(1);
-  const int blocks = resident_blocks(rsqrt_mix_kernel<Fp32, Chains>, 256) * 4;
+  const int blocks = resident_blocks(rsqrt_mix_kernel<Chains>, 256) * 4;
   stream s;
   timing t = time_device([&](cudaStream_t st) {
-    rsqrt_mix_kernel<Fp32, Chains><<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
+    rsqrt_mix_kernel<Chains><<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
     CUDA_CHECK_LAUNCH();
   }, s);
   return double(Chains) * rsqrt_mix_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
@@ -222,10 +224,10 @@ double fma_tflops() {
 
 double rsqrt_mix_per_s(int chains) {
   switch (chains) {
-    case 1: return rsqrt_mix_rate<11, 1>();
-    case 2: return rsqrt_mix_rate<11, 2>();
-    case 4: return rsqrt_mix_rate<11, 4>();
-    case 8: return rsqrt_mix_rate<11, 8>();
+    case 1: return rsqrt_mix_rate<1>();
+    case 2: return rsqrt_mix_rate<2>();
+    case 4: return rsqrt_mix_rate<4>();
+    case 8: return rsqrt_mix_rate<8>();
     default: throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " + std::to_string(chains));
   }
 }
