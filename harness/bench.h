@@ -75,8 +75,9 @@ double fma_tflops();
 double dp4a_per_s();
 // Steps of one MUFU.RSQ and 11 FP32-pipe instructions (N-body stage 08's interaction), `chains`
 // independent chains per thread (1, 2, 4 or 8: how many MUFU.RSQ a warp reaches together), in
-// registers with no memory instruction: steps per second, every lane counted.
-double rsqrt_mix_per_s(int chains);
+// registers with no memory instruction: steps per second, every lane counted. The FFMAs read two
+// registers and an immediate, or with three_registers three registers (as the interaction's do).
+double rsqrt_mix_per_s(int chains, bool three_registers = false);
 
 struct pcie_rates {
   double h2d_gbs = 0, d2h_gbs = 0, both_gbs = 0;  // both: bytes moved in the two directions at once / time

@@ -82,12 +82,17 @@ __global__ void dp4a_kernel(int *sink, int seed) {
 // root: stage 08's count per interaction), in `Chains` independent chains per thread, all in
 // registers: the instruction mix of an N-body interaction with no memory instruction, no barrier
 // and almost no loop control. rsqrt.approx.ftz.f32 is the course's N-body root (one MUFU.RSQ,
-// nbody::reciprocal_sqrt).
+// nbody::reciprocal_sqrt). The FFMAs multiply by an immediate (two source registers each), or,
+// with ThreeRegisters, by one of four values loaded into registers before the loop (three source
+// registers each, as most of the interaction's FFMAs read): the same instructions, other operands.
 constexpr int rsqrt_mix_iterations = 2048;
 constexpr int rsqrt_mix_fp32 = 11;
 
-template <int Chains>
-__global__ void rsqrt_mix_kernel(float *sink, float seed) {
+template <int Chains, bool ThreeRegisters>
+__global__ void rsqrt_mix_kernel(float *sink, const float *multipliers, float seed) {
+  float m[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) m[k] = ThreeRegisters ? multipliers[k] : 0.999f;
   float v[Chains];
 #pragma unroll
   for (int c = 0; c < Chains; ++c) v[c] = seed + 1e-3f * float(threadIdx.x + c);
@@ -98,7 +103,7 @@ __global__ void rsqrt_mix_kernel(float *sink, float seed) {
       asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v[c] + 1.0f));
       float a = v[c];
 #pragma unroll
-      for (int q = 0; q < rsqrt_mix_fp32 - 1; ++q) a = fmaf(a, 0.999f, r);
+      for (int q = 0; q < rsqrt_mix_fp32 - 1; ++q) a = fmaf(a, m[q % 4], r);
       v[c] = a;
     }
   }
@@ -108,13 +113,15 @@ __global__ void rsqrt_mix_kernel(float *sink, float seed) {
   if (s == 12345.678f) *sink = s;
 }
 
-template <int Chains>
+template <int Chains, bool ThreeRegisters>
 double rsqrt_mix_rate() {
-  device_buffer<float> sink(1);
-  const int blocks = resident_blocks(rsqrt_mix_kernel<Chains>, 256) * 4;
+  device_buffer<float> sink(1), multipliers(4);
+  const float m[4] = {0.999f, 0.998f, 0.997f, 0.996f};
+  CUDA_CHECK(cudaMemcpy(multipliers.get(), m, sizeof m, cudaMemcpyHostToDevice));
+  const int blocks = resident_blocks(rsqrt_mix_kernel<Chains, ThreeRegisters>, 256) * 4;
   stream s;
   timing t = time_device([&](cudaStream_t st) {
-    rsqrt_mix_kernel<Chains><<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
+    rsqrt_mix_kernel<Chains, ThreeRegisters><<<blocks, 256, 0, st>>>(sink.get(), multipliers.get(), 1.0f);
     CUDA_CHECK_LAUNCH();
   }, s);
   return double(Chains) * rsqrt_mix_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
@@ -222,12 +229,12 @@ double fma_tflops() {
   return flops / (t.median_ms * 1e9);
 }
 
-double rsqrt_mix_per_s(int chains) {
+double rsqrt_mix_per_s(int chains, bool three_registers) {
   switch (chains) {
-    case 1: return rsqrt_mix_rate<1>();
-    case 2: return rsqrt_mix_rate<2>();
-    case 4: return rsqrt_mix_rate<4>();
-    case 8: return rsqrt_mix_rate<8>();
+    case 1: return three_registers ? rsqrt_mix_rate<1, true>() : rsqrt_mix_rate<1, false>();
+    case 2: return three_registers ? rsqrt_mix_rate<2, true>() : rsqrt_mix_rate<2, false>();
+    case 4: return three_registers ? rsqrt_mix_rate<4, true>() : rsqrt_mix_rate<4, false>();
+    case 8: return three_registers ? rsqrt_mix_rate<8, true>() : rsqrt_mix_rate<8, false>();
     default: throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " + std::to_string(chains));
   }
 }
