@@ -6,7 +6,8 @@
 // kernel too): let each thread keep R bodies and their sums in registers, so that one body read
 // from the shared tile feeds R interactions; unroll the tile loop U times; and split the columns
 // over several blocks whose partial sums meet in the forces (the split is chosen for you: enough
-// blocks to fill the GPU when N / (R B) row blocks cannot, and short ones at large N). This file picks R, B, U and the split and launches your kernel.
+// blocks to fill the GPU when N / (R B) row blocks cannot, and short ones at large N). This file
+// picks R, B, U and the split and launches your kernel.
 // Watch for: the shared loads per interaction in the SASS against stage 03's (make sass-diff
 // A=14-nbody/03_shared_tiled B=exercise/14-nbody/07_register_blocked); the rate against the
 // FP32-pipe ceiling (FMA rate / 12) in the bench's blocking table; and racecheck, which sees a

@@ -16,8 +16,8 @@
 // instruction mix alone: steps of one MUFU.RSQ and 11 FP32 instructions in registers, with 1, 2, 4
 // or 8 independent chains per thread (how many MUFU.RSQ a warp reaches at once), no memory
 // instruction (harness/ceilings.cu), its FFMAs reading two registers and an immediate, then the
-// same with three registers, as most of the interaction's FFMAs read. Goals, as met/missed lines with the measured ratio: the best
-// >= 2.0e12 interactions/s, and >= 2.3e12 at N = 128K.
+// same with three registers, as most of the interaction's FFMAs read. Goals, as met/missed lines
+// with the measured ratio: the best >= 2.0e12 interactions/s, and >= 2.3e12 at N = 128K.
 // Headline: the best stage against both bounds. N-body has no library
 // baseline; the ceilings are its comparison.
 // lab_symmetric_atomics (14.1.1, figure 14.2): the naive symmetric form the book dismisses, each pair once
@@ -122,10 +122,12 @@ struct context {
   std::vector<float4> body;
   course::device_buffer<float4> d_body, d_force;
   double ceiling = 0, bound11 = 0;  // interactions/s; 0: not measured (--only left them out)
-  double mix_lo = 0, mix_hi = 0;    // the bare mix's rate over 1, 2, 4 and 8 chains (0: not measured)
-  int mix_lo_chains = 0, mix_hi_chains = 0;
-  double mix3_lo = 0, mix3_hi = 0;  // the same with three-register FFMAs
-  int mix3_hi_chains = 0;
+  struct mix_rates {
+    double lo = 0, hi = 0;  // steps/s over 1, 2, 4 and 8 chains (0: not measured)
+    int lo_chains = 0, hi_chains = 0;
+  };
+  mix_rates mix;   // stage 08's mix alone, FFMAs reading two registers and an immediate
+  mix_rates mix3;  // the same, FFMAs reading three registers
   std::map<std::string, int> best_unroll;
   std::map<std::string, nbody::config> best_blocking;
   pick best;
@@ -192,22 +194,18 @@ void measure_bounds(context &c) {
 // from this rate is its memory instructions, its loop and its operands; what separates this rate
 // from FMA rate / 11 is the MUFU.RSQ, and the spread over the chains is how a warp's MUFU.RSQ are
 // grouped. Then the same mix with FFMAs that read three registers where it read two and an
-// immediate: the interaction's FFMAs read three, and a third source register costs issue cycles.
+// immediate, as most of the interaction's FFMAs do: a third source register costs issue cycles.
 void measure_mix(context &c) {
   for (bool three : {false, true}) {
     if (!c.s.selected(three ? mix3_label : mix_label)) continue;
-    double &hi = three ? c.mix3_hi : c.mix_hi, &lo = three ? c.mix3_lo : c.mix_lo;
-    int &hi_chains = three ? c.mix3_hi_chains : c.mix_hi_chains;
+    context::mix_rates &m = three ? c.mix3 : c.mix;
     std::string rates;
     for (int chains : {1, 2, 4, 8}) {
       const double r = bench::rsqrt_mix_per_s(chains, three);
       c.s.results().param(std::string(three ? "rsqrt_mix_11_3reg_chains_" : "rsqrt_mix_11_chains_") + std::to_string(chains) +
                               "_per_s", r);
-      if (hi == 0 || r > hi) hi = r, hi_chains = chains;
-      if (lo == 0 || r < lo) {
-        lo = r;
-        if (!three) c.mix_lo_chains = chains;
-      }
+      if (m.hi == 0 || r > m.hi) m.hi = r, m.hi_chains = chains;
+      if (m.lo == 0 || r < m.lo) m.lo = r, m.lo_chains = chains;
       char buf[64];
       std::snprintf(buf, sizeof buf, "%s%d: %.4g", rates.empty() ? "" : ", ", chains, r);
       rates += buf;
@@ -289,19 +287,19 @@ void progression_goals(context &c, table &t) {
   }
   t.note("best single-GPU stage: " + line);
   c.s.results().headline("N-body " + line);
-  if (c.mix_hi > 0) {
+  if (c.mix.hi > 0) {
     std::snprintf(buf, sizeof buf, "stage 08's mix alone (one MUFU.RSQ + 11 FP32 instructions a step, registers only, no memory "
                   "instruction, FFMAs reading two registers and an immediate): %.4g steps/s at %d chains per thread (the best) to "
                   "%.4g at %d (the worst); %s reaches %.1f%% (%.1f-%.1f%%) of the best",
-                  c.mix_hi, c.mix_hi_chains, c.mix_lo, c.mix_lo_chains, id.c_str(), 100 * r / c.mix_hi, 100 * lo / c.mix_hi,
-                  100 * hi / c.mix_hi);
+                  c.mix.hi, c.mix.hi_chains, c.mix.lo, c.mix.lo_chains, id.c_str(), 100 * r / c.mix.hi, 100 * lo / c.mix.hi,
+                  100 * hi / c.mix.hi);
     t.note(buf);
-    c.s.results().param("best_pct_rsqrt_mix", 100 * r / c.mix_hi);
+    c.s.results().param("best_pct_rsqrt_mix", 100 * r / c.mix.hi);
   }
-  if (c.mix3_hi > 0) {
+  if (c.mix3.hi > 0) {
     std::snprintf(buf, sizeof buf, "the same mix with FFMAs reading three registers, as most of the interaction's do: %.4g to %.4g "
-                  "steps/s (best at %d chains); %s runs at %.2fx its best", c.mix3_lo, c.mix3_hi, c.mix3_hi_chains, id.c_str(),
-                  r / c.mix3_hi);
+                  "steps/s (best at %d chains); %s runs at %.2fx its best", c.mix3.lo, c.mix3.hi, c.mix3.hi_chains, id.c_str(),
+                  r / c.mix3.hi);
     t.note(buf);
   }
   std::snprintf(buf, sizeof buf, "goal >= 2.0e12 interactions/s: %s, %s at %.3fx the goal (%.3f-%.3fx)", r >= goal ? "met" : "MISSED",
@@ -319,20 +317,22 @@ void progression_goals(context &c, table &t) {
     std::snprintf(buf, sizeof buf, "goal >= 2.3e12 interactions/s at N = 128K: %s, %s at %.3fx the goal (%.3f-%.3fx over the repeats)",
                   r >= raised_goal ? "met" : "MISSED", id.c_str(), r / raised_goal, lo / raised_goal, hi / raised_goal);
     line = buf;
-    if (r < raised_goal && c.mix_hi > 0) {
+    if (r < raised_goal && c.mix.hi > 0) {
       std::snprintf(buf, sizeof buf, "; cause: its inner loop is at its instruction floor, and that mix alone (one MUFU.RSQ + 11 FP32, "
                     "registers only) issues at %.4g-%.4g steps/s here with FFMAs reading two registers: the goal is %.1f%% of its "
                     "best, the kernel reaches %.1f%%",
-                    c.mix_lo, c.mix_hi, 100 * raised_goal / c.mix_hi, 100 * r / c.mix_hi);
+                    c.mix.lo, c.mix.hi, 100 * raised_goal / c.mix.hi, 100 * r / c.mix.hi);
       line += buf;
-      if (c.mix3_hi > 0 && r >= c.mix3_hi) {
-        std::snprintf(buf, sizeof buf, "; with three-register FFMAs, as most of the interaction's, the mix reaches %.4g at best, "
-                      "below the kernel: what is left is the issue rate of the kernel's own loop", c.mix3_hi);
+      if (c.mix3.hi > 0) {
+        std::snprintf(buf, sizeof buf, "; with three-register FFMAs, as most of the interaction's, the mix reaches %.4g at best, ",
+                      c.mix3.hi);
         line += buf;
-      } else if (c.mix3_hi > 0) {
-        std::snprintf(buf, sizeof buf, "; with three-register FFMAs, as most of the interaction's, the mix reaches %.4g at best, "
-                      "the kernel %.1f%% of it", c.mix3_hi, 100 * r / c.mix3_hi);
-        line += buf;
+        if (r >= c.mix3.hi) {
+          line += "below the kernel: what is left is the issue rate of the kernel's own loop";
+        } else {
+          std::snprintf(buf, sizeof buf, "the kernel %.1f%% of it", 100 * r / c.mix3.hi);
+          line += buf;
+        }
       }
       std::snprintf(buf, sizeof buf, " (chapters/14-nbody/notes.md; make profile STAGE=14-nbody/%s)", id.c_str());
       line += buf;
@@ -387,8 +387,8 @@ void progression_table(context &c) {
   };
   bound_row(ceiling_label, "FMA rate / 12", c.ceiling);
   bound_row(bound_label, "FMA rate / 11", c.bound11);
-  bound_row(mix_label, "best of 1-8 chains", c.mix_hi);
-  bound_row(mix3_label, "best of 1-8 chains", c.mix3_hi);
+  bound_row(mix_label, "best of 1-8 chains", c.mix.hi);
+  bound_row(mix3_label, "best of 1-8 chains", c.mix3.hi);
   t.set_plot(R"({"kind": "bars", "x": "stage", "y": "Ginteractions/s", "ceiling_from_row": ")" + ceiling_label + R"("})");
   progression_goals(c, t);
   c.s.finish(std::move(t));

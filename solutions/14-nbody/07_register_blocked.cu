@@ -6,14 +6,15 @@
 // in registers, so every body read from shared memory (one broadcast LDS.128) feeds R
 // interactions instead of one; (2) the tile loop is unrolled U times (a template argument), so the
 // loop's compare and branch are paid once per U x R interactions (config::unroll: 8, 16 or 32;
-// anything else: 8); (3) the columns are split into slices computed by different blocks, which
-// add their sums with atomicAdd: when there are too few row blocks to fill every SM (N / (R B)
+// anything else: 8); (3) the columns are split into slices computed by different blocks, which add
+// their sums with atomicAdd: when there are too few row blocks to fill every SM (N / (R B)
 // blocks), and at large N so that the blocks are short and the last, partial wave of them is a
-// small part of the call (nbody::column_split: about 128 blocks per SM). The book reports Harris et al. splitting each row over several threads for small N
-// (partial sums reduced in shared memory, a gain for N <= 4096); here the partial sums come from
-// different blocks and meet in global memory. The interaction is still listing 14.1's (12
-// FP32-pipe instructions); stage 08 changes only that. The kernel is in the lesson header
-// register_blocked.cuh (stages 08 and 10 run it too); this file picks the blocking and the split.
+// small part of the call (nbody::column_split: about 128 blocks per SM). The book reports Harris
+// et al. splitting each row over several threads for small N (partial sums reduced in shared
+// memory, a gain for N <= 4096); here the partial sums come from different blocks and meet in
+// global memory. The interaction is still listing 14.1's (12 FP32-pipe instructions); stage 08
+// changes only that. The kernel is in the lesson header register_blocked.cuh (stages 08 and 10 run
+// it too); this file picks the blocking and the split.
 // The ceiling: the FP32 pipe issues one warp instruction per clock per SM quarter, and everything
 // else (MUFU, LDS, loop) competes for the same issue slots; the bench reports % of (measured FMA
 // rate / 12).
