@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: as fast as the memory goes. Beyond the book; measured against CUB DeviceReduce::Sum.
 //
-// Your task: the load loop of stage 05's single pass (with stage 09's fold, given), rebuilt for
+// Your task: the load loop of stage 05's single pass (the fold after it is given), rebuilt for
 // bandwidth. Every stage of the book keeps one 4-byte load in flight per thread, and so reads at
 // the rate the memory's latency allows for that many bytes in flight, well under its bandwidth
 // (notes.md: why the book's stages all read at one rate). Put many more bytes in flight per
@@ -25,11 +25,17 @@ constexpr int min_threads = 32;
 constexpr int U = 4;                        // int4 loads in flight per thread
 constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
-// Stage 09's warp_sum: every lane of a full warp returns the sum of v over the warp's 32 lanes.
+// Every lane of a full warp returns the sum of v over the warp's 32 lanes. From SM 8.0 that is one
+// instruction, REDUX.SUM (__reduce_add_sync), where stage 09's five shuffles each wait for the
+// last; before SM 8.0 it is stage 09's shuffles.
 __device__ int warp_sum(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, v);
+#else
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
+#endif
 }
 
 // A grid of blocks of exactly B threads adds this block's share of in[0, n) into *answer; a grid
@@ -46,13 +52,17 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   // add, over a grid-stride loop. Watch for: the last, partial group of U, and n < 4.
   COURSE_TODO();
   // EXERCISE END
-  // Stage 09's fold: shuffles within each warp, one barrier, then warp 0 folds the warps' sums.
+  // The fold: each warp's sum, one barrier, then thread 0 adds the B / 32 warp sums (a few shared
+  // loads and adds: shorter than a second warp_sum, on a path a small n waits for end to end).
   sum = warp_sum(sum);
   if constexpr (B > 32) {
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) warp_sums[warp] = sum;
+    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
     __syncthreads();
-    if (warp == 0) sum = warp_sum(lane < B / 32 ? warp_sums[lane] : 0);
+    if (threadIdx.x == 0) {
+      sum = 0;
+#pragma unroll
+      for (unsigned w = 0; w < B / 32; ++w) sum += warp_sums[w];
+    }
   }
   if (threadIdx.x == 0) {
     if (gridDim.x == 1) *answer = sum;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: as fast as the memory goes. Beyond the book; measured against CUB DeviceReduce::Sum.
 //
-// Changes from stage 09 (compare with that stage): the same fold (warp shuffles, then one barrier
-// over the warps' sums), now in a single pass (stage 05: each block adds its total into an answer
-// the host zeroed), with the loads rebuilt for bandwidth. Every stage of the book keeps one 4-byte
-// load in flight per thread, and reads at the rate the memory's latency allows for that many bytes
-// in flight, not at its bandwidth. Here:
+// Changes from stage 09 (compare with that stage): a single pass (stage 05: each block adds its
+// total into an answer the host zeroed), with the loads rebuilt for bandwidth. Every stage of the
+// book keeps one 4-byte load in flight per thread, and reads at the rate the memory's latency
+// allows for that many bytes in flight, not at its bandwidth. Here:
 //   - 16-byte loads: the input is read as int4, a quarter of the load instructions for the same
 //     bytes (a pointer that is not 16-byte aligned starts with up to 3 scalar elements, and the
 //     last n % 4 elements after the last whole int4 are read as ints);
@@ -17,14 +16,14 @@
 // and nothing else, the shape of CUB's single-tile kernel: no memset, no occupancy query, no
 // atomic (the block stores its total). The block is cut to the fewest threads (a power of two, at
 // least a warp) that take n in one group of U int4 each, 256 threads at n = 4096, so all the
-// tile's loads leave at once and the fold has the fewest warps to bring together. There a call is
-// a launch and one block's latency, and every barrier and shared-memory round trip of the fold is
-// on that path.
+// tile's loads leave at once. There a call is a launch and one block's latency, and the fold is
+// on that path: so each warp's sum is one REDUX.SUM from SM 8.0 (stage 09's five shuffles before
+// it), and after the one barrier thread 0 adds the warps' sums itself. Neither matters at large n.
 // What to look for: in the SASS of reduce_kernel<256>, four LDG.E.128 in a row before the adds that
-// use them (and four more, guarded, for the last partial group), and stage 09's fold after them
-// (SHFL.BFLY, one BAR.SYNC). In the progression table the jump from the book's stages to CUB's rate
-// (vs_CUB), and the vs_CUB table's three cases (aligned, an odd n, the input offset by one int).
-// Nsight Compute against 09
+// use them (and four more, guarded, for the last partial group), then the fold: REDUX.SUM (sm_80
+// and later; SHFL.BFLY before), one BAR.SYNC. In the progression table the jump from the book's
+// stages to CUB's rate (vs_CUB), and the vs_CUB table's three cases (aligned, an odd n, the input
+// offset by one int). Nsight Compute against 09
 // (`make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest`): bytes per load request
 // and DRAM throughput up, warp instructions down. The single tile against CUB at small n: the
 // vs_CUB_by_n table (notes.md, the goal at every n).
@@ -39,11 +38,17 @@ constexpr int min_threads = 32;
 constexpr int U = 4;                        // int4 loads in flight per thread
 constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
-// Stage 09's warp_sum: every lane of a full warp returns the sum of v over the warp's 32 lanes.
+// Every lane of a full warp returns the sum of v over the warp's 32 lanes. From SM 8.0 that is one
+// instruction, REDUX.SUM (__reduce_add_sync), where stage 09's five shuffles each wait for the
+// last; before SM 8.0 it is stage 09's shuffles.
 __device__ int warp_sum(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, v);
+#else
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
+#endif
 }
 
 // A grid of blocks of exactly B threads adds this block's share of in[0, n) into *answer; a grid
@@ -81,13 +86,17 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
     }
   }
   // EXERCISE END
-  // Stage 09's fold: shuffles within each warp, one barrier, then warp 0 folds the warps' sums.
+  // The fold: each warp's sum, one barrier, then thread 0 adds the B / 32 warp sums (a few shared
+  // loads and adds: shorter than a second warp_sum, on a path a small n waits for end to end).
   sum = warp_sum(sum);
   if constexpr (B > 32) {
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) warp_sums[warp] = sum;
+    if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
     __syncthreads();
-    if (warp == 0) sum = warp_sum(lane < B / 32 ? warp_sums[lane] : 0);
+    if (threadIdx.x == 0) {
+      sum = 0;
+#pragma unroll
+      for (unsigned w = 0; w < B / 32; ++w) sum += warp_sums[w];
+    }
   }
   if (threadIdx.x == 0) {
     if (gridDim.x == 1) *answer = sum;
