@@ -403,6 +403,52 @@ class CommittedCapturesTest(unittest.TestCase):
             self.assertTrue(launches, path)
 
 
+class SingleTileCaptureTest(unittest.TestCase):
+    """chapters/12-reduction/profiles/capture_single_tile.py: which launches it keeps, its table."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, str(REPO / "chapters" / "12-reduction" / "profiles"))
+        cls.tool = load("course_capture_single_tile",
+                        REPO / "chapters" / "12-reduction" / "profiles" / "capture_single_tile.py")
+
+    @staticmethod
+    def launch(kernel, grid=1, block=256):
+        return profile.Launch("", 0, kernel, {"launch__grid_size": grid, "launch__block_size": block})
+
+    def test_keeps_the_last_single_kernel_cub_call_before_the_stage_on_one_block_of_256(self):
+        L = self.launch
+        cub_first, cub_single = "cub::DeviceReduceKernel<P>(int)", "cub::DeviceReduceSingleTileKernel<P>(int)"
+        stage = "(anonymous namespace)::reduce_kernel<256u>(int *, const int *, unsigned long)"
+        warm, timed = L(cub_single), L(cub_single)
+        launches = [L(cub_first, 264), L(cub_single), L(stage, 264, 512),      # a large n
+                    L(cub_single), L(stage, 1, 64),                           # n = 1024
+                    warm, L(stage), timed, L(stage),                          # n = 4096, warm-up and timed
+                    L(cub_first, 2), L(cub_single), L(stage, 1, 512)]         # n = 8192
+        cub, kept = self.tool.single_tile_pair(launches)
+        self.assertIs(cub, timed)
+        self.assertIs(kept, launches[8])
+        # A single-tile kernel that ends a two-kernel call is not a call at 4096.
+        self.assertIsNone(self.tool.single_tile_pair([L(cub_first, 2), L(cub_single), L(stage)]))
+
+    def test_show_prints_both_calls_and_their_folds(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = self.tool.show()
+        self.assertEqual(status, 0)
+        text = out.getvalue()
+        for word in ("CUB DeviceReduce::Sum", "10_fastest", "REDUX", "1 x 256"):
+            self.assertIn(word, text)
+
+    def test_capture_without_a_gpu_says_so(self):
+        err = io.StringIO()
+        with mock.patch.object(self.tool.ncu_profile, "live_reason", return_value="no GPU here"), \
+                contextlib.redirect_stderr(err):
+            status = self.tool.main(["--build", "build"])
+        self.assertEqual(status, 3)
+        self.assertIn("no GPU here", err.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()
 

@@ -84,6 +84,46 @@ def command(ncu, bench, metrics, log, results, only, kernel, n_m):
             "--results", str(results)]
 
 
+class Failed(Exception):
+    """ncu could not run or profiled nothing: the message is printed, the status returned."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+def run_ncu(make_command, metrics, who):
+    """ncu run as make_command(metrics) says; a metric this ncu does not know is dropped (one line
+    says which) and the run repeated. Returns (the raw CSV text, the metrics kept, the command)."""
+    for _attempt in range(3):
+        cmd = make_command(metrics)
+        run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+        log = Path(cmd[cmd.index("--log-file") + 1])
+        text = log.read_text() if log.is_file() else ""
+        output = run.stdout + run.stderr + text
+        if ncu_profile.permission_denied(output):
+            raise Failed(f"{who}: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
+                         + ncu_profile.PERMISSION_FIX, 3)
+        errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
+        unknown = [m for m in metrics if any(m in l for l in errors)]
+        if unknown and len(unknown) < len(metrics):
+            print(f"{who}: this ncu does not know {', '.join(unknown)}; without them", file=sys.stderr)
+            metrics = [m for m in metrics if m not in unknown]
+            continue
+        if not ncu_profile.parse_raw(text):
+            tail = "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
+            raise Failed(f"{who}: ncu profiled no kernel (status {run.returncode}): {tail}", 1)
+        return text, metrics, cmd
+    raise Failed(f"{who}: ncu kept refusing metrics; see harness/profile.py metrics", 1)
+
+
+def printable(cmd, metrics, scratch):
+    """The command as the capture's header shows it: no metric list, no scratch paths."""
+    line = " ".join(shlex.quote(str(c)) for c in cmd).replace(",".join(metrics), "<metrics: profile.py metrics>")
+    line = line.replace(f"--log-file {Path(scratch) / 'ncu.csv'} ", "")
+    return line.replace(str(Path(scratch) / "results"), "<scratch>")
+
+
 def capture(build):
     reason = ncu_profile.live_reason()
     if reason:
@@ -96,36 +136,13 @@ def capture(build):
     launches, commands = [], []
     with tempfile.TemporaryDirectory(prefix="course-lab-profile-") as scratch:
         for label, only, kernel, n_m in ROWS:
-            log = Path(scratch) / "ncu.csv"
-            for _attempt in range(3):
-                cmd = command(ncu, bench, metrics, log, Path(scratch) / "results", only, kernel, n_m)
-                run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
-                text = log.read_text() if log.is_file() else ""
-                output = run.stdout + run.stderr + text
-                if ncu_profile.permission_denied(output):
-                    print("capture_lab: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
-                          + ncu_profile.PERMISSION_FIX, file=sys.stderr)
-                    return 3
-                errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
-                unknown = [m for m in metrics if any(m in l for l in errors)]
-                if unknown and len(unknown) < len(metrics):
-                    print(f"capture_lab: this ncu does not know {', '.join(unknown)}; without them", file=sys.stderr)
-                    metrics = [m for m in metrics if m not in unknown]
-                    continue
-                break
-            found = ncu_profile.parse_raw(text)
-            if not found:
-                tail = "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
-                print(f"capture_lab: {label}: ncu profiled no {kernel} (status {run.returncode}): {tail}",
-                      file=sys.stderr)
-                return 1
-            for launch in found[:1]:
+            log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
+            text, metrics, cmd = run_ncu(lambda m: command(ncu, bench, m, log, results, only, kernel, n_m), metrics,
+                                         f"capture_lab: {label}")
+            for launch in ncu_profile.parse_raw(text)[:1]:
                 launch.label = label
                 launches.append(launch)
-            printable = " ".join(shlex.quote(str(c)) for c in cmd)
-            printable = printable.replace(",".join(metrics), "<metrics: profile.py metrics>")
-            printable = printable.replace(f"--log-file {log} ", "").replace(str(Path(scratch) / "results"), "<scratch>")
-            commands.append(printable)
+            commands.append(printable(cmd, metrics, scratch))
     header = ncu_profile.header_line(f"{CHAPTER}/lab_folding", ncu_profile.gpu_name(), ncu_profile.ncu_version(ncu),
                                      "one ncu run per lab row: " + commands[0].replace(ROWS[0][1], "<row>"))
     ncu_profile.write_capture(CAPTURE, header, launches)
@@ -184,6 +201,9 @@ def main(argv=None):
         return show()
     try:
         return capture(args.build)
+    except Failed as err:
+        print(err, file=sys.stderr)
+        return err.status
     except ncu_profile.UsageError as err:
         print(f"capture_lab: {err}", file=sys.stderr)
         return getattr(err, "status", 1)

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Nsight Compute counters of one call at n = 4096 ints, stage 10 against CUB, where each is one
+launch of one block (notes.md, "Small n"). `make profile-capture` profiles the progression's call
+at the bench's size, 2^28 ints; this call is one of the by-n table's.
+
+    capture_single_tile.py [--build DIR]   (GPU, ncu) one ncu run over bench-12-reduction --N 1
+                                           (stage 10 and CUB only, one timed pair a size), every
+                                           launch of their kernels profiled; kept: the by-n
+                                           table's timed pair at 4096, written to
+                                           single_tile/4096.csv in the format of the stage
+                                           captures; then the table below
+    capture_single_tile.py --show          the table from the committed single_tile/4096.csv
+
+Which launches: the by-n table times CUB, then stage 10, for each n in turn. At 4096 ints CUB
+launches DeviceReduceSingleTileKernel alone (at larger n the same kernel also ends a two-kernel
+call, after DeviceReduceKernel) and stage 10 one reduce_kernel of 1 block of 256 threads, which it
+launches at no other n; the last such pair in the run is the timed one (the first is the
+warm-up). ncu replays each kernel with the caches flushed, as the bench's L2 flush does. Exit
+status: 0 ok, 1 ncu failed or the pair was not found, 2 no capture to show, 3 no GPU or ncu here.
+"""
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from capture_lab import CHAPTER, HERE, ROOT, Failed, cell, ncu_profile, printable, run_ncu
+
+CAPTURE = HERE / "single_tile" / "4096.csv"
+N = 4096
+CUB_SINGLE, CUB_FIRST, STAGE = "DeviceReduceSingleTileKernel", "DeviceReduceKernel", "reduce_kernel"
+FOLD_OPCODES = ["LDG", "REDUX", "SHFL", "STS", "BAR", "LDS", "STG"]
+
+
+def command(ncu, bench, metrics, log, results):
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
+            "--clock-control", "none", "--kernel-name", f"regex:{CUB_SINGLE}|{CUB_FIRST}|{STAGE}",
+            "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
+            str(bench), "--N", "1", "--only", "^(10_fastest|CUB DeviceReduce::Sum)$", "--warmup", "1",
+            "--repeats", "1", "--max-repeats", "1", "--results", str(results)]
+
+
+def single_tile_pair(launches):
+    """(CUB's launch, stage 10's launch) of the last call pair at n = 4096, or None."""
+    def is_stage(launch):
+        return STAGE in launch.kernel and CUB_SINGLE not in launch.kernel and CUB_FIRST not in launch.kernel
+    found = None
+    for before, cub, stage in zip([None] + launches, launches, launches[1:]):
+        if (CUB_SINGLE in cub.kernel and not (before and CUB_FIRST in before.kernel) and is_stage(stage)
+                and stage.get("launch__grid_size") == 1 and stage.get("launch__block_size") == 256):
+            found = (cub, stage)
+    return found
+
+
+def capture(build):
+    reason = ncu_profile.live_reason()
+    if reason:
+        print(f"capture_single_tile: {reason}; it runs on a GPU machine (--show prints the committed capture)",
+              file=sys.stderr)
+        return 3
+    ncu = ncu_profile.find_ncu()
+    bench = ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+    with tempfile.TemporaryDirectory(prefix="course-single-tile-profile-") as scratch:
+        log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
+        text, metrics, cmd = run_ncu(lambda m: command(ncu, bench, m, log, results), list(ncu_profile.METRIC_NAMES),
+                                     "capture_single_tile")
+        line = printable(cmd, metrics, scratch)
+    launches = ncu_profile.parse_raw(text)
+    pair = single_tile_pair(launches)
+    if pair is None:
+        print(f"capture_single_tile: no call pair at n = {N} among the {len(launches)} launches profiled "
+              f"(CUB's {CUB_SINGLE} alone, then stage 10's {STAGE} on 1 block of 256 threads)", file=sys.stderr)
+        return 1
+    pair[0].label, pair[1].label = "CUB DeviceReduce::Sum", "10_fastest"
+    header = ncu_profile.header_line(f"{CHAPTER}/single_tile n={N}", ncu_profile.gpu_name(),
+                                     ncu_profile.ncu_version(ncu), f"the by-n table's timed pair at n = {N}: {line}")
+    ncu_profile.write_capture(CAPTURE, header, list(pair))
+    print(f"{CAPTURE.relative_to(ROOT)}: 2 kernels of {len(launches)} profiled")
+    return show()
+
+
+def show():
+    if not CAPTURE.is_file():
+        print(f"capture_single_tile: no {CAPTURE.relative_to(ROOT)} yet: run this on a GPU machine with ncu",
+              file=sys.stderr)
+        return 2
+    header, launches = ncu_profile.read_capture(CAPTURE)
+    print(f"# {header}\n")
+    rows = []
+    for launch in launches:
+        s = ncu_profile.summarize([launch])
+        most = sorted(launch.opcodes.items(), key=lambda kv: -kv[1])[:6]
+        dram_kb = None if s.get("dram_mb") is None else s["dram_mb"] * 1e3
+        rows.append([launch.label, f"{launch.get('launch__grid_size'):.0f} x {launch.get('launch__block_size'):.0f}",
+                     cell(s.get("time_us"), 2), cell(launch.get("smsp__inst_executed.sum")),
+                     cell(s.get("stall_total"), 1), s.get("stalls") or "n/a", cell(dram_kb, 1),
+                     ", ".join(f"{op} {count:.0f}" for op, count in most) or "n/a"])
+    print("\n".join(ncu_profile.table(rows, ["call at n = 4096", "blocks x threads", "duration us",
+                                             "warp instructions", "cycles between a warp's instructions",
+                                             "top stalls (warps per issue)", "DRAM kB", "most executed opcodes"])))
+    print()
+    # The loads and the fold, warp instructions per call (a predicated-off instruction counts too).
+    rows = [[launch.label] + [cell(launch.opcodes.get(op, 0.0)) for op in FOLD_OPCODES] for launch in launches]
+    print("\n".join(ncu_profile.table(rows, ["call at n = 4096"] + FOLD_OPCODES)))
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", type=Path, default=ROOT / "build", help="the build directory holding bin/bench-12-reduction")
+    parser.add_argument("--show", action="store_true", help="print the committed capture; profile nothing")
+    args = parser.parse_args(argv)
+    if args.show:
+        return show()
+    try:
+        return capture(args.build)
+    except Failed as err:
+        print(err, file=sys.stderr)
+        return err.status
+    except ncu_profile.UsageError as err:
+        print(f"capture_single_tile: {err}", file=sys.stderr)
+        return getattr(err, "status", 1)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
