@@ -229,7 +229,7 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
   std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef));
   const int real = a.k - 8 * nt0;  // templates to store: no padding
   // (One test of the template per run, before its stores: a form that tested it in every store's
-  // predicate and stepped one pointer a plane at a time took 102 us for the bank call, this 84.)
+  // predicate and stepped one pointer a plane at a time took 102 us for the bank call, this 83.)
   // (Each run's address from the warp's first, a plane per template: level with each from its
   // template's index, or up to 1 us faster for the bank call. ptxas computes each store's address in
   // full under its predicate; forms that take a run's address once and store at fixed offsets from
