@@ -4,7 +4,8 @@
 // NVTX profile ranges, failure accounting) is harness/bench_session.h.
 //
 // progression (--N Mints, default 256M): each stage at its best block size of 32..1024 (a quick
-// look at each), then timed properly: GB/s of input read, % of the read ceiling (a float4 read
+// look at each; --threads T: at T, so that a run under ncu, whose timings are the profiler's,
+// launches what a plain run does), then timed properly: GB/s of input read, % of the read ceiling (a float4 read
 // kernel measured here), speed-up over the previous stage and the ratio to CUB
 // DeviceReduce::Sum timed the same way. Stage 08 counts instead of summing: a row per vote.
 // vs_CUB: the fastest stage and CUB interleaved (A-B-A-B...), the ratio CUB/stage with its range
@@ -87,6 +88,7 @@ struct context {
   bench::session &s;
   std::size_t n, n_odd, n_offset;  // n_offset elements from in + 1
   std::vector<std::size_t> sizes;  // 2^10 .. 2^28, as far as n goes
+  int threads = 0;                  // --threads: every stage at this block size (0: its fastest)
   course::device_buffer<int> in;
   course::device_buffer<int> answer{1};
   course::device_buffer<unsigned long long> count{1};
@@ -144,7 +146,7 @@ void stage_rows(context &c, bench::progression &prog, const reduction::stage &st
     };
     std::vector<int> sizes;
     for (int t : {32, 64, 128, 256, 512, 1024})
-      if (reduction::supports(stage, t)) sizes.push_back(t);
+      if (reduction::supports(stage, t) && (c.threads == 0 || t == c.threads)) sizes.push_back(t);
     const auto best = c.s.best(sizes, make, bytes);
     if (!best) continue;
     const auto m = c.s.time(label, make(best->first), bytes, true);
@@ -301,7 +303,7 @@ void lab_table(context &c) {
   c.s.finish(std::move(lab));
 }
 
-void body(bench::session &s, std::int64_t n_m) {
+void body(bench::session &s, std::int64_t n_m, int threads) {
   std::size_t free_b = 0, total_b = 0;
   course::device_memory(free_b, total_b);
   std::size_t n = std::size_t(n_m) * mega;
@@ -315,6 +317,7 @@ void body(bench::session &s, std::int64_t n_m) {
   s.results().param("n", double(n));
   std::printf("\nSum of %zuM random ints in [%d, %d] (%.2f GB read per call)\n", n / mega, lo, hi, n * sizeof(int) / 1e9);
   context c(s, n, sizes);
+  c.threads = threads;
   progression_table(c);
   vs_cub_table(c);
   table lines("by_n", "GB/s against n: the book's fastest, the fastest, CUB", {{"n", 0}, {"series", 0}, {"time_us", 1}, {"GB/s", 1}});
@@ -326,12 +329,20 @@ void body(bench::session &s, std::int64_t n_m) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::int64_t n_m = 256;
+  std::int64_t n_m = 256, threads = 0;
   bench::settings opt;
   course::options cli("bench_reduction", "Chapter 12: reduction, every stage against the read ceiling and CUB.");
-  cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20");
+  cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20")
+      .add("threads", threads, 0, 1024,
+           "every stage at this block size, a power of two from 32 (a stage without it is left out); 0: each "
+           "stage at the fastest the bench finds");
   bench::add_common_options(cli, opt);
   cli.parse(argc, argv);
+  if (threads != 0 && (threads < 32 || (threads & (threads - 1)) != 0)) {
+    std::fprintf(stderr, "bench_reduction: --threads: expected 0 or a power of two from 32 to 1024, got %lld\n",
+                 static_cast<long long>(threads));
+    return 2;
+  }
   return bench::run("bench_reduction", "12-reduction", "Chapter 12: reduction", opt,
-                    [&](bench::session &s) { body(s, n_m); });
+                    [&](bench::session &s) { body(s, n_m, int(threads)); });
 }

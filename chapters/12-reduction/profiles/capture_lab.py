@@ -124,14 +124,16 @@ def printable(cmd, metrics, scratch):
     return line.replace(str(Path(scratch) / "results"), "<scratch>")
 
 
-def capture(build):
+def ncu_and_bench(who, build):
+    """(ncu, the chapter's bench) on a GPU machine; Failed with status 3 where there is none."""
     reason = ncu_profile.live_reason()
     if reason:
-        print(f"capture_lab: {reason}; it runs on a GPU machine (--show prints the committed capture)",
-              file=sys.stderr)
-        return 3
-    ncu = ncu_profile.find_ncu()
-    bench = ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+        raise Failed(f"{who}: {reason}; it runs on a GPU machine (--show prints the committed capture)", 3)
+    return ncu_profile.find_ncu(), ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+
+
+def capture(build):
+    ncu, bench = ncu_and_bench("capture_lab", build)
     metrics = list(ncu_profile.METRIC_NAMES)
     launches, commands = [], []
     with tempfile.TemporaryDirectory(prefix="course-lab-profile-") as scratch:
@@ -192,21 +194,26 @@ def show():
     return 0
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def cli(who, doc, capture_fn, show_fn, argv=None):
+    """The command line both capture scripts share: --build DIR to capture, --show to print."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--build", type=Path, default=ROOT / "build", help="the build directory holding bin/bench-12-reduction")
     parser.add_argument("--show", action="store_true", help="print the committed capture; profile nothing")
     args = parser.parse_args(argv)
     if args.show:
-        return show()
+        return show_fn()
     try:
-        return capture(args.build)
+        return capture_fn(args.build)
     except Failed as err:
         print(err, file=sys.stderr)
         return err.status
     except ncu_profile.UsageError as err:
-        print(f"capture_lab: {err}", file=sys.stderr)
+        print(f"{who}: {err}", file=sys.stderr)
         return getattr(err, "status", 1)
+
+
+def main(argv=None):
+    return cli("capture_lab", __doc__, capture, show, argv)
 
 
 if __name__ == "__main__":

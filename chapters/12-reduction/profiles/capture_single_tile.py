@@ -4,7 +4,8 @@ launch of one block (notes.md, "Small n"). `make profile-capture` profiles the p
 at the bench's size, 2^28 ints; this call is one of the by-n table's.
 
     capture_single_tile.py [--build DIR]   (GPU, ncu) one ncu run over bench-12-reduction --N 1
-                                           (stage 10 and CUB only, one timed pair a size), every
+                                           --threads 512 (stage 10 and CUB only, at the block
+                                           size plain runs pick, one timed pair a size), every
                                            launch of their kernels profiled; kept: the by-n
                                            table's timed pair at 4096, written to
                                            single_tile/4096.csv in the format of the stage
@@ -19,25 +20,27 @@ warm-up). ncu replays each kernel with the caches flushed, as the bench's L2 flu
 status: 0 ok, 1 ncu failed or the pair was not found, 2 no capture to show, 3 no GPU or ncu here.
 """
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
 
-from capture_lab import CHAPTER, HERE, ROOT, Failed, cell, ncu_profile, printable, run_ncu
+from capture_lab import CHAPTER, HERE, ROOT, cell, cli, ncu_and_bench, ncu_profile, printable, run_ncu
 
 CAPTURE = HERE / "single_tile" / "4096.csv"
 N = 4096
 CUB_SINGLE, CUB_FIRST, STAGE = "DeviceReduceSingleTileKernel", "DeviceReduceKernel", "reduce_kernel"
 FOLD_OPCODES = ["LDG", "REDUX", "SHFL", "STS", "BAR", "LDS", "STG"]
+# The block size a plain run of the bench picks for stage 10 (README's progression table). Under ncu
+# the bench's own pick is the profiler's noise, and below 256 threads 4096 ints are no single tile.
+THREADS = 512
 
 
 def command(ncu, bench, metrics, log, results):
     return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
             "--clock-control", "none", "--kernel-name", f"regex:{CUB_SINGLE}|{CUB_FIRST}|{STAGE}",
             "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
-            str(bench), "--N", "1", "--only", "^(10_fastest|CUB DeviceReduce::Sum)$", "--warmup", "1",
-            "--repeats", "1", "--max-repeats", "1", "--results", str(results)]
+            str(bench), "--N", "1", "--threads", str(THREADS), "--only", "^(10_fastest|CUB DeviceReduce::Sum)$",
+            "--warmup", "1", "--repeats", "1", "--max-repeats", "1", "--results", str(results)]
 
 
 def single_tile_pair(launches):
@@ -53,13 +56,7 @@ def single_tile_pair(launches):
 
 
 def capture(build):
-    reason = ncu_profile.live_reason()
-    if reason:
-        print(f"capture_single_tile: {reason}; it runs on a GPU machine (--show prints the committed capture)",
-              file=sys.stderr)
-        return 3
-    ncu = ncu_profile.find_ncu()
-    bench = ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+    ncu, bench = ncu_and_bench("capture_single_tile", build)
     with tempfile.TemporaryDirectory(prefix="course-single-tile-profile-") as scratch:
         log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
         text, metrics, cmd = run_ncu(lambda m: command(ncu, bench, m, log, results), list(ncu_profile.METRIC_NAMES),
@@ -106,20 +103,7 @@ def show():
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--build", type=Path, default=ROOT / "build", help="the build directory holding bin/bench-12-reduction")
-    parser.add_argument("--show", action="store_true", help="print the committed capture; profile nothing")
-    args = parser.parse_args(argv)
-    if args.show:
-        return show()
-    try:
-        return capture(args.build)
-    except Failed as err:
-        print(err, file=sys.stderr)
-        return err.status
-    except ncu_profile.UsageError as err:
-        print(f"capture_single_tile: {err}", file=sys.stderr)
-        return getattr(err, "status", 1)
+    return cli("capture_single_tile", __doc__, capture, show, argv)
 
 
 if __name__ == "__main__":
