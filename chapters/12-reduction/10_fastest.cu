@@ -21,7 +21,7 @@
 namespace {
 
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
-constexpr int min_threads = 32;
+constexpr int min_threads = 32, max_threads = 1024;
 constexpr int U = 4;                        // int4 loads in flight per thread
 constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
@@ -73,10 +73,12 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
-  if (cfg.blocks == 0 && n <= per_thread * std::size_t(cfg.threads)) {
+  if (cfg.blocks == 0 && n <= per_thread * std::size_t(max_threads)) {
     // One tile: one block, halved while half as many threads still cover n, stores its total. No
-    // memset, no occupancy query, no atomic: the call is this one launch.
-    int threads = cfg.threads;
+    // memset, no occupancy query, no atomic: the call is this one launch. Its size comes from n,
+    // not from cfg.threads (the block size of the grid for large n), as CUB's single-tile kernel
+    // has its own: at 4096 ints, 256 threads whatever the caller tuned the large n for.
+    int threads = max_threads;
     while (threads > min_threads && n <= per_thread * std::size_t(threads / 2)) threads /= 2;
     reduction::dispatch_block_size(threads, [&](auto b) {
       if constexpr (decltype(b)::value >= 32) {

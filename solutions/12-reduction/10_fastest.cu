@@ -12,11 +12,11 @@
 //     bytes in flight per thread, 128 KB per SM with 2048 resident threads;
 //   - as many blocks as fit on the GPU at once and no more, so every block streams for the whole
 //     kernel and the per-block fold and atomic happen once per SM slot, not per tile.
-// Small n: an input of at most one tile (16 ints per thread of a block) is one launch of one block
-// and nothing else, the shape of CUB's single-tile kernel: no memset, no occupancy query, no
-// atomic (the block stores its total). The block is cut to the fewest threads (a power of two, at
-// least a warp) that take n in one group of U int4 each, 256 threads at n = 4096, so all the
-// tile's loads leave at once. There a call is a launch and one block's latency, and the fold is
+// Small n: an input of at most one tile of the largest block (16 ints per thread, 16384 ints) is
+// one launch of one block and nothing else, the shape of CUB's single-tile kernel: no memset, no
+// occupancy query, no atomic (the block stores its total). The block is the fewest threads (a
+// power of two, at least a warp) that take n in one group of U int4 each, 256 threads at n = 4096
+// whatever block size the caller gives for large n, so all the tile's loads leave at once. There a call is a launch and one block's latency, and the fold is
 // on that path: so each warp's sum is one REDUX.SUM from SM 8.0 (stage 09's five shuffles before
 // it), and after the one barrier thread 0 adds the warps' sums itself. Neither matters at large n.
 // What to look for: in the SASS of reduce_kernel<256>, four LDG.E.128 in a row before the adds that
@@ -34,7 +34,7 @@
 namespace {
 
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
-constexpr int min_threads = 32;
+constexpr int min_threads = 32, max_threads = 1024;
 constexpr int U = 4;                        // int4 loads in flight per thread
 constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
@@ -107,10 +107,12 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
-  if (cfg.blocks == 0 && n <= per_thread * std::size_t(cfg.threads)) {
+  if (cfg.blocks == 0 && n <= per_thread * std::size_t(max_threads)) {
     // One tile: one block, halved while half as many threads still cover n, stores its total. No
-    // memset, no occupancy query, no atomic: the call is this one launch.
-    int threads = cfg.threads;
+    // memset, no occupancy query, no atomic: the call is this one launch. Its size comes from n,
+    // not from cfg.threads (the block size of the grid for large n), as CUB's single-tile kernel
+    // has its own: at 4096 ints, 256 threads whatever the caller tuned the large n for.
+    int threads = max_threads;
     while (threads > min_threads && n <= per_thread * std::size_t(threads / 2)) threads /= 2;
     reduction::dispatch_block_size(threads, [&](auto b) {
       if constexpr (decltype(b)::value >= 32) {
