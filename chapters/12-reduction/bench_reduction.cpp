@@ -5,9 +5,10 @@
 //
 // progression (--N Mints, default 256M): each stage at its best block size of 32..1024 (a quick
 // look at each; --threads T: at T, so that a run under ncu, whose timings are the profiler's,
-// launches what a plain run does), then timed properly: GB/s of input read, % of the read ceiling (a float4 read
-// kernel measured here), speed-up over the previous stage and the ratio to CUB
-// DeviceReduce::Sum timed the same way. Stage 08 counts instead of summing: a row per vote.
+// launches what a plain run does), then timed properly: GB/s of input read, % of the read
+// ceiling (a float4 read kernel measured here), speed-up over the previous stage and the ratio
+// to CUB DeviceReduce::Sum timed the same way. Stage 08 counts instead of summing: a row per
+// vote.
 // vs_CUB: the fastest stage and CUB interleaved (A-B-A-B...), the ratio CUB/stage with its range
 // over the pairs, at n, at an odd n (no multiple of any tile: the partial last tile) and with the
 // input offset by one element (a misaligned start: no vector loads from the first element).

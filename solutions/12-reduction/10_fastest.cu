@@ -15,10 +15,11 @@
 // Small n: an input of at most one tile of the largest block (16 ints per thread, 16384 ints) is
 // one launch of one block and nothing else, the shape of CUB's single-tile kernel: no memset, no
 // occupancy query, no atomic (the block stores its total). The block is the fewest threads (a
-// power of two, at least a warp) that take n in one group of U int4 each, 256 threads at n = 4096
-// whatever block size the caller gives for large n, so all the tile's loads leave at once. There a call is a launch and one block's latency, and the fold is
-// on that path: so each warp's sum is one REDUX.SUM from SM 8.0 (stage 09's five shuffles before
-// it), and after the one barrier thread 0 adds the warps' sums itself. Neither matters at large n.
+// power of two, at least a warp) that take n in one group of U int4 each, 256 threads at 4096 ints
+// whatever block size the caller gives for large n, so all the tile's loads leave at once. There a
+// call is a launch and one block's latency, and the fold is on that path: so each warp's sum is
+// one REDUX.SUM from SM 8.0 (stage 09's five shuffles before it), and after the one barrier
+// thread 0 adds the warps' sums itself. Neither matters at large n.
 // What to look for: in the SASS of reduce_kernel<256>, four LDG.E.128 in a row before the adds that
 // use them (and four more, guarded, for the last partial group), then the fold: REDUX.SUM (sm_80
 // and later; SHFL.BFLY before), one BAR.SYNC. In the progression table the jump from the book's
