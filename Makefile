@@ -42,6 +42,11 @@ $(error $(PROFILE_ERROR))
 endif
 endif
 
+# The targets that need a GPU say so before they build anything: the program's one line, status 77
+# in the recipe (make itself then exits 2, as it does for any failed recipe).
+GPU_REASON = $(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import check; print(check.gpu_reason() or "")'
+need_gpu = @why=$$($(GPU_REASON)); if [ -n "$$why" ]; then echo "$(1): needs a GPU ($$why); $(2)"; exit 77; fi
+
 help:
 	@echo "The CUDA Handbook, Part III, as staged exercises. From the repository root:"
 	@echo ""
@@ -87,7 +92,9 @@ nbody: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target nbody
 	$(BUILD)/bin/nbody $(ARGS)
 
-ncc: configure
+ncc:
+	$(call need_gpu,ncc,its kernels run on a GPU)
+	@$(MAKE) --no-print-directory configure
 	@cmake --build $(BUILD) -j $(JOBS) --target ncc
 	$(BUILD)/bin/ncc $(ARGS)
 
@@ -133,9 +140,9 @@ lessons:
 
 # (GPU) every judged stage's reference timed against itself: the judge programs run, and the speed
 # verdict's own noise on this GPU (an instructor's check of a new machine).
-lessons-calibrate: configure
-	@why=$$($(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import check; print(check.gpu_reason() or "")'); \
-	if [ -n "$$why" ]; then echo "lessons-calibrate: needs a GPU ($$why): it times the stages on it"; exit 77; fi
+lessons-calibrate:
+	$(call need_gpu,lessons-calibrate,it times the stages on it)
+	@$(MAKE) --no-print-directory configure
 	@cmake --build $(BUILD) -j $(JOBS) >/dev/null
 	@$(PYTHON) harness/lesson.py calibrate $(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER)) --build $(BUILD)
 
@@ -146,16 +153,18 @@ tour:
 	  --configure "$(MAKE) --no-print-directory configure BUILD=$(BUILD)" --args=$(call quote,$(ARGS))
 
 # The exercises' benchmark writes under results/exercise/, beside the solutions' results/.
-bench: configure
+bench:
+	$(call need_gpu,bench,make tour shows the committed reference results)
+	@$(MAKE) --no-print-directory configure
 	@cmake --build $(BUILD) -j $(JOBS) --target bench-$(CHAPTER)$(if $(EXERCISE),-exercise)
 	$(BUILD)/bin/bench-$(CHAPTER)$(if $(EXERCISE),-exercise) $(if $(EXERCISE),--results results/exercise) $(ARGS)
 
 # Each sanitizer run is a process of its own on a shared GPU: they run side by side.
 # compute-sanitizer needs a GPU: without one, say so (exit 77, the course's "needs a GPU") instead
 # of reporting skipped runs as passed.
-sanitize: configure
-	@why=$$($(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import check; print(check.gpu_reason() or "")'); \
-	if [ -n "$$why" ]; then echo "sanitize: needs a GPU ($$why); the sanitizers run on a GPU machine"; exit 77; fi
+sanitize:
+	$(call need_gpu,sanitize,the sanitizers run on a GPU machine)
+	@$(MAKE) --no-print-directory configure
 	@cmake --build $(BUILD) -j $(JOBS) $(KEEP_GOING) || echo "sanitize: some targets did not build (above): their tests will fail"
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(SANITIZE_JOBS) -L sanitize $(if $(STAGE),-R "$(STAGE)")
 

@@ -24,6 +24,65 @@
 # and once with the exercises (bench-<chapter>-exercise).
 
 set_property(GLOBAL PROPERTY COURSE_STAGE_MANIFEST "")
+set_property(GLOBAL PROPERTY COURSE_TEST_MANIFEST "")
+
+# Every test of the course is added through this function, never with a bare add_test: it records
+# the build targets the test needs (the program it runs, and every $<TARGET_FILE:...> or
+# $<TARGET_OBJECTS:...> among its arguments) in build/tests.json, so make check builds exactly what
+# a test runs without knowing any naming convention. OBJECT names the stage object a stage's test
+# judges: without a GPU, check builds that object alone (the program would only be skipped).
+# course_check_test_manifest() fails the configuration if a test escaped it.
+#   course_add_test(NAME name COMMAND program-or-command [args ...] [OBJECT stage-object])
+function(course_add_test)
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "NAME;OBJECT" "COMMAND")
+  set(needs "")
+  foreach(word IN LISTS A_COMMAND)
+    if(TARGET "${word}")
+      list(APPEND needs "${word}")
+    endif()
+    string(REGEX MATCHALL "\\$<TARGET_(FILE|OBJECTS):[^>]+>" refs "${word}")
+    foreach(ref IN LISTS refs)
+      string(REGEX REPLACE "^\\$<TARGET_(FILE|OBJECTS):([^>]+)>$" "\\2" target "${ref}")
+      list(APPEND needs "${target}")
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES needs)
+  add_test(NAME ${A_NAME} COMMAND ${A_COMMAND})
+  list(JOIN needs "\", \"" needs_json)
+  if(needs)
+    set(needs_json "\"${needs_json}\"")
+  endif()
+  set(entry "\"${A_NAME}\": {\"needs\": [${needs_json}]")
+  if(A_OBJECT)
+    string(APPEND entry ", \"object\": \"${A_OBJECT}\"")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY COURSE_TEST_MANIFEST "${entry}}")
+  set_property(GLOBAL APPEND PROPERTY COURSE_TEST_NAMES "${A_NAME}")
+endfunction()
+
+# build/tests.json: every test and the targets it needs (course_add_test), for harness/check.py.
+# A test added with a bare add_test would be invisible to the checker: it stops the configuration.
+function(course_write_test_manifest)
+  set(dirs ${PROJECT_SOURCE_DIR})
+  set(all "")
+  while(dirs)
+    list(POP_FRONT dirs dir)
+    get_property(tests DIRECTORY ${dir} PROPERTY TESTS)
+    list(APPEND all ${tests})
+    get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+    list(APPEND dirs ${subdirs})
+  endwhile()
+  get_property(known GLOBAL PROPERTY COURSE_TEST_NAMES)
+  foreach(test IN LISTS all)
+    if(NOT test IN_LIST known)
+      message(FATAL_ERROR "test ${test} was added with add_test: use course_add_test "
+                          "(cmake/CourseStages.cmake), so that make check knows what it needs")
+    endif()
+  endforeach()
+  get_property(entries GLOBAL PROPERTY COURSE_TEST_MANIFEST)
+  list(JOIN entries ",\n  " body)
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/tests.json CONTENT "{\"tests\": {\n  ${body}\n}}\n")
+endfunction()
 
 # The warnings a stub causes, silenced in a stage file that still holds COURSE_TODO() and nowhere
 # else. An emptied region leaves behind what only the region used (variables, constants, helper
@@ -124,17 +183,21 @@ function(_course_test_program name test_object stage_object variant chapter stag
   if(variant STREQUAL "wrong")
     # The whole program but its [large] cases, sweep included: it passes when some test rejects
     # the stage (no wrong variant needs 2^31 elements to be rejected).
-    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[large]")
+    course_add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[large]"
+                    OBJECT ${stage_object})
     set(tests ${variant}/${chapter}/${stage})
   else()
     # The stage's tests, then its seeded random sweep as a test of its own (label sweep), then its
     # [large] cases (past 2^31 elements) as one more, the only ones that hold the GPU alone.
-    add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]~[large]")
-    add_test(NAME ${variant}/${chapter}/${stage}/sweep COMMAND ${name} ${extra_args} "[sweep]")
+    course_add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]~[large]"
+                    OBJECT ${stage_object})
+    course_add_test(NAME ${variant}/${chapter}/${stage}/sweep COMMAND ${name} ${extra_args} "[sweep]"
+                    OBJECT ${stage_object})
     set_tests_properties(${variant}/${chapter}/${stage}/sweep PROPERTIES LABELS "gpu;sweep;${chapter};${variant};${labels}")
     set(tests ${variant}/${chapter}/${stage} ${variant}/${chapter}/${stage}/sweep)
     if(has_large)
-      add_test(NAME ${variant}/${chapter}/${stage}/large COMMAND ${name} ${extra_args} "[large]")
+      course_add_test(NAME ${variant}/${chapter}/${stage}/large COMMAND ${name} ${extra_args} "[large]"
+                    OBJECT ${stage_object})
       # One at a time: the [large] cases take up to 27 GB of device memory each.
       set_tests_properties(${variant}/${chapter}/${stage}/large PROPERTIES RESOURCE_LOCK gpu
                            LABELS "gpu;large;${chapter};${variant};${labels}")
@@ -144,7 +207,7 @@ function(_course_test_program name test_object stage_object variant chapter stag
     # and the exercises (reported as skipped while TODO). Each runs in a process of its own, so
     # they share the GPU: no resource lock, make sanitize runs them in parallel.
     foreach(tool memcheck racecheck synccheck)
-      add_test(NAME sanitize/${tool}/${variant}/${chapter}/${stage}
+      course_add_test(NAME sanitize/${tool}/${variant}/${chapter}/${stage}
                COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${name}>)
       set_tests_properties(sanitize/${tool}/${variant}/${chapter}/${stage} PROPERTIES
         SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${chapter};${variant}")
@@ -181,7 +244,7 @@ function(_course_sass_test chapter stage object)
   if(NOT Python3_Interpreter_FOUND)
     return()
   endif()
-  add_test(NAME lesson/sass/solution/${chapter}/${stage}
+  course_add_test(NAME lesson/sass/solution/${chapter}/${stage}
            COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${chapter}/${stage}
                    --object $<TARGET_OBJECTS:${object}>)
   set_tests_properties(lesson/sass/solution/${chapter}/${stage} PROPERTIES
@@ -268,7 +331,7 @@ function(course_add_wrong_variant)
   string(REPLACE "/" "-" test_object "${test_object}")
   if(A_TOOL STREQUAL "sass")
     # A stage that is right but misses its lesson's instructions: its SASS signature must reject it.
-    add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+    course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${A_CHAPTER}/${A_STAGE}
                      --object $<TARGET_OBJECTS:${obj}> --expect-reject)
     set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
@@ -276,7 +339,7 @@ function(course_add_wrong_variant)
   elseif(A_TOOL STREQUAL "speed")
     # A stage that is right but slow: the speed verdict against the solution must find it slow.
     _course_judge_program(judge.${obj} ${A_CHAPTER} ${obj} ${A_LIBS})
-    add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+    course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
              COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py speed ${A_CHAPTER}/${A_STAGE}
                      --reference $<TARGET_FILE:judge.solution.${A_CHAPTER}.${A_STAGE}> --candidate $<TARGET_FILE:judge.${obj}>
                      --expect-slow)
@@ -287,7 +350,7 @@ function(course_add_wrong_variant)
     add_executable(test.${obj} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${obj}>)
     target_link_libraries(test.${obj} PRIVATE course_test_main course_common ${A_LIBS})
     set_target_properties(test.${obj} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
-    add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+    course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
              COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh --expect-reject ${A_TOOL} $<TARGET_FILE:test.${obj}>)
     set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
       SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;wrong;${A_CHAPTER}")
@@ -317,21 +380,21 @@ function(course_add_lab_test)
     endif()
   endforeach()
   if(A_SWEEP)
-    add_test(NAME ${test} COMMAND ${program} "~[sweep]~[large]")
-    add_test(NAME ${test}/sweep COMMAND ${program} "[sweep]")
+    course_add_test(NAME ${test} COMMAND ${program} "~[sweep]~[large]")
+    course_add_test(NAME ${test}/sweep COMMAND ${program} "[sweep]")
     set_tests_properties(${test}/sweep PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
                          LABELS "gpu;sweep;${A_CHAPTER};lab")
   else()
-    add_test(NAME ${test} COMMAND ${program} "~[large]")
+    course_add_test(NAME ${test} COMMAND ${program} "~[large]")
   endif()
   set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "gpu;${A_CHAPTER};lab")
   if(large)
-    add_test(NAME ${test}/large COMMAND ${program} "[large]")
+    course_add_test(NAME ${test}/large COMMAND ${program} "[large]")
     set_tests_properties(${test}/large PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu
                          LABELS "gpu;large;${A_CHAPTER};lab")
   endif()
   foreach(tool memcheck racecheck synccheck)
-    add_test(NAME sanitize/${tool}/${test}
+    course_add_test(NAME sanitize/${tool}/${test}
              COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${program}>)
     set_tests_properties(sanitize/${tool}/${test} PROPERTIES
                          SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${A_CHAPTER};lab")

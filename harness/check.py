@@ -28,11 +28,14 @@ import time
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import course  # noqa: E402  (the stages, read from the tree)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STAGE_ID = re.compile(r"^\d\d_\w+$")
 TOOLS = ("memcheck", "racecheck", "synccheck")
+# A stage that compiles where no GPU can run it: nothing is known of its answer yet.
+UNTESTED = "compiles; untested (no GPU)"
 
 
 # --- test names and stage keys ------------------------------------------------------------------
@@ -86,47 +89,26 @@ def list_tests(build, regex, labels_exclude="sanitize"):
     return json.loads(run.stdout)["tests"]
 
 
-def other_program(name):
-    """The programs of the tests that are not a stage's (the CMakeLists name them so)."""
-    fixed = {"host/harness": "test-harness", "host/pgm": "test-pgm", "host/08-warp/warp_model": "test-08-warp-model"}
-    if name in fixed:
-        return fixed[name]
-    m = re.match(r"^host/(\d\d-[a-z]+)$", name)
-    if m:
-        return f"test-{m.group(1)}-host"
-    if re.match(r"^(gpu|host)/14-nbody/driver", name):
-        return "nbody"
-    if name.startswith("solution/15-ncc/program"):
-        return "ncc"
-    return None
+def read_test_manifest(build):
+    """{test name: {"needs": [targets], "object": stage object}} as CMake wrote it (build/tests.json,
+    from course_add_test in cmake/CourseStages.cmake): what each test runs or reads, by
+    construction, whatever its name."""
+    try:
+        return json.loads((build / "tests.json").read_text())["tests"]
+    except (OSError, ValueError, KeyError):
+        raise SystemExit(f"check: {build / 'tests.json'} is missing or unreadable; configure again "
+                         f"(rm -rf {build} && make check)")
 
 
-def programs_of(test, build):
-    """The build-tree targets a test runs: its programs in build/bin (for a sanitizer test, the
-    program under the tool; for a speed verdict, both judges) and the objects it reads (a SASS
-    verdict on a wrong variant's object, in CMakeFiles/<target>.dir/). ctest lists no command for a
-    program not built yet: the stages' tests are then named by the build's convention
-    (cmake/CourseStages.cmake). An empty list: none of the build's."""
-    bin_dir = os.path.realpath(build / "bin")  # real paths: the checkout may sit behind a link
-    found = []
-    for arg in test.get("command") or []:
-        if os.path.dirname(os.path.realpath(arg)) == bin_dir:
-            found.append(os.path.basename(arg))
-        m = re.search(r"/CMakeFiles/([^/]+)\.dir/", arg)
-        if m:
-            found.append(m.group(1))
-    if found:
-        return found
-    s = stage_of_test(test["name"])
-    if s is None:
-        other = other_program(test["name"])
-        return [other] if other else []
-    variant, chapter, stage, kind = s
-    if kind == "host":
-        return [f"test-{chapter}-cpu-{variant}"]  # chapter 14's CPU stage (chapters/14-nbody/CMakeLists.txt)
-    if kind == "masks":
-        return [f"test.{variant}.{chapter}.{stage}.masks"]  # cmake/CourseWarpMasks.cmake
-    return [f"test.{variant}.{chapter}.{stage}"]
+def programs_of(test, manifest):
+    """The build targets a test needs (its program, the objects and programs among its
+    arguments), as CMake recorded them; [] for a test that needs none (a Python tool's test)."""
+    return list(manifest.get(test["name"], {}).get("needs", []))
+
+
+def object_of(test, manifest):
+    """The stage object a stage's test judges (built alone without a GPU), or None."""
+    return manifest.get(test["name"], {}).get("object")
 
 
 # --- building -----------------------------------------------------------------------------------
@@ -209,6 +191,9 @@ def build_targets(build, targets, jobs, everything):
             f.seek(mark)
             blocks = failed_blocks(f.read())
         failed = stale_targets(build, set(members or targets))
+        if not failed:
+            # A target no selected test needs (a benchmark, in a build of everything): still a failure.
+            broken[f"({group})"] = next(iter(blocks.values()), "see the log")
         for target in failed:
             stem = target[len("test."):] if target.startswith("test.") else target
             broken[target] = next((e for out, e in blocks.items() if stem in out), None) or next(
@@ -257,7 +242,11 @@ def run_ctest(build, names, jobs):
         if "COURSE_SKIP:" in out or status == "disabled" or (
                 skipped is not None and "SKIP" in (skipped.get("message") or "")):
             results[case.get("name")] = ("skipped", out)
-        elif status in ("fail", "notrun") or case.find("failure") is not None:  # notrun: no program
+        elif status == "notrun":
+            # ctest found no program to run: a build step this check did not take.
+            results[case.get("name")] = ("failed", out + "\nnot run: ctest found no program to run "
+                                         "(build it with: cmake --build " + str(build) + ")")
+        elif status == "fail" or case.find("failure") is not None:
             results[case.get("name")] = ("failed", out)
         else:
             results[case.get("name")] = ("passed", out)
@@ -413,14 +402,31 @@ def stage_state(kinds, results, broken_reason):
         if "TODO" in text:
             return "TODO", ""
         if "GPU" in text or "driver" in text:
-            return "compiled, not run: needs a GPU", ""
+            return UNTESTED, ""
         return "skipped", text.strip().splitlines()[0] if text.strip() else ""
     return "passed", ""
+
+
+def stage_selection(arg):
+    """STAGE as ctest's -R. A name that resolves to one stage (course.match_stage: the whole id or
+    the unambiguous start of one) selects that stage alone, the reference's unless exercise/ is
+    given, as every other target reads a stage name; anything else is a regex over test names."""
+    if not arg:
+        return arg
+    variant, rest = course.split_variant(arg)
+    found, _ = course.match_stage(rest, ROOT)
+    return f"{variant}/{found}" if found else arg
 
 
 def run(args):
     build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
     refresh_configuration(build)
+    selected = stage_selection(args.stage)
+    if selected != args.stage:
+        yours = (f"; your stage is STAGE=exercise/{selected.split('/', 1)[1]}"
+                 if selected.startswith("solution/") else "")
+        print(f"check: STAGE={args.stage} selects {selected}{yours}")
+    args.stage = selected
     tests = list_tests(build, args.stage)
     if not tests:
         chapters = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
@@ -428,33 +434,30 @@ def run(args):
               f"exercise/13-scan/04_two_level; chapters: {', '.join(chapters)}; `make help` lists every stage.")
         return 2
     reason = gpu_reason()
-    # Without a GPU (and outside CI, which builds and tests everything) only what can run here is
-    # built: every selected stage's objects (so a stage that does not compile is found) and the host
-    # tests' programs. The GPU test programs and the wrong variants would only be skipped.
-    everything = args.everything or bool(os.environ.get("CI"))
-    offline = bool(reason) and not everything
+    manifest = read_test_manifest(build)
+    # Without a GPU only what can run here is built: every selected stage's objects (so a stage
+    # that does not compile is found) and the host tests' programs. The GPU test programs and the
+    # wrong variants would only be skipped. ALL=1 (--everything) builds and runs every test anyway.
+    offline = bool(reason) and not args.everything
     if reason:
         print(f"note: {reason}: GPU tests are not run here" + (
             "; every selected stage is compiled, and the host tests run (chapter 14's CPU stage among them)"
             if offline else " (reported as Skipped); host tests run"))
 
-    # Which programs the selected tests need, and which stage each test belongs to.
-    programs, by_stage, unknown, offline_skip = {}, {}, False, {}
+    # Which programs the selected tests need (build/tests.json), and which stage each test belongs to.
+    programs, by_stage, offline_skip = {}, {}, {}
     for t in tests:
         s = stage_of_test(t["name"])
         if s and s[0] != "wrong":
             by_stage.setdefault(key(*s[:3]), {})[s[3]] = t["name"]
         if offline and "host" not in labels_of(t):
-            if s and s[0] in ("solution", "exercise") and s[3] != "host":
-                obj = f"{s[0]}.{s[1]}.{s[2]}"
+            obj = object_of(t, manifest)
+            if obj:
                 programs.setdefault(obj, []).append(t["name"])
                 offline_skip[t["name"]] = obj
             continue
-        progs = programs_of(t, build)
-        for prog in progs:
+        for prog in programs_of(t, manifest):
             programs.setdefault(prog, []).append(t["name"])
-        if not progs and not t.get("command"):
-            unknown = True  # a program not built yet whose target the name does not tell: build all
     # One stage selected on a GPU: the judge programs of its speed verdict, its own and the solution's.
     judged = sorted(by_stage)
     if len(judged) == 1 and not reason:
@@ -462,7 +465,7 @@ def run(args):
         if variant == "exercise" and isinstance(lesson.declaration(f"{chapter}/{stage}").get("speed"), dict):
             for v in ("exercise", "solution"):
                 programs.setdefault(f"judge.{v}.{chapter}.{stage}", [])
-    broken = build_targets(build, set(programs), args.jobs, everything=(not args.stage or unknown) and not offline)
+    broken = build_targets(build, set(programs), args.jobs, everything=not args.stage and not offline)
     broken_tests = {n: broken[p] for p, names in programs.items() if p in broken for n in names}
     for program, reason_text in sorted(broken.items()):
         print(f"check: {program} does not compile, its tests are left out: {reason_text}")
@@ -484,10 +487,10 @@ def run(args):
         k = stage_keys[0]
         ran = [results.get(n, ("", ""))[0] for n in by_stage[k].values()]
         if ran and all(s in ("passed", "failed") for s in ran) and "host" not in by_stage[k]:
-            variant, chapter, stage = k.split("/")
-            program = build / "bin" / f"test.{variant}.{chapter}.{stage}"  # the convention above
-            if program.is_file():
-                sanitizers[k] = run_sanitizers(build, program, k)
+            main = by_stage[k].get("tests")
+            program = next(iter(programs_of({"name": main}, manifest)), None) if main else None
+            if program and (build / "bin" / program).is_file():
+                sanitizers[k] = run_sanitizers(build, build / "bin" / program, k)
 
     # One stage selected, its tests and sanitizers clean: what it teaches.
     lessons = {}
@@ -496,7 +499,7 @@ def run(args):
         state, _ = stage_state(by_stage[k], results, next((broken_tests[n] for n in by_stage[k].values()
                                                            if n in broken_tests), None))
         clean = not any(v == "errors" for v in sanitizers.get(k, {}).values())
-        if state in ("passed", "compiled, not run: needs a GPU") and clean:
+        if state in ("passed", UNTESTED) and clean:
             lessons[k] = lesson_checks(build, k, gpu=not reason)
 
     # The summary, and progress.json.
@@ -536,13 +539,13 @@ def run(args):
                 if what in earlier:
                     entry[what] = earlier[what]
         progress["stages"][k] = entry
-        if state not in ("TODO",) and (k.startswith("exercise/") or state not in ("passed", "compiled, not run: needs a GPU")):
+        if state not in ("TODO",) and (k.startswith("exercise/") or state not in ("passed", UNTESTED)):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
     save_progress(build, progress)
 
     failed_other = [n for n, (s, _) in results.items() if s == "failed" and not stage_of_test(n)]
     wrong_failed = [n for n, (s, _) in results.items() if s == "failed" and (stage_of_test(n) or ("",))[0] == "wrong"]
-    order = ["passed", "correct, but slow", "misses its SASS signature", "failed", "compiled, not run: needs a GPU", "TODO",
+    order = ["passed", "correct, but slow", "misses its SASS signature", "failed", UNTESTED, "TODO",
              "does not compile", "skipped", "not run"]
     print()
     for variant in ("exercise", "solution"):
@@ -556,13 +559,16 @@ def run(args):
     for n in wrong_failed:
         print(f"  {n}: a deliberately wrong stage was accepted by the tests")
     for n in failed_other:
-        print(f"  {n}: failed")
+        out = results[n][1]
+        why = first_failure(out) or next((l.strip() for l in reversed(out.splitlines()) if l.strip()), "")
+        print(f"  {n}: failed" + (f": {why}" if why else "") + f" (ctest --test-dir {build} -R '^{n}$' "
+              "--output-on-failure shows it all)")
     if not args.stage:
         print("`make progress` shows every stage's state; `make check STAGE=exercise/<chapter>/<stage>` checks one "
               "stage completely (its tests; on a GPU the sanitizers and its speed; with cuobjdump its SASS).")
     bad = sum(c.get("failed", 0) + c.get("does not compile", 0) + c.get("correct, but slow", 0)
               + c.get("misses its SASS signature", 0) for c in counts.values())
-    bad += len(wrong_failed) + len(failed_other)
+    bad += len(wrong_failed) + len(failed_other) + len([p for p in broken if p not in programs])
     return 1 if bad else 0
 
 
@@ -612,7 +618,7 @@ def progress(args):
     for chapter in chapters:
         stages = sorted(p.stem for p in (ROOT / "solutions" / chapter).glob("[0-9]*.cu"))
         print(f"\n{chapter}")
-        print(f"  {'stage':26} {'answer':30} {'sanitizers':16} {'speed':12} {'SASS':12}")
+        print(f"  {'stage':26} {'answer':29} {'sanitizers':16} {'speed':12} {'SASS':12}")
         for stage in stages:
             k = key("exercise", chapter, stage)
             rec = recorded.get(k)
@@ -633,9 +639,9 @@ def progress(args):
                 san = ("clean" if all(v == "clean" for v in vals.values()) else ", ".join(
                     f"{t} {v}" for t, v in vals.items() if v != "clean")) if vals else "not run"
                 sp, sa = speed_cell(rec), sass_cell(rec)
-            short = state if len(state) <= 30 else state[:27] + "..."
+            short = state if len(state) <= 28 else state[:25] + "..."  # two spaces before the next column
             total[state.split(":")[-1].strip()] = total.get(state.split(":")[-1].strip(), 0) + 1
-            print(f"  {stage:26} {short:30} {san:16} {sp:12} {sa:12}")
+            print(f"  {stage:26} {short:29} {san:16} {sp:12} {sa:12}")
     print("\n" + "; ".join(f"{v} {k}" for k, v in sorted(total.items())))
     print("speed: your stage's speed over the reference solution's, timed interleaved by make check STAGE=exercise/...;"
           " SASS: its instructions against the stage's signature (chapters/<chapter>/lessons.toml)")
@@ -653,7 +659,7 @@ def main():
     r.add_argument("--stage", default="")
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     r.add_argument("--everything", action="store_true",
-                   help="build and run every test even without a GPU, as CI does (CI=true does the same)")
+                   help="build and run every test even without a GPU (make check ALL=1; CI's strict pass)")
     p = sub.add_parser("progress")
     p.add_argument("--build", default="build")
     args = parser.parse_args()

@@ -6,6 +6,7 @@ targets' arguments.
                                                a target's arguments are wrong; nothing when fine
     course.py list {chapters,stages,gpu-stages,benches,wrong-variants}
     course.py target STAGE                     the object library of a stage (for make sass)
+    course.py quickstart                       the README's quick-start commands (CI runs them)
 
 Chapters are chapters/NN-topic/ with a solutions/NN-topic/; stages are
 solutions/<chapter>/[0-9][0-9]_*.cu; a chapter has a benchmark when its CMakeLists.txt calls
@@ -259,6 +260,19 @@ def _goals_and_variables(argv):
     return goals, variables
 
 
+# ---------------------------------------------------------------- the README's quick start
+
+def quickstart(root=ROOT):
+    """The commands of the README's quick start (the first code block under '## Quick start'),
+    without their comments: what a new student types first, and what CI runs first, as written."""
+    text = (root / "README.md").read_text()
+    m = re.search(r"^## Quick start\n.*?^```[^\n]*\n(.*?)^```", text, flags=re.M | re.S)
+    if not m:
+        return []
+    commands = [line.split("#", 1)[0].strip() for line in m.group(1).splitlines()]
+    return [c for c in commands if c]
+
+
 # ---------------------------------------------------------------- reference results
 
 def load_result(path):
@@ -326,6 +340,9 @@ def main(argv=None):
             print(f"{variant}.{found.replace('/', '.')}")
             return 0
         return 2
+    if argv == ["quickstart"]:
+        print("\n".join(quickstart()))
+        return 0
     if argv[:1] == ["list"] and len(argv) == 2:
         what = argv[1]
         rows = {"chapters": chapters, "stages": stage_ids, "benches": bench_chapters,

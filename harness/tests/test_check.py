@@ -61,28 +61,36 @@ class TestNames(unittest.TestCase):
                      "host/exercises-in-sync"):
             self.assertIsNone(check.stage_of_test(name), name)
 
-    def test_programs_a_test_needs(self):
-        build = Path("/tmp/course-build")
-        bin_dir = str(build / "bin")
-        # A wrong variant judged by its SASS: the test reads the variant's object, not a program.
-        sass = {"name": "wrong/15-ncc/07_dp4a.no_dp4a",
-                "command": ["python3", "harness/lesson.py", "sass", "15-ncc/07_dp4a", "--object",
-                            str(build / "chapters/15-ncc/CMakeFiles/wrong.15-ncc.07_dp4a.no_dp4a.dir/x/07_dp4a.cu.o"),
-                            "--expect-reject"]}
-        self.assertEqual(check.programs_of(sass, build), ["wrong.15-ncc.07_dp4a.no_dp4a"])
-        # A speed verdict: both judges.
-        speed = {"name": "wrong/11-streaming/03_vectorized_float4.scalar",
-                 "command": ["python3", "harness/lesson.py", "speed", "11-streaming/03_vectorized_float4",
-                             "--reference", bin_dir + "/judge.solution.11-streaming.03_vectorized_float4",
-                             "--candidate", bin_dir + "/judge.wrong.11-streaming.03_vectorized_float4.scalar",
-                             "--expect-slow"]}
-        self.assertEqual(check.programs_of(speed, build), ["judge.solution.11-streaming.03_vectorized_float4",
-                                                           "judge.wrong.11-streaming.03_vectorized_float4.scalar"])
-        # Not built yet (ctest lists no command): by the naming convention; the chapter's program by name.
-        self.assertEqual(check.programs_of({"name": "solution/13-scan/04_two_level"}, build),
-                         ["test.solution.13-scan.04_two_level"])
-        self.assertEqual(check.programs_of({"name": "solution/15-ncc/program"}, build), ["ncc"])
-        self.assertEqual(check.programs_of({"name": "host/exercises-in-sync"}, build), [])
+    def test_programs_a_test_needs_come_from_the_build(self):
+        # build/tests.json, as course_add_test writes it: what a test runs or reads, whatever its
+        # name (a test the checker could not place once broke make check on a fresh clone).
+        manifest = {
+            "wrong/15-ncc/07_dp4a.no_dp4a": {"needs": ["wrong.15-ncc.07_dp4a.no_dp4a"]},
+            "solution/13-scan/04_two_level": {"needs": ["test.solution.13-scan.04_two_level"],
+                                              "object": "solution.13-scan.04_two_level"},
+            "host/12-reduction/bench-threads-cli": {"needs": ["bench-12-reduction"]},
+            "host/exercises-in-sync": {"needs": []},
+        }
+        self.assertEqual(check.programs_of({"name": "wrong/15-ncc/07_dp4a.no_dp4a"}, manifest),
+                         ["wrong.15-ncc.07_dp4a.no_dp4a"])
+        self.assertEqual(check.programs_of({"name": "host/12-reduction/bench-threads-cli"}, manifest),
+                         ["bench-12-reduction"])
+        self.assertEqual(check.programs_of({"name": "host/exercises-in-sync"}, manifest), [])
+        self.assertEqual(check.object_of({"name": "solution/13-scan/04_two_level"}, manifest),
+                         "solution.13-scan.04_two_level")
+        self.assertIsNone(check.object_of({"name": "host/exercises-in-sync"}, manifest))
+
+    def test_a_stage_name_selects_that_stage_alone(self):
+        # The reference's name is the reference (as make sass and make reset read it), not also
+        # the student's stage; exercise/ selects the student's.
+        self.assertEqual(check.stage_selection("11-streaming/01_grid_stride"),
+                         "solution/11-streaming/01_grid_stride")
+        self.assertEqual(check.stage_selection("exercise/11-streaming/02"),
+                         "exercise/11-streaming/02_unrolled_templated")
+        self.assertEqual(check.stage_selection("03_vectorized"), "solution/11-streaming/03_vectorized_float4")
+        # Not one stage: a regex over the test names, as before.
+        for arg in ("11-streaming", "exercise/13-scan", "host/harness", "01", "", "solution/11-streaming/0[12]"):
+            self.assertEqual(check.stage_selection(arg), arg)
 
 
 class TestBuildLog(unittest.TestCase):
@@ -153,7 +161,7 @@ class TestStageState(unittest.TestCase):
         skip_gpu = ("skipped", "COURSE_SKIP: GPU tests skipped: no NVIDIA driver found")
         names = list(self.kinds.values())
         self.assertEqual(self.state({n: skip_todo for n in names}), "TODO")
-        self.assertEqual(self.state({n: skip_gpu for n in names}), "compiled, not run: needs a GPU")
+        self.assertEqual(self.state({n: skip_gpu for n in names}), check.UNTESTED)
         self.assertEqual(self.state({names[0]: ("passed", ""), names[1]: ("passed", "")}), "passed")
         self.assertEqual(self.state({names[0]: ("passed", ""), names[1]: ("failed", "")}), "failed")
         self.assertEqual(self.state({}, broken="x.cu(1): error"), "does not compile")
