@@ -183,8 +183,7 @@ function(_course_test_program name test_object stage_object variant chapter stag
   if(variant STREQUAL "wrong")
     # The whole program but its [large] cases, sweep included: it passes when some test rejects
     # the stage (no wrong variant needs 2^31 elements to be rejected).
-    course_add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[large]"
-                    OBJECT ${stage_object})
+    course_add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[large]")
     set(tests ${variant}/${chapter}/${stage})
   else()
     # The stage's tests, then its seeded random sweep as a test of its own (label sweep), then its
