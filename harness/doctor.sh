@@ -231,16 +231,22 @@ probe_lib() {  # probe_lib LABEL LIB PACKAGE PURPOSE -> sets HAVE_<LIB>
 
 # --- what will run --------------------------------------------------------------------------
 
-verdict() {  # verdict NAME "NEED=0|1"... -> "yes", or "no: needs" and the NEEDs that are 0
-  local name=$1 need lacking=""
-  shift
+lacking() {  # lacking "NEED=0|1"... -> the NEEDs that are 0, comma-separated (empty: none)
+  local need list=""
   for need in "$@"; do
-    [ "${need##*=}" = 1 ] || lacking="${lacking:+$lacking, }${need%=*}"
+    [ "${need##*=}" = 1 ] || list="${list:+$list, }${need%=*}"
   done
-  if [ -z "$lacking" ]; then
+  echo "$list"
+}
+
+verdict() {  # verdict NAME "NEED=0|1"... -> "yes", or "no: needs" and the NEEDs that are 0
+  local name=$1 missing
+  shift
+  missing=$(lacking "$@")
+  if [ -z "$missing" ]; then
     row "$name" "yes"
   else
-    row "$name" "no: needs $lacking"
+    row "$name" "no: needs $missing"
   fi
 }
 
@@ -254,14 +260,25 @@ summary() {
           "a C++17 compiler=$CXX_OK"
   verdict "host tests" "the build=$build" "Catch2=$catch2" "python3=$python"
   verdict "GPU tests" "the build=$build" "Catch2=$catch2" "an NVIDIA GPU=$gpu"
-  verdict "benchmarks/tour" "the build=$build" "an NVIDIA GPU=$gpu" "cuBLAS=$HAVE_CUBLAS"
+  local bench_needs=("the build=$build" "an NVIDIA GPU=$gpu" "cuBLAS=$HAVE_CUBLAS")
+  verdict "benchmarks" "${bench_needs[@]}"
+  # Without a GPU the tour builds nothing: it prints the committed reference runs (harness/tour.py).
+  if [ "$gpu" = 0 ]; then
+    row "make tour" "yes: the committed reference runs (no GPU here)"
+  elif [ -z "$(lacking "${bench_needs[@]}")" ]; then
+    row "make tour" "yes: builds and runs every benchmark"
+  else
+    row "make tour" "no: needs $(lacking "${bench_needs[@]}")"
+  fi
   verdict "make sanitize" "the build=$build" "Catch2=$catch2" "an NVIDIA GPU=$gpu" \
           "compute-sanitizer=$HAVE_COMPUTE_SANITIZER"
   if [ "$HAVE_CUOBJDUMP" = 1 ]; then
     row "make sass" "yes"
   else
-    # sass.py reads the captures committed from the reference GPU without any CUDA tool.
-    row "make sass" "committed captures only: harness/sass.py dump chapters/<chapter>/sass/sm_90/<stage>.sass"
+    # Your stage's PTX comes from nvcc alone; the reference's SASS was captured on the reference GPU
+    # and committed, so it needs no CUDA tool.
+    row "make sass" "your stage's PTX (no cuobjdump); the reference's SASS captures by its name:"
+    row "" "make sass STAGE=<chapter>/<stage>"
   fi
   if [ -n "$PLOT_PYTHON" ]; then
     row "make plots" "yes ($PLOT_PYTHON)"
@@ -298,7 +315,7 @@ main() {
   probe_ninja
   probe_python
   probe_tool cuobjdump cuda-cuobjdump "make sass, and the SASS signature make check judges" \
-    "make sass reads the SASS committed from the reference GPU; make check says 'SASS not checked'"
+    "make check says 'SASS not checked'; make sass: below"
   probe_tool nvdisasm cuda-nvdisasm "control-flow graphs of SASS" ""
   probe_tool compute-sanitizer cuda-sanitizer "make sanitize, and make check STAGE=... on a GPU" \
     "make check STAGE=... runs the tests without the three sanitizer runs"

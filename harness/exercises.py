@@ -44,6 +44,7 @@ import datetime
 import difflib
 import pathlib
 import re
+import shlex
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -485,9 +486,13 @@ def reset_file(name, chapter, root, stage=None):
         return f"{rel(exercise, root)} is already the stub: nothing to save, nothing reset{role}", False
     saved = backup(exercise, root)
     exercise.write_text(stub)
+    # The command that puts the student's version back, to paste from the repository root.
+    undo = f"; to undo: cp {shlex.quote(rel(saved, root))} {shlex.quote(rel(exercise, root))}"
     if stage:
-        return f"saved your version of {stage} to {rel(saved, root)}; reset {rel(exercise, root)} to the stub", True
-    return f"saved your version of {rel(exercise, root)} to {rel(saved, root)}; reset it to the stub{role}", True
+        return (f"saved your version of {stage} to {rel(saved, root)}; "
+                f"reset {rel(exercise, root)} to the stub{undo}"), True
+    return (f"saved your version of {rel(exercise, root)} to {rel(saved, root)}; "
+            f"reset it to the stub{role}{undo}"), True
 
 
 def reset(stage_arg, root=None):

@@ -23,6 +23,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -30,6 +31,86 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
 
 ROOT = course.ROOT
+
+# The width the tour's own text keeps to: a laptop terminal's.
+WIDTH = 100
+# The statistics of a row beside its median (time_ms): the JSON file and the chapter's README keep
+# them; the tour drops them so that a progression table fits WIDTH.
+STATISTICS = ("min_ms", "max_ms", "repeats", "spread%", "batch_ms")
+
+
+def wrap(text, indent="", hanging="  ", width=WIDTH):
+    """Prose as lines of at most width columns; a word longer than that (a path) stays whole."""
+    # Hyphens are not break points: chapter names (11-streaming) and ranges (1.03-1.08x) stay whole.
+    return textwrap.wrap(str(text), width, initial_indent=indent,
+                         subsequent_indent=indent + hanging, break_long_words=False,
+                         break_on_hyphens=False) or [indent]
+
+
+def split_header(name):
+    """A column name on two lines, broken at a space or after a '_' or '/' where that makes it
+    narrowest (pct_fp32_ceiling: pct_fp32_ / ceiling); a name without one stays whole."""
+    cuts = [i + 1 for i, c in enumerate(name[:-1]) if c in "_/ "]
+    if not cuts:
+        return [name]
+    cut = min(cuts, key=lambda i: max(i, len(name) - i))
+    return [name[:cut].rstrip(), name[cut:]]
+
+
+def fit_rows(rows, left, width, sep="  ", indent=""):
+    """Aligned lines of rows of text cells (rows[0] the header), at most width columns where the
+    cells allow. First a name wider than its column's cells goes on two header lines; then the
+    widest column still able to narrow wraps its cells at spaces (its rows take several lines).
+    Columns in left are left-aligned, the others right-aligned."""
+    ncols = len(rows[0])
+    heads = [[name] for name in rows[0]]
+    body = rows[1:]
+    cell_width = [max([0] + [len(r[i]) for r in body]) for i in range(ncols)]
+
+    def widths_now():
+        return [max([cell_width[i]] + [len(h) for h in heads[i]]) for i in range(ncols)]
+
+    room = width - len(indent) - len(sep) * (ncols - 1)
+    # Splitting a name costs one header line; wrapping cells costs lines in every row it touches.
+    # A split that saves a column or two only makes names hard to read: those come last, below.
+    while sum(widths_now()) > room:
+        saving = [max(len(heads[i][0]), cell_width[i])
+                  - max([cell_width[i]] + [len(h) for h in split_header(heads[i][0])])
+                  if len(heads[i]) == 1 else 0 for i in range(ncols)]
+        i = max(range(ncols), key=lambda i: saving[i])
+        if saving[i] < 3:
+            break
+        heads[i] = split_header(heads[i][0])
+    words = [max([0] + [len(w) for r in body for w in r[i].split()]) for i in range(ncols)]
+    while sum(widths_now()) > room:
+        widths = widths_now()
+        # A column's cells can narrow down to its name and its longest word.
+        narrowable = [i for i in range(ncols)
+                      if widths[i] > max([words[i]] + [len(h) for h in heads[i]])]
+        if narrowable:
+            i = max(narrowable, key=lambda i: widths[i])
+            cell_width[i] = max(len(piece) for r in body
+                                for piece in wrap(r[i], hanging="", width=widths[i] - 1))
+            continue
+        # Every column is down to its name or its longest word: names on two lines, then again.
+        unsplit = [i for i in range(ncols) if len(heads[i]) == 1 and len(heads[i][0]) > words[i]
+                   and len(split_header(heads[i][0])) == 2]
+        if not unsplit:
+            break
+        i = max(unsplit, key=lambda i: len(heads[i][0]))
+        heads[i] = split_header(heads[i][0])
+    widths = widths_now()
+    depth = max(len(h) for h in heads)
+    # Names sit on the header's last line, over the rule, whatever their number of lines.
+    header = [[""] * (depth - len(h)) + h for h in heads]
+    out = []
+    wrapped = [[wrap(c, hanging="", width=w) for c, w in zip(r, widths)] for r in body]
+    for cells in [header] + wrapped:
+        for k in range(max(len(c) for c in cells)):
+            parts = [(c[k] if k < len(c) else "") for c in cells]
+            out.append(indent + sep.join(f"{t:<{w}}" if i in left else f"{t:>{w}}"
+                                         for i, (t, w) in enumerate(zip(parts, widths))).rstrip())
+    return out, depth
 
 
 # ---------------------------------------------------------------- tables
@@ -63,6 +144,32 @@ def format_table(table):
 
     out = [table.get("title") or table.get("name", ""), line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1))]
     return out + [line(r) for r in rows] + [str(n) for n in table.get("notes", [])]
+
+
+def fitted_table(table, width=WIDTH):
+    """A table as the tour shows it: format_table's, less the STATISTICS columns, its long cells
+    wrapped so that it fits width columns where it can; title and notes wrapped as prose."""
+    columns = table.get("columns", [])
+    keep = [i for i, c in enumerate(columns) if c not in STATISTICS]
+    rows = [[columns[i] for i in keep]]
+    rows += [[cell_text(row[i]) if i < len(row) else "-" for i in keep]
+             for row in table.get("rows", [])]
+    lines, depth = fit_rows(rows, {0}, width)
+    rule = "-" * max(len(line) for line in lines)
+    title = wrap(table.get("title") or table.get("name", ""))
+    notes = [line for note in table.get("notes", []) for line in wrap(note)]
+    return title + lines[:depth] + [rule] + lines[depth:] + notes
+
+
+def repeats(headline, notes):
+    """Whether a headline says again what a table's note says: the benchmark prints its goals
+    under the table and again, with the chapter's name for a prefix, as headlines."""
+    def shared_tail(a, b):
+        n = 0
+        while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+            n += 1
+        return n
+    return any(shared_tail(str(headline), str(note)) >= 0.8 * len(str(headline)) for note in notes)
 
 
 def progression_tables(doc):
@@ -142,12 +249,12 @@ def summary_row(name, s, interleaved=None):
             f"{100 * ceil:.0f}% of {_strip(s['ceiling'][0])}" if ceil else "-"]
 
 
-def summary_lines(entries):
-    """Aligned summary rows, with a header, from (name, summary dict) pairs."""
+def summary_lines(entries, width=WIDTH):
+    """Aligned summary rows, with a header, from (name, summary dict) pairs; long cells wrap so
+    that the rows fit width columns."""
     rows = [["chapter", "best stage", "rate", "against the library", "against the ceiling"]]
     rows += [summary_row(*entry) for entry in entries]
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
-    return ["  " + "  ".join(f"{c:<{w}}" for c, w in zip(r, widths)).rstrip() for r in rows]
+    return fit_rows(rows, set(range(5)), width, indent="  ")[0]
 
 
 def summary_entries(doc, chapter):
@@ -176,13 +283,16 @@ def run_label(doc, path, reference):
 
 
 def chapter_report(chapter, path, doc, reference=True, every_table=False):
-    """A chapter's heading, its label and its progression tables (every table), as lines."""
-    lines = ["", f"== {doc.get('title') or chapter}", f"   {run_label(doc, path, reference)}"]
-    for table in doc.get("tables", []) if every_table else progression_tables(doc):
-        lines += [""] + format_table(table)
-    headlines = doc.get("headlines") or []
+    """A chapter's heading, its label and its progression tables (every table, as the benchmark
+    printed them), as lines; the headlines that its tables' notes do not already say."""
+    lines = ["", f"== {doc.get('title') or chapter}"] + wrap(run_label(doc, path, reference), "   ")
+    tables = doc.get("tables", []) if every_table else progression_tables(doc)
+    for table in tables:
+        lines += [""] + (format_table(table) if every_table else fitted_table(table))
+    notes = [note for table in tables for note in table.get("notes", [])]
+    headlines = [h for h in doc.get("headlines") or [] if not repeats(h, notes)]
     if headlines:
-        lines += ["", "Headlines:"] + [f"  {h}" for h in headlines]
+        lines += ["", "Headlines:"] + [line for h in headlines for line in wrap(h, "  ")]
     return lines
 
 
@@ -206,10 +316,13 @@ def summary_block(found, reference):
     entries = [e for chapter, _, doc in found for e in summary_entries(doc, chapter)]
     if not entries:
         return []
-    runs = sorted({f"{doc.get('device', {}).get('name', '?')}, {course.short_date(doc)}" for _, _, doc in found})
+    dates = {}
+    for _, _, doc in found:
+        dates.setdefault(doc.get("device", {}).get("name", "?"), set()).add(course.short_date(doc))
+    runs = "; ".join(f"{device}, {', '.join(sorted(d))}" for device, d in sorted(dates.items()))
     where = "reference runs, not this machine" if reference else "this machine"
-    return (["", "Summary: each chapter's best stage against its library and its measured ceiling",
-             f"({where}: {'; '.join(runs)})"] + summary_lines(entries))
+    return (["", "Summary: each chapter's best stage against its library and its measured ceiling"]
+            + wrap(f"({where}: {runs})", hanging=" ") + summary_lines(entries))
 
 
 # ---------------------------------------------------------------- the machine
@@ -295,21 +408,42 @@ def offline_ending(build, reason):
                    first_stage)
     hosts = host_test_count(build)
     hosts = f"the {hosts} host tests run" if hosts else "the host tests run"
-    rows = [("make check", f"every stage compiled, {hosts}; the GPU tests need a GPU")]
+    rows = [("make check", f"every stage compiled; {hosts}")]
     if nbody:
-        rows.append(("make nbody ARGS='--stage cpu'", "the N-body simulation on its CPU stage "
-                     "(SSE/AVX2/AVX-512 x threads)"))
-    rows += [(f"make sass STAGE={fastest}", "the SASS captured on the reference GPU "
-              "(also make sass-count, make sass-diff A=... B=...)"),
-             ("make plots", "charts of the reference results above (matplotlib)"),
-             ("make progress", "your exercises' state: answer, sanitizers, speed, SASS signature")]
-    width = max(len(r[0]) for r in rows)
+        rows.append(("make nbody ARGS='--stage cpu'",
+                     "the N-body simulation on its CPU stage (SIMD x threads)"))
+    rows += [(f"make sass STAGE={fastest}",
+              "the reference GPU's SASS; also make sass-count, sass-diff"),
+             ("make progress", "your exercises' state: answer, sanitizers, speed, SASS")]
+    plots = plot_python()
+    if plots:
+        rows.insert(-1, ("make plots", "charts of the reference results above"))
     lines = ["", f"This machine has no usable GPU: {reason}. What runs here:"]
-    lines += [f"  {command:<{width}}  {what}" for command, what in rows]
-    lines += ["",
-              f"Next: make check, then fill in the EXERCISE region of {region_file(first_stage)} "
-              f"(make check STAGE=exercise/{first_stage})."]
+    lines += fit_rows([["", ""]] + [list(r) for r in rows], {0, 1}, WIDTH, indent="  ")[0][1:]
+    if not plots:
+        lines += wrap(f"make plots needs matplotlib: {install_command('python3-matplotlib')}", "  ")
+    lines += [""] + wrap(f"Next: make check, then fill in the EXERCISE region of "
+                         f"{region_file(first_stage)} (make check STAGE=exercise/{first_stage}).")
     return lines
+
+
+def plot_python():
+    """The interpreter make plots would use (the Makefile's PLOT_PYTHON: this one, else
+    /usr/bin/python3), or None when neither has matplotlib."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        if not python or not os.access(python, os.X_OK):
+            continue
+        try:
+            found = subprocess.run([python, "-c", "import matplotlib"], capture_output=True)
+            if found.returncode == 0:
+                return python
+        except OSError:
+            pass
+    return None
+
+
+def install_command(package):
+    return ("" if os.geteuid() == 0 else "sudo ") + f"apt-get install {package}"
 
 
 # ---------------------------------------------------------------- commands
@@ -328,16 +462,21 @@ def cmd_run(args):
     if reason is not None:
         # Nothing to run here: the committed reference results need no build (make check builds
         # what this machine can check).
-        print(f"make tour: no GPU here ({reason}), so nothing is built or run. Below, each chapter's "
-              "progression from the committed reference results: a reference run, not this machine.")
+        print("\n".join(wrap(f"make tour: no GPU here ({reason}), so nothing is built or run. "
+                             "Below, each chapter's progression from the committed reference "
+                             "results: a reference run, not this machine (time_ms is the median; "
+                             "min, max and spread are in each result file).")))
         if args.args.strip():
-            print(f"note: ARGS='{args.args.strip()}' is for the benchmarks, which need a GPU: not used here")
+            print("\n".join(wrap(f"note: ARGS='{args.args.strip()}' is for the benchmarks, which "
+                                 "need a GPU: not used here")))
         found = results_for(benches)
         for chapter, path, doc in found:
             print("\n".join(chapter_report(chapter, path, doc)))
         for chapter in others:
-            print(f"\n== {chapter}: no benchmark (its lessons are the tests and the SASS: "
-                  f"make check STAGE={chapter}, make sass STAGE={chapter}/...)")
+            print()
+            print("\n".join(wrap(f"== {chapter}: no benchmark (its lessons are the tests and the "
+                                 f"SASS: make check STAGE={chapter}, "
+                                 f"make sass STAGE={chapter}/...)", hanging="   ")))
         print("\n".join(summary_block(found, reference=True)))
         print("\n".join(offline_ending(build, reason)))
         return 0

@@ -167,10 +167,22 @@ class ResetTest(Course):
         (saved,) = self.backups()
         self.assertRegex(saved.name, r"^01_first\.\d{8}-\d{6}\.cu$")
         self.assertEqual(out, f"saved your version of {STAGE} to backups/01-test/{saved.name}; "
-                              f"reset chapters/01-test/01_first.cu to the stub\n")
+                              f"reset chapters/01-test/01_first.cu to the stub; "
+                              f"to undo: cp backups/01-test/{saved.name} "
+                              f"chapters/01-test/01_first.cu\n")
         self.assertEqual(saved.read_text(), mine)
         self.assertEqual(self.exercise.read_text(), self.stub)
         self.assertInSync()
+
+    def test_the_line_says_how_to_undo_the_reset(self):
+        mine = self.student_writes("  out[threadIdx.x] = 2.0f;\n", "  fill<<<1, 32>>>(out);\n")
+        _, out, _ = run(self.root, "reset", STAGE)
+        self.assertEqual(out.count("\n"), 1, out)
+        undo = out.strip().split("; to undo: ", 1)[1]
+        self.assertTrue(undo.startswith("cp backups/"), undo)
+        # The command as printed, run from the course's root, brings the student's text back.
+        subprocess.run(undo, shell=True, cwd=self.root, check=True)
+        self.assertEqual(self.exercise.read_text(), mine)
 
     def test_reset_of_the_stub_makes_no_backup(self):
         self.student_writes("  return;\n", "  COURSE_TODO();\n")
@@ -571,7 +583,8 @@ class ResetLessonHeadersTest(unittest.TestCase):
         lines = self.reset("01-test/03_scan")
         self.assertEqual(lines, [
             "saved your version of chapters/01-test/scan.cuh to backups/01-test/scan.20261123-081502.cuh; "
-            "reset it to the stub (the lesson of 01-test/03_scan; 04_use runs it too)",
+            "reset it to the stub (the lesson of 01-test/03_scan; 04_use runs it too); "
+            "to undo: cp backups/01-test/scan.20261123-081502.cuh chapters/01-test/scan.cuh",
             "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
             "make reset STAGE=01-test/sum.cuh resets one"])
         self.assertEqual((self.ex / "scan.cuh").read_text(), self.stubs["scan.cuh"])
@@ -584,9 +597,11 @@ class ResetLessonHeadersTest(unittest.TestCase):
         lines = self.reset("01-test/02_sum")
         self.assertEqual(lines, [
             "saved your version of 01-test/02_sum to backups/01-test/02_sum.20261123-081502.cu; "
-            "reset chapters/01-test/02_sum.cu to the stub",
+            "reset chapters/01-test/02_sum.cu to the stub; "
+            "to undo: cp backups/01-test/02_sum.20261123-081502.cu chapters/01-test/02_sum.cu",
             "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
-            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too)"])
+            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too); "
+            "to undo: cp backups/01-test/sum.20261123-081502.cuh chapters/01-test/sum.cuh"])
         self.assertEqual(self.backups(), ["02_sum.20261123-081502.cu", "sum.20261123-081502.cuh"])
         for name in ("02_sum.cu", "sum.cuh"):
             self.assertEqual((self.ex / name).read_text(), self.stubs[name])
@@ -619,7 +634,8 @@ class ResetLessonHeadersTest(unittest.TestCase):
         (self.ex / "scan.cuh").unlink()
         self.assertEqual(self.reset("01-test/sum.cuh"), [
             "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
-            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too)"])
+            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too); "
+            "to undo: cp backups/01-test/sum.20261123-081502.cuh chapters/01-test/sum.cuh"])
         self.assertEqual(self.reset("01-test/03_scan"), [
             "chapters/01-test/scan.cuh was missing; wrote the stub (the lesson of 01-test/03_scan; 04_use runs it too)",
             "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "

@@ -5,9 +5,11 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
+from unittest import mock
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -118,8 +120,10 @@ class SchemaTwoTest(unittest.TestCase):
         self.assertIn("warning: CUB DeviceReduce::Sum: spread 6.2%", out)
         self.assertIn("Headlines:\n  reduce 10_fastest against CUB (range over the interleaved pairs): aligned 1.00-1.03x", out)
         self.assertNotIn("vs_CUB_by_n", out)   # only the progression tables
-        self.assertRegex(out, r"\n  12-reduction +10_fastest +3033 GB/s +1.01x CUB DeviceReduce::Sum "
-                              r"\(1.00-1.03x interleaved\) +100% of float4 read kernel\n")
+        # The library's cell wraps before its range: the row would pass 100 columns.
+        self.assertRegex(out, r"\n  12-reduction +10_fastest +3033 GB/s +1.01x CUB "
+                              r"DeviceReduce::Sum +100% of float4 read kernel\n"
+                              r" +\(1.00-1.03x interleaved\)\n")
 
 
 class ReferenceTest(unittest.TestCase):
@@ -148,10 +152,10 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(status, 0)
         headings = [line for line in out.splitlines() if line.startswith("== ")]
         self.assertEqual(len(headings), len(course.bench_chapters()))
-        labels = [line.strip() for line in out.splitlines() if "reference run, not this machine:" in line]
+        # A label wraps before its file's path where the line would pass 100 columns.
+        labels = re.findall(r"reference run, not this machine: NVIDIA \S+.*, \d{4}-\d\d-\d\d"
+                            r"\s+\(chapters/", out)
         self.assertEqual(len(labels), len(headings))
-        for label in labels:
-            self.assertRegex(label, r"reference run, not this machine: NVIDIA \S+.*, \d{4}-\d\d-\d\d \(chapters/")
         self.assertIn("(reference runs, not this machine: NVIDIA H100", out)
 
     def test_summary_fits_one_screen(self):
@@ -167,7 +171,55 @@ class ReferenceTest(unittest.TestCase):
         for what in ("make check", "make nbody ARGS='--stage cpu'", "make sass STAGE=", "make plots", "Next: "):
             self.assertIn(what, text)
         first = course.stage_ids()
-        self.assertTrue(any(f"exercise/{s}" in text for s in first))
+        self.assertTrue(any(f"exercise/{s}" in text.replace("\n", " ") for s in first))
+
+    def test_make_plots_runs_here_only_with_matplotlib(self):
+        build = Path(tempfile.gettempdir()) / "no-build"
+        with mock.patch.object(tour, "plot_python", return_value=None):
+            lines = tour.offline_ending(build, "no NVIDIA driver")
+        plots = [line for line in lines if "make plots" in line]
+        self.assertEqual(len(plots), 1, lines)
+        self.assertRegex(plots[0], r"^  make plots needs matplotlib: (sudo )?apt-get install "
+                                   r"python3-matplotlib$")
+        with mock.patch.object(tour, "plot_python", return_value="/usr/bin/python3"):
+            lines = tour.offline_ending(build, "no NVIDIA driver")
+        self.assertTrue(any(re.match(r"^  make plots +charts of the reference results", line)
+                            for line in lines))
+        self.assertFalse(any("needs matplotlib" in line for line in lines))
+
+    def test_without_a_gpu_the_tour_fits_100_columns_and_says_each_thing_once(self):
+        reason = "no NVIDIA driver (nvidia-smi not found)"
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(tour, "gpu_reason", return_value=reason):
+            status, out = run("run", "--build", tmp)
+        self.assertEqual(status, 0)
+        lines = out.splitlines()
+        self.assertEqual([line for line in lines if len(line) > tour.WIDTH], [])
+        # Chapter 14's goals are table notes and headlines both: printed once.
+        for text in ("2.05e+12 interactions/s (", "at 0.891x the goal"):
+            self.assertEqual(out.count(text), 1, text)
+        # Every progression table is still there, every stage in it.
+        for chapter in course.bench_chapters():
+            _, doc = course.reference_result(chapter)
+            for table in tour.progression_tables(doc):
+                for row in table["rows"]:
+                    self.assertIn(str(row[0]).split()[0], out, (chapter, row[0]))
+
+    def test_fitted_rows_wrap_the_widest_text_cell(self):
+        rows = [["stage", "config", "GB/s"], ["01_first", "threads 256, unroll 32", "1000"],
+                ["02_second", "64 thr", "2000"]]
+        lines, depth = tour.fit_rows(rows, {0}, 30)
+        self.assertEqual(depth, 1)
+        self.assertTrue(all(len(line) <= 30 for line in lines), lines)
+        self.assertEqual(lines[1].split()[0], "01_first")
+        self.assertEqual(lines[1].split()[-1], "1000")
+        self.assertEqual(lines[2].strip(), "unroll 32")   # the rest of the cell, under its column
+        # Wide enough: one line a row, as before.
+        self.assertEqual(len(tour.fit_rows(rows, {0}, 100)[0]), 3)
+        # A name wider than its numbers goes on two header lines first.
+        rows = [["stage", "pct_fp32_ceiling"], ["01_first", "64.04"]]
+        lines, depth = tour.fit_rows(rows, {0}, 20)
+        self.assertEqual((depth, lines[:2]), (2, ["          pct_fp32_", "stage       ceiling"]))
 
     def test_with_a_gpu_the_summary_reads_the_results_just_written(self):
         # Fake benchmarks: each writes its chapter's reference result as if measured now; one
