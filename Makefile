@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables doctor exercises reset clean
+.PHONY: help deps configure build archs check progress lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables notebook doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -50,8 +50,8 @@ need_gpu = @why=$$($(GPU_REASON)); if [ -n "$$why" ]; then echo "$(1): needs a G
 help:
 	@echo "The CUDA Handbook, Part III, as staged exercises. From the repository root:"
 	@echo ""
-	@echo "  make tour                    build, then run every chapter's reference stages with its progression table"
-	@echo "                               (no GPU: the committed reference results, and what runs here)"
+	@echo "  make tour                    every chapter's progression: with a GPU, build and run its benchmarks;"
+	@echo "                               without one, the committed reference results (nothing is built)"
 	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
 	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
 	@echo "                               one stage: its tests, then memcheck, racecheck, synccheck on a GPU"
@@ -74,6 +74,7 @@ help:
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
 	@echo "                               (the <!-- results: ... --> blocks) from the committed chapters/*/figures/*.json"
+	@echo "  make notebook                rewrite notebooks/course-on-a-hosted-gpu.ipynb from harness/notebook.py"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
 	@echo "  make archs                   compile only, warnings as errors: every stage, lab and benchmark for"
 	@echo "                               every GPU generation (sm_75 T4 ... sm_120 RTX 50), in $(ARCHS_BUILD)/ (CI runs it)"
@@ -171,8 +172,13 @@ sanitize:
 # SASS: with cuobjdump, the stages' objects are built and read; without it, nothing is built and
 # the captures committed from the reference GPU are read (an exercise gets its solution's, said so).
 HAVE_CUOBJDUMP = $(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import sass; sys.exit(sass.find_tool("cuobjdump") is None)'
+# With cuobjdump: the stages' objects built, then disassembled. Without it a reference stage shows
+# its committed capture (no build needed), and an exercise its PTX, which sass.py compiles from
+# the source as it is now with the flags of the stage's object: that needs the build configured
+# (its compile commands), not built.
 sass_objects = if $(HAVE_CUOBJDUMP); then $(MAKE) --no-print-directory configure >/dev/null && \
-  cmake --build $(BUILD) -j $(JOBS) --target $(foreach s,$(1),$$($(PYTHON) harness/course.py target $(call quote,$(s)))) >/dev/null 2>&1; true; fi
+  cmake --build $(BUILD) -j $(JOBS) --target $(foreach s,$(1),$$($(PYTHON) harness/course.py target $(call quote,$(s)))) >/dev/null 2>&1; true; \
+  elif [ -n "$(strip $(filter exercise/% %.cu,$(1)))" ]; then $(MAKE) --no-print-directory configure >/dev/null || true; fi
 
 sass:
 	@$(call sass_objects,$(STAGE))
@@ -229,6 +235,10 @@ plots:
 # the committed results; a host test (harness/tests/test_readme_tables.py) fails when one is stale.
 tables:
 	@$(PYTHON) harness/readme_tables.py write
+
+# The hosted-GPU notebook, generated from its one source (a host test fails when it is stale).
+notebook:
+	@$(PYTHON) harness/notebook.py write
 
 doctor:
 	@bash harness/doctor.sh

@@ -286,6 +286,151 @@ def sass_verdict(variant, stage_id, objects=(), captured=False, build="build"):
     return "missed", lines
 
 
+# ---------------------------------------------------------------- PTX analogues
+
+# Without cuobjdump, make sass shows a stage's PTX, and beside each rule of its signature the
+# count in that PTX of what stands for the rule's opcodes. A hint, never the verdict: ptxas
+# unrolls, merges, splits and drops instructions, so the SASS count can differ. Keys are opcode
+# patterns as lessons.toml writes them, less SASS's .E (a 64-bit address, which PTX says in the
+# operand); values: (regex on the whole PTX opcode, the PTX as shown, a note where they differ in
+# kind). One table for every chapter; harness/tests/test_ptx.py checks it covers every rule.
+_M = r"(\.[\w:]+)*"                                     # any modifiers
+_V128 = r"\.(v4\.[bfsu]32|v2\.[bfsu]64|v8\.[bfsu]16|b128)$"   # 16 bytes at once
+_NOT128 = rf"(?!.*{_V128})"
+_ATOM_NOTE = "ptxas makes a RED of an atom whose result is unused"
+PTX_ANALOGUES = {
+    "LDG": (rf"^ldu?{_M}\.global\b", "ld.global", ""),
+    "LDG.128": (rf"^ldu?{_M}\.global\b.*{_V128}", "ld.global.v4 (128-bit)", ""),
+    "LDG.!128": (rf"^ldu?{_NOT128}{_M}\.global\b", "ld.global (not 128-bit)", ""),
+    "STG": (rf"^st{_M}\.global\b", "st.global", ""),
+    "STG.128": (rf"^st{_M}\.global\b.*{_V128}", "st.global.v4 (128-bit)", ""),
+    "STG.!128": (rf"^st{_NOT128}{_M}\.global\b", "st.global (not 128-bit)", ""),
+    "LDG.64.STRONG.GPU": (r"^ld\.(relaxed|acquire)\.gpu\.global(\.v\d)?\.[bsu]64$",
+                          "ld.relaxed.gpu.global.64", ""),
+    "LD.64.STRONG.GPU": (r"^ld\.(relaxed|acquire)\.gpu(\.v\d)?\.[bsu]64$",
+                         "ld.relaxed.gpu.64 (generic)", ""),
+    "STG.64.STRONG.GPU": (r"^st\.(relaxed|release)\.gpu\.global(\.v\d)?\.[bsu]64$",
+                          "st.relaxed.gpu.global.64", ""),
+    "ST.64.STRONG.GPU": (r"^st\.(relaxed|release)\.gpu(\.v\d)?\.[bsu]64$",
+                         "st.relaxed.gpu.64 (generic)", ""),
+    "LDS": (rf"^ld{_M}\.shared\b", "ld.shared", ""),
+    "LDS.128": (rf"^ld{_M}\.shared\b.*{_V128}", "ld.shared.v4 (128-bit)", ""),
+    "STS": (rf"^st{_M}\.shared\b", "st.shared", ""),
+    "LDL": (rf"^ld{_M}\.local\b", "ld.local",
+            "in PTX a local array; spills are added by ptxas and show only in the SASS"),
+    "STL": (rf"^st{_M}\.local\b", "st.local",
+            "in PTX a local array; spills are added by ptxas and show only in the SASS"),
+    "LDC.U8": (rf"^ld{_M}\.const{_M}\.[bsu]8$", "ld.const.u8", ""),
+    "ATOMG": (rf"^atom{_M}\.global\b", "atom.global", _ATOM_NOTE),
+    "ATOMG.ADD": (rf"^atom{_M}\.global\.add\b", "atom.global.add", _ATOM_NOTE),
+    "REDG": (rf"^red{_M}\.global\b", "red.global", _ATOM_NOTE),
+    "REDG.ADD": (rf"^red{_M}\.global\.add\b", "red.global.add", _ATOM_NOTE),
+    "ATOM": (r"^atom(\.(?!global\b|shared\b)[\w:]+)*$", "atom (generic)", _ATOM_NOTE),
+    "RED": (r"^red(\.(?!global\b|shared\b)[\w:]+)*$", "red (generic)", _ATOM_NOTE),
+    "MEMBAR": (r"^(membar\.\w+|fence\.(sc|acq_rel)\.\w+)$", "membar|fence", ""),
+    "MEMBAR.GPU": (r"^(membar\.gl|fence\.(sc|acq_rel)\.gpu)$", "membar.gl|fence.sc.gpu", ""),
+    "BAR": (r"^(bar|barrier)(\.cta)?\.(?!warp\b)", "bar|barrier", ""),
+    "BAR.SYNC": (r"^(bar|barrier)(\.cta)?(\.aligned)?\.sync(\.aligned)?$", "bar.sync", ""),
+    "BAR.RED.POPC": (r"^(bar|barrier)(\.cta)?\.red\.popc\b", "bar.red.popc", ""),
+    "SHFL": (r"^shfl\.", "shfl", ""),
+    "SHFL.BFLY": (r"^shfl(\.sync)?\.bfly\b", "shfl.sync.bfly", ""),
+    "SHFL.DOWN": (r"^shfl(\.sync)?\.down\b", "shfl.sync.down", ""),
+    "SHFL.UP": (r"^shfl(\.sync)?\.up\b", "shfl.sync.up", ""),
+    "SHFL.IDX": (r"^shfl(\.sync)?\.idx\b", "shfl.sync.idx", ""),
+    "VOTE": (r"^(vote\.|activemask\b)", "vote|activemask", ""),
+    "VOTE.ANY": (r"^(vote(\.sync)?\.(any|ballot)\b|activemask\b)", "vote.sync.any|ballot", ""),
+    "VOTE.ALL": (r"^vote(\.sync)?\.all\b", "vote.sync.all", ""),
+    "POPC": (r"^popc\.", "popc", ""),
+    "IDP.4A": (r"^dp4a\.", "dp4a", ""),
+    "IMMA.U8": (rf"^(mma|wmma\.mma){_M}\.u8\b", "mma.sync .u8", ""),
+    "TEX": (r"^(tex|tld4)\.", "tex|tld4", "a tex.1d fetch by index may be a TLD in the SASS"),
+    "MUFU.RSQ": (r"^rsqrt\.approx\b", "rsqrt.approx", ""),
+    "FFMA": (r"^(fma|mad)(\.\w+)*\.f32$", "fma.f32", ""),
+    "FADD": (r"^(add|sub)(\.\w+)*\.f32$", "add.f32|sub.f32", ""),
+    "FMUL": (r"^mul(\.\w+)*\.f32$", "mul.f32", ""),
+    "DADD": (r"^(add|sub)(\.\w+)*\.f64$", "add.f64|sub.f64", ""),
+    "DMUL": (r"^mul(\.\w+)*\.f64$", "mul.f64", ""),
+    "DFMA": (r"^(fma|mad)(\.\w+)*\.f64$", "fma.f64", ""),
+    "F2F.F64.F32": (r"^cvt(\.\w+)*\.f64\.f32$", "cvt.f64.f32", ""),
+    "VIMNMX": (r"^(min|max)(\.\w+)*\.[su](16|32|64)$", "min|max (integer)", ""),
+    "IMNMX": (r"^(min|max)(\.\w+)*\.[su](16|32|64)$", "min|max (integer)", ""),
+    "ISETP": (r"^setp(\.\w+)*\.[bsu](16|32|64)$", "setp (integer)", ""),
+    "BRA": (r"^bra\b", "bra", "ptxas adds and removes branches (unrolling, predication)"),
+    "NANOSLEEP": (r"^nanosleep\b", "nanosleep", ""),
+}
+_ADD64 = (r"^(add|sub)(\.cc)?\.[su]64$", "add.s64 (64-bit)", "address arithmetic is 64-bit too")
+PTX_ANALOGUES.update({key: _ADD64 for key in ("IADD3.X", "IMAD.X", "IADD.64", "UIADD3.X")})
+NO_PTX_ANALOGUE = {
+    "BSSY": "convergence barriers are ptxas's",
+    "WARPSYNC.!COLLECTIVE.!ALL.!EXCLUSIVE": "which WARPSYNC form a __syncwarp or shuffle mask "
+                                            "becomes is ptxas's choice",
+}
+
+
+def ptx_analogue(pattern):
+    """(regex, shown, note) that stands for a rule's opcode pattern in PTX, or (None, why)."""
+    keys = [str(pattern), str(Pattern(pattern.base, [m for m in pattern.need if m != "E"],
+                                      pattern.forbid))]
+    for key in keys:
+        if key in PTX_ANALOGUES:
+            regex, shown, note = PTX_ANALOGUES[key]
+            return re.compile(regex), shown, note
+    for key in keys:
+        if key in NO_PTX_ANALOGUE:
+            return None, NO_PTX_ANALOGUE[key]
+    return None, "no PTX instruction stands for it"
+
+
+def _grouped(counts, most=4):
+    """'5 in a, b; 10 in c' from [(kernel, n)]: kernels with the same count together; with
+    more counts than that, the range (a rule's bound is about the fewest or the most)."""
+    groups = {}
+    for name, n in counts:
+        groups.setdefault(n, []).append(name)
+    if len(groups) > most:
+        (lo, low_names), (hi, high_names) = min(groups.items()), max(groups.items())
+        return (f"from {lo} in {low_names[0]} to {hi} in {high_names[0]} "
+                f"({len(counts)} kernels, {len(groups)} different counts)")
+    parts = []
+    for n, names in groups.items():
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more kernels"
+                                        if len(names) > 3 else "")
+        parts.append(f"{n} in {shown}")
+    return "; ".join(parts)
+
+
+def ptx_hints(stage_id, kernels):
+    """Lines: each rule of the stage's signature with its PTX analogue's count per kernel in the
+    PTX kernels given (ptx.parse, demangled). Never a verdict: no 'met', no 'missed'."""
+    arch = "sm_" + (kernels[0].arch.split("_", 1)[-1] if kernels else "")
+    lines = ["The SASS signature of this stage, and for each rule the count of its PTX analogue",
+             "in this PTX (a hint, not the verdict: ptxas may unroll, merge, split or drop",
+             "instructions, so the SASS count can differ):"]
+    for rule in rules_of(stage_id):
+        if rule.arch and rule.arch != arch:
+            continue
+        found = [ptx_analogue(p) for p in rule.patterns]
+        missing = [entry[1] for entry in found if entry[0] is None]
+        if missing:
+            lines.append(f"  {rule.text}  ->  no PTX analogue ({missing[0]})")
+            continue
+        shown = " | ".join(dict.fromkeys(s for _, s, _ in found))
+        notes = "; ".join(dict.fromkeys(n for _, _, n in found if n))
+        chosen = kernels
+        if rule.kernels:
+            rx = re.compile(rule.kernels)
+            chosen = [k for k in kernels if rx.search(short_name(k)) or rx.search(k.title)]
+        if not chosen:
+            lines.append(f"  {rule.text}  ->  {shown}: no kernel named like '{rule.kernels}'")
+            continue
+        counts = [(short_name(k), sum(1 for insn in k.body
+                                      if any(rx.search(insn.opcode) for rx, _, _ in found)))
+                  for k in chosen]
+        lines.append(f"  {rule.text}  ->  {shown}: {_grouped(counts)}"
+                     + (f" ({notes})" if notes else ""))
+    return lines
+
+
 # ---------------------------------------------------------------- speed
 
 class Judge:

@@ -18,6 +18,14 @@ executable (disassembled with cuobjdump); or a captured ``.sass`` text file,
 which needs no CUDA tools: the captures taken on the reference GPU are
 committed under ``chapters/<chapter>/sass/sm_90/``.
 
+Without cuobjdump (a laptop with nvcc alone), a reference stage shows its
+committed capture, and any other stage (yours: ``exercise/...``) its PTX, compiled
+now from its source with the flags of its object in the build (harness/ptx.py),
+labelled as PTX and followed by the PTX analogue of each rule of the stage's SASS
+signature (lesson.py): a hint, never the verdict. ``diff`` then compares PTX with
+PTX (a reference stage's made from solutions/ too), never the reference's capture
+with itself.
+
 Instruction classes used by ``count`` are keyed by base opcode: modifiers are
 stripped (LDG.E.128 counts as LDG) and a uniform-datapath ``U`` prefix is
 dropped when the rest is a known opcode (UIADD3 counts as IADD3):
@@ -62,6 +70,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
+import ptx  # noqa: E402  (an exercise's own code where no cuobjdump can show its SASS)
 
 REFERENCE_ARCH = course.REFERENCE_ARCH
 
@@ -285,9 +294,13 @@ def count(kernel):
 
 
 def _opcode_rows(opcodes):
-    """(class, opcode, count) sorted by class order, then by count."""
-    order = {cls: i for i, cls in enumerate([*CLASSES, OTHER])}
-    rows = [(classify(op), op, n) for op, n in opcodes.items()]
+    """(class, opcode, count) sorted by class order, then by count; PTX opcodes (lower case)
+    by the PTX classes."""
+    ptx_ops = any(op[:1].islower() for op in opcodes)
+    classes, classify_op = ([*ptx.CLASSES, ptx.OTHER], ptx.classify) if ptx_ops else \
+        ([*CLASSES, OTHER], classify)
+    order = {cls: i for i, cls in enumerate(classes)}
+    rows = [(classify_op(op), op, n) for op, n in opcodes.items()]
     return sorted(rows, key=lambda row: (order[row[0]], -row[2], row[1]))
 
 
@@ -296,8 +309,13 @@ def _opcode_rows(opcodes):
 @dataclass
 class Source:
     label: str          # what the user asked for, for headings
-    text: str           # cuobjdump -sass output
+    text: str           # cuobjdump -sass output (PTX when kind is "ptx")
     name: str = ""      # capture file stem, for stages and objects
+    kind: str = "sass"  # "ptx": an exercise's PTX, made where cuobjdump is missing
+    kernels: list = None    # PTX: the kernels, parsed (each object's PTX has its own .file table)
+    stage_id: str = ""  # PTX: the stage, for its signature's PTX analogues
+    notes: list = field(default_factory=list)   # PTX: what the listing is, said before it
+    todo_in: str = ""   # PTX: where the stage's COURSE_TODO stub still is
 
 
 def _is_binary(path):
@@ -348,10 +366,7 @@ def disassemble(obj, stage=None):
 
 def split_stage(arg):
     """'exercise/11-streaming/01_grid_stride' -> ('exercise', '11-streaming/01_grid_stride')."""
-    variant, _, rest = arg.partition("/")
-    if variant in ("solution", "exercise") and rest:
-        return variant, rest
-    return "solution", arg
+    return course.split_variant(arg)
 
 
 def _read_manifest(build):
@@ -412,8 +427,11 @@ def _tree_stage(arg):
 
 
 def captured(stage_id, variant="solution", quiet=False):
-    """The SASS captured on the reference GPU for a stage, as a Source, with a one-line note on
-    stderr (an exercise gets the solution's capture, and is told so)."""
+    """The SASS captured on the reference GPU for a reference stage, as a Source, with a one-line
+    note on stderr. Only for the reference by its name: it is the answer, so it never stands in
+    for an exercise (whose PTX is shown instead, ptx_source)."""
+    if variant != "solution":
+        raise ValueError(f"the reference's capture is not {variant}/{stage_id}'s code")
     path = course.capture_path(stage_id, ROOT)
     rel = path.relative_to(ROOT)
     if not path.is_file():
@@ -424,29 +442,60 @@ def captured(stage_id, variant="solution", quiet=False):
     if header.split(": ", 1)[-1].startswith(course.NO_KERNELS):
         raise UsageError(f"sass: {stage_id} has no GPU kernels of its own ({rel}: {header})", 1)
     if not quiet:
-        whose = ("" if variant == "solution" else
-                 "; this is the reference solution's code, not your exercise's")
-        print(f"sass: cuobjdump not found; showing the SASS captured on the reference GPU ({rel}){whose}",
-              file=sys.stderr)
-    label = stage_id if variant == "solution" else f"{stage_id} (solution)"
-    return Source(f"{label} ({REFERENCE_ARCH}, captured)", path.read_text(), path.stem)
+        print(f"sass: cuobjdump not found; showing the reference solution's SASS captured on the "
+              f"reference GPU ({rel})", file=sys.stderr)
+    return Source(f"{stage_id} ({REFERENCE_ARCH}, captured)", path.read_text(), path.stem)
+
+
+def ptx_source(variant, stage_id, build, stage=None):
+    """A stage's PTX, made now from its source as it is (ptx.make), as a Source: what an exercise
+    shows where cuobjdump is missing, with the notes that say what it is and is not."""
+    stage = stage or find_stage(f"{variant}/{stage_id}", build)
+    label = f"{variant}/{stage_id}"
+    made = ptx.make(stage, build, label)
+    kernels = [k for text in made.texts for k in ptx.parse(text)]
+    source = stage.get("source", "")
+    shown = ptx.shown_path(source) if source else label
+    notes = [f"PTX of {label} ({shown} as it is now), for {made.arch or 'the build target'}",
+             "cuobjdump is not installed, so this is PTX, not SASS: the virtual ISA nvcc hands to "
+             "ptxas, before ptxas optimises it and allocates registers.",
+             "It is not the verdict: the SASS signature is judged on SASS (with cuobjdump, or on "
+             "a GPU machine); make check says 'SASS not checked' here."]
+    if made.todo_in:
+        notes.append(f"still TODO (COURSE_TODO(); in {made.todo_in}): this is the stub's PTX")
+    return Source(f"{label} (PTX, {made.arch or '?'})", "".join(made.texts),
+                  f"{stage_id.rsplit('/', 1)[-1]}.{variant}", "ptx", kernels, stage_id, notes,
+                  made.todo_in)
+
+
+def _which(arg, build):
+    """(variant, stage id, manifest entry or None) of a stage argument or stage source (.cu);
+    None for another file (an object, a capture)."""
+    path = Path(arg)
+    if path.is_file() and path.suffix == ".cu":
+        stage = _stage_for_source(path, build)
+        return stage["variant"], stage["id"], stage
+    if path.is_file():
+        return None
+    return (*_tree_stage(arg), None)
 
 
 def load(arg, build):
-    """Resolve SRC (stage id, .cu source, object, or captured text) to SASS text."""
+    """Resolve SRC (stage id, .cu source, object, or captured text) to SASS text; without
+    cuobjdump, a reference stage to its committed capture, any other to its PTX."""
     path = Path(arg)
-    if path.is_file() and path.suffix == ".cu":
-        return _stage_source(_stage_for_source(path, build))
-    if path.is_file():
+    which = _which(arg, build)
+    if which is None:
         if _is_binary(path):
             return Source(arg, disassemble(path), path.name.split(".", 1)[0])
         return Source(arg, path.read_text())
-    variant, stage_id = _tree_stage(arg)
-    # Without cuobjdump, a stage falls back to the SASS captured on the reference GPU (an
-    # exercise to its solution's, said so).
+    variant, stage_id, stage = which
     if find_tool("cuobjdump") is None:
-        return captured(stage_id, variant)
-    return _stage_source(find_stage(f"{variant}/{stage_id}", build))
+        if variant == "solution":
+            return captured(stage_id)
+        # Never the reference's capture for the student's code: their own, as PTX.
+        return ptx_source(variant, stage_id, build, stage)
+    return _stage_source(stage or find_stage(f"{variant}/{stage_id}", build))
 
 
 def demangle(kernels):
@@ -469,7 +518,14 @@ def demangle(kernels):
 
 
 def kernels_of(source, pattern, arch=None):
-    kernels = parse(source.text)
+    kernels = list(source.kernels) if source.kind == "ptx" else parse(source.text)
+    if not kernels and source.kind == "ptx":
+        stage = source.label.split(" ", 1)[0]
+        if source.todo_in:
+            raise UsageError(f"sass: {stage} has no GPU kernels yet: it is still TODO "
+                             f"(COURSE_TODO(); in {source.todo_in}), and its kernels are only "
+                             "compiled once you write them", 1)
+        raise UsageError(f"sass: {stage} has no GPU kernels of its own (its PTX holds none)", 1)
     if not kernels:
         raise UsageError(f"sass: no SASS in {source.label} (compiled for PTX only? "
                          "set CMAKE_CUDA_ARCHITECTURES to a real architecture such as 90)", 1)
@@ -486,7 +542,8 @@ def kernels_of(source, pattern, arch=None):
                              f"kernels: {names}", 1)
         kernels = chosen
     if arch:
-        chosen = [k for k in kernels if k.arch == arch]
+        # PTX is for a virtual architecture: compute_90 stands for sm_90.
+        chosen = [k for k in kernels if arch in (k.arch, k.arch.replace("compute_", "sm_"))]
         if not chosen:
             archs = ", ".join(sorted({k.arch for k in kernels}))
             raise UsageError(f"sass: no {arch} code in {source.label}; it has: {archs}", 1)
@@ -516,7 +573,8 @@ def count_table(stats, opcodes=False):
     lines += [f"  {cls:<{width}} {n:>6} {100 * n / total:>6.1f}" for cls, n in rows]
     lines.append(f"  {'total':<{width}} {stats['total']:>6} {100.0 if stats['total'] else 0:>6.1f}")
     lines.append(f"  {'predicated (@P)':<{width}} {stats['predicated']:>6}")
-    lines.append(f"  {'uniform datapath':<{width}} {stats['uniform']:>6}")
+    if "uniform" in stats:     # SASS only: PTX has no uniform datapath
+        lines.append(f"  {'uniform datapath':<{width}} {stats['uniform']:>6}")
     if opcodes:
         lines.append("  opcodes:")
         lines += [f"    {op:<32} {n:>5}  {cls}" for cls, op, n in _opcode_rows(stats["opcodes"])]
@@ -562,15 +620,19 @@ def _diff_rows(kernel):
     return rows
 
 
-def compare_tables(a, b):
-    classes = [cls for cls in [*CLASSES, OTHER] if cls in a["classes"] or cls in b["classes"]]
+def compare_tables(a, b, kind="sass"):
+    """Two instruction mixes (count() of SASS, or ptx.count() of PTX when kind is "ptx")."""
+    order, classify_op = ([*ptx.CLASSES, ptx.OTHER], ptx.classify) if kind == "ptx" else \
+        ([*CLASSES, OTHER], classify)
+    classes = [cls for cls in order if cls in a["classes"] or cls in b["classes"]]
     rows = [(cls, a["classes"].get(cls, 0), b["classes"].get(cls, 0)) for cls in classes]
     rows += [("total", a["total"], b["total"]),
-             ("predicated (@P)", a["predicated"], b["predicated"]),
-             ("uniform datapath", a["uniform"], b["uniform"])]
+             ("predicated (@P)", a["predicated"], b["predicated"])]
+    if "uniform" in a and "uniform" in b:
+        rows.append(("uniform datapath", a["uniform"], b["uniform"]))
     # Memory opcodes with modifiers show vectorisation (LDG.E -> LDG.E.128) at a glance.
-    memory = {"global memory", "local memory", "shared memory", "texture/surface"}
-    ops = sorted({op for op in [*a["opcodes"], *b["opcodes"]] if classify(op) in memory})
+    memory = {"global memory", "local memory", "shared memory", "texture/surface", "generic memory"}
+    ops = sorted({op for op in [*a["opcodes"], *b["opcodes"]] if classify_op(op) in memory})
     rows += [(f"  {op}", a["opcodes"].get(op, 0), b["opcodes"].get(op, 0)) for op in ops]
     width = max(len(name) for name, _, _ in rows)
     lines = [f"  {'class':<{width}} {'A':>6} {'B':>6} {'B-A':>6}"]
@@ -609,8 +671,42 @@ def _pairs(kernels_a, kernels_b):
 
 # ---------------------------------------------------------------- commands
 
+def _print_notes(*sources):
+    for source in sources:
+        for note in source.notes:
+            print(textwrap.fill(note, 100, initial_indent="// ", subsequent_indent="//   "))
+    if any(source.notes for source in sources):
+        print()
+
+
+def _print_ptx_hints(source):
+    """The stage's signature with its PTX analogue counted per kernel (lesson.ptx_hints)."""
+    import lesson  # here, not above: lesson imports this module
+    kernels = list(source.kernels)
+    demangle(kernels)
+    try:
+        lines = lesson.ptx_hints(source.stage_id, kernels)
+    except lesson.Usage as err:
+        lines = [f"the PTX analogue of the signature is not shown: {err}"]
+    print("\n".join(lines))
+
+
 def cmd_dump(args):
-    for kernel in kernels_of(load(args.src, args.build), args.kernel, args.arch):
+    source = load(args.src, args.build)
+    if source.kind == "ptx":
+        kernels = kernels_of(source, args.kernel, args.arch)
+        _print_notes(source)
+        sources = {}
+        for kernel in kernels:
+            what = "" if kernel.entry else " (a device function)"
+            n = len(kernel.body)
+            print(f"// {kernel.title}  [PTX {kernel.arch or '?'}]{what}  "
+                  f"{n} instruction{'' if n == 1 else 's'}")
+            print("\n".join(ptx.listing(kernel, sources)))
+            print()
+        _print_ptx_hints(source)
+        return
+    for kernel in kernels_of(source, args.kernel, args.arch):
         padding = len(kernel.instructions) - len(kernel.body)
         print(heading(kernel, f"  {len(kernel.body)} instructions (+{padding} padding not shown)"))
         if kernel.title != kernel.name:
@@ -620,27 +716,64 @@ def cmd_dump(args):
 
 
 def cmd_count(args):
-    stats = [count(k) for k in kernels_of(load(args.src, args.build), args.kernel, args.arch)]
+    source = load(args.src, args.build)
+    counter = ptx.count if source.kind == "ptx" else count
+    stats = [counter(k) for k in kernels_of(source, args.kernel, args.arch)]
     if args.json:
-        print(json.dumps({"source": args.src, "kernels": stats}, indent=2))
+        print(json.dumps({"source": args.src, "kind": source.kind, "kernels": stats}, indent=2))
         return
+    _print_notes(source)
     for kernel_stats in stats:
-        print(f"{kernel_stats['demangled']}  [{kernel_stats['arch'] or '?'}]")
+        what = "PTX " if source.kind == "ptx" else ""
+        print(f"{kernel_stats['demangled']}  [{what}{kernel_stats['arch'] or '?'}]")
         print("\n".join(count_table(kernel_stats, args.opcodes)))
         print()
+    if source.kind == "ptx":
+        _print_ptx_hints(source)
+
+
+def diff_sources(a, b, build):
+    """The two Sources sass-diff compares. Without cuobjdump an exercise has only its PTX, so
+    a pair with one compares both as PTX (a reference stage's made from solutions/ too), and
+    says in one line why not when the other side is a file; two reference stages compare their
+    captures, never one capture with itself."""
+    if find_tool("cuobjdump") is not None:
+        return load(a, build), load(b, build)
+    which = [_which(a, build), _which(b, build)]
+    if all(w and w[0] == "solution" for w in which):
+        if which[0][1] == which[1][1]:
+            raise UsageError(f"sass-diff: A and B are the same reference stage ({which[0][1]}): "
+                             "nothing to compare", 1)
+        return load(a, build), load(b, build)
+    if not any(w and w[0] != "solution" for w in which):
+        return load(a, build), load(b, build)
+    if None in which:
+        other = a if which[0] is None else b
+        raise UsageError(f"sass-diff: without cuobjdump an exercise can only be shown as PTX, and "
+                         f"{other} is a file, not a stage whose PTX can be made: name two stages "
+                         "(e.g. A=11-streaming/03_vectorized_float4 "
+                         "B=exercise/11-streaming/03_vectorized_float4)", 2)
+    return tuple(ptx_source(w[0], w[1], build, w[2]) for w in which)
 
 
 def cmd_diff(args):
-    source_a, source_b = load(args.a, args.build), load(args.b, args.build)
+    source_a, source_b = diff_sources(args.a, args.b, args.build)
     kernels_a = kernels_of(source_a, args.kernel, args.arch)
     kernels_b = kernels_of(source_b, args.kernel_b or args.kernel, args.arch)
     width = args.width or shutil.get_terminal_size((160, 24)).columns
+    kind = source_a.kind
+    if kind == "ptx":
+        # Each side's first note says whose PTX it is; the others are the same for both.
+        notes = [f"A: {source_a.notes[0]}", f"B: {source_b.notes[0]}", *source_b.notes[1:3],
+                 *(n for s in (source_a, source_b) for n in s.notes[3:])]
+        _print_notes(Source("", "", notes=notes))
+    counter = ptx.count if kind == "ptx" else count
     for ka, kb in _pairs(kernels_a, kernels_b):
         print(f"A: {source_a.label}  {ka.title}  [{ka.arch}]")
         print(f"B: {source_b.label}  {kb.title}  [{kb.arch}]")
         print("\n".join(side_by_side(_diff_rows(ka), _diff_rows(kb), width)))
         print()
-        print("\n".join(compare_tables(count(ka), count(kb))))
+        print("\n".join(compare_tables(counter(ka), counter(kb), kind)))
         print()
 
 
@@ -649,6 +782,8 @@ def cmd_capture(args):
     out.mkdir(parents=True, exist_ok=True)
     for arg in args.stages:
         source = load(arg, args.build)
+        if source.kind == "ptx":
+            raise _missing_cuobjdump()
         if not source.name:
             raise UsageError(f"sass: capture needs a stage or an object, not {arg}")
         text = source.text
@@ -876,7 +1011,7 @@ def main(argv=None):
     except ToolMissing as err:
         print(err, file=sys.stderr)
         return 3
-    except UsageError as err:
+    except (UsageError, ptx.Failed) as err:
         print(err, file=sys.stderr)
         return err.status
     except BrokenPipeError:
