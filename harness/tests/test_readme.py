@@ -55,9 +55,21 @@ class ReadmeTest(unittest.TestCase):
         self.assertTrue(todo)
         for n in todo:
             self.assertEqual(int(n), len(course.stage_ids()))
-        host, gpu = one(r"solution stages: (\d+) passed; (\d+) compiled, not run: needs a GPU")
+        host, gpu = one(r"solution stages: (\d+) passed; (\d+) compiles; untested \(no GPU\)")
         self.assertEqual(int(host), len(course.stage_ids()) - len(course.gpu_stages()))
         self.assertEqual(int(gpu), len(course.gpu_stages()))
+
+    def test_ci_runs_the_quick_start_as_written_before_anything_else(self):
+        # .ci/run takes the commands from the README (course.py quickstart), so the two cannot part.
+        commands = course.quickstart()
+        self.assertIn("make check", commands)
+        self.assertIn("make doctor", commands)
+        for command in commands:
+            self.assertTrue(command.startswith("make "), command)
+        ci = (course.ROOT / ".ci" / "run").read_text()
+        self.assertIn("harness/course.py quickstart", ci)
+        self.assertLess(ci.index("harness/course.py quickstart"), ci.index("make build"))
+        self.assertIn("env -u CI", ci)
 
     @unittest.skipUnless(os.environ.get("COURSE_BUILD_DIR") and shutil.which("ctest"),
                          "set COURSE_BUILD_DIR=<build folder> to compare the test counts with ctest -N")
