@@ -171,7 +171,7 @@ def build_targets(build, targets, jobs, everything):
     shown = log.relative_to(ROOT) if log.is_relative_to(ROOT) else log
     print(f"building ({len(targets) if not everything else 'every target'}; the compiler's output goes to {shown})")
     broken = {}
-    for group, members in groups.items():
+    for group, members in sorted(groups.items()):
         cmd = ["cmake", "--build", str(build), "-j", str(jobs)] + ([] if everything else ["--target"] + members)
         if ninja:
             cmd += ["--", "-k", "0"]
