@@ -513,8 +513,9 @@ def run_benches(build, benches, others, extra, results=None):
     if failed:
         print(f"\nmake tour: failed: {', '.join(failed)}")
         return 1
-    print("\nNext: make plots (charts of these results, in results/plots/), make check (every test), "
-          "make sass-diff A=... B=... (two stages' SASS side by side).")
+    print()
+    print("\n".join(wrap("Next: make plots (charts of these results, in results/plots/), make check "
+                         "(every test), make sass-diff A=... B=... (two stages' SASS side by side).")))
     return 0
 
 
