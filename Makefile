@@ -44,7 +44,7 @@ endif
 
 # The targets that need a GPU say so before they build anything: the program's one line, status 77
 # in the recipe (make itself then exits 2, as it does for any failed recipe).
-GPU_REASON = $(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import check; print(check.gpu_reason() or "")'
+GPU_REASON = $(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import course; print(course.gpu_reason() or "")'
 need_gpu = @why=$$($(GPU_REASON)); if [ -n "$$why" ]; then echo "$(1): needs a GPU ($$why); $(2)"; exit 77; fi
 
 help:

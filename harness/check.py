@@ -21,7 +21,6 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -31,28 +30,18 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-STAGE_ID = re.compile(r"^\d\d_\w+$")
-TOOLS = ("memcheck", "racecheck", "synccheck")
+ROOT = course.ROOT
+TOOLS = course.SANITIZERS
 # A stage that compiles where no GPU can run it: nothing is known of its answer yet.
 UNTESTED = "compiles; untested (no GPU)"
 
 
 # --- test names and stage keys ------------------------------------------------------------------
 def stage_of_test(name):
-    """(variant, chapter, stage, kind) for a test of a stage, else None. kind: tests, sweep, masks,
-    large, host, wrong, sanitize:<tool>."""
-    parts = name.split("/")
-    if parts[0] in ("solution", "exercise") and len(parts) >= 3 and STAGE_ID.match(parts[2]):
-        kind = parts[3] if len(parts) == 4 and parts[3] in ("sweep", "masks", "large") else "tests"
-        return parts[0], parts[1], parts[2], kind
-    if parts[0] == "host" and len(parts) == 4 and parts[1] in ("solution", "exercise") and STAGE_ID.match(parts[3]):
-        return parts[1], parts[2], parts[3], "host"
-    if parts[0] == "sanitize" and len(parts) == 5:
-        return parts[2], parts[3], parts[4], "sanitize:" + parts[1]
-    if parts[0] == "wrong" and len(parts) == 3:
-        return "wrong", parts[1], parts[2], "wrong"
-    return None
+    """(variant, chapter, stage, kind) for a test of a stage, else None (course.parse_test_name;
+    a SASS signature check counts with the tests that are not a stage's own)."""
+    ref = course.parse_test_name(name)
+    return None if ref is None or ref.kind == "lesson-sass" else tuple(ref)
 
 
 def key(variant, chapter, stage):
@@ -212,14 +201,7 @@ def read_manifest(build):
 
 
 # --- running ------------------------------------------------------------------------------------
-def gpu_reason():
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return "no NVIDIA driver (nvidia-smi not found)"
-    run = subprocess.run([smi, "-L"], capture_output=True, text=True)
-    if run.returncode != 0 or "GPU" not in run.stdout:
-        return "nvidia-smi finds no usable GPU"
-    return None
+gpu_reason = course.gpu_reason
 
 
 def run_ctest(build, names, jobs):
@@ -413,9 +395,8 @@ def stage_selection(arg):
     given, as every other target reads a stage name; anything else is a regex over test names."""
     if not arg:
         return arg
-    variant, rest = course.split_variant(arg)
-    found, _ = course.match_stage(rest, ROOT)
-    return f"{variant}/{found}" if found else arg
+    found, _ = course.parse_stage(arg, ROOT)
+    return f"{found.variant}/{found.id}" if found else arg
 
 
 def run(args):

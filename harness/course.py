@@ -18,16 +18,47 @@ import itertools
 import json
 import re
 import shlex
+import shutil
+import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
+# The repository root: every tool takes it from here.
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ARCH = "sm_90"
 # The course's reference GPU: its committed results are the ones shown without a GPU.
 REFERENCE_GPU = "H100"
 STAGE_FILE = re.compile(r"^\d\d_\w+\.cu$")
 STAGE_LABEL = re.compile(r"^\d\d_\w+")
+STAGE_NAME = re.compile(r"^\d\d_\w+$")
+# The variants a stage is built as, and the prefixes a stage reference may carry.
+VARIANTS = ("solution", "exercise")
+SANITIZERS = ("memcheck", "racecheck", "synccheck")
+
+
+class UsageError(Exception):
+    """A wrong argument or input, said in one line for the user; status is the exit status (2 for
+    a wrong argument, 1 for 'nothing found', 3 for a missing tool or machine)."""
+
+    def __init__(self, message, status=2):
+        super().__init__(message)
+        self.status = status
+
+
+def gpu_reason():
+    """None when a GPU is usable, else why not (as make check says it)."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return "no NVIDIA driver (nvidia-smi not found)"
+    try:
+        run = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "nvidia-smi did not answer"
+    if run.returncode != 0 or "GPU" not in run.stdout:
+        return "nvidia-smi finds no usable GPU"
+    return None
 
 
 # ---------------------------------------------------------------- the tree
@@ -112,14 +143,53 @@ def capture_header(path):
     return first[1:].strip() if first.startswith("#") else ""
 
 
-# ---------------------------------------------------------------- stage arguments
+# ---------------------------------------------------------------- stage references
 
-def split_variant(arg):
-    """'exercise/11-streaming/01_grid' -> ('exercise', '11-streaming/01_grid')."""
-    variant, _, rest = arg.partition("/")
-    if variant in ("solution", "exercise") and rest:
-        return variant, rest
-    return "solution", arg
+class StageRef(NamedTuple):
+    """A stage as a command names it: [solution/|exercise/|wrong/]<chapter>/<stage>[.<wrong name>]."""
+    variant: str
+    chapter: str
+    stage: str
+    wrong: str = ""
+
+    @property
+    def id(self):
+        return f"{self.chapter}/{self.stage}"
+
+    @property
+    def target(self):
+        """The stage's object library (solution.<chapter>.<stage>, wrong.<chapter>.<stage>.<name>)."""
+        return ".".join([self.variant, self.chapter, self.stage] + ([self.wrong] if self.wrong else []))
+
+
+def stage_text(arg, prefixes=VARIANTS, root=ROOT):
+    """(variant or None, the rest) of a stage reference as written: its prefix (solution/,
+    exercise/, or another of prefixes), or the folder of a file path (chapters/<chapter>/<file>
+    is the exercise's, solutions/... the solution's; absolute, or with ./ before it; a stage
+    file's .cu dropped). None: no variant said."""
+    text = (arg or "").strip()
+    path = Path(text)
+    if path.is_absolute():
+        try:
+            text = path.resolve().relative_to(Path(root).resolve()).as_posix()
+        except (OSError, ValueError):
+            pass
+    while text.startswith("./"):
+        text = text[2:]
+    head, _, rest = text.partition("/")
+    folders = {"chapters": "exercise", "solutions": "solution"}
+    if head in folders and "/" in rest:
+        return folders[head], rest[:-3] if STAGE_FILE.match(rest.rsplit("/", 1)[-1]) else rest
+    if head in prefixes and rest:
+        return head, rest
+    return None, text
+
+
+def split_variant(arg, prefixes=VARIANTS, root=ROOT):
+    """'exercise/11-streaming/01_grid' -> ('exercise', '11-streaming/01_grid'); a stage file's path
+    names its variant too (stage_text). Without one: the solution."""
+    variant, rest = stage_text(arg, prefixes, root)
+    return variant or "solution", rest
 
 
 def match_stage(arg, root=ROOT):
@@ -130,6 +200,20 @@ def match_stage(arg, root=ROOT):
         return arg, [arg]
     found = [i for i in ids if i.startswith(arg) or i.split("/", 1)[1].startswith(arg)]
     return (found[0] if len(found) == 1 else None), found
+
+
+def parse_stage(arg, root=ROOT, wrong=False):
+    """The one parser of a stage reference: (StageRef or None, candidates). wrong: also take
+    wrong/<chapter>/<stage>[.<name>] (a planted wrong variant)."""
+    variant, rest = split_variant(arg, VARIANTS + (("wrong",) if wrong else ()), root)
+    name = ""
+    if variant == "wrong" and "." in rest.rsplit("/", 1)[-1]:
+        rest, name = rest.rsplit(".", 1)
+    found, candidates = match_stage(rest, root)
+    if not found:
+        return None, candidates
+    chapter, stage = found.split("/", 1)
+    return StageRef(variant, chapter, stage, name), candidates
 
 
 def stage_choices(root=ROOT):
@@ -145,8 +229,7 @@ def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_v
                 f"stages: {stage_choices(root)}")
     if Path(arg).is_file():
         return None
-    _, rest = split_variant(arg)
-    found, candidates = match_stage(rest, root)
+    found, candidates = parse_stage(arg, root)
     if found:
         return None
     if candidates:
@@ -154,6 +237,64 @@ def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_v
         return f"{what}: '{arg}' names several stages: {', '.join(candidates[:8])}{more}; say which"
     return (f"{what}: no stage '{arg}'; use [exercise/]<chapter>/<stage>, one of: "
             f"{stage_choices(root)}")
+
+
+def resolve_stage(arg, what, root=ROOT, wrong=False,
+                  example="make sass STAGE=11-streaming/03_vectorized_float4"):
+    """The StageRef an argument names, else UsageError with stage_error's line."""
+    found, _ = parse_stage(arg, root, wrong)
+    if found:
+        return found
+    raise UsageError(stage_error(what, arg, root, example) or f"{what}: '{arg}' is a file; name a stage")
+
+
+# ---------------------------------------------------------------- test names
+# cmake/CourseStages.cmake composes these names; every tool reads them back with parse_test_name.
+#   <variant>/<chapter>/<stage>[/sweep|/large|/masks]   a stage's tests (kind tests, sweep, ...)
+#   host/<variant>/<chapter>/<stage>                    a CPU stage's tests (kind host)
+#   sanitize/<tool>/<variant>/<chapter>/<stage>         a sanitizer run (kind sanitize:<tool>)
+#   wrong/<chapter>/<stage>.<name>                      a planted wrong variant (kind wrong)
+#   lesson/sass/<variant>/<chapter>/<stage>             a SASS signature check (kind lesson-sass)
+
+class TestRef(NamedTuple):
+    variant: str
+    chapter: str
+    stage: str
+    kind: str
+
+
+def test_name(variant, chapter, stage, kind="tests"):
+    """The CTest name of one test of a stage (the inverse of parse_test_name)."""
+    if kind == "tests":
+        return f"{variant}/{chapter}/{stage}"
+    if kind in ("sweep", "large", "masks"):
+        return f"{variant}/{chapter}/{stage}/{kind}"
+    if kind == "host":
+        return f"host/{variant}/{chapter}/{stage}"
+    if kind == "wrong":
+        return f"wrong/{chapter}/{stage}"
+    if kind == "lesson-sass":
+        return f"lesson/sass/{variant}/{chapter}/{stage}"
+    if kind.startswith("sanitize:"):
+        return f"sanitize/{kind.split(':', 1)[1]}/{variant}/{chapter}/{stage}"
+    raise ValueError(f"no test kind '{kind}'")
+
+
+def parse_test_name(name):
+    """TestRef(variant, chapter, stage, kind) of a stage's test, else None (host/harness, labs)."""
+    parts = name.split("/")
+    if parts[0] in VARIANTS and len(parts) >= 3 and STAGE_NAME.match(parts[2]):
+        kind = parts[3] if len(parts) == 4 and parts[3] in ("sweep", "masks", "large") else "tests"
+        return TestRef(parts[0], parts[1], parts[2], kind)
+    if parts[0] == "host" and len(parts) == 4 and parts[1] in VARIANTS and STAGE_NAME.match(parts[3]):
+        return TestRef(parts[1], parts[2], parts[3], "host")
+    if parts[0] == "sanitize" and len(parts) == 5:
+        return TestRef(parts[2], parts[3], parts[4], "sanitize:" + parts[1])
+    if parts[0] == "wrong" and len(parts) == 3:
+        return TestRef("wrong", parts[1], parts[2], "wrong")
+    if parts[:2] == ["lesson", "sass"] and len(parts) == 5:
+        return TestRef(parts[2], parts[3], parts[4], "lesson-sass")
+    return None
 
 
 # ---------------------------------------------------------------- make targets
@@ -206,7 +347,7 @@ def validate(goal, variables, root=ROOT):
         import exercises
         try:
             exercises.stage_id(get("STAGE"), root)
-        except exercises.UsageError as err:
+        except UsageError as err:
             return str(err)
         return None
     if goal in ("check", "sanitize") and get("STAGE"):
@@ -214,7 +355,8 @@ def validate(goal, variables, root=ROOT):
         stage = get("STAGE")
         if re.search(r"[\\^$.*+?()\[\]{}|]", stage.replace("_", "").replace("-", "").replace("/", "")):
             return None
-        names = [f"{v}/{i}" for i in stage_ids(root) for v in ("solution", "exercise", "wrong")]
+        names = [test_name(v, *i.split("/", 1)) for i in stage_ids(root) for v in VARIANTS]
+        names += [f"wrong/{i}" for i in stage_ids(root)]
         names += [f"host/{c}" for c in all_chapters] + ["host/harness", "host/pgm", "host/exercises-in-sync",
                                                         "host/python-tools"]
         for c in all_chapters:  # the labs' tests: lab/<chapter>/<name> (course_add_lab_test)
@@ -334,10 +476,9 @@ def main(argv=None):
         return 0
     if argv[:1] == ["target"] and len(argv) == 2:
         # The object library of a stage argument (solution.<chapter>.<stage>, exercise....).
-        variant, rest = split_variant(argv[1])
-        found, _ = match_stage(rest)
+        found, _ = parse_stage(argv[1])
         if found:
-            print(f"{variant}.{found.replace('/', '.')}")
+            print(found.target)
             return 0
         return 2
     if argv == ["quickstart"]:
@@ -356,4 +497,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    # The tools this one imports (exercises.py) import course: the same module, not a second copy
+    # (so that its UsageError is this one's).
+    sys.modules.setdefault("course", sys.modules[__name__])
     sys.exit(main())

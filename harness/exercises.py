@@ -47,7 +47,10 @@ import re
 import shlex
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import course  # noqa: E402  (the stage grammar, the usage error)
+
+ROOT = course.ROOT
 BEGIN = re.compile(r"^(\s*)// EXERCISE BEGIN")
 END = re.compile(r"^\s*// EXERCISE END")
 STUB = "COURSE_TODO();"
@@ -58,8 +61,8 @@ class ParseError(Exception):
     """A stage file whose EXERCISE markers do not pair up."""
 
 
-class UsageError(Exception):
-    """A wrong STAGE: one line for the user, exit status 2."""
+# A wrong STAGE: one line for the user, exit status 2.
+UsageError = course.UsageError
 
 
 def now():
@@ -396,18 +399,10 @@ def stage_id(arg, root):
     stage = (arg or "").strip()
     if not stage:
         raise UsageError(f"reset: say which stage: {how} (make help lists every stage)")
-    path = pathlib.Path(stage)
-    if path.is_absolute():
-        try:
-            stage = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            pass
-    while stage.startswith("./"):
-        stage = stage[2:]
-    for prefix in ("exercise/", "chapters/"):
-        if stage.startswith(prefix):
-            stage = stage[len(prefix):]
-            break
+    # The stage grammar's reading of it (course.stage_text); only an exercise is reset.
+    variant, rest = course.stage_text(stage, ("exercise",), root)
+    if variant in (None, "exercise"):
+        stage = rest
     if stage.endswith(".cu") and stage[:-3] in stages:
         stage = stage[:-3]
     if stage in stages:

@@ -55,7 +55,6 @@ import math
 import os
 import re
 import select
-from shutil import which as shutil_which
 import statistics
 import subprocess
 import sys
@@ -79,8 +78,8 @@ NO_LOCAL_WHY = ("no local memory: a spill or an array indexed at run time lives 
                 "(LDL/STL in the SASS; the build's -Xptxas -v reports the stack frame)")
 
 
-class Usage(Exception):
-    pass
+# A wrong argument or declaration: one line, exit status 2.
+Usage = course.UsageError
 
 
 # ---------------------------------------------------------------- the declarations
@@ -112,16 +111,11 @@ def declaration(stage_id):
 
 
 def split(arg):
-    """'exercise/13-scan/06_warp_scans' -> ('exercise', '13-scan/06_warp_scans'), checked against the tree."""
-    variant, rest = "solution", arg
-    head, _, tail = arg.partition("/")
-    if head in ("solution", "exercise", "wrong") and tail:
-        variant, rest = head, tail
-    found, candidates = course.match_stage(rest, ROOT)
-    if not found:
-        raise Usage(f"lesson: no stage '{arg}'" + (f"; did you mean {', '.join(candidates[:5])}?" if candidates else
-                                                     f"; stages: {course.stage_choices(ROOT)}"))
-    return variant, found
+    """'exercise/13-scan/06_warp_scans' -> ('exercise', '13-scan/06_warp_scans'), checked against the
+    tree (course.parse_stage; wrong/ is taken too)."""
+    ref = course.resolve_stage(arg, "lesson", ROOT, wrong=True,
+                               example="lesson.py sass 11-streaming/03_vectorized_float4")
+    return ref.variant, ref.id
 
 
 # ---------------------------------------------------------------- SASS rules
@@ -628,8 +622,7 @@ def cmd_calibrate(args):
     half included); "wide" when the pairs spread wider but their lower quartile still clears the
     stage's own threshold (lessons.toml's min_ratio, set lower for a stage timed through the host),
     so a correct stage still passes; "----" when a correct stage could fail here."""
-    smi = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True) if shutil_which("nvidia-smi") else None
-    if smi is None or smi.returncode != 0 or "GPU" not in smi.stdout:
+    if course.gpu_reason():
         print("calibrate: needs a GPU (the judge programs time the stages on it)")
         return 77
     chapters = [args.chapter] if args.chapter else course.chapters(ROOT)

@@ -28,7 +28,10 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402  (the repository root)
+
+ROOT = course.ROOT
 NOTEBOOK = ROOT / "notebooks" / "course-on-a-hosted-gpu.ipynb"
 OPTIONAL = "optional"
 SETTINGS_TAG = "settings"

@@ -39,7 +39,6 @@ import math
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,12 +59,8 @@ PERMISSION_FIX = ("load the NVIDIA driver with NVreg_RestrictProfilingToAdminUse
                   "then reboot), or run as root / with CAP_SYS_ADMIN")
 
 
-class UsageError(Exception):
-    """A message for the user, with the exit status."""
-
-    def __init__(self, message, status=2):
-        super().__init__(message)
-        self.status = status
+# A message for the user, with the exit status.
+UsageError = course.UsageError
 
 
 # ---------------------------------------------------------------- what is collected
@@ -406,9 +401,8 @@ def resolve(arg, root=ROOT):
     error = course.stage_error("profile", arg, root, "make profile STAGE=12-reduction/10_fastest")
     if error or Path(arg).is_file():
         raise UsageError(error or f"profile: '{arg}' is a file; name a stage, e.g. 12-reduction/10_fastest")
-    found, _ = course.match_stage(rest, root)
-    chapter, stage = found.split("/", 1)
-    return variant, chapter, stage
+    found, _ = course.parse_stage(arg, root)
+    return found.variant, found.chapter, found.stage
 
 
 def check_profilable(chapter, stage, root=ROOT):
@@ -566,18 +560,7 @@ def diff_table(a_name, a, b_name, b, keys):
 
 # ---------------------------------------------------------------- running ncu
 
-def gpu_reason():
-    """None when a GPU is usable, else why not."""
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return "no NVIDIA driver (nvidia-smi not found)"
-    try:
-        run = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return "nvidia-smi did not answer"
-    if run.returncode != 0 or "GPU" not in run.stdout:
-        return "nvidia-smi finds no usable GPU"
-    return None
+gpu_reason = course.gpu_reason
 
 
 def find_ncu():

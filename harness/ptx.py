@@ -19,11 +19,15 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402  (the repository root)
+
+ROOT = course.ROOT
 # The architecture a PTX listing is made for when the build targets several: the course's
 # reference (the rules are written for sm_90), else the newest the build names.
 PREFERRED_ARCH = "90"

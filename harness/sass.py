@@ -119,12 +119,8 @@ _ANNOTATION_RE = re.compile(r"\s+[&?]\S+")
 _HEX_TARGET_RE = re.compile(r"(?<![\w.])0x([0-9a-fA-F]+)$")
 
 
-class UsageError(Exception):
-    """A problem with the arguments or inputs; exit status 2 (1 for 'nothing found')."""
-
-    def __init__(self, message, status=2):
-        super().__init__(message)
-        self.status = status
+# A problem with the arguments or inputs; exit status 2 (1 for 'nothing found').
+UsageError = course.UsageError
 
 
 class ToolMissing(Exception):
@@ -324,8 +320,8 @@ def _is_binary(path):
     return head.startswith(b"\x7fELF") or b"\0" in head
 
 
+ROOT = course.ROOT
 # Where the CUDA Toolkit puts its tools when it is not on PATH.
-ROOT = Path(__file__).resolve().parent.parent
 CUDA_FALLBACK_DIRS = ["/usr/local/cuda/bin"]
 
 
@@ -378,12 +374,12 @@ def _read_manifest(build):
 
 
 def find_stage(arg, build):
+    """The build's manifest entry (build/stages.json) of the stage an argument names
+    (course.parse_stage: the id, or the unambiguous start of one)."""
     variant, stage_id = split_stage(arg)
     stages = [s for s in _read_manifest(build) if s["variant"] == variant]
-    exact = [s for s in stages if s["id"] == stage_id]
-    # The start of an id or of a stage name (01_grid, 11-streaming/03) is enough when unambiguous.
-    matches = exact or [s for s in stages if s["id"].startswith(stage_id)
-                        or s["id"].rsplit("/", 1)[-1].startswith(stage_id)]
+    ref, candidates = course.parse_stage(arg, ROOT)
+    matches = [s for s in stages if ref and s["id"] == ref.id] or [s for s in stages if s["id"] in candidates]
     if len(matches) == 1:
         return matches[0]
     known = sorted(s["id"] for s in (matches or stages))
@@ -413,17 +409,14 @@ def _stage_source(stage):
 def _tree_stage(arg):
     """(variant, stage id) for a stage argument, checked against the tree (solutions/<chapter>/):
     one line naming the valid choices when it names no stage or several."""
-    variant, rest = split_stage(arg)
-    found, candidates = course.match_stage(rest, ROOT)
+    found, _ = course.parse_stage(arg, ROOT)
     if found:
-        return variant, found
-    if rest.endswith(".sass") or "/sass/" in rest or rest.startswith(("chapters/", "solutions/", "/", ".")):
+        return found.variant, found.id
+    _, rest = split_stage(arg)
+    if arg.endswith(".sass") or "/sass/" in arg or rest.startswith(("chapters/", "solutions/", "/", ".")) \
+            or arg.startswith(("chapters/", "solutions/", "/", ".")):
         raise UsageError(f"sass: {arg}: no such file")
-    if candidates:
-        more = f" and {len(candidates) - 8} more" if len(candidates) > 8 else ""
-        raise UsageError(f"sass: '{arg}' names several stages: {', '.join(candidates[:8])}{more}; say which")
-    raise UsageError(f"sass: no stage '{arg}'; use [exercise/]<chapter>/<stage>, one of: "
-                     f"{course.stage_choices(ROOT)}")
+    raise UsageError(course.stage_error("sass", arg, ROOT))
 
 
 def captured(stage_id, variant="solution", quiet=False):

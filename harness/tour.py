@@ -20,7 +20,6 @@ import argparse
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -327,15 +326,7 @@ def summary_block(found, reference):
 
 # ---------------------------------------------------------------- the machine
 
-def gpu_reason():
-    """None when a GPU is usable, else why not (as make check says it)."""
-    smi = shutil.which("nvidia-smi")
-    if not smi:
-        return "no NVIDIA driver (nvidia-smi not found)"
-    run = subprocess.run([smi, "-L"], capture_output=True, text=True)
-    if run.returncode != 0 or "GPU" not in run.stdout:
-        return "nvidia-smi finds no usable GPU"
-    return None
+gpu_reason = course.gpu_reason
 
 
 def minutes(seconds):
