@@ -1,8 +1,14 @@
 # How a chapter declares its stages, tests, wrong variants and benchmark.
 #
-#   course_add_stages(CHAPTER 11-streaming TEST test_device_stages.cpp STAGES 01_grid_stride ...
+# The stages come from the tree: solutions/<chapter>/[0-9][0-9]_*.cu, each with its entry in
+# chapters/<chapter>/lessons.toml, which says the test file that tests it (`test`, or the
+# [chapter] table's) and its kind (gpu, or cpu for a stage built on the host). Configure runs
+# `harness/course.py cmake` once to read them (COURSE_STAGES_<chapter>, COURSE_STAGE_TEST_...,
+# COURSE_STAGE_KIND_..., COURSE_WORKLOAD_...); a stage without its lessons entry stops it.
+#
+#   course_add_stages(CHAPTER 11-streaming TEST test_device_stages.cpp [JUDGE judge.cpp]
 #                     [SOURCES extra.cu ...] [LIBS ...])
-# builds each stage twice, from solutions/<chapter>/<stage>.cu and chapters/<chapter>/<stage>.cu,
+# builds each GPU stage that TEST tests twice, from solutions/<chapter>/<stage>.cu and chapters/<chapter>/<stage>.cu,
 # as object libraries, and one test program per stage and variant, registered with CTest as
 # solution/<chapter>/<stage> and exercise/<chapter>/<stage> (labels: gpu, the chapter, the variant),
 # its [sweep] test case as <variant>/<chapter>/<stage>/sweep (label sweep), and its sanitizer runs as
@@ -25,6 +31,49 @@
 
 set_property(GLOBAL PROPERTY COURSE_STAGE_MANIFEST "")
 set_property(GLOBAL PROPERTY COURSE_TEST_MANIFEST "")
+set_property(GLOBAL PROPERTY COURSE_STAGES_BUILT "")
+
+# The course model (harness/course.py): every chapter's stages, their test files and kinds, and
+# the workloads. A new stage file, or an edited lessons.toml, configures again.
+file(GLOB _course_stage_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/solutions/*/[0-9][0-9]_*.cu)
+file(GLOB _course_manifests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/chapters/*/lessons.toml)
+set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${_course_manifests} ${PROJECT_SOURCE_DIR}/harness/course.py)
+execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/course.py cmake
+                OUTPUT_VARIABLE _course_model ERROR_VARIABLE _course_model_error
+                RESULT_VARIABLE _course_model_status)
+if(NOT _course_model_status EQUAL 0)
+  string(STRIP "${_course_model_error}" _course_model_error)
+  message(FATAL_ERROR "${_course_model_error}")
+endif()
+cmake_language(EVAL CODE "${_course_model}")
+# The same stages as the tree's files (a name course.py would not take as a stage stops here).
+foreach(_file IN LISTS _course_stage_files)
+  get_filename_component(_stage ${_file} NAME_WE)
+  get_filename_component(_chapter ${_file} DIRECTORY)
+  get_filename_component(_chapter ${_chapter} NAME)
+  if(_chapter IN_LIST COURSE_CHAPTERS AND NOT _stage IN_LIST COURSE_STAGES_${_chapter})
+    message(FATAL_ERROR "solutions/${_chapter}/${_stage}.cu is not a stage name (NN_name, letters, "
+                        "digits and _): rename it")
+  endif()
+endforeach()
+
+# The stages of a chapter, in order: every one, or those of one KIND (gpu, cpu) or TEST file.
+#   course_stages(out CHAPTER 14-nbody [KIND cpu] [TEST test_nbody.cpp])
+function(course_stages out)
+  cmake_parse_arguments(A "" "CHAPTER;KIND;TEST" "" ${ARGN})
+  set(found "")
+  foreach(stage IN LISTS COURSE_STAGES_${A_CHAPTER})
+    if(A_KIND AND NOT COURSE_STAGE_KIND_${A_CHAPTER}_${stage} STREQUAL A_KIND)
+      continue()
+    endif()
+    if(A_TEST AND NOT COURSE_STAGE_TEST_${A_CHAPTER}_${stage} STREQUAL A_TEST)
+      continue()
+    endif()
+    list(APPEND found ${stage})
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
 
 # Every test of the course is added through this function, never with a bare add_test: it records
 # the build targets the test needs (the program it runs, and every $<TARGET_FILE:...> or
@@ -251,7 +300,12 @@ function(_course_sass_test chapter stage object)
 endfunction()
 
 function(course_add_stages)
-  cmake_parse_arguments(A "" "CHAPTER;TEST;JUDGE" "STAGES;SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "" "CHAPTER;TEST;JUDGE" "SOURCES;LIBS" ${ARGN})
+  course_stages(A_STAGES CHAPTER ${A_CHAPTER} KIND gpu TEST ${A_TEST})
+  if(NOT A_STAGES)
+    message(FATAL_ERROR "course_add_stages(CHAPTER ${A_CHAPTER} TEST ${A_TEST}): no stage of "
+                        "chapters/${A_CHAPTER}/lessons.toml is tested by ${A_TEST}")
+  endif()
   if(A_JUDGE)
     set_property(GLOBAL PROPERTY COURSE_JUDGE_${A_CHAPTER} ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER}/${A_JUDGE})
   endif()
@@ -282,6 +336,7 @@ function(course_add_stages)
       endif()
       set_property(GLOBAL APPEND PROPERTY COURSE_${variant}_OBJECTS_${A_CHAPTER} ${obj})
     endforeach()
+    set_property(GLOBAL APPEND PROPERTY COURSE_STAGES_BUILT ${A_CHAPTER}/${stage})
   endforeach()
   set_property(GLOBAL APPEND PROPERTY COURSE_TEST_OBJECT_${A_CHAPTER}_${A_TEST} ${test_object})
 endfunction()
@@ -420,8 +475,20 @@ function(course_add_bench)
   endforeach()
 endfunction()
 
-# build/stages.json: where each stage's object file is, for harness/sass.py.
+# build/stages.json: where each stage's object file is, for harness/sass.py. Every GPU stage of the
+# model must have been built by a course_add_stages call of its test file.
 function(course_write_stage_manifest)
+  get_property(built GLOBAL PROPERTY COURSE_STAGES_BUILT)
+  foreach(chapter IN LISTS COURSE_CHAPTERS)
+    course_stages(gpu CHAPTER ${chapter} KIND gpu)
+    foreach(stage IN LISTS gpu)
+      if(NOT ${chapter}/${stage} IN_LIST built)
+        message(FATAL_ERROR "stage ${chapter}/${stage}: chapters/${chapter}/CMakeLists.txt has no "
+                            "course_add_stages(CHAPTER ${chapter} TEST ${COURSE_STAGE_TEST_${chapter}_${stage}}) "
+                            "for its test file (chapters/${chapter}/lessons.toml)")
+      endif()
+    endforeach()
+  endforeach()
   get_property(entries GLOBAL PROPERTY COURSE_STAGE_MANIFEST)
   string(REPLACE ";{" ",\n  {" body "${entries}")
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/stages.json CONTENT "{\"stages\": [\n  ${body}\n]}\n")

@@ -1,7 +1,7 @@
 # Mask-checked builds of the stages that teach warp-level intrinsics (harness/warp_mask_check.cuh).
 #
-#   course_add_warp_mask_check(CHAPTER 08-warp TEST test_masks.cpp STAGES 01_shuffle_forms ... [LIBS ...])
-# compiles each stage once more, from solutions/ and from chapters/, with every _sync warp
+#   course_add_warp_mask_check(CHAPTER 08-warp TEST test_masks.cpp [LIBS ...])
+# compiles each GPU stage of the chapter (lessons.toml; cmake/CourseStages.cmake) once more, from solutions/ and from chapters/, with every _sync warp
 # intrinsic of the stage's translation unit sent through a wrapper that records calls breaking
 # the intrinsics' rules (a calling lane outside the mask, a shuffle reading a lane that does not
 # take part, ...), and links it with TEST into bin/test.<variant>.<chapter>.<stage>.masks, run as
@@ -19,7 +19,8 @@ set(COURSE_WARP_MASK_CHECK_OPTIONS
     "$<$<COMPILE_LANGUAGE:CUDA>:--pre-include=${PROJECT_SOURCE_DIR}/harness/warp_mask_check.cuh>")
 
 function(course_add_warp_mask_check)
-  cmake_parse_arguments(A "" "CHAPTER;TEST" "STAGES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "" "CHAPTER;TEST" "LIBS" ${ARGN})
+  course_stages(A_STAGES CHAPTER ${A_CHAPTER} KIND gpu)
   set(dir ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
   # The test object, named as course_add_stages names its own, so course_add_wrong_variant finds it.
   set(test_object ${A_CHAPTER}.${A_TEST}.test)

@@ -6,6 +6,7 @@ targets' arguments.
                                                a target's arguments are wrong; nothing when fine
     course.py list {chapters,stages,gpu-stages,benches,wrong-variants}
     course.py target STAGE                     the object library of a stage (for make sass)
+    course.py cmake                            the model as CMake code (stages, test files, workloads)
     course.py quickstart                       the README's quick-start commands (CI runs them)
 
 Chapters are chapters/NN-topic/ with a solutions/NN-topic/; stages are
@@ -14,7 +15,6 @@ course_add_bench; wrong variants are its course_add_wrong_variant calls. The Mak
 `validate` before a target does anything (configure included), and shows its line with $(error).
 """
 
-import itertools
 import json
 import re
 import shlex
@@ -106,18 +106,103 @@ def wrong_variants(root=ROOT):
     return found
 
 
+# ---------------------------------------------------------------- the chapter's manifest
+# chapters/<chapter>/lessons.toml: one table per stage (what it teaches, how it is judged, and what
+# the build needs to know of it: `test`, the chapter's test file that tests it, and `kind`, "gpu"
+# or "cpu", a stage built and tested on the host), plus two tables that are not stages:
+#   [chapter]    defaults for every stage (test = "test_x.cpp", kind = "gpu")
+#   [workload]   the chapter's workload, in one home: the judge's parameters under every stage's
+#                speed table, and the sizes CMake hands the judge and the bench as their defaults
+CHAPTER_TABLES = ("chapter", "workload")
+KINDS = ("gpu", "cpu")
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+
+def lessons_path(chapter, root=ROOT):
+    return Path(root) / "chapters" / chapter / "lessons.toml"
+
+
+def read_manifest(chapter, root=ROOT):
+    """A chapter's lessons.toml as a dict ({} when it has none); UsageError when unreadable or when
+    a table names no stage of the chapter."""
+    path = lessons_path(chapter, root)
+    if not path.is_file():
+        return {}
+    if tomllib is None:
+        raise UsageError("lesson: reading lessons.toml needs Python 3.11 or newer (tomllib)")
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as err:
+        raise UsageError(f"lesson: {shown}: {err}")
+    unknown = sorted(set(data) - set(stages(chapter, root)) - set(CHAPTER_TABLES))
+    if unknown:
+        raise UsageError(f"lesson: {shown} names no stage of {chapter}: {', '.join(unknown)}")
+    return data
+
+
+def stage_declarations(chapter, root=ROOT):
+    """{stage: its lessons.toml table} (the chapter's own tables left out)."""
+    return {k: v for k, v in read_manifest(chapter, root).items() if k not in CHAPTER_TABLES}
+
+
+def workload(chapter, root=ROOT):
+    """The chapter's [workload] table ({} when it declares none)."""
+    return dict(read_manifest(chapter, root).get("workload", {}))
+
+
+def build_facts(chapter, root=ROOT):
+    """{stage: {"test": file, "kind": gpu|cpu}} of every stage in the tree, from lessons.toml (the
+    stage's table over the chapter's defaults); UsageError naming the first stage that lacks what
+    the build needs (its lessons entry, a test file, its exercise file)."""
+    data = read_manifest(chapter, root)
+    defaults = data.get("chapter", {})
+    shown = f"chapters/{chapter}/lessons.toml"
+    facts = {}
+    for stage in stages(chapter, root):
+        if stage not in data:
+            raise UsageError(f"course: stage {chapter}/{stage} (solutions/{chapter}/{stage}.cu) has no "
+                             f"entry in {shown}: add a [{stage}] table with its lesson")
+        if not (Path(root) / "chapters" / chapter / f"{stage}.cu").is_file():
+            raise UsageError(f"course: stage {chapter}/{stage} has no exercise file chapters/{chapter}/"
+                             f"{stage}.cu: make exercises writes it from the solution")
+        decl = {**defaults, **data[stage]}
+        kind = decl.get("kind", "gpu")
+        if kind not in KINDS:
+            raise UsageError(f"course: {shown}: [{stage}] kind = '{kind}'; one of {', '.join(KINDS)}")
+        if kind == "gpu" and not decl.get("test"):
+            raise UsageError(f"course: {shown}: [{stage}] names no test file: say test = \"test_x.cpp\" "
+                             f"in it or in [chapter]")
+        facts[stage] = {"test": decl.get("test", ""), "kind": kind}
+    return facts
+
+
 def gpu_stages(root=ROOT):
-    """Stage ids declared with course_add_stages (tested on a GPU); the others (chapter 14's CPU
-    stage) are built and tested on their own, on the host."""
-    found = []
+    """Stage ids of kind gpu (lessons.toml): tested on a GPU; the others (chapter 14's CPU stage)
+    are built and tested on their own, on the host."""
+    return [f"{c}/{s}" for c in chapters(root) for s, f in build_facts(c, root).items()
+            if f["kind"] == "gpu"]
+
+
+def cmake_code(root=ROOT):
+    """What CMake reads of the course model (cmake/CourseStages.cmake runs `course.py cmake`): per
+    chapter the stages and each one's test file and kind, and the [workload] keys."""
+    lines = [f"set(COURSE_CHAPTERS {';'.join(chapters(root))})"]
     for chapter in chapters(root):
-        for args in _cmake_calls(chapter, "course_add_stages", root):
-            m = re.search(r"\bSTAGES\s+(.*)", args, flags=re.S)
-            names = m.group(1).split() if m else []
-            # The list ends at the next keyword (LIBS, ...).
-            names = [n for n in itertools.takewhile(lambda w: not w.isupper(), names)]
-            found += [f"{chapter}/{n}" for n in names]
-    return [i for i in stage_ids(root) if i in set(found)]
+        facts = build_facts(chapter, root)
+        lines.append(f"set(COURSE_STAGES_{chapter} {';'.join(facts)})")
+        for stage, f in facts.items():
+            lines.append(f"set(COURSE_STAGE_TEST_{chapter}_{stage} \"{f['test']}\")")
+            lines.append(f"set(COURSE_STAGE_KIND_{chapter}_{stage} {f['kind']})")
+        work = workload(chapter, root)
+        for k, v in work.items():
+            lines.append(f"set(COURSE_WORKLOAD_{chapter}_{k} \"{v}\")")
+        lines.append(f"set(COURSE_WORKLOAD_KEYS_{chapter} \"{';'.join(work)}\")")
+    return "\n".join(lines)
 
 
 def capture_dir(chapter, root=ROOT, arch=REFERENCE_ARCH):
@@ -481,6 +566,13 @@ def main(argv=None):
             print(found.target)
             return 0
         return 2
+    if argv == ["cmake"]:
+        try:
+            print(cmake_code())
+        except UsageError as err:
+            print(err, file=sys.stderr)
+            return 2
+        return 0
     if argv == ["quickstart"]:
         print("\n".join(quickstart()))
         return 0

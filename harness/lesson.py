@@ -66,11 +66,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
 import sass  # noqa: E402
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    tomllib = None
-
 ROOT = course.ROOT
 DEFAULT_MIN_RATIO = 0.90
 NO_LOCAL_MEMORY = "LDL|STL == 0"
@@ -85,23 +80,20 @@ Usage = course.UsageError
 # ---------------------------------------------------------------- the declarations
 
 def lessons_path(chapter):
-    return ROOT / "chapters" / chapter / "lessons.toml"
+    return course.lessons_path(chapter, ROOT)
 
 
 def load_lessons(chapter):
-    """{stage: declaration} of one chapter ({} when the chapter declares nothing)."""
-    path = lessons_path(chapter)
-    if not path.is_file():
-        return {}
-    if tomllib is None:
-        raise Usage("lesson: reading lessons.toml needs Python 3.11 or newer (tomllib)")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as err:
-        raise Usage(f"lesson: {path.relative_to(ROOT)}: {err}")
-    unknown = sorted(set(data) - set(course.stages(chapter)))
-    if unknown:
-        raise Usage(f"lesson: {path.relative_to(ROOT)} names no stage of {chapter}: {', '.join(unknown)}")
+    """{stage: declaration} of one chapter ({} when the chapter declares nothing): its stage
+    tables, each speed table over the chapter's [workload]."""
+    data = course.stage_declarations(chapter, ROOT)
+    work = course.workload(chapter, ROOT)
+    for decl in data.values():
+        if isinstance(decl.get("speed"), dict):
+            # The workload's keys first, as the stage's own table would list them, unless it sets
+            # them itself (then in its own order).
+            own = decl["speed"]
+            decl["speed"] = {**{k: v for k, v in work.items() if k not in own}, **own}
     return data
 
 
