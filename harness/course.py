@@ -151,8 +151,28 @@ def stage_declarations(chapter, root=ROOT):
 
 
 def workload(chapter, root=ROOT):
-    """The chapter's [workload] table ({} when it declares none)."""
-    return dict(read_manifest(chapter, root).get("workload", {}))
+    """The chapter's [workload]: the judge's parameters ({} when it declares none)."""
+    table = read_manifest(chapter, root).get("workload", {})
+    return {k: v for k, v in table.items() if not isinstance(v, dict)}
+
+
+def bench_defaults(chapter, root=ROOT):
+    """The chapter's [workload.bench]: the benchmark's option defaults, by option name."""
+    return dict(read_manifest(chapter, root).get("workload", {}).get("bench", {}))
+
+
+def speed_params(speed, work):
+    """A stage's speed table over the chapter's workload: the workload's keys in its order, then
+    the stage's others; a stage that sets every workload key itself keeps its own order."""
+    if all(k in speed for k in work):
+        return dict(speed)
+    return {**{k: speed.get(k, v) for k, v in work.items()}, **speed}
+
+
+def definitions(prefix, table):
+    """Compile definitions of a table's numbers: {"cpu-N": 16} -> ["COURSE_BENCH_CPU_N=16"]."""
+    return [f"{prefix}_{re.sub(r'[^A-Za-z0-9]', '_', k).upper()}={v}" for k, v in table.items()
+            if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
 
 def build_facts(chapter, root=ROOT):
@@ -198,10 +218,10 @@ def cmake_code(root=ROOT):
         for stage, f in facts.items():
             lines.append(f"set(COURSE_STAGE_TEST_{chapter}_{stage} \"{f['test']}\")")
             lines.append(f"set(COURSE_STAGE_KIND_{chapter}_{stage} {f['kind']})")
-        work = workload(chapter, root)
-        for k, v in work.items():
-            lines.append(f"set(COURSE_WORKLOAD_{chapter}_{k} \"{v}\")")
-        lines.append(f"set(COURSE_WORKLOAD_KEYS_{chapter} \"{';'.join(work)}\")")
+        work = definitions("COURSE_WORKLOAD", workload(chapter, root))
+        bench = definitions("COURSE_BENCH", bench_defaults(chapter, root))
+        lines.append(f"set(COURSE_WORKLOAD_DEFS_{chapter} \"{';'.join(work)}\")")
+        lines.append(f"set(COURSE_BENCH_DEFS_{chapter} \"{';'.join(bench)}\")")
     return "\n".join(lines)
 
 

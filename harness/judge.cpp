@@ -37,6 +37,12 @@ std::int64_t params::integer(const std::string &key, std::int64_t fallback) cons
   return v;
 }
 
+std::int64_t params::integer(const std::string &key) const {
+  if (!has(key))
+    throw std::invalid_argument(key + ": missing (lessons.toml sets it for this stage; lesson.py passes it)");
+  return integer(key, 0);
+}
+
 namespace {
 
 // Milliseconds per call over k back-to-back calls.

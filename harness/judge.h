@@ -11,7 +11,9 @@
 //   start    -> "ready <description>"  or  "todo <file>"  or  "skip <reason>"  or  "error <message>"
 //   "t K\n"  -> "ms <per-call milliseconds over K back-to-back calls>"  (or "error <message>")
 //   "q\n"    -> exit 0
-// Parameters come as key=value arguments (lessons.toml's speed table); params::get reads them.
+// Parameters come as key=value arguments (lessons.toml's speed table over the chapter's
+// [workload]); params::get reads them. The workload's defaults are compiled in from the same
+// table (COURSE_WORKLOAD_N, ...: cmake/CourseStages.cmake), never written here.
 #pragma once
 
 #include "common/stage.h"
@@ -33,6 +35,8 @@ class params {
   explicit params(std::map<std::string, std::string> values) : values_(std::move(values)) {}
   std::string text(const std::string &key, const std::string &fallback) const;
   std::int64_t integer(const std::string &key, std::int64_t fallback) const;
+  // A parameter without a default here (lessons.toml gives it): std::invalid_argument when missing.
+  std::int64_t integer(const std::string &key) const;
   bool has(const std::string &key) const { return values_.count(key) != 0; }
 
  private:

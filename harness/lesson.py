@@ -14,7 +14,8 @@ Each chapter declares, in chapters/<chapter>/lessons.toml, per stage:
 what the stage's lesson needs of the GPU beyond the course's minimum (compute capability 7.5):
 `needs = { cc = "8.0", gpus = 2, why = "..." }`; `make doctor` reads it to say, per chapter, what
 runs on the GPU present. `speed` holds the judge
-program's parameters (key=value, see chapters/<chapter>/judge_<chapter>.cpp) and optionally
+program's parameters (key=value, see chapters/<chapter>/judge_<chapter>.cpp), over the chapter's
+[workload] table (its sizes, in one home; a stage may set its own), and optionally
 `min_ratio` (default 0.90: the student's stage must run at least at 0.9x the reference solution's
 speed); a string says why the stage's lesson is not speed. `sass` lists the instruction facts the
 lesson produces. Every stage also gets the rule "LDL|STL == 0" (no local memory: spills or a
@@ -90,10 +91,7 @@ def load_lessons(chapter):
     work = course.workload(chapter, ROOT)
     for decl in data.values():
         if isinstance(decl.get("speed"), dict):
-            # The workload's keys first, as the stage's own table would list them, unless it sets
-            # them itself (then in its own order).
-            own = decl["speed"]
-            decl["speed"] = {**{k: v for k, v in work.items() if k not in own}, **own}
+            decl["speed"] = course.speed_params(decl["speed"], work)
     return data
 
 

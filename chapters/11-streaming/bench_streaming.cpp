@@ -60,7 +60,8 @@ const std::string floor_label = "floor: overlapped pinned copies";
   } while (0)
 
 struct options_t {
-  std::int64_t n_host_m = 128, n_device_m = 256, max_streams = 8;
+  // The defaults: chapters/11-streaming/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  std::int64_t n_host_m = COURSE_BENCH_N, n_device_m = COURSE_BENCH_DEVICEN, max_streams = 8;
   std::string part = "all";
 };
 

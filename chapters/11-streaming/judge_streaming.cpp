@@ -20,7 +20,7 @@ namespace {
 constexpr float alpha = 1.5f;
 
 workload device_workload(const streaming::device_stage &st, const params &p) {
-  const auto n = std::size_t(p.integer("n", std::int64_t(1) << 26));
+  const auto n = std::size_t(p.integer("n", COURSE_WORKLOAD_N));
   streaming::launch_config cfg;
   cfg.threads = int(p.integer("threads", cfg.threads));
   cfg.blocks = int(p.integer("blocks", cfg.blocks));
@@ -41,7 +41,7 @@ workload device_workload(const streaming::device_stage &st, const params &p) {
 }
 
 workload host_workload(const streaming::host_stage &st, const params &p) {
-  const auto n = std::size_t(p.integer("n", std::int64_t(1) << 24));
+  const auto n = std::size_t(p.integer("n"));
   const int streams = int(p.integer("streams", 4));
   struct arrays {
     streaming::owned_host_context ctx;

@@ -330,7 +330,8 @@ void body(bench::session &s, std::int64_t n_m, int threads) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::int64_t n_m = 256, threads = 0;
+  // The defaults: chapters/12-reduction/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  std::int64_t n_m = COURSE_BENCH_N, threads = 0;
   bench::settings opt;
   course::options cli("bench_reduction", "Chapter 12: reduction, every stage against the read ceiling and CUB.");
   cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The speed verdict's workload for chapter 12 (harness/judge.h): one stage's reduction of n random
-// ints in [-1000, 1000], as the benchmark calls it (at the default n = 2^28, 1 GB read per call,
+// ints in [-1000, 1000], as the benchmark calls it (at the workload's n = 2^28, 1 GB read per call,
 // twenty times the H100's 50 MB L2), its workspace allocated once.
 // Parameters: n, threads, blocks (config::blocks, 0: the stage's own grid); stage 07 also takes
 // op = int | long_long | double | moments | min_max (its typed entry points; double and moments
@@ -121,7 +121,7 @@ workload count_workload(const reduction::stage &st, const params &p, std::size_t
 workload course::judge::make_workload(const params &p) {
   const auto *st = linked_stage<reduction::stage>();
   if (!st) throw std::logic_error("no chapter-12 stage is linked into this judge program");
-  const std::int64_t n = p.integer("n", std::int64_t(1) << 28);
+  const std::int64_t n = p.integer("n", COURSE_WORKLOAD_N);
   if (n < 1) throw std::invalid_argument("n must be at least 1");
   if (st->count) return count_workload(*st, p, std::size_t(n));
   return sum_workload(*st, p, std::size_t(n));

@@ -529,7 +529,8 @@ void body(bench::session &s, std::int64_t n_m, std::int64_t k) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  std::int64_t n_m = 256, k = 64;
+  // The defaults: chapters/13-scan/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  std::int64_t n_m = COURSE_BENCH_N, k = COURSE_BENCH_K;
   bench::settings opt;
   course::options cli("bench_scan", "Chapter 13: scan, every stage against CUB.");
   cli.add("N", n_m, 1, 1024, "ints to scan, in units of 2^20")

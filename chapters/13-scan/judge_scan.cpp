@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The speed verdict's workload for chapter 13 (harness/judge.h): one stage's call on n random ints
 // in [-1000, 1000] (floats in [-1, 1) with type=float), out of place, as the benchmark calls it
-// (at the default n = 2^28, 1 GB read and up to 1 GB written per call, far past the H100's 50 MB
+// (at the workload's n = 2^28, 1 GB read and up to 1 GB written per call, far past the H100's 50 MB
 // L2), its workspace allocated once. Every kind of entry point a stage registers:
 //   scan (02-06, 08, 10)   n, threads, type = int | float, inclusive (1), partials (the two-level
 //                          stages' config::partials, 0: as many as the GPU holds at once)
 //   stage 06               also entry = scan | warp_scan | warp_scan_lab: its warp scans over
 //                          32-element segments (memory-bound) or each segment scanned k times per
-//                          load (the compute-bound lab; k, default 64; n default 2^26), in one
+//                          load (the compute-bound lab; k, default 64; n from lessons.toml), in one
 //                          form or several:
 //                          form = conditional | zero_padded | templated | shuffle | shuffle_ptx,
 //                          shuffles (the two register forms one after the other, the default) or
@@ -173,7 +173,7 @@ workload course::judge::make_workload(const params &p) {
   if (!st) throw std::logic_error("no chapter-13 stage is linked into this judge program");
   const std::string entry = p.text("entry", "scan");
   // The lab does k scans per element: 2^26 elements (the benchmark's) take milliseconds already.
-  const std::int64_t n_param = p.integer("n", std::int64_t(1) << (entry == "warp_scan_lab" ? 26 : 28));
+  const std::int64_t n_param = entry == "warp_scan_lab" ? p.integer("n") : p.integer("n", COURSE_WORKLOAD_N);
   if (n_param < 1) throw std::invalid_argument("n must be at least 1");
   const auto n = std::size_t(n_param);
   if (entry != "scan" && entry != "warp_scan" && entry != "warp_scan_lab")

@@ -73,7 +73,8 @@ const std::string mix_label = "MUFU.RSQ + 11 FP32, registers";
 const std::string mix3_label = "MUFU.RSQ + 11 FP32, 3-register FFMAs";
 
 struct options_t {
-  std::int64_t n_k = 128, lab_n_k = 0, cpu_n_k = 16, mgpu_n_k = 256;
+  // The defaults: chapters/14-nbody/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  std::int64_t n_k = COURSE_BENCH_N, lab_n_k = 0, cpu_n_k = COURSE_BENCH_CPU_N, mgpu_n_k = COURSE_BENCH_MGPU_N;
   bool skip_cpu = false;
 };
 

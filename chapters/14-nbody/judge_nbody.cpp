@@ -7,7 +7,7 @@
 //    finds (the stage returns with the forces: timed by the host clock);
 //  - stage 09, the CPU rival: host arrays, its widest instruction set, timed by the host clock.
 // Parameters (key=value; the defaults are the benchmark's, lessons.toml picks each stage's):
-//   n        bodies (default 65536)
+//   n        bodies (lessons.toml's [workload] for the GPU stages; stages 09 and 10 say their own)
 //   threads  threads per block (GPU stages; stage 06 has its own), or host threads of stage 09
 //            (default 1: the SIMD row alone; 0: every core)
 //   unroll   the inner loop's unroll factor (stages 02, 03, 07, 08)
@@ -44,8 +44,10 @@ std::vector<float4> bodies(const params &p, std::size_t n) {
   return nbody::random_bodies(n, seed);
 }
 
-std::size_t bodies_count(const params &p, std::int64_t fallback) {
-  const std::int64_t n = p.integer("n", fallback);
+// n: the chapter's workload (lessons.toml's [workload]) for the GPU stages; the CPU and multi-GPU
+// stages have none here, their lessons.toml tables say n.
+std::size_t bodies_count(const params &p, bool workload_default) {
+  const std::int64_t n = workload_default ? p.integer("n", COURSE_WORKLOAD_N) : p.integer("n");
   if (n < 1) throw std::invalid_argument("n=" + std::to_string(n) + ": the judge needs at least one body");
   return std::size_t(n);
 }
@@ -62,7 +64,7 @@ std::string describe(const nbody::stage &st, const nbody::config &cfg) {
 }
 
 workload device_workload(const nbody::stage &st, const params &p) {
-  const std::size_t n = bodies_count(p, 65536);
+  const std::size_t n = bodies_count(p, true);
   nbody::config cfg;
   cfg.threads = int(p.integer("threads", cfg.threads));
   cfg.unroll = int(p.integer("unroll", cfg.unroll));
@@ -82,7 +84,7 @@ workload device_workload(const nbody::stage &st, const params &p) {
 }
 
 workload multi_gpu_workload(const nbody::stage &st, const params &p) {
-  const std::size_t n = bodies_count(p, 131072);
+  const std::size_t n = bodies_count(p, false);
   nbody::config cfg;
   cfg.gpus = int(p.integer("gpus", 0));
   cfg.parts = int(p.integer("parts", 0));
@@ -121,7 +123,7 @@ nbody::cpu::isa pick_isa(const nbody::cpu::stage &st, const std::string &name) {
 }
 
 workload cpu_workload(const nbody::cpu::stage &st, const params &p) {
-  const std::size_t n = bodies_count(p, 4096);
+  const std::size_t n = bodies_count(p, false);
   const nbody::cpu::isa s = pick_isa(st, p.text("isa", "best"));
   const std::int64_t threads = p.integer("threads", 1);
   if (threads < 0) throw std::invalid_argument("threads=" + std::to_string(threads) + ": want 0 (every core) or more");

@@ -65,7 +65,9 @@ constexpr double goal_vs_npp = 10.0;  // the best stage >= 10x NPP at every size
 constexpr double goal_bank = 100e12;  // template-pixel products/s, K = 32, 16x16
 
 struct options_t {
-  std::int64_t width = 1024, height = 1024, w_template = 16, h_template = 16, bank = 32, bank_template = 16;
+  // The defaults: chapters/15-ncc/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  std::int64_t width = COURSE_BENCH_WIDTH, height = COURSE_BENCH_HEIGHT, w_template = COURSE_BENCH_WTEMPLATE,
+               h_template = COURSE_BENCH_HTEMPLATE, bank = COURSE_BENCH_BANK, bank_template = COURSE_BENCH_BANKTEMPLATE;
   std::string sweep = "8,12,16,20,24,28,32,40,48,52,64,96";
 };
 

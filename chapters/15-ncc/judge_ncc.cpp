@@ -8,8 +8,9 @@
 // memory, shifted templates, FFTs, packed B fragments) is made, before the timing: the first call,
 // untimed, does it once, as for a stage called again with the same problem.
 // Parameters (key=value; lessons.toml picks each stage's):
-//   width, height   the image (default 1024 x 1024)
-//   tw, th          the template (default 16 x 16; th defaults to tw)
+//   width, height   the image (default: lessons.toml's [workload], 1024 x 1024)
+//   tw, th          the template (default: the [workload]'s, 16 x 16; th defaults to tw when tw
+//                   is given)
 //   k               the bank stage: templates in the bank (default 32)
 //   sums            1: the three sums instead of the coefficients (default 0, as the benchmark)
 //   seed            the pixels' seed (default: a fresh one)
@@ -46,10 +47,10 @@ struct shape {
 
 shape read_shape(const params &p) {
   shape s;
-  s.width = int(p.integer("width", 1024));
-  s.height = int(p.integer("height", 1024));
-  s.tw = int(p.integer("tw", 16));
-  s.th = int(p.integer("th", s.tw));
+  s.width = int(p.integer("width", COURSE_WORKLOAD_WIDTH));
+  s.height = int(p.integer("height", COURSE_WORKLOAD_HEIGHT));
+  s.tw = int(p.integer("tw", COURSE_WORKLOAD_TW));
+  s.th = int(p.integer("th", p.has("tw") ? s.tw : COURSE_WORKLOAD_TH));
   s.sums = p.integer("sums", 0) != 0;
   s.seed = std::uint64_t(p.integer("seed", std::int64_t(course::fresh_seed() >> 1)));
   if (s.width < 1 || s.height < 1 || s.tw < 1 || s.th < 1)
