@@ -20,7 +20,7 @@ KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
-VALIDATED := bench sass sass-count sass-diff reset nbody ncc check sanitize
+VALIDATED := bench sass sass-count sass-diff reset nbody ncc check sanitize profile profile-diff profile-capture
 quote = '$(subst ','\'',$(1))'
 ifneq ($(and $(filter $(VALIDATED),$(MAKECMDGOALS)),$(wildcard harness/course.py)),)
 ARGS_ERROR := $(shell $(PYTHON) harness/course.py validate $(filter $(VALIDATED),$(MAKECMDGOALS)) \
@@ -28,17 +28,6 @@ ARGS_ERROR := $(shell $(PYTHON) harness/course.py validate $(filter $(VALIDATED)
   $(call quote,ARGS=$(ARGS)))
 ifneq ($(ARGS_ERROR),)
 $(error $(ARGS_ERROR))
-endif
-endif
-
-# The profile targets check their stage names the same way (harness/profile.py validate).
-PROFILE_GOALS := $(filter profile profile-diff profile-capture,$(MAKECMDGOALS))
-ifneq ($(PROFILE_GOALS),)
-PROFILE_ERROR := $(shell $(PYTHON) harness/profile.py validate $(call quote,$(PROFILE_GOALS)) \
-  $(call quote,STAGE=$(STAGE)) $(call quote,A=$(A)) $(call quote,B=$(B)) \
-  $(call quote,CHAPTER=$(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER))))
-ifneq ($(PROFILE_ERROR),)
-$(error $(PROFILE_ERROR))
 endif
 endif
 
@@ -70,7 +59,7 @@ help:
 	@echo "                               (no GPU, no ncu or no counter permission: the profile captured on the reference GPU)"
 	@echo "  make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest   two stages' metrics side by side"
 	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into chapters/*/profiles/sm_90/"
-	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (harness/perf_bounds.json)"
+	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (lessons.toml perf)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
 	@echo "                               (the <!-- results: ... --> blocks) from the committed chapters/*/figures/*.json"

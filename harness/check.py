@@ -37,13 +37,6 @@ UNTESTED = "compiles; untested (no GPU)"
 
 
 # --- test names and stage keys ------------------------------------------------------------------
-def stage_of_test(name):
-    """(variant, chapter, stage, kind) for a test of a stage, else None (course.parse_test_name;
-    a SASS signature check counts with the tests that are not a stage's own)."""
-    ref = course.parse_test_name(name)
-    return None if ref is None or ref.kind == "lesson-sass" else tuple(ref)
-
-
 def key(variant, chapter, stage):
     return f"{variant}/{chapter}/{stage}"
 
@@ -410,7 +403,7 @@ def run(args):
     args.stage = selected
     tests = list_tests(build, args.stage)
     if not tests:
-        chapters = sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir())
+        chapters = course.chapters(ROOT)
         print(f"check: no test matches STAGE={args.stage}. Stages are named <variant>/<chapter>/<stage>, e.g. "
               f"exercise/13-scan/04_two_level; chapters: {', '.join(chapters)}; `make help` lists every stage.")
         return 2
@@ -428,7 +421,7 @@ def run(args):
     # Which programs the selected tests need (build/tests.json), and which stage each test belongs to.
     programs, by_stage, offline_skip = {}, {}, {}
     for t in tests:
-        s = stage_of_test(t["name"])
+        s = course.stage_test(t["name"])
         if s and s[0] != "wrong":
             by_stage.setdefault(key(*s[:3]), {})[s[3]] = t["name"]
         if offline and "host" not in labels_of(t):
@@ -524,8 +517,8 @@ def run(args):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
     save_progress(build, progress)
 
-    failed_other = [n for n, (s, _) in results.items() if s == "failed" and not stage_of_test(n)]
-    wrong_failed = [n for n, (s, _) in results.items() if s == "failed" and (stage_of_test(n) or ("",))[0] == "wrong"]
+    failed_other = [n for n, (s, _) in results.items() if s == "failed" and not course.stage_test(n)]
+    wrong_failed = [n for n, (s, _) in results.items() if s == "failed" and (course.stage_test(n) or ("",))[0] == "wrong"]
     order = ["passed", "correct, but slow", "misses its SASS signature", "failed", UNTESTED, "TODO",
              "does not compile", "skipped", "not run"]
     print()
@@ -594,10 +587,9 @@ def progress(args):
     """Each exercise stage from what the last runs recorded: nothing is built or run."""
     build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
     recorded = load_progress(build)["stages"]
-    chapters = sorted(p.name for p in (ROOT / "chapters").iterdir() if p.is_dir() and (ROOT / "solutions" / p.name).is_dir())
     total = {}
-    for chapter in chapters:
-        stages = sorted(p.stem for p in (ROOT / "solutions" / chapter).glob("[0-9]*.cu"))
+    for chapter in course.chapters(ROOT):
+        stages = course.stages(chapter, ROOT)
         print(f"\n{chapter}")
         print(f"  {'stage':26} {'answer':29} {'sanitizers':16} {'speed':12} {'SASS':12}")
         for stage in stages:

@@ -80,6 +80,21 @@ def stage_ids(root=ROOT):
     return [f"{c}/{s}" for c in chapters(root) for s in stages(c, root)]
 
 
+# The files mirrored between solutions/ and chapters/ (exercises.py keeps them in step).
+MIRRORED = (".cu", ".cuh", ".h")
+
+
+def is_stage_file(path):
+    return bool(STAGE_FILE.match(Path(path).name))
+
+
+def lesson_headers(chapter, root=ROOT):
+    """File names of a chapter's lesson headers: the mirrored files of solutions/<chapter>/ that
+    are not stage files (a .cuh or .h holding a kernel a stage teaches), sorted."""
+    return sorted(p.name for p in (Path(root) / "solutions" / chapter).glob("*")
+                  if p.is_file() and p.suffix in MIRRORED and not is_stage_file(p))
+
+
 def _cmake_calls(chapter, command, root=ROOT):
     path = root / "chapters" / chapter / "CMakeLists.txt"
     try:
@@ -110,11 +125,26 @@ def wrong_variants(root=ROOT):
 # chapters/<chapter>/lessons.toml: one table per stage (what it teaches, how it is judged, and what
 # the build needs to know of it: `test`, the chapter's test file that tests it, and `kind`, "gpu"
 # or "cpu", a stage built and tested on the host), plus two tables that are not stages:
-#   [chapter]    defaults for every stage (test = "test_x.cpp", kind = "gpu")
+#   [chapter]    defaults for every stage (test = "test_x.cpp", kind = "gpu"); profile_rows, the
+#                metrics (profile.py row keys) that make profile shows for the chapter after the
+#                common ones; roofline, the work its roofline counts (plots/roofline.py's WORKS)
 #   [workload]   the chapter's workload, in one home: the judge's parameters under every stage's
 #                speed table, and the sizes CMake hands the judge and the bench as their defaults
+# A stage's table: lesson, speed, sass, needs, local_memory (lesson.py says what they mean), test
+# and kind (the build's), and two the tools read:
+#   capture = { kernels = "<regex>", says = "<words>" }   the kernels its committed SASS capture
+#       keeps (a regex on the demangled name) where every instantiation would make megabytes, and
+#       the words its first line says that with (sass.py capture-all)
+#   perf = [ { metric = "dram_pct", min = 80, why = "measured ..." }, ... ]   make check-perf's
+#       counter bounds (profile.py check-perf): metric is a profile.py row key, min and/or max
 CHAPTER_TABLES = ("chapter", "workload")
 KINDS = ("gpu", "cpu")
+# Every key a lessons.toml may hold (a stage's speed table and [workload] are the judge's and the
+# bench's parameters, checked by those programs): a misspelt key is an error, not a silent default.
+CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline")
+STAGE_KEYS = ("lesson", "speed", "sass", "needs", "local_memory", "test", "kind", "capture", "perf")
+ENTRY_KEYS = {"sass": ("rule", "kernels", "arch", "why"), "perf": ("metric", "min", "max", "why"),
+              "capture": ("kernels", "says"), "needs": ("cc", "gpus", "why")}
 
 try:
     import tomllib
@@ -142,7 +172,56 @@ def read_manifest(chapter, root=ROOT):
     unknown = sorted(set(data) - set(stages(chapter, root)) - set(CHAPTER_TABLES))
     if unknown:
         raise UsageError(f"lesson: {shown} names no stage of {chapter}: {', '.join(unknown)}")
+    error = schema_error(data)
+    if error:
+        raise UsageError(f"lesson: {shown}: {error}")
     return data
+
+
+def schema_error(data):
+    """What is wrong with a lessons.toml's keys and the shapes of capture and perf, in a few
+    words naming the table and the key; None when nothing is."""
+    def unknown(where, table, known):
+        bad = sorted(set(table) - set(known))
+        return f"{where} unknown key '{bad[0]}' (known: {', '.join(known)})" if bad else None
+
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            return f"'{name}' is not a table"
+        if name == "workload":
+            continue
+        keys = CHAPTER_KEYS if name == "chapter" else STAGE_KEYS
+        error = unknown(f"[{name}]", table, keys)
+        if error:
+            return error
+        for key, value in table.items():
+            if key == "roofline" and not isinstance(value, str):
+                return f"[{name}] roofline is the name of the work a point counts (plots/roofline.py)"
+            if key == "profile_rows" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                return f"[{name}] profile_rows is a list of profile.py row keys"
+            if key not in ENTRY_KEYS:
+                continue
+            entries = value if isinstance(value, list) else [value]
+            if key in ("capture", "needs") and not isinstance(value, dict):
+                return f"[{name}] {key} is a table ({key} = {{ {', '.join(ENTRY_KEYS[key])} }})"
+            for entry in entries:
+                if not isinstance(entry, dict):
+                    return f"[{name}] {key} is a list of tables ({{ {', '.join(ENTRY_KEYS[key])} }})"
+                error = unknown(f"[{name}] {key}:", entry, ENTRY_KEYS[key])
+                if error:
+                    return error
+            if key == "capture":
+                if not value.get("kernels") or not value.get("says"):
+                    return f"[{name}] capture needs kernels (a regex) and says (what it keeps)"
+                try:
+                    re.compile(value["kernels"])
+                except re.error as err:
+                    return f"[{name}] capture: kernels '{value['kernels']}' is no regex ({err})"
+            if key == "perf":
+                for entry in entries:
+                    if not entry.get("metric") or not ({"min", "max"} & set(entry)):
+                        return f"[{name}] perf: each bound names a metric and a min or a max"
+    return None
 
 
 def stage_declarations(chapter, root=ROOT):
@@ -159,6 +238,34 @@ def workload(chapter, root=ROOT):
 def bench_defaults(chapter, root=ROOT):
     """The chapter's [workload.bench]: the benchmark's option defaults, by option name."""
     return dict(read_manifest(chapter, root).get("workload", {}).get("bench", {}))
+
+
+def capture_subset(stage_id, root=ROOT):
+    """(kernels regex, words) of the kernels a stage's SASS capture keeps (its lessons.toml
+    `capture`), or None: the capture keeps every kernel."""
+    chapter, stage = stage_id.split("/", 1)
+    capture = read_manifest(chapter, root).get(stage, {}).get("capture")
+    return (capture["kernels"], capture["says"]) if capture else None
+
+
+def perf_bounds(root=ROOT):
+    """make check-perf's counter bounds, every stage's lessons.toml `perf` in course order, each
+    as {stage: <chapter>/<stage>, metric, min and/or max, why}."""
+    return [{"stage": f"{chapter}/{stage}", **bound} for chapter in chapters(root)
+            for stage, decl in sorted(stage_declarations(chapter, root).items())
+            for bound in decl.get("perf", [])]
+
+
+def chapter_settings(chapter, root=ROOT):
+    """The chapter's [chapter] table: the stages' defaults (test, kind) and the tools' settings
+    (profile_rows, roofline)."""
+    return dict(read_manifest(chapter, root).get("chapter", {}))
+
+
+def profile_rows(chapter, root=ROOT):
+    """The metrics make profile shows for a chapter after the common ones ([chapter] profile_rows),
+    or None when the chapter names none."""
+    return chapter_settings(chapter, root).get("profile_rows")
 
 
 def speed_params(speed, work):
@@ -344,6 +451,28 @@ def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_v
             f"{stage_choices(root)}")
 
 
+# A bench's library row (CUB, cuBLAS, ...), as make profile names it: <chapter>/baseline (or
+# <chapter>/library), beside the chapter's stages.
+BASELINE = "baseline"
+
+
+def profile_stage(arg, root=ROOT):
+    """(variant, chapter, stage) for make profile's STAGE: a stage, or a chapter's library row
+    (stage BASELINE); UsageError (status 2) naming the choices."""
+    if not arg:
+        raise UsageError("profile: say which stage, e.g. make profile STAGE=12-reduction/10_fastest "
+                         f"(or <chapter>/{BASELINE} for the library row); stages: {stage_choices(root)}")
+    variant, rest = split_variant(arg)
+    chapter, _, name = rest.partition("/")
+    if chapter in chapters(root) and name in (BASELINE, "library"):
+        return variant, chapter, BASELINE
+    error = stage_error("profile", arg, root, "make profile STAGE=12-reduction/10_fastest")
+    if error or Path(arg).is_file():
+        raise UsageError(error or f"profile: '{arg}' is a file; name a stage, e.g. 12-reduction/10_fastest")
+    found, _ = parse_stage(arg, root)
+    return found.variant, found.chapter, found.stage
+
+
 def resolve_stage(arg, what, root=ROOT, wrong=False,
                   example="make sass STAGE=11-streaming/03_vectorized_float4"):
     """The StageRef an argument names, else UsageError with stage_error's line."""
@@ -351,6 +480,35 @@ def resolve_stage(arg, what, root=ROOT, wrong=False,
     if found:
         return found
     raise UsageError(stage_error(what, arg, root, example) or f"{what}: '{arg}' is a file; name a stage")
+
+
+def reset_target(arg, root=ROOT):
+    """What make reset resets: '13-scan/04_two_level', 'exercise/13-scan/04_two_level' or
+    'chapters/13-scan/04_two_level.cu' -> '13-scan/04_two_level'; a lesson header by its file
+    name ('13-scan/block_scan.cuh'). Only exact names (a reset overwrites a student's work);
+    UsageError (one line) for anything else."""
+    names = sorted([f"{c}/{s}" for c in chapters(root) for s in stages(c, root)]
+                   + [f"{c}/{h}" for c in chapters(root) for h in lesson_headers(c, root)])
+    how = "make reset STAGE=<chapter>/<stage>, e.g. " + (names[0] if names else "11-streaming/01_grid_stride")
+    stage = (arg or "").strip()
+    if not stage:
+        raise UsageError(f"reset: say which stage: {how} (make help lists every stage)")
+    # The stage grammar's reading of it (stage_text); only an exercise is reset.
+    variant, rest = stage_text(stage, ("exercise",), root)
+    if variant in (None, "exercise"):
+        stage = rest
+    if stage.endswith(".cu") and stage[:-3] in names:
+        stage = stage[:-3]
+    if stage in names:
+        return stage
+    chapter = stage.split("/")[0]
+    in_chapter = [s.split("/", 1)[1] for s in names if s.split("/")[0] == chapter]
+    if in_chapter:
+        raise UsageError(f"reset: no stage '{arg}'; {chapter} has {', '.join(in_chapter)} "
+                         f"(make reset STAGE={chapter}/<one of them>)")
+    found = sorted({s.split("/")[0] for s in names})
+    raise UsageError(f"reset: no stage '{arg}'; the chapters are {', '.join(found)} ({how}; make help "
+                     "lists every stage)")
 
 
 # ---------------------------------------------------------------- test names
@@ -383,6 +541,14 @@ def test_name(variant, chapter, stage, kind="tests"):
     if kind.startswith("sanitize:"):
         return f"sanitize/{kind.split(':', 1)[1]}/{variant}/{chapter}/{stage}"
     raise ValueError(f"no test kind '{kind}'")
+
+
+def stage_test(name):
+    """TestRef of one of a stage's own tests (its tests, sweep, host, sanitizer runs, a wrong
+    variant); None for a SASS signature check (it counts with the tests that are not a stage's
+    own) and for a test of no stage (host/harness, labs)."""
+    ref = parse_test_name(name)
+    return None if ref is None or ref.kind == "lesson-sass" else ref
 
 
 def parse_test_name(name):
@@ -447,11 +613,8 @@ def validate(goal, variables, root=ROOT):
                 return error
         return None
     if goal == "reset":
-        # exercises.py reset's own check (it also knows the lesson headers), before anything runs.
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import exercises
         try:
-            exercises.stage_id(get("STAGE"), root)
+            reset_target(get("STAGE"), root)
         except UsageError as err:
             return str(err)
         return None
@@ -474,6 +637,22 @@ def validate(goal, variables, root=ROOT):
         return (f"{goal}: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "
                 f"(solution/, exercise/, wrong/), e.g. STAGE=exercise/11-streaming/01_grid_stride; "
                 f"chapters: {', '.join(all_chapters)}")
+    if goal in ("profile", "profile-diff"):
+        names = ("STAGE",) if goal == "profile" else ("A", "B")
+        if goal == "profile-diff" and not (get("A") and get("B")):
+            return ("profile-diff: say which two stages: make profile-diff A=12-reduction/09_shuffle "
+                    f"B=12-reduction/10_fastest; stages: {stage_choices(root)}")
+        for name in names:
+            try:
+                profile_stage(get(name), root)
+            except UsageError as err:
+                return str(err) if goal == "profile" else str(err).replace("profile:", f"profile-diff: {name}:", 1)
+        return None
+    if goal == "profile-capture" and get("CHAPTER"):
+        if get("CHAPTER") not in bench_chapters(root):
+            return (f"profile-capture: no chapter with a benchmark '{get('CHAPTER')}'; CHAPTER= one of "
+                    f"{', '.join(bench_chapters(root))}")
+        return None
     if goal == "nbody":
         values = _option_values(get("ARGS"), "stage")
         if values is None:

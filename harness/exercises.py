@@ -169,13 +169,7 @@ def with_opening(text, own):
     return head + split_opening(own)[1] + rest
 
 
-MIRRORED = (".cu", ".cuh", ".h")
-STAGE_FILE = re.compile(r"^[0-9][0-9]_\w+\.cu$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
-
-
-def is_stage_file(path):
-    return bool(STAGE_FILE.match(path.name))
 
 
 CHAPTERS = None  # --chapter: limit check and generate to these chapters
@@ -184,19 +178,18 @@ CHAPTERS = None  # --chapter: limit check and generate to these chapters
 def stage_pairs(root=None):
     """(solution, exercise) for every mirrored file: stage files, then lesson headers, by chapter."""
     root = root or ROOT
-    files = [p for p in (root / "solutions").glob("*/*") if p.is_file() and p.suffix in MIRRORED
+    files = [p for p in (root / "solutions").glob("*/*") if p.is_file() and p.suffix in course.MIRRORED
              and (CHAPTERS is None or p.parent.name in CHAPTERS)]
-    for solution in sorted(files, key=lambda p: (p.parent.name, not is_stage_file(p), p.name)):
+    for solution in sorted(files, key=lambda p: (p.parent.name, not course.is_stage_file(p), p.name)):
         yield solution, root / "chapters" / solution.parent.name / solution.name
 
 
 def lesson_headers(root=None):
-    """{chapter: {header file name}}: the mirrored files that are not stage files."""
-    out = {}
-    for solution, _ in stage_pairs(root):
-        if not is_stage_file(solution):
-            out.setdefault(solution.parent.name, set()).add(solution.name)
-    return out
+    """{chapter: {header file name}} of the chapters worked on (course.lesson_headers)."""
+    root = root or ROOT
+    found = {c: set(course.lesson_headers(c, root)) for c in course.chapters(root)
+             if CHAPTERS is None or c in CHAPTERS}
+    return {c: names for c, names in found.items() if names}
 
 
 def exercise_text(solution_parts, bodies=None):
@@ -270,7 +263,7 @@ def check(root=None):
     lessons = lesson_headers(root)
     for chapter, names in sorted(lessons.items()):
         for shared in sorted((root / "chapters" / chapter).glob("*")):
-            if (not shared.is_file() or shared.name in names or is_stage_file(shared)
+            if (not shared.is_file() or shared.name in names or course.is_stage_file(shared)
                     or (root / "solutions" / chapter / shared.name).exists()):
                 continue
             try:
@@ -391,31 +384,6 @@ def generate(root=None):
     return status
 
 
-def stage_id(arg, root):
-    """'13-scan/04_two_level', 'exercise/13-scan/04_two_level' or 'chapters/13-scan/04_two_level.cu'
-    -> '13-scan/04_two_level'; UsageError (one line) for anything else."""
-    stages = sorted(f"{s.parent.name}/{s.stem if is_stage_file(s) else s.name}" for s, _ in stage_pairs(root))
-    how = "make reset STAGE=<chapter>/<stage>, e.g. " + (stages[0] if stages else "11-streaming/01_grid_stride")
-    stage = (arg or "").strip()
-    if not stage:
-        raise UsageError(f"reset: say which stage: {how} (make help lists every stage)")
-    # The stage grammar's reading of it (course.stage_text); only an exercise is reset.
-    variant, rest = course.stage_text(stage, ("exercise",), root)
-    if variant in (None, "exercise"):
-        stage = rest
-    if stage.endswith(".cu") and stage[:-3] in stages:
-        stage = stage[:-3]
-    if stage in stages:
-        return stage
-    chapter = stage.split("/")[0]
-    in_chapter = [s.split("/", 1)[1] for s in stages if s.split("/")[0] == chapter]
-    if in_chapter:
-        raise UsageError(f"reset: no stage '{arg}'; {chapter} has {', '.join(in_chapter)} "
-                         f"(make reset STAGE={chapter}/<one of them>)")
-    chapters = sorted({s.split("/")[0] for s in stages})
-    raise UsageError(f"reset: no stage '{arg}'; the chapters are {', '.join(chapters)} ({how}; make help lists every stage)")
-
-
 def lesson_includes(path, names):
     """The lesson headers (of names) that path includes directly, in order."""
     try:
@@ -433,7 +401,7 @@ def lesson_users(chapter, root):
     names = lesson_headers(root).get(chapter, set())
     folder = root / "solutions" / chapter
     users = {}
-    for stage in sorted(p for p in folder.glob("*.cu") if is_stage_file(p)):
+    for stage in (folder / f"{name}.cu" for name in course.stages(chapter, root)):
         seen, queue = [], lesson_includes(stage, names)
         while queue:
             name = queue.pop(0)
@@ -495,7 +463,7 @@ def reset(stage_arg, root=None):
     lesson header by its name. The lesson headers of earlier stages that it only runs are named
     in a last line, not reset."""
     root = root or ROOT
-    stage = stage_id(stage_arg, root)
+    stage = course.reset_target(stage_arg, root)
     chapter, name = stage.split("/", 1)
     if "." in name:
         print(reset_file(name, chapter, root)[0])

@@ -70,6 +70,8 @@ import sass  # noqa: E402
 ROOT = course.ROOT
 DEFAULT_MIN_RATIO = 0.90
 NO_LOCAL_MEMORY = "LDL|STL == 0"
+# A STAGE argument as course.resolve_stage reads it (wrong/ taken too): the example its errors show.
+EXAMPLE = "lesson.py sass 11-streaming/03_vectorized_float4"
 NO_LOCAL_WHY = ("no local memory: a spill or an array indexed at run time lives in slow local memory "
                 "(LDL/STL in the SASS; the build's -Xptxas -v reports the stack frame)")
 
@@ -98,14 +100,6 @@ def load_lessons(chapter):
 def declaration(stage_id):
     chapter, stage = stage_id.split("/", 1)
     return load_lessons(chapter).get(stage, {})
-
-
-def split(arg):
-    """'exercise/13-scan/06_warp_scans' -> ('exercise', '13-scan/06_warp_scans'), checked against the
-    tree (course.parse_stage; wrong/ is taken too)."""
-    ref = course.resolve_stage(arg, "lesson", ROOT, wrong=True,
-                               example="lesson.py sass 11-streaming/03_vectorized_float4")
-    return ref.variant, ref.id
 
 
 # ---------------------------------------------------------------- SASS rules
@@ -550,7 +544,8 @@ def speed_verdict(stage_id, reference, candidate, budget_s=8.0, overrides=None):
 # ---------------------------------------------------------------- commands
 
 def cmd_sass(args):
-    variant, stage_id = split(args.stage)
+    ref = course.resolve_stage(args.stage, "lesson", ROOT, wrong=True, example=EXAMPLE)
+    variant, stage_id = ref.variant, ref.id
     state, lines = sass_verdict(variant, stage_id, args.object or (), args.captured, args.build)
     if state == "not checked":
         print("COURSE_SKIP: " + lines[0])
@@ -565,7 +560,7 @@ def cmd_sass(args):
 
 
 def cmd_speed(args):
-    _, stage_id = split(args.stage)
+    stage_id = course.resolve_stage(args.stage, "lesson", ROOT, wrong=True, example=EXAMPLE).id
     overrides = {}
     for item in args.set or []:
         k, eq, v = item.partition("=")

@@ -4,7 +4,7 @@
     profile.py show STAGE [--sections LIST] [--offline]    one stage's kernels, the chapter's metrics
     profile.py diff A B [--offline]                         two stages side by side, with B/A
     profile.py capture [--chapter CH] [--per-stage]         (GPU) every stage into chapters/*/profiles/sm_90/
-    profile.py check-perf [--offline]                       (GPU) harness/perf_bounds.json against fresh profiles
+    profile.py check-perf [--offline]                       (GPU) the lessons.toml perf bounds against fresh profiles
     profile.py metrics                                      the metrics collected, and why
 
 STAGE is <chapter>/<stage> (an unambiguous start is enough: 12-reduction/10), exercise/<chapter>/<stage>
@@ -34,7 +34,6 @@ failed), 2 usage (a bad stage name), 3 a GPU or ncu is needed and missing.
 import argparse
 import csv
 import io
-import json
 import math
 import os
 import re
@@ -52,8 +51,6 @@ import course  # noqa: E402
 ROOT = course.ROOT
 ARCH = course.REFERENCE_ARCH
 PREFIX = "profile"
-BASELINE = "baseline"
-BOUNDS = Path(__file__).resolve().parent / "perf_bounds.json"
 PERMISSION_FIX = ("load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0 (echo 'options nvidia "
                   "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/nvidia-profiling.conf, "
                   "then reboot), or run as root / with CAP_SYS_ADMIN")
@@ -162,21 +159,14 @@ ROWS = {r.key: r for r in [
 
 COMMON_ROWS = ["kernels", "time_us", "dram_pct", "dram_gbs", "sm_pct", "occupancy", "occupancy_theoretical",
                "registers", "stall_total", "stalls", "inst"]
-# The metrics that teach each chapter: the common ones, then these.
-CHAPTER_ROWS = {
-    "11-streaming": ["dram_mb", "ld_bytes_per_request", "l2_hit", "pipe_fma", "pipe_lsu"],
-    "12-reduction": ["ld_bytes_per_request", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_alu", "pipe_lsu"],
-    "13-scan": ["dram_mb", "ld_bytes_per_request", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_alu"],
-    "14-nbody": ["l1_hit", "bank_conflicts", "shared_wavefronts", "pipe_fma", "pipe_fmaheavy", "pipe_xu", "ffma", "mufu"],
-    "15-ncc": ["l1_hit", "l2_hit", "bank_conflicts", "shared_wavefronts", "pipe_fma", "pipe_fmaheavy", "pipe_alu",
-               "imad", "idp"],
-}
 ALL_ROWS = list(ROWS)
 
 
 def rows_for(chapter, sections=None):
     """Row keys to print: the chapter's, or those whose key or title matches one of SECTIONS."""
-    keys = COMMON_ROWS + CHAPTER_ROWS.get(chapter, [r for r in ALL_ROWS if r not in COMMON_ROWS])
+    # The metrics that teach the chapter (its lessons.toml profile_rows) after the common ones.
+    own = course.profile_rows(chapter) if chapter in course.chapters() else None
+    keys = COMMON_ROWS + (own if own is not None else [r for r in ALL_ROWS if r not in COMMON_ROWS])
     if sections:
         words = [w.strip().lower() for w in re.split(r"[,\s]+", sections) if w.strip()]
         if "all" in words:
@@ -368,13 +358,13 @@ def label_stage(label, stage_names):
         if label == stage or label.startswith(stage + " "):
             return stage
     if label and not re.match(r"^\d\d_", label) and not label.lower().startswith(("ceiling", "floor")):
-        return BASELINE
+        return course.BASELINE
     return None
 
 
 def only_regex(stage):
     """The bench's --only for a stage's rows (its label, or its label and a qualifier)."""
-    if stage == BASELINE:
+    if stage == course.BASELINE:
         return "^[A-Za-z]"
     return f"^{stage}( .*)?$"
 
@@ -384,32 +374,16 @@ def nvtx_filter(chapter, stage=None):
     '/' makes it a push/pop range; 'regex:' makes the name a regular expression (full match)."""
     if stage is None:
         return f"regex:{PREFIX}:{chapter}:.*/"
-    if stage == BASELINE:
+    if stage == course.BASELINE:
         return f"regex:{PREFIX}:{chapter}:[A-Za-z].*/"
     return f"regex:{PREFIX}:{chapter}:{stage}( .*)?/"
-
-
-def resolve(arg, root=ROOT):
-    """(variant, chapter, stage) for a STAGE argument; UsageError (status 2) naming the choices."""
-    if not arg:
-        raise UsageError("profile: say which stage, e.g. make profile STAGE=12-reduction/10_fastest "
-                         f"(or <chapter>/{BASELINE} for the library row); stages: {course.stage_choices(root)}")
-    variant, rest = course.split_variant(arg)
-    chapter, _, name = rest.partition("/")
-    if chapter in course.chapters(root) and name in (BASELINE, "library"):
-        return variant, chapter, BASELINE
-    error = course.stage_error("profile", arg, root, "make profile STAGE=12-reduction/10_fastest")
-    if error or Path(arg).is_file():
-        raise UsageError(error or f"profile: '{arg}' is a file; name a stage, e.g. 12-reduction/10_fastest")
-    found, _ = course.parse_stage(arg, root)
-    return found.variant, found.chapter, found.stage
 
 
 def check_profilable(chapter, stage, root=ROOT):
     if chapter not in course.bench_chapters(root):
         raise UsageError(f"profile: {chapter} has no benchmark, so nothing runs its stages at a bench size; "
                          f"its lesson is the tests and the SASS (make sass STAGE={chapter}/...)", 1)
-    if stage != BASELINE and f"{chapter}/{stage}" not in course.gpu_stages(root):
+    if stage != course.BASELINE and f"{chapter}/{stage}" not in course.gpu_stages(root):
         raise UsageError(f"profile: {chapter}/{stage} runs on the CPU: no kernels to profile", 1)
 
 
@@ -718,7 +692,7 @@ def stage_launches(args, variant, chapter, stage, quiet=False):
         launches, command = run_ncu(find_ncu(), binary, chapter, stage)
     except Offline as why:
         return captured(chapter, stage, str(why), variant, quiet)
-    launches = [l for l in launches if label_stage(l.label, [stage] if stage != BASELINE else []) == stage]
+    launches = [l for l in launches if label_stage(l.label, [stage] if stage != course.BASELINE else []) == stage]
     if not launches:
         raise UsageError(f"profile: ncu profiled no kernel in a {PREFIX}:{chapter}:{stage} range; does the "
                          "bench wrap its call in the NVTX range (the contract)?", 1)
@@ -728,7 +702,7 @@ def stage_launches(args, variant, chapter, stage, quiet=False):
 # ---------------------------------------------------------------- commands
 
 def cmd_show(args):
-    variant, chapter, stage = resolve(args.stage)
+    variant, chapter, stage = course.profile_stage(args.stage)
     keys = rows_for(chapter, args.sections)
     header, launches = stage_launches(args, variant, chapter, stage)
     print(f"{chapter}/{stage}  ({header.split('; ')[0].split(': ', 1)[-1]})")
@@ -737,7 +711,7 @@ def cmd_show(args):
 
 
 def cmd_diff(args):
-    a, b = resolve(args.a), resolve(args.b)
+    a, b = course.profile_stage(args.a), course.profile_stage(args.b)
     chapter = a[1] if a[1] == b[1] else None
     keys = rows_for(chapter or "", args.sections) if chapter else COMMON_ROWS + [
         k for k in ALL_ROWS if k not in COMMON_ROWS]
@@ -784,7 +758,7 @@ def cmd_capture(args):
             continue
         names = course.stages(chapter)
         gpu_ids = set(course.gpu_stages())
-        wanted = [s for s in names if f"{chapter}/{s}" in gpu_ids] + [BASELINE]
+        wanted = [s for s in names if f"{chapter}/{s}" in gpu_ids] + [course.BASELINE]
         runs = []
         try:
             if args.per_stage:
@@ -818,9 +792,9 @@ def cmd_capture(args):
 
 # ---------------------------------------------------------------- bounds
 
-def load_bounds(path=BOUNDS):
-    doc = json.loads(Path(path).read_text())
-    return doc["bounds"]
+def load_bounds():
+    """make check-perf's bounds: each stage's lessons.toml `perf` (course.perf_bounds)."""
+    return course.perf_bounds()
 
 
 def check_bounds(bounds, summaries):
@@ -842,7 +816,7 @@ def check_bounds(bounds, summaries):
 
 
 def cmd_check_perf(args):
-    bounds = load_bounds(args.bounds)
+    bounds = load_bounds()
     if not args.offline:
         reason = live_reason()
         if reason:
@@ -852,7 +826,7 @@ def cmd_check_perf(args):
             args.offline = True
     summaries, uncaptured = {}, []
     for stage_id in dict.fromkeys(b["stage"] for b in bounds):
-        variant, chapter, stage = resolve(stage_id)
+        variant, chapter, stage = course.profile_stage(stage_id)
         if args.offline and not capture_path(stage_id).is_file():
             uncaptured.append(stage_id)     # offline, a stage never captured is not checked (said below)
             continue
@@ -868,40 +842,6 @@ def cmd_check_perf(args):
     print(f"check-perf: {len(results) - failed} of {len(results)} bounds hold"
           + (f" (on the committed captures; {len(bounds) - len(checked)} not checked)" if args.offline else ""))
     return 1 if failed else 0
-
-
-def validate(goal, variables, root=ROOT):
-    """The one-line error for a make goal's variables (make shows it with $(error)), or None."""
-    get = lambda name: variables.get(name, "").strip()  # noqa: E731
-    try:
-        if goal == "profile":
-            _, chapter, stage = resolve(get("STAGE"), root)
-        elif goal == "profile-diff":
-            if not get("A") or not get("B"):
-                return ("profile-diff: say which two stages: make profile-diff A=12-reduction/09_shuffle "
-                        f"B=12-reduction/10_fastest; stages: {course.stage_choices(root)}")
-            for name in ("A", "B"):
-                try:
-                    resolve(get(name), root)
-                except UsageError as err:
-                    raise UsageError(str(err).replace("profile:", f"profile-diff: {name}:", 1))
-        elif goal == "profile-capture" and get("CHAPTER"):
-            if get("CHAPTER") not in course.bench_chapters(root):
-                return (f"profile-capture: no chapter with a benchmark '{get('CHAPTER')}'; CHAPTER= one of "
-                        f"{', '.join(course.bench_chapters(root))}")
-    except UsageError as err:
-        return str(err) if err.status == 2 else None
-    return None
-
-
-def cmd_validate(args):
-    variables = dict(v.split("=", 1) for v in args.variables if "=" in v)
-    for goal in args.goals.split():
-        error = validate(goal, variables)
-        if error:
-            print(error)
-            return 2
-    return 0
 
 
 def cmd_metrics(_args):
@@ -934,13 +874,8 @@ def build_parser():
     capture.add_argument("--chapter", help="one chapter only")
     capture.add_argument("--per-stage", action="store_true",
                          help="one ncu run per stage (slower) instead of one per chapter")
-    check = add("check-perf", "check harness/perf_bounds.json against fresh profiles", cmd_check_perf)
-    check.add_argument("--bounds", default=str(BOUNDS))
+    add("check-perf", "check the stages' lessons.toml perf bounds against fresh profiles", cmd_check_perf)
     add("metrics", "list the metrics collected", cmd_metrics)
-    check_args = sub.add_parser("validate", help="check make's variables for GOALS (one line, exit 2)")
-    check_args.add_argument("goals")
-    check_args.add_argument("variables", nargs="*", metavar="NAME=VALUE")
-    check_args.set_defaults(run=cmd_validate)
     return parser
 
 

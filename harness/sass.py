@@ -360,11 +360,6 @@ def disassemble(obj, stage=None):
     return run.stdout
 
 
-def split_stage(arg):
-    """'exercise/11-streaming/01_grid_stride' -> ('exercise', '11-streaming/01_grid_stride')."""
-    return course.split_variant(arg)
-
-
 def _read_manifest(build):
     manifest = Path(build) / "stages.json"
     if not manifest.is_file():
@@ -376,7 +371,7 @@ def _read_manifest(build):
 def find_stage(arg, build):
     """The build's manifest entry (build/stages.json) of the stage an argument names
     (course.parse_stage: the id, or the unambiguous start of one)."""
-    variant, stage_id = split_stage(arg)
+    variant, stage_id = course.split_variant(arg)
     stages = [s for s in _read_manifest(build) if s["variant"] == variant]
     ref, candidates = course.parse_stage(arg, ROOT)
     matches = [s for s in stages if ref and s["id"] == ref.id] or [s for s in stages if s["id"] in candidates]
@@ -412,7 +407,7 @@ def _tree_stage(arg):
     found, _ = course.parse_stage(arg, ROOT)
     if found:
         return found.variant, found.id
-    _, rest = split_stage(arg)
+    _, rest = course.split_variant(arg)
     if arg.endswith(".sass") or "/sass/" in arg or rest.startswith(("chapters/", "solutions/", "/", ".")) \
             or arg.startswith(("chapters/", "solutions/", "/", ".")):
         raise UsageError(f"sass: {arg}: no such file")
@@ -806,48 +801,15 @@ def _keep_arch(text, arch):
     return "".join(line for sec in kept for line in sec)
 
 
-# Stages whose every instantiation disassembles to megabytes: the capture keeps the functions
-# whose demangled name matches, and its first line says which. The others differ from these only
-# in a template argument (a block size, an element type, a template size, a predicate).
-CAPTURE_SUBSETS = {
-    "11-streaming/03_vectorized_float4": (r"saxpy_kernel<(1|2|4|8|16)>",
-                                          "unroll factors 1, 2, 4, 8 and 16 of the 16 compiled"),
-    "12-reduction/07_arbitrary_types": (r", 256u, ", "every operator and type at 256 threads"),
-    "13-scan/04_two_level": (r"<256u, ", "the three passes at 256 threads, float and int"),
-    "13-scan/05_vector_io": (r"<256u, ", "the three passes at 256 threads, float and int"),
-    "13-scan/06_warp_scans": (r"<256u, |warp_segments",
-                              "the passes at 256 threads, float and int, and the warp-scan lab's kernels"),
-    "13-scan/07_compact": (r"<256u(, |>)", "the three passes at 256 threads"),
-    "13-scan/08_decoupled_lookback": (r"<256u, ", "the look-back scan at 256 threads, float and int"),
-    "13-scan/09_compact_lookback": (r", 256u, \(scan::predicate\)0>",
-                                    "the look-back compaction at 256 threads, predicate odd, both forms"),
-    "13-scan/10_blelloch": (r"<256u, ", "the three passes at 256 threads, float and int"),
-    "13-scan/11_segmented_scan": (r"<256u, ", "the segmented look-back scan at 256 threads"),
-    "13-scan/12_split": (r"256u, \(scan::predicate\)0>",
-                         "the count pass and both forms of the split at 256 threads, predicate odd"),
-    "14-nbody/07_register_blocked": (r", (1|4), 256, 16>",
-                                     "1 and 4 bodies per thread, 256 threads, unrolled 16 times"),
-    "14-nbody/08_mass_scaled": (r", (1|4), 256, 16>",
-                                "1 and 4 bodies per thread, 256 threads, unrolled 16 times"),
-    "15-ncc/06_template_size": (r"ncc::imad, (0, 0|16, 16)>",
-                                "the IMAD form, run-time size and 16x16, with and without sums"),
-    "15-ncc/07_dp4a": (r"corr_dp4a<(false|true), (0, 0|16, 16)>",
-                       "run-time size and 16x16, with and without sums"),
-    "15-ncc/10_tensor_bank": (r"corr_bank_mma<(4|1), ",
-                              "the MMA kernel with 4 and 1 n-tiles (32 and 8 templates) a block, with and without sums"),
-    "15-ncc/08_register_blocked": (r"corr_dp4a_blocked<(false|true), 16, 16, 4>|corr_dp4a_generic<(false|true), 4, true>",
-                                   "16x16 and the generic kernel (run-time size, template in shared memory), "
-                                   "4 rows a thread, with and without sums"),
-}
-
-
 def subset_of(stage_id, text):
-    """(text, header words) for a stage's capture: the subset CAPTURE_SUBSETS states, or all."""
+    """(text, header words) for a stage's capture: the subset its lessons.toml `capture` states
+    (a stage whose every instantiation disassembles to megabytes), or all."""
     kernels = parse(text)
-    if stage_id not in CAPTURE_SUBSETS or not kernels:
+    subset = course.capture_subset(stage_id, ROOT)
+    if subset is None or not kernels:
         return text, (f"every kernel compiled into the stage's object ({len(kernels)} functions: "
                       "each instantiation the tests and the benchmark can pick)")
-    pattern, words = CAPTURE_SUBSETS[stage_id]
+    pattern, words = subset
     demangle(kernels)
     regex = re.compile(pattern)
     chosen = [k for k in kernels if regex.search(k.title) or regex.search(k.name)]

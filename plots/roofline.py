@@ -4,13 +4,12 @@
     python3 plots/roofline.py [--results DIR] [--out DIR] [CHAPTER...]
 
 The roof: the chapter's measured bandwidth (its results JSON: the run in <results>/ when there is
-one, else the committed reference run) and the compute ceiling that fits the chapter's work:
+one, else the committed reference run) and the compute ceiling that fits the chapter's work (its
+lessons.toml's [chapter] roofline):
 
-    11-streaming  FP32 FLOP (2 per FFMA)    FP32 FMA rate
-    12-reduction  thread instructions        issue rate, 4 warp instructions per SM per clock
-    13-scan       thread instructions        issue rate
-    14-nbody      FP32 FLOP                  FP32 FMA rate (the bench measures it: fma_tflops)
-    15-ncc        IMAD + IDP4A (thread)      64 per SM per clock each (IMAD and dp4a share the rate)
+    fp32_flop     FP32 FLOP (2 per FFMA)    FP32 FMA rate (chapter 14's bench measures it: fma_tflops)
+    thread_inst   thread instructions        issue rate, 4 warp instructions per SM per clock
+    int_ops       IMAD + IDP4A (thread)      64 per SM per clock each (IMAD and dp4a share the rate)
 
 A stage is a point: its arithmetic intensity (work per DRAM byte) and achieved rate (work per
 second of kernel time), both from its Nsight Compute capture (chapters/<chapter>/profiles/sm_90/,
@@ -44,14 +43,21 @@ def _load_profile():
 
 ncu_profile = _load_profile()   # reading and summing captures
 
-# Per chapter: the work a point counts (a summarize() key), its name, and its compute ceiling.
-WORK = {
-    "11-streaming": ("fp32_flop", "FP32 FLOP", "fp32"),
-    "12-reduction": ("thread_inst", "thread instructions", "issue"),
-    "13-scan": ("thread_inst", "thread instructions", "issue"),
-    "14-nbody": ("fp32_flop", "FP32 FLOP", "fp32"),
-    "15-ncc": ("int_ops", "IMAD + IDP4A (thread)", "int"),
+# The work a point may count (a summarize() key; a chapter names its own in its lessons.toml,
+# [chapter] roofline), its name, and its compute ceiling.
+WORKS = {
+    "fp32_flop": ("FP32 FLOP", "fp32"),
+    "thread_inst": ("thread instructions", "issue"),
+    "int_ops": ("IMAD + IDP4A (thread)", "int"),
 }
+
+
+def chapter_work(chapter):
+    """(work key, its name, its ceiling) of a chapter's roofline, or None: it has none."""
+    key = course.chapter_settings(chapter).get("roofline") if chapter in course.chapters() else None
+    return (key, *WORKS[key]) if key else None
+
+
 # Where a chapter's captures lack its work counter (chapter 15's opcode counts need ncu's
 # --print-metric-instances details; the first H100 captures were taken with 'values'), the points
 # count thread instructions against the issue ceiling instead, and the chart says so.
@@ -95,7 +101,7 @@ def bandwidth(chapter, doc, results_dir):
 def compute(chapter, doc, results_dir, kind=None):
     """(ops/s, label) of the compute ceiling that fits the chapter's work (kind: its ceiling's
     name, by default the chapter's own)."""
-    kind = kind or WORK[chapter][2]
+    kind = kind or chapter_work(chapter)[2]
     if kind == "fp32":
         for source in (doc, results_doc("14-nbody", results_dir)[0]):
             tflops = (source or {}).get("params", {}).get("fma_tflops")
@@ -114,10 +120,10 @@ def points(chapter, root=ROOT, work=None):
     """[(name, intensity, rate)] of the chapter's captured stages (one per bench row), and the
     stages whose capture lacks the counters a point needs (work: a summarize() key, by default
     the chapter's own)."""
-    work = work or WORK[chapter][0]
+    work = work or chapter_work(chapter)[0]
     found, missing = [], []
     directory = ncu_profile.capture_dir(chapter, root)
-    order = {s: i for i, s in enumerate(course.stages(chapter, root) + [ncu_profile.BASELINE])}
+    order = {s: i for i, s in enumerate(course.stages(chapter, root) + [course.BASELINE])}
     for path in sorted(directory.glob("*.csv"), key=lambda p: (order.get(p.stem, 999), p.stem)):
         _, launches = ncu_profile.read_capture(path)
         groups = ncu_profile.by_label(launches)
@@ -133,15 +139,16 @@ def points(chapter, root=ROOT, work=None):
 
 def roofline_data(chapter, results_dir="results", root=ROOT):
     """Everything a chart needs, or None (with the reason) when the chapter has no captures."""
-    if chapter not in WORK:
+    own = chapter_work(chapter)
+    if own is None:
         return None, f"{chapter}: no roofline (no benchmark)"
-    work = WORK[chapter]
+    work = own
     pts, missing = points(chapter, root)
     if not pts and missing and work[0] != FALLBACK_WORK[0]:
         fallback, _ = points(chapter, root, FALLBACK_WORK[0])
         if fallback:
             work, pts = FALLBACK_WORK, fallback
-            missing = [f"{m} ({WORK[chapter][1]}: not in the captures)" for m in missing]
+            missing = [f"{m} ({own[1]}: not in the captures)" for m in missing]
     if not pts:
         why = (f"captures lack the counters ({', '.join(missing)})" if missing else
                f"no profile captures yet in {ncu_profile.capture_dir(chapter, root).relative_to(root)}/ "
@@ -150,7 +157,7 @@ def roofline_data(chapter, results_dir="results", root=ROOT):
     doc, where = results_doc(chapter, results_dir)
     bw, bw_label = bandwidth(chapter, doc, results_dir)
     peak, peak_label = compute(chapter, doc, results_dir, work[2])
-    return {"chapter": chapter, "work": work[1], "fallback": work is not WORK[chapter], "points": pts, "missing": missing,
+    return {"chapter": chapter, "work": work[1], "fallback": work is not own, "points": pts, "missing": missing,
             "bandwidth": bw, "bandwidth_label": bw_label, "peak": peak, "peak_label": peak_label,
             "ridge": (peak / bw) if bw and peak else None, "results": where,
             "device": (doc or {}).get("device", {}).get("name", "")}, None

@@ -6,14 +6,15 @@ stage without device code of its own. `make sass-capture` (on the GPU machine) w
 PENDING names the stages whose capture is missing or predates that first line. They are
 reported as skipped here (so a clean clone's make check passes); COURSE_SASS_STRICT=1 makes them
 fail. After `make sass-capture` on the GPU machine, the strict run passes: empty PENDING then.
-Every stage was captured on the H100 on 2026-11-23 (the large ones as the subsets that
-sass.CAPTURE_SUBSETS states): PENDING is empty.
+Every stage was captured on the H100 on 2026-11-23 (the large ones as the subsets that their
+lessons.toml `capture` states): PENDING is empty.
 """
 
 import os
 import sys
 import unittest
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import course  # noqa: E402
@@ -62,23 +63,22 @@ class CaptureTest(unittest.TestCase):
             self.skipTest(f"captures of renumbered stages (make sass-capture removes them): {', '.join(orphans)}")
         self.assertEqual(orphans, [])
 
-    def test_subsets_name_real_stages(self):
-        self.assertEqual(sorted(set(sass.CAPTURE_SUBSETS) - set(course.stage_ids())), [],
-                         "sass.CAPTURE_SUBSETS names stages that do not exist (renumbered?)")
-
     def test_a_subset_keeps_the_matching_functions_and_says_so(self):
         text = course.capture_path("12-reduction/03_templated").read_text().split("\n", 1)[1]
-        sass.CAPTURE_SUBSETS["test/subset"] = (r"<256u>", "256 threads")
-        try:
-            kept, words = sass.subset_of("test/subset", text)
-            titles = [k.name for k in sass.parse(kept)]
-            self.assertEqual(len(titles), 1)
-            self.assertIn("a subset, 256 threads (1 of the", words)
-            sass.CAPTURE_SUBSETS["test/subset"] = (r"no such kernel", "none")
+        with mock.patch.object(course, "capture_subset", return_value=(r"<256u>", "256 threads")):
+            kept, words = sass.subset_of("12-reduction/03_templated", text)
+        titles = [k.name for k in sass.parse(kept)]
+        self.assertEqual(len(titles), 1)
+        self.assertIn("a subset, 256 threads (1 of the", words)
+        with mock.patch.object(course, "capture_subset", return_value=(r"no such kernel", "none")):
             with self.assertRaises(sass.UsageError):
-                sass.subset_of("test/subset", text)
-        finally:
-            del sass.CAPTURE_SUBSETS["test/subset"]
+                sass.subset_of("12-reduction/03_templated", text)
+
+    def test_a_stage_without_a_subset_keeps_every_kernel(self):
+        text = course.capture_path("12-reduction/03_templated").read_text().split("\n", 1)[1]
+        kept, words = sass.subset_of("12-reduction/03_templated", text)
+        self.assertEqual(kept, text)
+        self.assertIn("every kernel compiled into the stage's object", words)
 
     def test_pending_names_real_stages(self):
         self.assertEqual(sorted(PENDING - set(course.stage_ids())), [],

@@ -47,19 +47,19 @@ All tests passed (120 assertions in 9 test cases)
 
 class TestNames(unittest.TestCase):
     def test_stage_tests(self):
-        self.assertEqual(check.stage_of_test("exercise/13-scan/04_two_level"), ("exercise", "13-scan", "04_two_level", "tests"))
-        self.assertEqual(check.stage_of_test("solution/13-scan/04_two_level/sweep"),
+        self.assertEqual(check.course.stage_test("exercise/13-scan/04_two_level"), ("exercise", "13-scan", "04_two_level", "tests"))
+        self.assertEqual(check.course.stage_test("solution/13-scan/04_two_level/sweep"),
                          ("solution", "13-scan", "04_two_level", "sweep"))
-        self.assertEqual(check.stage_of_test("host/exercise/14-nbody/08_cpu_simd"),
+        self.assertEqual(check.course.stage_test("host/exercise/14-nbody/08_cpu_simd"),
                          ("exercise", "14-nbody", "08_cpu_simd", "host"))
-        self.assertEqual(check.stage_of_test("sanitize/racecheck/exercise/08-warp/03_single_warp_shared"),
+        self.assertEqual(check.course.stage_test("sanitize/racecheck/exercise/08-warp/03_single_warp_shared"),
                          ("exercise", "08-warp", "03_single_warp_shared", "sanitize:racecheck"))
-        self.assertEqual(check.stage_of_test("wrong/13-scan/07_decoupled_lookback.counter_not_reset")[0], "wrong")
+        self.assertEqual(check.course.stage_test("wrong/13-scan/07_decoupled_lookback.counter_not_reset")[0], "wrong")
 
     def test_other_tests_are_not_stages(self):
         for name in ("host/harness", "host/13-scan", "solution/15-ncc/program", "gpu/14-nbody/driver",
                      "host/exercises-in-sync"):
-            self.assertIsNone(check.stage_of_test(name), name)
+            self.assertIsNone(check.course.stage_test(name), name)
 
     def test_programs_a_test_needs_come_from_the_build(self):
         # build/tests.json, as course_add_test writes it: what a test runs or reads, whatever its

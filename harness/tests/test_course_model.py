@@ -44,13 +44,15 @@ class GrammarTest(unittest.TestCase):
         self.assertGreater(len(candidates), 1)
 
     def test_every_tool_reads_stages_with_it(self):
-        self.assertEqual(lesson.split("exercise/11-streaming/03"), ("exercise", "11-streaming/03_vectorized_float4"))
+        ref = course.resolve_stage("exercise/11-streaming/03", "lesson", wrong=True, example=lesson.EXAMPLE)
+        self.assertEqual((ref.variant, ref.id), ("exercise", "11-streaming/03_vectorized_float4"))
         self.assertEqual(check.stage_selection("exercise/11-streaming/03"), "exercise/11-streaming/03_vectorized_float4")
-        self.assertEqual(profile.resolve("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
-        self.assertEqual(exercises.stage_id("chapters/11-streaming/01_grid_stride.cu", ROOT), "11-streaming/01_grid_stride")
+        self.assertEqual(course.profile_stage("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
+        self.assertEqual(course.reset_target("chapters/11-streaming/01_grid_stride.cu"), "11-streaming/01_grid_stride")
+        self.assertEqual(course.reset_target("13-scan/block_scan.cuh"), "13-scan/block_scan.cuh")
         self.assertEqual(sass._tree_stage("exercise/12-reduction/09"), ("exercise", "12-reduction/09_shuffle"))
         with self.assertRaises(course.UsageError) as caught:
-            lesson.split("11-streaming/0")
+            course.resolve_stage("11-streaming/0", "lesson", wrong=True, example=lesson.EXAMPLE)
         self.assertIn("names several stages", str(caught.exception))
 
     def test_one_usage_error_one_probe_one_root(self):
@@ -71,7 +73,8 @@ class GrammarTest(unittest.TestCase):
                          "sanitize/memcheck/solution/13-scan/04_two_level")
         self.assertEqual(course.parse_test_name("wrong/13-scan/04_two_level.x"),
                          ("wrong", "13-scan", "04_two_level.x", "wrong"))
-        self.assertIsNone(check.stage_of_test("lesson/sass/solution/13-scan/04_two_level"))
+        self.assertIsNone(course.stage_test("lesson/sass/solution/13-scan/04_two_level"))
+        self.assertEqual(course.stage_test("wrong/13-scan/04_two_level.x").kind, "wrong")
         for name in ("host/harness", "lab/12-reduction/folding", "host/08-warp/warp_model"):
             self.assertIsNone(course.parse_test_name(name), name)
 
@@ -97,6 +100,60 @@ class GrammarTest(unittest.TestCase):
                                                      "in chapters/01-x/lessons.toml: add a [01_a] table with its lesson")
             (root / "chapters" / "01-x" / "lessons.toml").write_text('[chapter]\ntest = "t.cpp"\n[01_a]\n')
             self.assertEqual(course.build_facts("01-x", root), {"01_a": {"test": "t.cpp", "kind": "gpu"}})
+
+
+
+class SchemaTest(unittest.TestCase):
+    """lessons.toml's keys are checked: a misspelt one is one line naming the file and the key
+    (at configure time too: course.py cmake reads every manifest), not a silent default."""
+
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.root = Path(tmp.name)
+        for folder in ("chapters", "solutions"):
+            (self.root / folder / "01-x").mkdir(parents=True)
+            (self.root / folder / "01-x" / "01_a.cu").write_text("\n")
+
+    def declare(self, text):
+        (self.root / "chapters" / "01-x" / "lessons.toml").write_text('[chapter]\ntest = "t.cpp"\n' + text)
+
+    def refused(self, text, *words):
+        self.declare(text)
+        with self.assertRaises(course.UsageError) as caught:
+            course.cmake_code(self.root)
+        message = str(caught.exception)
+        self.assertNotIn("\n", message)
+        for word in ("chapters/01-x/lessons.toml", *words):
+            self.assertIn(word, message)
+        return message
+
+    def test_the_course_s_manifests_hold_only_known_keys(self):
+        for chapter in course.chapters():
+            with self.subTest(chapter=chapter):
+                self.assertIsNone(course.schema_error(course.read_manifest(chapter)))
+
+    def test_capture_perf_and_profile_rows_are_read(self):
+        self.declare('profile_rows = ["l2_hit"]\n[01_a]\nlesson = "a"\n'
+                     "capture = { kernels = '<256u>', says = \"256 threads\" }\n"
+                     'perf = [ { metric = "dram_pct", min = 80, why = "measured 90" } ]\n')
+        self.assertEqual(course.capture_subset("01-x/01_a", self.root), ("<256u>", "256 threads"))
+        self.assertEqual(course.perf_bounds(self.root),
+                         [{"stage": "01-x/01_a", "metric": "dram_pct", "min": 80, "why": "measured 90"}])
+        self.assertEqual(course.profile_rows("01-x", self.root), ["l2_hit"])
+
+    def test_unknown_keys_are_refused(self):
+        self.assertIn("[01_a] unknown key 'lessen'", self.refused('[01_a]\nlessen = "a"\n'))
+        self.refused('verbose = true\n[01_a]\n', "[chapter] unknown key 'verbose'")
+        self.refused('[01_a]\nperf = [ { metric = "dram_pct", mni = 80 } ]\n', "[01_a] perf: unknown key 'mni'")
+        self.refused("[01_a]\nsass = [ { rule = \"BAR >= 1\", kernel = 'k' } ]\n", "[01_a] sass: unknown key 'kernel'")
+        self.refused("[01_a]\ncapture = { kernels = 'k', says = 'k', keep = 1 }\n", "[01_a] capture: unknown key 'keep'")
+
+    def test_wrong_shapes_are_refused(self):
+        self.refused('[01_a]\nperf = [ { metric = "dram_pct", why = "no bound" } ]\n', "[01_a] perf", "min or a max")
+        self.refused("[01_a]\ncapture = { kernels = '<256u>' }\n", "[01_a] capture needs kernels", "says")
+        self.refused("[01_a]\ncapture = { kernels = '(', says = 'x' }\n", "[01_a] capture: kernels '(' is no regex")
+        self.refused('profile_rows = "l2_hit"\n[01_a]\n', "[chapter] profile_rows is a list")
 
 
 # The dummy stage: a copy of the smallest stage, under a new name, in the smallest chapter.

@@ -653,7 +653,7 @@ class RealLessonsTest(unittest.TestCase):
     def test_every_stage_without_a_region_teaches_a_header(self):
         bare = []
         for solution, _ in exercises.stage_pairs(REPO):
-            if exercises.is_stage_file(solution) and "// EXERCISE BEGIN" not in solution.read_text():
+            if exercises.course.is_stage_file(solution) and "// EXERCISE BEGIN" not in solution.read_text():
                 chapter = solution.parent.name
                 taught = [h for h, s in exercises.lesson_users(chapter, REPO).items() if s[0] == solution.stem]
                 bare.append(f"{chapter}/{solution.stem}")

@@ -85,6 +85,18 @@ class MakeTest(unittest.TestCase):
         self.refused("ncc", "ARGS=--image missing file.pgm", naming=["--image missing"])
         self.assertEqual(make("ncc", "ARGS=--wTemplate 16")[0], 0)
 
+    def test_profile(self):
+        benches = course.bench_chapters()
+        self.refused("profile", "STAGE=nonsense", naming=["profile: no stage 'nonsense'"])
+        self.refused("profile", naming=["say which stage", "baseline"])
+        self.refused("profile-diff", "A=12-reduction/10", naming=["say which two stages"])
+        self.refused("profile-diff", "A=12-reduction/10", "B=zz", naming=["profile-diff: B: no stage 'zz'"])
+        no_bench = [c for c in course.chapters() if c not in benches]
+        self.refused("profile-capture", f"CHAPTER={no_bench[0]}", naming=["no chapter with a benchmark", *benches])
+        for ok in (("profile", "STAGE=12-reduction/10"), ("profile", "STAGE=12-reduction/baseline"),
+                   ("profile-diff", "A=12-reduction/09", "B=12-reduction/10"), ("profile-capture",)):
+            self.assertEqual(make(*ok)[0], 0, ok)
+
     def test_quotes_in_arguments_do_not_break_make(self):
         self.refused("bench", "CHAPTER=it's", naming=["no chapter 'it's'"])
 
@@ -94,7 +106,9 @@ class ValidateTest(unittest.TestCase):
 
     def test_every_message_is_one_line(self):
         for goal, variables in (("bench", {"CHAPTER": "x"}), ("sass", {}), ("sass-diff", {"A": "x"}),
-                                ("reset", {}), ("nbody", {"ARGS": "--stage 'x"}), ("ncc", {"ARGS": "--image /nope"})):
+                                ("reset", {}), ("nbody", {"ARGS": "--stage 'x"}), ("ncc", {"ARGS": "--image /nope"}),
+                                ("profile", {}), ("profile-diff", {"A": "x", "B": "y"}),
+                                ("profile-capture", {"CHAPTER": "x"})):
             error = course.validate(goal, variables)
             self.assertTrue(error, goal)
             self.assertNotIn("\n", error)

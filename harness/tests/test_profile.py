@@ -99,7 +99,7 @@ class StageTest(unittest.TestCase):
         names = ["08_predicate", "10_fastest"]
         self.assertEqual(profile.label_stage("10_fastest", names), "10_fastest")
         self.assertEqual(profile.label_stage("08_predicate (count, __ballot_sync)", names), "08_predicate")
-        self.assertEqual(profile.label_stage("CUB DeviceReduce::Sum", names), profile.BASELINE)
+        self.assertEqual(profile.label_stage("CUB DeviceReduce::Sum", names), profile.course.BASELINE)
         self.assertIsNone(profile.label_stage("ceiling: float4 read kernel", names))
         self.assertIsNone(profile.label_stage("10_fastest_v2", names[:1]))
 
@@ -107,7 +107,7 @@ class StageTest(unittest.TestCase):
         self.assertEqual(profile.only_regex("10_fastest"), "^10_fastest( .*)?$")
         self.assertEqual(profile.nvtx_filter("12-reduction", "10_fastest"), "regex:profile:12-reduction:10_fastest( .*)?/")
         self.assertEqual(profile.nvtx_filter("12-reduction"), "regex:profile:12-reduction:.*/")
-        self.assertTrue(profile.nvtx_filter("12-reduction", profile.BASELINE).endswith("/"))
+        self.assertTrue(profile.nvtx_filter("12-reduction", profile.course.BASELINE).endswith("/"))
         cmd = profile.ncu_command("ncu", "build/bin/bench-12-reduction", "12-reduction", "10_fastest",
                                   ["a.sum", "b.pct"], "log.csv", "scratch")
         self.assertEqual(cmd[cmd.index("--metrics") + 1], "a.sum,b.pct")
@@ -117,9 +117,11 @@ class StageTest(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("--results") + 1], "scratch")   # never the user's results/
 
     def test_resolve_and_bad_names(self):
-        self.assertEqual(profile.resolve("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
-        self.assertEqual(profile.resolve("exercise/12-reduction/10_fastest")[0], "exercise")
-        self.assertEqual(profile.resolve("12-reduction/baseline")[2], profile.BASELINE)
+        stage = profile.course.profile_stage
+        self.assertEqual(stage("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
+        self.assertEqual(stage("exercise/12-reduction/10_fastest")[0], "exercise")
+        self.assertEqual(stage("12-reduction/baseline")[2], profile.course.BASELINE)
+        self.assertEqual(stage("12-reduction/library")[2], profile.course.BASELINE)
         for bad in ("nope", "12-reduction/99", ""):
             status, out, err = run_main("show", "--offline", bad)
             self.assertEqual(status, 2, bad)
@@ -128,13 +130,18 @@ class StageTest(unittest.TestCase):
         self.assertIn("no stage 'nope'", run_main("show", "nope")[2])
 
     def test_validate_for_make(self):
-        self.assertIsNone(profile.validate("profile", {"STAGE": "12-reduction/10_fastest"}))
-        self.assertIn("no stage 'x'", profile.validate("profile", {"STAGE": "x"}))
-        self.assertIn("say which two stages", profile.validate("profile-diff", {"A": "12-reduction/10"}))
-        self.assertIn("B: no stage 'zz'", profile.validate("profile-diff", {"A": "12-reduction/10", "B": "zz"}))
-        self.assertIn("08-warp", profile.validate("profile-capture", {"CHAPTER": "08-warp"}))
+        # make's check of the profile targets' arguments is course.py validate's (test_make_args).
+        validate = profile.course.validate
+        self.assertIsNone(validate("profile", {"STAGE": "12-reduction/10_fastest"}))
+        self.assertIsNone(validate("profile", {"STAGE": "12-reduction/baseline"}))
+        self.assertIn("no stage 'x'", validate("profile", {"STAGE": "x"}))
+        self.assertIn("say which stage", validate("profile", {}))
+        self.assertIn("say which two stages", validate("profile-diff", {"A": "12-reduction/10"}))
+        self.assertIn("profile-diff: B: no stage 'zz'", validate("profile-diff", {"A": "12-reduction/10", "B": "zz"}))
+        self.assertIn("08-warp", validate("profile-capture", {"CHAPTER": "08-warp"}))
+        self.assertIsNone(validate("profile-capture", {}))
         # A valid name whose profile cannot exist is no usage error: the run says why (status 1).
-        self.assertIsNone(profile.validate("profile", {"STAGE": "08-warp/01_shuffle_forms"}))
+        self.assertIsNone(validate("profile", {"STAGE": "08-warp/01_shuffle_forms"}))
 
     def test_not_profilable(self):
         status, _, err = run_main("show", "--offline", "08-warp/01_shuffle_forms")
@@ -335,23 +342,38 @@ class CaptureTest(unittest.TestCase):
                   {"stage": "12-reduction/10_fastest", "metric": "ld_bytes_per_request", "min": 512},
                   {"stage": "12-reduction/01_two_pass", "metric": "dram_pct", "min": 85},
                   {"stage": "12-reduction/10_fastest", "metric": "bank_conflicts", "max": 10}]
-        path = self.root / "bounds.json"
-        path.write_text(json.dumps({"bounds": bounds}))
-        status, out, _ = run_main("check-perf", "--offline", "--bounds", path)
+
+        def check(declared):
+            with mock.patch.object(profile.course, "perf_bounds", return_value=declared):
+                return run_main("check-perf", "--offline")
+
+        status, out, _ = check(bounds)
         self.assertEqual(status, 1)
         lines = out.splitlines()
         self.assertTrue(lines[0].startswith("pass  12-reduction/10_fastest  DRAM throughput"))
         self.assertTrue(lines[2].startswith("FAIL  12-reduction/01_two_pass"))
         self.assertIn("3 of 4 bounds hold", lines[-1])
-        path.write_text(json.dumps({"bounds": bounds[:2]}))
-        self.assertEqual(run_main("check-perf", "--offline", "--bounds", path)[0], 0)
+        self.assertEqual(check(bounds[:2])[0], 0)
         # Offline, a stage with no committed capture is said to be unchecked, not failed.
         uncaptured = {"stage": "13-scan/08_decoupled_lookback", "metric": "dram_pct", "min": 60}
-        path.write_text(json.dumps({"bounds": bounds[:2] + [uncaptured]}))
-        status, out, _ = run_main("check-perf", "--offline", "--bounds", path)
+        status, out, _ = check(bounds[:2] + [uncaptured])
         self.assertEqual(status, 0, out)
         self.assertIn("13-scan/08_decoupled_lookback: no capture committed yet", out)
         self.assertIn("2 of 2 bounds hold (on the committed captures; 1 not checked)", out)
+
+    def test_the_declared_bounds_and_rows_name_real_metrics(self):
+        # lessons.toml's perf bounds and profile_rows are profile.py row keys, and roofline a work
+        # plots/roofline.py knows: a misspelt metric would otherwise show only on the GPU machine,
+        # as a bound with no value.
+        self.assertTrue(profile.course.perf_bounds())
+        for bound in profile.course.perf_bounds():
+            self.assertIn(bound["metric"], profile.ROWS, bound["stage"])
+        for chapter in profile.course.chapters():
+            for key in profile.course.profile_rows(chapter) or []:
+                self.assertIn(key, profile.ROWS, chapter)
+            work = profile.course.chapter_settings(chapter).get("roofline")
+            if work or chapter in profile.course.bench_chapters():
+                self.assertIn(work, roofline.WORKS, chapter)
 
     def test_check_perf_without_a_gpu_reads_the_committed_captures(self):
         # As make profile does: no GPU, no ncu or no counters is the offline check, said in one line.
