@@ -311,8 +311,8 @@ def lesson_checks(build, k, gpu):
         checks["speed"] = {"verdict": "needs a GPU", "detail": "speed not judged: no GPU"}
         print("  speed not judged: no GPU here")
     else:
-        res = lesson.speed_verdict(stage_id, build / "bin" / f"judge.solution.{chapter}.{stage}",
-                                   build / "bin" / f"judge.exercise.{chapter}.{stage}")
+        res = lesson.speed_verdict(stage_id, build / "bin" / course.judge_program("solution", chapter, stage),
+                                   build / "bin" / course.judge_program("exercise", chapter, stage))
         for line in res.lines:
             print("  " + line)
         checks["speed"] = {"verdict": res.state, "detail": res.lines[0]}
@@ -438,7 +438,7 @@ def run(args):
         variant, chapter, stage = judged[0].split("/")
         if variant == "exercise" and isinstance(lesson.declaration(f"{chapter}/{stage}").get("speed"), dict):
             for v in ("exercise", "solution"):
-                programs.setdefault(f"judge.{v}.{chapter}.{stage}", [])
+                programs.setdefault(course.judge_program(v, chapter, stage), [])
     broken = build_targets(build, set(programs), args.jobs, everything=not args.stage and not offline)
     broken_tests = {n: broken[p] for p, names in programs.items() if p in broken for n in names}
     for program, reason_text in sorted(broken.items()):

@@ -568,6 +568,19 @@ def parse_test_name(name):
     return None
 
 
+# ---------------------------------------------------------------- program names
+# cmake/CourseStages.cmake names the programs (in bin/ of the build) and targets; the tools ask here.
+
+def judge_program(variant, chapter, stage):
+    """The program that times one stage for its speed verdict (harness/judge.h)."""
+    return f"judge.{variant}.{chapter}.{stage}"
+
+
+def bench_program(chapter, variant="solution"):
+    """A chapter's benchmark, built with the solutions (bench-<chapter>) or the exercises."""
+    return f"bench-{chapter}" + ("-exercise" if variant == "exercise" else "")
+
+
 # ---------------------------------------------------------------- make targets
 
 def _option_values(args, name):

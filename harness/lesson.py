@@ -618,7 +618,7 @@ def cmd_calibrate(args):
             if not isinstance(decl.get("speed"), dict):
                 continue
             min_ratio = float(decl["speed"].get("min_ratio", DEFAULT_MIN_RATIO))
-            prog = build / "bin" / f"judge.solution.{chapter}.{stage}"
+            prog = build / "bin" / course.judge_program("solution", chapter, stage)
             res = speed_verdict(f"{chapter}/{stage}", prog, prog, args.budget)
             ok = res.state == "passed" and 0.95 <= res.ratio <= 1.05 and res.high - res.low <= 0.05
             holds = res.state == "passed" and res.low >= min_ratio

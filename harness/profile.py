@@ -608,7 +608,7 @@ def run_ncu(ncu, bench, chapter, stage, quiet=False):
 
 
 def bench_binary(build, chapter, variant="solution"):
-    return Path(build) / "bin" / (f"bench-{chapter}" + ("-exercise" if variant == "exercise" else ""))
+    return Path(build) / "bin" / course.bench_program(chapter, variant)
 
 
 def build_bench(args, chapter, variant):

@@ -841,7 +841,7 @@ def cmd_capture_all(args):
     if tool is None:
         raise _missing_cuobjdump()
     if not args.no_build:
-        targets = [f"solution.{i.replace('/', '.')}" for i in ids if i in manifest]
+        targets = [course.StageRef("solution", *i.split("/", 1)).target for i in ids if i in manifest]
         run = subprocess.run(["cmake", "--build", str(args.build), "-j", str(args.jobs), "--target", *targets],
                              capture_output=True, text=True)
         if run.returncode != 0:

@@ -478,7 +478,7 @@ def cmd_run(args):
         return 1
     for chapter in benches:
         if not step(chapter, ["cmake", "--build", str(build), "-j", str(args.jobs), "--target",
-                              f"bench-{chapter}"], log, width):
+                              course.bench_program(chapter)], log, width):
             return 1
     print(f"  built in {minutes(time.monotonic() - start)}")
     return run_benches(build, benches, others, args.args)
@@ -490,7 +490,7 @@ def run_benches(build, benches, others, extra, results=None):
     start = time.time() - 1
     failed = []
     for chapter in benches:
-        status = subprocess.run([str(build / "bin" / f"bench-{chapter}"), *shlex.split(extra or "")],
+        status = subprocess.run([str(build / "bin" / course.bench_program(chapter)), *shlex.split(extra or "")],
                                 cwd=ROOT).returncode
         if status != 0:
             failed.append(f"{chapter} (exit status {status})")

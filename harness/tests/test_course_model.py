@@ -78,6 +78,15 @@ class GrammarTest(unittest.TestCase):
         for name in ("host/harness", "lab/12-reduction/folding", "host/08-warp/warp_model"):
             self.assertIsNone(course.parse_test_name(name), name)
 
+    def test_program_and_target_names(self):
+        # As cmake/CourseStages.cmake names them (AddAStageTest sees them in a real build).
+        self.assertEqual(course.judge_program("exercise", "12-reduction", "10_fastest"),
+                         "judge.exercise.12-reduction.10_fastest")
+        self.assertEqual(course.bench_program("12-reduction"), "bench-12-reduction")
+        self.assertEqual(course.bench_program("12-reduction", "exercise"), "bench-12-reduction-exercise")
+        self.assertEqual(course.StageRef("solution", "12-reduction", "10_fastest").target,
+                         "solution.12-reduction.10_fastest")
+
     def test_workload_has_one_home(self):
         work = course.workload("12-reduction")
         self.assertEqual(work, {"n": 268435456})
@@ -226,6 +235,10 @@ class AddAStageTest(unittest.TestCase):
         manifest = (self.build / "tests.json").read_text()
         self.assertIn(f'"solution/{CHAPTER}/{DUMMY}": {{"needs": ["test.solution.{CHAPTER}.{DUMMY}"]', manifest)
         self.assertIn(f'"id": "{CHAPTER}/{DUMMY}"', (self.build / "stages.json").read_text())
+        # Its judge programs, by the names the checker asks course.py for.
+        ninja = (self.build / "build.ninja").read_text()
+        for variant in course.VARIANTS:
+            self.assertIn(f"bin/{course.judge_program(variant, CHAPTER, DUMMY)}:", ninja)
 
     def test_2_listed(self):
         stages = self.run_here([sys.executable, "harness/course.py", "list", "stages"]).stdout.split()
