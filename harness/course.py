@@ -110,6 +110,13 @@ def bench_chapters(root=ROOT):
     return [c for c in chapters(root) if _cmake_calls(c, "course_add_bench", root)]
 
 
+def program_chapter(program, root=ROOT):
+    """The chapter whose CMakeLists.txt builds a program of its own (add_executable(nbody ...):
+    what make nbody runs), or None."""
+    return next((c for c in chapters(root)
+                 if any(args.split()[:1] == [program] for args in _cmake_calls(c, "add_executable", root))), None)
+
+
 def wrong_variants(root=ROOT):
     """(chapter, stage, name) of every course_add_wrong_variant call."""
     found = []
@@ -670,7 +677,7 @@ def validate(goal, variables, root=ROOT):
         values = _option_values(get("ARGS"), "stage")
         if values is None:
             return f"nbody: ARGS has an unclosed quote: {get('ARGS')}"
-        chapter = next((c for c in all_chapters if c.endswith("-nbody")), None)
+        chapter = program_chapter("nbody", root)
         names = stages(chapter, root) if chapter else []
         for value in values:
             if value != "cpu" and not any(s.startswith(value) for s in names):

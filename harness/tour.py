@@ -391,7 +391,7 @@ def region_file(stage_id):
 
 
 def offline_ending(build, reason):
-    nbody = next((c for c in course.chapters() if c.endswith("-nbody")), None)
+    nbody = course.program_chapter("nbody")
     first = course.stage_ids()[0] if course.stage_ids() else "11-streaming/01_grid_stride"
     first_bench = course.bench_chapters()[0] if course.bench_chapters() else "11-streaming"
     first_stage = next((i for i in course.stage_ids() if i.startswith(first_bench + "/")), first)
