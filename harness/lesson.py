@@ -19,7 +19,9 @@ program's parameters (key=value, see chapters/<chapter>/judge_<chapter>.cpp), ov
 `min_ratio` (default 0.90: the student's stage must run at least at 0.9x the reference solution's
 speed); a string says why the stage's lesson is not speed. `sass` lists the instruction facts the
 lesson produces. Every stage also gets the rule "LDL|STL == 0" (no local memory: spills or a
-local array) unless it says why it needs local memory in `local_memory = "<why>"`.
+local array) unless it says why it needs local memory in `local_memory = "<why>"`. The other keys
+a lessons.toml holds (test, kind, capture, perf, [chapter], [workload]) are the build's and the
+tools'; harness/course.py lists them all and refuses any other.
 
 A rule is `ALTERNATIVES OP COUNT`:
     ALTERNATIVES  one or more opcode patterns joined by |; a pattern is a base opcode and
