@@ -31,6 +31,15 @@ $(error $(ARGS_ERROR))
 endif
 endif
 
+# make check GRADES=DIR [GRADING=FILE]: the run's verdicts for a class grader (harness/verdicts.py,
+# docs/grading.md), the folder and the grading file checked before anything runs.
+ifneq ($(and $(filter check,$(MAKECMDGOALS)),$(or $(GRADES),$(GRADING))),)
+GRADES_ERROR := $(shell $(PYTHON) harness/verdicts.py validate $(call quote,GRADES=$(GRADES)) $(call quote,GRADING=$(GRADING)))
+ifneq ($(GRADES_ERROR),)
+$(error $(GRADES_ERROR))
+endif
+endif
+
 # The targets that need a GPU say so before they build anything: the program's one line, status 77
 # in the recipe (make itself then exits 2, as it does for any failed recipe).
 GPU_REASON = $(PYTHON) -c 'import sys; sys.path.insert(0, "harness"); import course; print(course.gpu_reason() or "")'
@@ -44,6 +53,8 @@ help:
 	@echo "  make check                   build and run every test (no GPU: GPU tests are reported skipped)"
 	@echo "  make check STAGE=01_grid     only tests whose name matches (e.g. STAGE=exercise/11-streaming/02)"
 	@echo "                               one stage: its tests, then memcheck, racecheck, synccheck on a GPU"
+	@echo "  make check ... GRADES=DIR [GRADING=FILE]   also the verdicts as DIR/junit.xml and Gradescope's"
+	@echo "                               DIR/results.json (docs/grading.md: scores, visibility, a GPU autograder)"
 	@echo "  make progress                every exercise's state from the last runs: answer, sanitizers, speed, SASS"
 	@echo "  make lessons [CHAPTER=...]   what each stage teaches: its speed threshold and SASS signature"
 	@echo "  make lessons-calibrate       (GPU) each judged reference timed against itself: the verdict's noise here"
@@ -118,7 +129,8 @@ archs:
 # compile, and naming it), runs them, runs the sanitizers when STAGE selects one stage on a GPU,
 # prints a summary per stage and records it for `make progress`.
 check: configure
-	@$(PYTHON) harness/check.py run --build $(BUILD) --jobs $(JOBS) $(if $(STAGE),--stage "$(STAGE)") $(if $(ALL),--everything)
+	@$(PYTHON) harness/check.py run --build $(BUILD) --jobs $(JOBS) $(if $(STAGE),--stage "$(STAGE)") $(if $(ALL),--everything) \
+	  $(if $(GRADES),--grades $(call quote,$(GRADES))) $(if $(GRADING),--grading $(call quote,$(GRADING)))
 
 progress:
 	@$(PYTHON) harness/check.py progress --build $(BUILD)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The student's loop: `make check` and `make progress`.
 
-  check.py run [--build DIR] [--stage REGEX] [--jobs N]
+  check.py run [--build DIR] [--stage REGEX] [--jobs N] [--grades FOLDER [--grading FILE]]
       Builds only what the selected tests need, keeps going past a stage that does not compile
       (and names it), runs the tests with ctest, and, when the selection is one stage on a GPU
       with compute-sanitizer, runs memcheck, racecheck and synccheck on it with a one-line
@@ -9,7 +9,8 @@
       its SASS against the stage's signature (with cuobjdump) and, on a GPU, its speed against the
       reference solution's, interleaved. Ends with a summary per stage (passed, failed, correct but
       slow, misses its SASS signature, compiled but not run, TODO, does not compile) and records it
-      in DIR/progress.json for `make progress`.
+      in DIR/progress.json for `make progress`, and its verdicts in DIR/verdicts.json (harness/verdicts.py;
+      --grades FOLDER also writes them as JUnit XML and Gradescope's results.json there).
   check.py progress [--build DIR]
       Per chapter, each exercise stage's state from the last runs (instant: nothing is built or
       run): TODO, compiles, answer, sanitizers, speed against the reference, SASS signature.
@@ -29,6 +30,7 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
+import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
 
 ROOT = course.ROOT
 TOOLS = course.SANITIZERS
@@ -393,7 +395,12 @@ def stage_selection(arg):
 
 
 def run(args):
+    started = time.monotonic()
     build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
+    wrong = verdicts.validate([f"GRADES={args.grades}", f"GRADING={args.grading}"])
+    if wrong:
+        print(wrong)
+        return 2
     refresh_configuration(build)
     selected = stage_selection(args.stage)
     if selected != args.stage:
@@ -540,6 +547,11 @@ def run(args):
     if not args.stage:
         print("`make progress` shows every stage's state; `make check STAGE=exercise/<chapter>/<stage>` checks one "
               "stage completely (its tests; on a GPU the sanitizers and its speed; with cuobjdump its SASS).")
+    # The same verdicts for graders: BUILD/verdicts.json, and with GRADES=DIR junit.xml and results.json.
+    verdicts.after_check(build, args.grades, args.grading, verdicts.from_check(
+        build, args.stage, results, by_stage, sanitizers, lessons,
+        {k: (progress["stages"][k]["state"], progress["stages"][k].get("detail", "")) for k in stage_keys},
+        reason, time.monotonic() - started, {n: first_failure(o) for n, (s, o) in results.items() if s == "failed"}))
     bad = sum(c.get("failed", 0) + c.get("does not compile", 0) + c.get("correct, but slow", 0)
               + c.get("misses its SASS signature", 0) for c in counts.values())
     bad += len(wrong_failed) + len(failed_other) + len([p for p in broken if p not in programs])
@@ -633,6 +645,8 @@ def main():
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     r.add_argument("--everything", action="store_true",
                    help="build and run every test even without a GPU (make check ALL=1; CI's strict pass)")
+    r.add_argument("--grades", default="", help="folder for junit.xml and results.json (make check GRADES=DIR)")
+    r.add_argument("--grading", default="", help="points, weights and visibility (GRADING=FILE; docs/grading.md)")
     p = sub.add_parser("progress")
     p.add_argument("--build", default="build")
     args = parser.parse_args()
