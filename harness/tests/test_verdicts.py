@@ -358,6 +358,25 @@ class Folder(Fixture):
         self.assertTrue(schema_errors({"output": "x"}, SCHEMA))  # neither score nor tests
 
 
+class Docs(Fixture):
+    """docs/grading.md's example grading file loads, and its table of defaults is the code's."""
+
+    def test_example_and_defaults(self):
+        text = (HARNESS.parent / "docs" / "grading.md").read_text()
+        example = text.split("```json\n", 1)[1].split("```", 1)[0]
+        g = verdicts.load_grading(self.write_file("g.json", example))
+        self.assertEqual(g["stages"], {"12-reduction/10_fastest": 2})
+        for cat in verdicts.CATEGORIES:
+            row = f"| {cat} | {verdicts.DEFAULT_GRADING['weights'][cat]:g} | " \
+                  f"{verdicts.DEFAULT_GRADING['visibility'][cat]} |"
+            self.assertIn(row, text)
+
+    def write_file(self, name, text):
+        path = self.build / name
+        path.write_text(text)
+        return path
+
+
 @unittest.skipUnless(shutil.which("make"), "make not installed")
 class Make(unittest.TestCase):
     """make check GRADES=... GRADING=...: wrong values stop make with one line and status 2."""
