@@ -216,10 +216,12 @@ def lesson_checks(stage_id, variant, on_gpu, lessons, no_gpu, why_not, pending="
         checks.append(Check("sass", "SASS signature", outcome, "" if outcome == "passed" else sass.get("detail", verdict)))
     speed = lessons.get("speed", {})
     verdict = speed.get("verdict", "")
-    outcome = {"passed": "passed", "slow": "failed", "error": "failed", "reference": "n/a",
-               "not a speed lesson": "n/a", "todo": "todo"}.get(verdict, "untested")
-    measures = {k: speed[k] for k in ("ratio", "low", "high") if k in speed}
     message = speed.get("detail", verdict)
+    # An error of the student's judge program (it crashed, or gave up) is theirs; one of the
+    # reference's, or a program not built, is the grader's: not run.
+    outcome = {"passed": "passed", "slow": "failed", "reference": "n/a", "not a speed lesson": "n/a",
+               "todo": "todo", "error": "failed" if "your stage" in message else "untested"}.get(verdict, "untested")
+    measures = {k: speed[k] for k in ("ratio", "low", "high") if k in speed}
     if verdict == "not judged":
         message = "not judged (the timings were too noisy to call; run it again): " + message
     elif verdict == "needs a GPU":
@@ -255,6 +257,8 @@ def from_check(build, selection, results, by_stage, sanitizers, lessons, states,
                        else f"not run: {no_gpu}" if no_gpu else "not run: its tests did not run")
         elif not alone:
             why_not = f"not run: checked when one stage is selected (make check STAGE={key})"
+        elif any(v == "errors" for v in sanitizers.get(key, {}).values()):
+            why_not = "not judged: the sanitizers report errors"
         else:
             why_not = f"not run: {no_gpu}" if no_gpu else "not run"
         if on_gpu:
@@ -266,7 +270,9 @@ def from_check(build, selection, results, by_stage, sanitizers, lessons, states,
                 log, path = _sanitizer_log(build, key, tool)
                 verdict = ran[tool]
                 outcome = {"clean": "passed", "errors": "failed"}.get(verdict, "untested")
-                message = "" if outcome == "passed" else f"{tool}: {verdict} (the log: {_shown(path)})"
+                skip = re.search(r"COURSE_SKIP:\s*(.*)", log)
+                message = ("" if outcome == "passed" else f"not run: {skip.group(1).strip()}" if skip else
+                           f"{tool}: {verdict} (the log: {_shown(path)})")
                 checks.append(Check("sanitizers", tool, outcome, message, log if outcome == "failed" else ""))
         if key in lessons:
             checks += lesson_checks(f"{chapter}/{stage}", variant, on_gpu, lessons[key], no_gpu, "")
@@ -538,15 +544,20 @@ def write_reports(run, folder, grading):
 def after_check(build, grades, grading_file, run):
     """check.py's hook: the run into BUILD/verdicts.json and, with GRADES=DIR, merged into
     DIR/verdicts.json and written out as DIR/junit.xml and DIR/results.json. Prints one line."""
-    save(run, pathlib.Path(build) / "verdicts.json")
-    if not grades:
+    try:
+        save(run, pathlib.Path(build) / "verdicts.json")
+        if not grades:
+            return
+        grading = load_grading(grading_file)
+        folder = pathlib.Path(grades)
+        record = folder / "verdicts.json"
+        merged = merge(load(record), run) if record.is_file() else run
+        save(merged, record)
+        junit_path, results = write_reports(merged, folder, grading)
+    except (OSError, Usage) as err:
+        # The check's own verdicts are printed already: say what is missing, in one line, and go on.
+        print(f"grades: not written: {getattr(err, 'strerror', None) and f'{err.filename}: {err.strerror}' or err}")
         return
-    grading = load_grading(grading_file)
-    folder = pathlib.Path(grades)
-    record = folder / "verdicts.json"
-    merged = merge(load(record), run) if record.is_file() else run
-    save(merged, record)
-    junit_path, results = write_reports(merged, folder, grading)
     rows = points(merged, grading)
     score = sum(m for _, c, m in rows if c.outcome == "passed")
     print(f"grades: {_shown(junit_path)} and {_shown(results)} ({len(graded_stages(merged))} stage(s), "

@@ -174,6 +174,30 @@ class GpuRun(Fixture):
         self.assertIsNotNone(case.find("skipped"))
 
 
+    def test_after_sanitizer_errors_the_lesson_waits(self):
+        (self.build / "sanitize").mkdir()
+        run = check_run(self.build, stages=(SHUFFLE,),
+                        sanitizers={SHUFFLE: {"memcheck": "errors", "racecheck": "clean", "synccheck": "clean"}})
+        lesson = [c for c in run.stages[0].checks if c.category in ("sass", "speed")]
+        self.assertEqual({c.message for c in lesson}, {"not judged: the sanitizers report errors"})
+
+    def test_sanitizer_skip_and_judge_errors(self):
+        (self.build / "sanitize").mkdir()
+        (self.build / "sanitize" / f"{SHUFFLE.replace('/', '.')}.racecheck.log").write_text(
+            "COURSE_SKIP: compute-sanitizer not found\n")
+        theirs = {"verdict": "error", "detail": "speed not judged: your stage failed: exit 139"}
+        run = check_run(self.build, stages=(SHUFFLE,),
+                        sanitizers={SHUFFLE: {"memcheck": "clean", "racecheck": "skipped", "synccheck": "clean"}},
+                        lessons={SHUFFLE: {"sass": {"verdict": "met"}, "speed": theirs}})
+        checks = {c.name: c for c in run.stages[0].checks}
+        self.assertEqual((checks["racecheck"].outcome, checks["racecheck"].message),
+                         ("untested", "not run: compute-sanitizer not found"))
+        self.assertEqual(checks["speed"].outcome, "failed")
+        ours = {"verdict": "error", "detail": "speed not judged: build/bin/judge.solution.x is not built"}
+        run = check_run(self.build, stages=(SHUFFLE,), lessons={SHUFFLE: {"sass": {"verdict": "met"}, "speed": ours}})
+        self.assertEqual(next(c for c in run.stages[0].checks if c.name == "speed").outcome, "untested")
+
+
 class NoGpuRun(Fixture):
     """What a grader without a GPU reports: the stage compiles, nothing of it could run."""
 
