@@ -405,16 +405,26 @@ class Docs(Fixture):
 class Make(unittest.TestCase):
     """make check GRADES=... GRADING=...: wrong values stop make with one line and status 2."""
 
-    def test_wrong_values(self):
+    @staticmethod
+    def make(*args):
+        """make -n as test_make_args runs it, without the caller's GRADES and GRADING: a command
+        line variable is exported to the recipes, so `make check GRADES=...` would hand its own on."""
         import test_make_args
+        saved = {k: test_make_args.os.environ.pop(k) for k in ("GRADES", "GRADING") if k in test_make_args.os.environ}
+        try:
+            return test_make_args.make(*args)
+        finally:
+            test_make_args.os.environ.update(saved)
+
+    def test_wrong_values(self):
         for args, naming in ((["GRADES=/etc/passwd"], "is a file"), (["GRADING=x.json"], "give GRADES"),
                              (["GRADES=/tmp/g", "GRADING=/no/such.json"], "No such file")):
-            status, out, err = test_make_args.make("check", *args)
+            status, out, err = self.make("check", *args)
             self.assertEqual(status, 2, args)
             self.assertEqual(out, "")
             self.assertEqual(len(err.splitlines()), 1, err)
             self.assertIn(naming, err)
-        status, out, _ = test_make_args.make("check", "STAGE=exercise/12-reduction/09_shuffle", "GRADES=/tmp/g")
+        status, out, _ = self.make("check", "STAGE=exercise/12-reduction/09_shuffle", "GRADES=/tmp/g")
         self.assertEqual(status, 0)
         self.assertIn("--grades '/tmp/g'", out)
 
