@@ -271,8 +271,11 @@ def from_check(build, selection, results, by_stage, sanitizers, lessons, states,
                 verdict = ran[tool]
                 outcome = {"clean": "passed", "errors": "failed"}.get(verdict, "untested")
                 skip = re.search(r"COURSE_SKIP:\s*(.*)", log)
+                # The first report of the log (compute-sanitizer prefixes its lines with ====).
+                report = next((line.lstrip("= ").strip() for line in log.splitlines() if line.startswith("=")
+                               and line.lstrip("= ").strip() and "COMPUTE-SANITIZER" not in line), "")
                 message = ("" if outcome == "passed" else f"not run: {skip.group(1).strip()}" if skip else
-                           f"{tool}: {verdict} (the log: {_shown(path)})")
+                           f"{report or 'errors'} (the log: {_shown(path)})")
                 checks.append(Check("sanitizers", tool, outcome, message, log if outcome == "failed" else ""))
         if key in lessons:
             checks += lesson_checks(f"{chapter}/{stage}", variant, on_gpu, lessons[key], no_gpu, "")
@@ -489,8 +492,8 @@ def gradescope(run, grading):
         lines = [_check_line(c)]
         if c.outcome in ("failed", "todo"):
             lines.append(f"again on your machine: make check STAGE={s.key}")
-        if c.outcome == "untested":
-            lines.append("it scores 0 until a grader that can run it does (a GPU for the sanitizers and the speed)")
+        if c.outcome == "untested" and run.no_gpu:
+            lines.append("it scores 0 until a grader with a GPU runs it")
         if c.measures:
             lines.append("your stage's speed over the reference's: {ratio:.2f}x (middle half of the timed pairs "
                          "{low:.2f}-{high:.2f})".format(**c.measures))
