@@ -415,6 +415,12 @@ def points(run, grading):
             members = [c for c in counted if c.category == cat]
             each = share * grading["weights"][cat] / cat_weight / len(members)
             rows += [(s, c, each) for c in members]
+    # Points to 4 decimals, the rounding's remainder on the largest, so that they add up to the total.
+    rows = [(s, c, round(m, 4)) for s, c, m in rows]
+    if rows:
+        largest = max(range(len(rows)), key=lambda i: rows[i][2])
+        s, c, m = rows[largest]
+        rows[largest] = (s, c, round(m + grading["total"] - sum(r[2] for r in rows), 4))
     return rows
 
 

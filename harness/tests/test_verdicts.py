@@ -382,6 +382,13 @@ class Folder(Fixture):
         self.assertTrue(schema_errors({"output": "x"}, SCHEMA))  # neither score nor tests
 
 
+    def test_points_add_up(self):
+        stages = tuple(f"exercise/{i}" for i in verdicts.course.stage_ids())
+        run = check_run(self.build, stages=stages, results={})
+        result = verdicts.gradescope(run, self.grading)
+        self.assertEqual(round(sum(t["max_score"] for t in result["tests"]), 6), 100.0)
+
+
 class Docs(Fixture):
     """docs/grading.md's example grading file loads, and its table of defaults is the code's."""
 
