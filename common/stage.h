@@ -6,7 +6,7 @@
 //   COURSE_STAGE_FILE  the source path, for messages
 //   COURSE_STAGE_TODO  1 while the exercise's COURSE_TODO stub is still there, in the stage file or
 //                      in a lesson header it includes
-//   COURSE_STAGE_TODO_IN  the files that still hold the stub ("chapters/13-scan/block_scan.cuh")
+//   COURSE_STAGE_TODO_IN  the files that still hold the stub ("chapters/13-scan/lesson_block_scan.cuh")
 #pragma once
 
 #include "common/todo.h"

@@ -16,8 +16,9 @@ fences go, what the SASS shows). So each file keeps its own: check ignores the d
 generate and reset keep the exercise's (a new exercise starts with the solution's).
 
 Lesson headers are mirrored the same way: every other file in solutions/<chapter>/ (a .cuh or .h
-holding a kernel that a stage teaches, e.g. 13-scan/block_scan.cuh) has its twin in
-chapters/<chapter>/, stubbed. Only stage files and other lesson headers may include a lesson
+holding a kernel that a stage teaches, e.g. 13-scan/lesson_block_scan.cuh) has its twin in
+chapters/<chapter>/, stubbed. Their names start with lesson_, so that a student tells the headers
+they edit from the chapter's plumbing (scan_common.cuh); a host test holds the course to it. Only stage files and other lesson headers may include a lesson
 header: a chapter header in chapters/ that did would pull in the stub for the solutions too.
 The hint is the BEGIN line and the // lines right after it in the solution; in the exercise,
 everything after those same hint lines up to END is the student's, comments included.
@@ -36,8 +37,8 @@ stages that it only runs (a reset of 13-scan/07_compact would otherwise wipe sta
   exercises.py reset STAGE        put the stub back in the stage's file and in the lesson headers it
                                   teaches, each first saved to backups/<chapter>/<name>.<date-time>.cu
                                   (.cuh, .h); one line per file, e.g. STAGE=13-scan/04_two_level
-                                  (its lesson is all in two_level.cuh); a lesson header alone by its
-                                  file name, e.g. STAGE=13-scan/block_scan.cuh
+                                  (its lesson is all in lesson_two_level.cuh); a lesson header alone by its
+                                  file name, e.g. STAGE=13-scan/lesson_block_scan.cuh
 """
 import argparse
 import datetime

@@ -378,7 +378,7 @@ def host_test_count(build):
 
 def region_file(stage_id):
     """Where a stage's EXERCISE region is: its own file, else the lesson header it includes that
-    holds one (11-streaming/01_grid_stride's loop is in grid_stride.cuh)."""
+    holds one (11-streaming/01_grid_stride's loop is in lesson_grid_stride.cuh)."""
     chapter, stage = stage_id.split("/", 1)
     path = ROOT / "chapters" / chapter / f"{stage}.cu"
     text = path.read_text(errors="replace") if path.is_file() else ""

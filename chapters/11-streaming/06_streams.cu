@@ -8,12 +8,12 @@
 // Your task: cut [0, n) into ctx.n_streams chunks, each with its own copies in, kernel and copy
 // out in a stream of its own, issued in the order the book issues them (listing 11.6), and return
 // only when every chunk's result is in h_out. The host arrays come from your stage 05 allocator
-// (pinned_memory.cuh).
+// (lesson_pinned_memory.cuh).
 // Watch for: n that does not divide by the stream count, chunks that keep the arrays' alignment,
 // and the book's warning (11.3) about events recorded between streamed operations. Then read the
 // benchmark's streams table: time by stream count, against the floor of fully overlapped copies.
-#include "grid_stride.cuh"
-#include "pinned_memory.cuh"
+#include "lesson_grid_stride.cuh"
+#include "lesson_pinned_memory.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

@@ -11,7 +11,7 @@
 // Watch for: the host arrays may start at any offset into their allocations; h_out must hold the
 // result when you return. Read the book's caveats (11.4): mapped memory suits writes better than
 // reads, and is "zero copy" proper only on an integrated GPU.
-#include "grid_stride.cuh"
+#include "lesson_grid_stride.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

@@ -71,7 +71,7 @@ struct host_stage {
 };
 
 // The host-memory stages launch stage 01's kernel: streaming::launch_saxpy in the lesson header
-// grid_stride.cuh, which they include.
+// lesson_grid_stride.cuh, which they include.
 
 // The lab (lab_pragma_unroll.cu, in the benchmark and in its test lab/11-streaming/pragma_unroll):
 // stage 01's loop under `#pragma unroll cfg.unroll`, the book's first attempt at unrolling (11.1).

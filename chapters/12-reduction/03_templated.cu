@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: the block size as a template parameter. The CUDA Handbook 12.2, listings 12.3 and 12.4.
 //
-// Your task, in three regions: this kernel, and in the lesson header block_reduce.cuh the block
+// Your task, in three regions: this kernel, and in the lesson header lesson_block_reduce.cuh the block
 // fold and the host switch. Make the block size a compile-time constant B, so that the compiler
 // decides every test on it and unrolls every loop of the fold; the host must turn the run-time
 // cfg.threads into a kernel compiled for that B (listing 12.4). Stages 04, 05, 07, 09 and 10 use
 // your block_reduce and dispatch_block_size as you write them, so they report TODO until
-// block_reduce.cuh is done: do this stage before them.
+// lesson_block_reduce.cuh is done: do this stage before them.
 // Watch for: blocks of 1 to 32 threads (a warp-level barrier may name only lanes that exist), and
 // block sizes the stage does not accept (they must be refused, not run).
 // Check: `make check STAGE=exercise/12-reduction/03_templated`, then
 // `make sass-diff A=12-reduction/02_warp_synchronous B=exercise/12-reduction/03_templated`: where
 // did the loop go?
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 
@@ -25,7 +25,7 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int partials[B];
   // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads: the grid-stride sum with
   // the compile-time B wherever blockDim.x was, folded by your reduction::block_reduce<B> (in
-  // block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
+  // lesson_block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -13,7 +13,7 @@
 // memory fence reliably: the SASS signature and your reasoning are the guard.
 // Check: `make check STAGE=exercise/12-reduction/04_single_pass`, then
 // `make sass STAGE=exercise/12-reduction/04_single_pass`: find your orderings in the SASS.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 

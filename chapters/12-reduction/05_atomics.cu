@@ -9,7 +9,7 @@
 // block_reduce, and how many atomics on one address a call should make.
 // Check: `make check STAGE=exercise/12-reduction/05_atomics`, then
 // `make sass STAGE=exercise/12-reduction/05_atomics`: what did your atomicAdd compile to?
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 

@@ -12,7 +12,7 @@
 // with more threads than elements).
 // Check: `make check STAGE=exercise/12-reduction/07_arbitrary_types`, then
 // `make sass STAGE=exercise/12-reduction/07_arbitrary_types`: where is the float widened?
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 #include <climits>
 

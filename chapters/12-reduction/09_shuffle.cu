@@ -10,7 +10,7 @@
 // Check: `make check STAGE=exercise/12-reduction/09_shuffle`, then
 // `make sass-diff A=12-reduction/03_templated B=exercise/12-reduction/09_shuffle`: the
 // shared-memory round trips and the barriers that are gone.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 

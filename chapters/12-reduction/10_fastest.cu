@@ -14,7 +14,7 @@
 // Check: `make check STAGE=exercise/12-reduction/10_fastest` (your speed against the reference's,
 // make lessons CHAPTER=12-reduction says the threshold), then
 // `make bench CHAPTER=12-reduction EXERCISE=1` for your row beside CUB's.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What several reduction stages share: refusing block sizes a kernel cannot use, sizing the grid
 // and the two-pass driver (12.2). The templated block reduction and the host switch over block
-// sizes (12.2, listings 12.3 and 12.4) are a lesson of their own: block_reduce.cuh, which stage 03
+// sizes (12.2, listings 12.3 and 12.4) are a lesson of their own: lesson_block_reduce.cuh, which stage 03
 // teaches.
 #pragma once
 

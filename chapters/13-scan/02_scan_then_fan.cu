@@ -3,14 +3,14 @@
 // 13.3 .. 13.6).
 //
 // The task: scan n elements with blocks of B threads, one element per thread. First write the block
-// scan (block_scan.cuh): with it, each block can scan its own B elements. What a block then lacks
+// scan (lesson_block_scan.cuh): with it, each block can scan its own B elements. What a block then lacks
 // is the sum of every element before it. The blocks' totals are themselves an array to scan, by the
 // same procedure; once scanned, each block adds to its elements what comes before it. You write the
 // kernel that scans the blocks and the kernel that fans the base sums out; the recursion is given.
 // Count the global memory traffic per element as you go: the book counts 4N.
 // Watch for: n that is not a multiple of B, the exclusive scan's first element, and the difference
 // between a block's inclusive total and the base of the next block.
-#include "block_scan.cuh"
+#include "lesson_block_scan.cuh"
 
 namespace {
 

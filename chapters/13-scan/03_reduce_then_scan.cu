@@ -5,12 +5,12 @@
 // The task: stage 02 writes every element twice, once in its first pass and again in the fan. But
 // the first pass only has to produce each block's total, and 13.3 observes that the seeds of a fan
 // need not come from a scan: any reduction will do. Write the first pass as a reduction (you write
-// reduce_block in reduce_block.cuh), then a second pass that scans each block from the scanned
+// reduce_block in lesson_reduce_block.cuh), then a second pass that scans each block from the scanned
 // total of the blocks before it and writes each element once. The book counts 3N of global traffic.
 // Watch for: in place (out == in), no element may be read after it was written; and the speedup
 // column, against what the traffic predicts.
-#include "block_scan.cuh"
-#include "reduce_block.cuh"
+#include "lesson_block_scan.cuh"
+#include "lesson_reduce_block.cuh"
 
 namespace {
 

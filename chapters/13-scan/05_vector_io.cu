@@ -6,10 +6,10 @@
 // issues one 4-byte load per tile and one block scan per element. Give each thread four consecutive
 // elements, loaded and stored as one 16-byte vector where the arrays allow it, so each memory
 // instruction carries four times the bytes and the block scan runs once per four elements. You
-// write passes 1 and 3 in two_level_vec4.cuh (scan::load4, store4 and scan4 are given).
+// write passes 1 and 3 in lesson_two_level_vec4.cuh (scan::load4, store4 and scan4 are given).
 // Watch for: misaligned arrays and the end of the array (the 16-byte path only where it is safe);
 // in the SASS, LDG.E.128; in the table, the speedup column.
-#include "two_level_vec4.cuh"
+#include "lesson_two_level_vec4.cuh"
 
 namespace {
 

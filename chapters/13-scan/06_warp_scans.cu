@@ -4,15 +4,15 @@
 // The task: 13.5 writes the warp scan four ways: the conditional form you wrote in stage 02
 // (13.13), a zero-padded form that needs no guard (13.14), one template for both (13.15/16), and
 // the shuffle, which needs no shared memory at all (13.17, in inline PTX). You write the shuffle
-// scan and the block scan on it (13.18) in warp_block_scan.cuh, and here the zero-padded form, the
+// scan and the block scan on it (13.18) in lesson_warp_block_scan.cuh, and here the zero-padded form, the
 // templated form and one step of the PTX form. Each form runs on its own over 32-element segments
 // and k times over in a compute-bound lab, so you can compare them.
 // Book section: 13.5.4 counts 30 / 17 / 11 instructions on SM 3.0 and measured the shuffle about 2x
 // the conditional form. Watch for: lanes no longer run in lock-step (your scan_warp's __syncwarp()
 // discipline holds here too); the PTX shuffle takes a member mask; and what each form costs in
 // shared-memory accesses, not only in instructions (make sass-diff, and the lab's table).
-#include "two_level_vec4.cuh"
-#include "warp_block_scan.cuh"
+#include "lesson_two_level_vec4.cuh"
+#include "lesson_warp_block_scan.cuh"
 
 namespace {
 

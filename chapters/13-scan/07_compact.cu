@@ -9,7 +9,7 @@
 // element's place and writes it there. The call returns the number kept.
 // Watch for: the last tile (elements past n are not elements); kept elements stay in input order;
 // the traffic: the book's version reads the input twice and writes only what it keeps.
-#include "two_level_vec4.cuh"
+#include "lesson_two_level_vec4.cuh"
 
 namespace {
 

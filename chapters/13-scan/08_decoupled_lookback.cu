@@ -6,12 +6,12 @@
 // The task: stages 04 to 06 read the input twice (3N). Read it once: each block scans one tile in
 // registers and learns the sum of everything before its tile from the tiles before it, which
 // publish their totals in global memory as soon as they know them. You write that protocol in
-// lookback.cuh; here, what the host must do before each call on a reused workspace, and what the
+// lesson_lookback.cuh; here, what the host must do before each call on a reused workspace, and what the
 // kernel does with the prefix it learned.
 // Watch for: a block may only wait for blocks that are already running (how are tiles numbered?); a
 // call must not accept words left by an earlier call; the 16-byte path needs every array aligned;
 // the vs_CUB column, and the goal the bench prints.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 namespace {
 

@@ -3,14 +3,14 @@
 // compaction (stage 07) on stage 08's single pass, as CUB's DeviceSelect does it.
 //
 // The task: stage 08's tiles and look-back, scanning counts of kept elements instead of values, so
-// compaction reads its input once. The look-back is given (your lookback.cuh). What is left is the
+// compaction reads its input once. The look-back is given (your lesson_lookback.cuh). What is left is the
 // write: a warp's kept elements land at scattered lanes, and storing each from its own register
 // would leave every store instruction's addresses spread over the output with gaps. You write the
 // two steps that make the warp's stores contiguous: gathering its kept elements in shared memory,
 // then writing them out.
 // Watch for: the order of the kept elements; a warp's last, partial group of 32; and in the SASS,
 // what the write-out's stores look like.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 namespace {
 

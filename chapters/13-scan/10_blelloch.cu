@@ -9,7 +9,7 @@
 // shared-memory banks. Write it plainly and measure what the book describes.
 // Watch for: a barrier between every two steps; every thread must have read the block's total
 // before the root is cleared; the bank conflicts (make profile-diff against stage 05).
-#include "two_level_vec4.cuh"
+#include "lesson_two_level_vec4.cuh"
 
 namespace {
 

@@ -10,7 +10,7 @@
 // publishes. Diff this file against 08_decoupled_lookback.cu: the rest is stage 08.
 // Watch for: a head anywhere to the left must stop every carry from crossing it; an exclusive scan
 // gives 0 at a head; a tile with a head need not wait for the tiles before it.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 #include <cstdint>
 
@@ -93,7 +93,7 @@ __device__ void segmented_scan4(T (&v)[4], unsigned heads, T run, bool inclusive
   // EXERCISE END
 }
 
-// scan_rows (lookback.cuh) under combine: base[r] is this lane's exclusive pair within the
+// scan_rows (lesson_lookback.cuh) under combine: base[r] is this lane's exclusive pair within the
 // warp's part of the tile for row r; returns the warp's pair.
 template <class T, unsigned Rows>
 __device__ seg<T> scan_rows_segmented(seg<T> (&base)[Rows], const seg<T> (&sum)[Rows]) {
@@ -108,7 +108,7 @@ __device__ seg<T> scan_rows_segmented(seg<T> (&base)[Rows], const seg<T> (&sum)[
   return carry;
 }
 
-// warp_prefix (lookback.cuh) under combine: every thread calls it with its warp's pair; returns
+// warp_prefix (lesson_lookback.cuh) under combine: every thread calls it with its warp's pair; returns
 // the segmented sum of everything before this warp's part of the tile (from the last head on).
 template <unsigned B, class T>
 __device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status, unsigned tile, unsigned epoch) {

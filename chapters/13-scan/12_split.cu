@@ -11,7 +11,7 @@
 // and their write-out. Diff this file against 09_compact_lookback.cu.
 // Watch for: both runs stable; the others' run starts at the total kept, not at this tile's count;
 // every one of the n output slots written exactly once.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 namespace {
 

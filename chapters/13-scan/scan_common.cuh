@@ -4,12 +4,12 @@
 // loads and stores of four elements per thread, and how the two-level stages cut n elements into
 // ranges. No kernel that a stage teaches lives here: those are in the lesson headers
 // (solutions/13-scan/*.cuh, stubbed in chapters/13-scan/):
-//   block_scan.cuh       stage 02  scanWarp and scanBlock, listing 13.3
-//   reduce_block.cuh     stage 03  reduceBlock, the first pass of listing 13.7
-//   two_level.cuh        stage 04  the three passes of 13.4.3, one element per thread
-//   two_level_vec4.cuh   stage 05  the same passes, four consecutive elements per thread
-//   warp_block_scan.cuh  stage 06  the __shfl_up_sync warp scan and the block scan on it (13-18)
-//   lookback.cuh         stage 08  the tile status words and decoupled look-back
+//   lesson_block_scan.cuh       stage 02  scanWarp and scanBlock, listing 13.3
+//   lesson_reduce_block.cuh     stage 03  reduceBlock, the first pass of listing 13.7
+//   lesson_two_level.cuh        stage 04  the three passes of 13.4.3, one element per thread
+//   lesson_two_level_vec4.cuh   stage 05  the same passes, four consecutive elements per thread
+//   lesson_warp_block_scan.cuh  stage 06  the __shfl_up_sync warp scan and the block scan on it (13-18)
+//   lesson_lookback.cuh         stage 08  the tile status words and decoupled look-back
 // Everything is templated on the element type T (int or float).
 #pragma once
 

@@ -2,7 +2,7 @@
 // Stage 07: register blocking. Beyond the book: the shared-memory tiles of 14.3 (stage 03), with
 // R bodies per thread; the column split for small N is the idea 14.1.1 cites from Harris et al.
 //
-// Your task is in the lesson header register_blocked.cuh (its regions; stages 08 and 10 run your
+// Your task is in the lesson header lesson_register_blocked.cuh (its regions; stages 08 and 10 run your
 // kernel too): let each thread keep R bodies and their sums in registers, so that one body read
 // from the shared tile feeds R interactions; unroll the tile loop U times; and split the columns
 // over several blocks whose partial sums meet in the forces (the split is chosen for you: enough
@@ -12,7 +12,7 @@
 // A=14-nbody/03_shared_tiled B=exercise/14-nbody/07_register_blocked); the rate against the
 // FP32-pipe ceiling (FMA rate / 12) in the bench's blocking table; and racecheck, which sees a
 // tile overwritten while another warp still reads it.
-#include "register_blocked.cuh"
+#include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
 

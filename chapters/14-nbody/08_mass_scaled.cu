@@ -2,7 +2,7 @@
 // Stage 08: the interaction in mass-scaled coordinates. Beyond the book: stage 07's kernel with
 // another interaction form (11 FP32-pipe instructions instead of listing 14.1's 12).
 //
-// Your task: stage 07's kernel (register_blocked.cuh, your code) is at listing 14.1's 12 FP32
+// Your task: stage 07's kernel (lesson_register_blocked.cuh, your code) is at listing 14.1's 12 FP32
 // instructions per interaction, and the FP32 pipe is the roof. Scale each source body j by
 // a = m_j^(-1/2): with d' = a (r_j - r_i), d' (|d'|^2 + a^2 e^2)^(-3/2) equals
 // m_j (r_j - r_i) (|r_j - r_i|^2 + e^2)^(-3/2), so the mass leaves the inner loop (the comment on
@@ -13,7 +13,7 @@
 // B=exercise/14-nbody/08_mass_scaled); the tests put heavy bodies all over a block's rows, so a
 // body left unmasked fails them; and the gain over stage 07 in the bench's blocking table,
 // against the 12 / 11 the instruction count promises.
-#include "register_blocked.cuh"
+#include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
 

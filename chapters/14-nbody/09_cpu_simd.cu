@@ -2,7 +2,7 @@
 // Stage 09: the CPU, SIMD and every core. The CUDA Handbook 14.7, listings 14.8 and 14.9.
 // (Host code only: the build compiles this file as C++, not CUDA.)
 //
-// Your task is in the lesson header simd_row.h: one row of the force matrix in SIMD, written once
+// Your task is in the lesson header lesson_simd_row.h: one row of the force matrix in SIMD, written once
 // in terms of the vector operations below (sse_ops, avx2_ops, avx512_ops) and compiled for each
 // instruction set. This file copies the bodies into SOA arrays, picks the widest instruction set
 // the CPU runs, and deals the rows to a thread pool. The reciprocal square root must come from
@@ -60,7 +60,7 @@ inline float hsum(__m128 v) {
   return _mm_cvtss_f32(s);
 }
 
-// The vector operations the SIMD row (simd_row.h) is written in, once per instruction set:
+// The vector operations the SIMD row (lesson_simd_row.h) is written in, once per instruction set:
 // width lanes of float, and for each operation the instruction (or two) that does it.
 // SSE (listing 14.8; part of every x86-64 CPU): four lanes, no fused multiply-add, RSQRTPS.
 struct sse_ops {
@@ -77,7 +77,7 @@ struct sse_ops {
 };
 namespace sse {
 using V = sse_ops;
-#include "simd_row.h"
+#include "lesson_simd_row.h"
 }  // namespace sse
 
 // The AVX2 and AVX-512 code is compiled for those instruction sets alone (these regions, not a
@@ -99,7 +99,7 @@ struct avx2_ops {
 };
 namespace avx2 {
 using V = avx2_ops;
-#include "simd_row.h"
+#include "lesson_simd_row.h"
 }  // namespace avx2
 #pragma GCC pop_options
 
@@ -129,7 +129,7 @@ struct avx512_ops {
 };
 namespace avx512 {
 using V = avx512_ops;
-#include "simd_row.h"
+#include "lesson_simd_row.h"
 }  // namespace avx512
 #pragma GCC pop_options
 #endif

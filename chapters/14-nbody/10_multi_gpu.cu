@@ -5,11 +5,11 @@
 // [n p / k, n (p + 1) / k), any n), dealt round-robin to the visible GPUs, one host thread each;
 // the bodies and the forces are in portable pinned host memory. Write what one GPU does: bring
 // the bodies over, compute the rows of each of its parts with stage 07's kernel (your
-// register_blocked.cuh), and put those forces back in place in the host array before returning.
+// lesson_register_blocked.cuh), and put those forces back in place in the host array before returning.
 // Watch for: the tests ask every split (2, 3, 5 parts, on one GPU too) to give the same bits as
 // one part, so each row must be computed by the same code in the same order whatever the split;
 // and, in the bench's multi_gpu table, what does not shrink with more GPUs.
-#include "register_blocked.cuh"
+#include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"

@@ -2,7 +2,7 @@
 // What the N-body stages share: the body-body interaction (listing 14.1), one __host__ __device__
 // template that the host references (float64 and float32), the CPU scalar path and every GPU
 // kernel call; and the plumbing of the register-blocked stages (the blockings they are compiled
-// for, the column split). The register-blocked kernel itself is a lesson: register_blocked.cuh,
+// for, the column split). The register-blocked kernel itself is a lesson: lesson_register_blocked.cuh,
 // taught by stage 07 (and run by 08 and 10).
 //
 // This header is also read by plain C++ (the host references and the CPU stage): the CUDA-only

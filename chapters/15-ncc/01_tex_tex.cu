@@ -4,12 +4,12 @@
 // Your task: the first, plainest correlation. One thread per output; the image and the template
 // are both read through texture objects, and every output computes all five sums of 15.2 itself,
 // the template's two included, as the book's first kernel does. You write the loop over the
-// template in the lesson header tex_tex.cuh (its opening comment says more); this file launches it
+// template in the lesson header lesson_tex_tex.cuh (its opening comment says more); this file launches it
 // and turns the sums into the output.
 // Watch for: in the SASS, how many texture fetches each template pixel costs; in the progression
 // table, this stage's row, the baseline of the chapter.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
+#include "lesson_tex_tex.cuh"
 
 namespace {
 

@@ -10,7 +10,7 @@
 // Watch for: how the template's bytes are laid out in constant memory; in the SASS, what takes
 // the place of the second texture fetch; in the progression table, this row's speedup.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
+#include "lesson_tex_tex.cuh"
 
 namespace {
 

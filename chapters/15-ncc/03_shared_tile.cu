@@ -4,14 +4,14 @@
 // Your task: neighbouring outputs read almost the same image pixels (a pixel lies in the windows
 // of up to w h outputs), and stage 02 fetches a pixel through the texture for each of them. Let a
 // block fetch the pixels its outputs need once, into shared memory, and read them from there. You
-// write the tile load and the loop over the tile in the lesson header shared_tile.cuh (its opening
+// write the tile load and the loop over the tile in the lesson header lesson_shared_tile.cuh (its opening
 // comment says more); this file's kernel and host code are given, with the fallback to stage 01's
 // kernel when the tile does not fit.
 // Watch for: which image pixels a block's outputs need (more than one per output), and when a
 // thread may start reading what others copied; in the SASS, what replaces TEX in the inner loop.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
 
 namespace {
 

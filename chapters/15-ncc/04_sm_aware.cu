@@ -3,15 +3,15 @@
 //
 // Your task: the book's GPUs differed in which integer multiply was fast, so its host code chose a
 // kernel instance by the device's compute capability. The kernel here already takes its multiply
-// as a template parameter; you write the host's choice, in the lesson header sm_aware.cuh (its
+// as a template parameter; you write the host's choice, in the lesson header lesson_sm_aware.cuh (its
 // opening comment says more).
 // Watch for: what asking the device costs if done on every call, and which instance today's GPUs
 // get. No test can tell the choice apart on today's GPUs: both instances compile to the same
 // SASS (IMAD), so read your host code against the book's reason for the choice (15.5.1).
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
-#include "sm_aware.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
+#include "lesson_sm_aware.cuh"
 
 namespace {
 

@@ -4,15 +4,15 @@
 // Your task: the inner loop of stage 04 spends instructions on its own bookkeeping (a counter, a
 // branch, an index, a constant load) for every pixel. Take a template row 4 pixels at a time,
 // with the 4 template bytes as one 32-bit word from constant memory, and the pixels left over one
-// by one. You write the loop in the lesson header unrolled4.cuh (its opening comment says more);
+// by one. You write the loop in the lesson header lesson_unrolled4.cuh (its opening comment says more);
 // the word-padded copy of the template and this file are given.
 // Watch for: widths that are not a multiple of 4, and the order of the bytes in a word; in the
 // SASS, the constant loads per template pixel; in the progression table, this row's speedup.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
-#include "sm_aware.cuh"
-#include "unrolled4.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
+#include "lesson_sm_aware.cuh"
+#include "lesson_unrolled4.cuh"
 
 namespace {
 

@@ -10,10 +10,10 @@
 // a loop. In the SASS of the 16x16 instance, look for loops and for where the template's words
 // come from.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
-#include "sm_aware.cuh"
-#include "unrolled4.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
+#include "lesson_sm_aware.cuh"
+#include "lesson_unrolled4.cuh"
 
 #include <type_traits>
 

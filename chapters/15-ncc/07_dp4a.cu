@@ -6,12 +6,12 @@
 // To use it, both operands must hold four pixels that belong together: read the image as aligned
 // 32-bit words, and move the misalignment of a window (it may start at any byte) into the
 // template, which the host keeps in four copies shifted by 0..3 bytes. You write the shifted
-// copies (dp4a.cuh) and the kernel's loop over the window's rows: SumIT for each shift, and SumI
+// copies (lesson_dp4a.cuh) and the kernel's loop over the window's rows: SumIT for each shift, and SumI
 // and SumISq, which do not depend on the template, with dp4a too.
 // Watch for: pixels are unsigned bytes, and a word holds bytes outside a window; in the SASS of the
 // 16x16 instance, which instruction does the products and where the template's words come from.
 #include "ncc_common.cuh"
-#include "dp4a.cuh"
+#include "lesson_dp4a.cuh"
 
 namespace {
 
@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a(ncc::view v, ncc::
   // EXERCISE BEGIN: for each row j of the window, the words k = 0..nw-1 of image row y0 + j from
   // column x0 on (x0 is a multiple of 4; rows are v.pitch bytes apart, and readable past the
   // width up to the words you need), and for each shift a: SumIT of output x0 + a by dp4a with
-  // the template word of shift a, row j, word k (template_word<TW>; dp4a.cuh says where it is);
+  // the template word of shift a, row j, word k (template_word<TW>; lesson_dp4a.cuh says where it is);
   // SumI and SumISq of its window by dp4a against window_mask(a, k, tw). Pixels are unsigned
   // bytes: 200 is 200, not -56.
   COURSE_TODO();

@@ -16,7 +16,7 @@
 // A=15-ncc/07_dp4a B=exercise/15-ncc/08_register_blocked). In the generic kernel: the bytes before
 // byte a of word 0 and past byte a + tw of the last two words (4 nw - tw - a <= 6), nw = 1 or 2.
 #include "ncc_common.cuh"
-#include "dp4a.cuh"
+#include "lesson_dp4a.cuh"
 
 namespace {
 
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   // EXERCISE BEGIN: the register-blocked loop for a size known at run time, without its costs at
-  // run time: (1) template words from s_shift (Shared) or g_shift (dp4a.cuh's layout), one
+  // run time: (1) template words from s_shift (Shared) or g_shift (lesson_dp4a.cuh's layout), one
   // 16-byte load per row r and word k in shared memory; (2) per image row, SumI and SumISq of all
   // nw words (dp4a against 0x01010101 and the word itself), then per shift a less the bytes
   // outside the window: in word 0 those before byte a, in words nw - 2 and nw - 1 those at or

@@ -17,7 +17,7 @@
 // chunk; the band in shared memory, which the next band overwrites; store_tile's barriers, which
 // both warps of a pair must reach for every tile.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
+#include "lesson_tex_tex.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"

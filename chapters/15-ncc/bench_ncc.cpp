@@ -81,7 +81,7 @@ std::string fixed(double v, int decimals = 2) {
 }
 
 // The kernel a stage ran at a template size. The compiled-in sizes mirror the stages' choice
-// (06_template_size's region: 8 and 16; dp4a.cuh's launch_by_size for 07 and 08: 8, 12, 16, 20,
+// (06_template_size's region: 8 and 16; lesson_dp4a.cuh's launch_by_size for 07 and 08: 8, 12, 16, 20,
 // 24 and 32, all of which fit the constant bank): keep them in step.
 std::string path_text(const ncc::stage &st, int tw, int th, ncc::path taken) {
   if (taken != ncc::path::own) return "fallback (texture-texture)";

@@ -3,7 +3,7 @@
 // or the coefficient (the two modes of 15.6), the template in __constant__ memory (15.3), the size
 // of the shared tile (15.4), and the window sums of the image (SumI, SumISq) by sliding sums, for
 // the stages that take them out of the inner loop (09, 10). No kernel a stage teaches lives here:
-// the texture-texture fallback of stages 02..06 and 10 is stage 01's loop (tex_tex.cuh).
+// the texture-texture fallback of stages 02..06 and 10 is stage 01's loop (lesson_tex_tex.cuh).
 #pragma once
 
 #include "ncc.h"

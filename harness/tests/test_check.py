@@ -169,13 +169,13 @@ class TestStageState(unittest.TestCase):
 
 class TestProgress(unittest.TestCase):
     def test_a_stage_whose_lesson_is_in_a_header_is_todo_while_the_header_is(self):
-        # 13-scan/04_two_level has no region of its own: its lesson is two_level.cuh.
+        # 13-scan/04_two_level has no region of its own: its lesson is lesson_two_level.cuh.
         todo, files = check.todo_files("13-scan", "04_two_level")
         names = {p.name for p in files}
         self.assertIn("04_two_level.cu", names)
-        self.assertIn("two_level.cuh", names)
-        stub = "COURSE_TODO();" in (check.ROOT / "chapters/13-scan/two_level.cuh").read_text()
-        self.assertEqual(any(p.name == "two_level.cuh" for p in todo), stub)
+        self.assertIn("lesson_two_level.cuh", names)
+        stub = "COURSE_TODO();" in (check.ROOT / "chapters/13-scan/lesson_two_level.cuh").read_text()
+        self.assertEqual(any(p.name == "lesson_two_level.cuh" for p in todo), stub)
 
     def test_cells(self):
         self.assertEqual(check.speed_cell({"speed": {"verdict": "passed", "ratio": 1.02}}), "1.02x")

@@ -664,9 +664,17 @@ class RealLessonsTest(unittest.TestCase):
 
     def test_two_level_is_the_lesson_of_04_and_run_by_05(self):
         users = exercises.lesson_users("13-scan", REPO)
-        if "two_level.cuh" not in users:
-            self.skipTest("13-scan/two_level.cuh is not a lesson header in this tree")
-        self.assertEqual(users["two_level.cuh"][:2], ["04_two_level", "05_vector_io"])
+        if "lesson_two_level.cuh" not in users:
+            self.skipTest("13-scan/lesson_two_level.cuh is not a lesson header in this tree")
+        self.assertEqual(users["lesson_two_level.cuh"][:2], ["04_two_level", "05_vector_io"])
+
+    def test_lesson_headers_are_named_as_lessons(self):
+        # A student tells the headers they edit from the chapter's plumbing by the prefix alone.
+        for chapter, headers in exercises.lesson_headers(REPO).items():
+            for name in headers:
+                with self.subTest(header=f"{chapter}/{name}"):
+                    self.assertTrue(name.startswith("lesson_"), f"{chapter}/{name}: a lesson header's name "
+                                                                f"starts with lesson_")
 
 
 if __name__ == "__main__":

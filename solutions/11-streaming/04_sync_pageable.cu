@@ -15,7 +15,7 @@
 // What to look for: in the host progression, kernel_ms against wall_ms (the book's GTX 680: 11.94
 // of 570.22 ms, "about 2%"), and the H2D_ms and D2H_ms columns against the pinned copy rates on
 // the benchmark's "ceilings:" line.
-#include "grid_stride.cuh"
+#include "lesson_grid_stride.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

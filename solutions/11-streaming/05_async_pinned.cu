@@ -3,7 +3,7 @@
 // (stream2Async.cu; its code is the second half of listing 11.5).
 //
 // Stage 04's copies go through a staging buffer on the CPU, and each blocks until the GPU is idle.
-// Here the host arrays are pinned (page-locked, from your pinned_alloc in pinned_memory.cuh), so
+// Here the host arrays are pinned (page-locked, from your pinned_alloc in lesson_pinned_memory.cuh), so
 // the copy engines read and write them directly by DMA, and the copies are cudaMemcpyAsync in one
 // stream: the CPU enqueues the whole job at once, the stream runs it in order (copies in, kernel,
 // copy out), and the CPU waits once, on the last event. The phases still run one after the other;
@@ -15,8 +15,8 @@
 // 570.22 ms, "almost twice as fast", even with listing 11.2's slower kernel), and H2D_ms and
 // D2H_ms near the pinned copy rates on the benchmark's "ceilings:" line. wall_ms is still about
 // the sum of the three phases: nothing overlaps yet.
-#include "grid_stride.cuh"
-#include "pinned_memory.cuh"
+#include "lesson_grid_stride.cuh"
+#include "lesson_pinned_memory.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

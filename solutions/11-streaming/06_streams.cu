@@ -19,8 +19,8 @@
 // What to look for: the benchmark's streams table, time_ms and x_floor by stream count (the book,
 // with one copy engine: 2 streams best, 273.46 ms against 290.77 at 1), and this row's x_floor in
 // the host progression.
-#include "grid_stride.cuh"
-#include "pinned_memory.cuh"
+#include "lesson_grid_stride.cuh"
+#include "lesson_pinned_memory.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

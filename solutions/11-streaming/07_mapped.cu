@@ -18,7 +18,7 @@
 // 204.54 ms against 273 for streams); no phases (there are no copies to time); in the profile
 // (make profile STAGE=11-streaming/07_mapped), almost no DRAM traffic and warps waiting on memory
 // nearly all the time: the kernel is the transfer.
-#include "grid_stride.cuh"
+#include "lesson_grid_stride.cuh"
 #include "streaming.h"
 
 #include "common/check.h"

@@ -7,7 +7,7 @@
 // bound and every test on B in the fold is then known to the compiler: the loops unroll, dead steps
 // disappear, the shared array has a static size, and the grid stride is a constant times gridDim.
 // The fold (reduction::block_reduce<B>: stage 02's fold for a compile-time B and any operator) and
-// the switch (reduction::dispatch_block_size) live in the lesson header block_reduce.cuh, which
+// the switch (reduction::dispatch_block_size) live in the lesson header lesson_block_reduce.cuh, which
 // this stage teaches: as 12.3 (listing 12.5) takes the fold out into a device function, stages 04,
 // 05, 07, 09 and 10 reuse both. Blocks of fewer than 32 threads work too: the warp tail's
 // __syncwarp() mask names only the lanes that exist.
@@ -18,7 +18,7 @@
 // BRA.DIV, a copy of the warp tail for a warp that arrives diverged, with WARPSYNC.COLLECTIVE in
 // place of each NOP. In the progression table, nothing the fold explains: 01, 02 and 03 run the
 // same one-load-at-a-time loop.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 
@@ -31,7 +31,7 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int partials[B];
   // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads: the grid-stride sum with
   // the compile-time B wherever blockDim.x was, folded by your reduction::block_reduce<B> (in
-  // block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
+  // lesson_block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});

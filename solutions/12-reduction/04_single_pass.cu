@@ -25,7 +25,7 @@
 // reads of the partials as LDG.E.STRONG.GPU and a second copy of the fold. In the timing, the
 // second launch is gone; at the benchmark's size the saving does not show beside the loads, and
 // Nsight Compute counts one kernel instead of two.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 

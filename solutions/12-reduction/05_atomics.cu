@@ -15,7 +15,7 @@
 // one REDG.E.ADD.STRONG.GPU: the atomic's result is unused, so it is a reduction, not an ATOMG; no
 // fence, no counter, no second fold. In the timing, the same rate as stage 04 at the benchmark's
 // size; at small n a call is a memset and a launch.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 

@@ -22,7 +22,7 @@
 // in the float -> double loop and LDS.64/STS.64 in its fold: the wider type costs registers and
 // FP64 adds, not loads. The benchmark times the int sum only, which runs as fast as stage 03:
 // Nsight Compute counts the same warp instructions, so the operator class adds none.
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 #include <climits>
 

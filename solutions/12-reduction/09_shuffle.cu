@@ -13,7 +13,7 @@
 // SHFL.BFLY where 03 has LDS/STS pairs (five in every warp, five more in warp 0), and one BAR.SYNC
 // where 03 has three at B = 256. In the timing, again little, since the fold is not the bottleneck;
 // Nsight Compute counts fewer shared-memory bank conflicts than stage 07 (profiles/README.md).
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 namespace {
 

@@ -28,7 +28,7 @@
 // (`make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest`): bytes per load request
 // and DRAM throughput up, warp instructions down. The single tile against CUB at small n: the
 // vs_CUB_by_n table (notes.md, the goal at every n).
-#include "block_reduce.cuh"
+#include "lesson_block_reduce.cuh"
 
 #include <cstdint>
 

@@ -3,7 +3,7 @@
 // scanAndWritePartials, 13.5 the recursion, 13.6 scanAddBaseSums).
 //
 // Changes from the host scan (host_scan.h, 13.2): the work is cut into blocks of B elements, one
-// per thread. Each block scans its elements with scanBlock (block_scan.cuh) and writes its total to
+// per thread. Each block scans its elements with scanBlock (lesson_block_scan.cuh) and writes its total to
 // a partials array; the partials are scanned by the same procedure, recursively, until one block is
 // enough; then every block but the first adds the scanned total of the blocks before it (it "fans"
 // the base sums out). Global traffic per element: read and write in the first pass, read and write
@@ -12,7 +12,7 @@
 // stage is measured against, and the extra launches of the recursion; in the SASS, the three
 // BAR.SYNC of each scanBlock and the NOPs that scan_warp's __syncwarp() compiles to on the
 // converged path.
-#include "block_scan.cuh"
+#include "lesson_block_scan.cuh"
 
 namespace {
 

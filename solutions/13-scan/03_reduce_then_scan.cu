@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2 (listings 13.7 .. 13.9).
 //
-// Changes from stage 02: the first pass only reduces, with a reduction (reduce_block.cuh, as
+// Changes from stage 02: the first pass only reduces, with a reduction (lesson_reduce_block.cuh, as
 // listing 13.7 uses chapter 12's reduceBlock), not a scan. Each block sums its B elements into the
 // partials array (it reads the input and writes nothing per element); the partials are scanned
 // recursively; then each block scans its elements again with stage 02's scanBlock, starting from
@@ -10,8 +10,8 @@
 // speedup column shows how much of it one element per thread gets, and the README says why (the
 // instructions, not the bytes). In the SASS, the first kernel has no per-element STG; its fold has
 // one BAR.SYNC per halving, and SHFL.DOWN for the last warp.
-#include "block_scan.cuh"
-#include "reduce_block.cuh"
+#include "lesson_block_scan.cuh"
+#include "lesson_reduce_block.cuh"
 
 namespace {
 

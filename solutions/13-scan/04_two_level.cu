@@ -7,12 +7,12 @@
 // into one partial; pass 2, a single block, scans those few partials; pass 3 scans each range tile
 // by tile, carrying the running sum from tile to tile, starting from the partial of the ranges
 // before it. Three launches whatever n is; still 3N of global traffic, one element per thread per
-// tile as in the book. The passes are in two_level.cuh.
+// tile as in the book. The passes are in lesson_two_level.cuh.
 // What to look for: in the timing, the speedup over stage 03 (fewer launches, fewer instructions)
 // and the distance to the copy ceiling that one 4-byte load per thread per tile leaves (the
 // %copy_ceiling column); in the SASS, the tile loop around scanBlock's three BAR.SYNC, with scalar
 // LDG.E and STG.E.
-#include "two_level.cuh"
+#include "lesson_two_level.cuh"
 
 namespace {
 

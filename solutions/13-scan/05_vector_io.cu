@@ -6,12 +6,12 @@
 // written as one 16-byte vector where both arrays are 16-byte aligned (one element at a time
 // otherwise, and at the end of the array). Pass 1 keeps four tiles' loads in flight per thread;
 // pass 3 scans one sum of four per thread across the block, then each thread's four in registers.
-// Same three launches, same 3N of traffic. Passes 1 and 3 are in two_level_vec4.cuh; pass 2 is
+// Same three launches, same 3N of traffic. Passes 1 and 3 are in lesson_two_level_vec4.cuh; pass 2 is
 // stage 04's scan_partials.
 // What to look for: the chapter's largest step in the speedup column, with no change in the
 // traffic; in the SASS, LDG.E.128 and STG.E.128, and a quarter as many block scans per element as
 // stage 04; in the profile, the load bytes per request.
-#include "two_level_vec4.cuh"
+#include "lesson_two_level_vec4.cuh"
 
 namespace {
 

@@ -3,7 +3,7 @@
 //
 // Changes from stage 05: the block scan. Instead of scanBlock's shared-memory warp scans, each warp
 // scans its 32 values in registers with __shfl_up_sync, and one warp scans the warps' totals
-// (13.18, warp_block_scan.cuh). This stage also has every warp scan of the book, each runnable on
+// (13.18, lesson_warp_block_scan.cuh). This stage also has every warp scan of the book, each runnable on
 // its own over 32-element segments (warp_scan) and k times over in the compute-bound lab
 // (warp_scan_lab):
 //   conditional (13.13)      shared memory, each step guarded by lane >= offset (scan_warp);
@@ -23,8 +23,8 @@
 // pass), the forms over 32-element segments all bound by memory, and the compute-bound lab, where
 // the instructions set the time: the book measured the shuffle about 2x the conditional form. The
 // zero-padded form drops instructions but no shared-memory access, so it gains little there.
-#include "two_level_vec4.cuh"
-#include "warp_block_scan.cuh"
+#include "lesson_two_level_vec4.cuh"
+#include "lesson_warp_block_scan.cuh"
 
 namespace {
 

@@ -11,7 +11,7 @@
 // Global traffic per element: read, read, and a write of the kept ones only: 2N + kept.
 // What to look for: in the timing, the compaction table's vs_CUB column (CUB DeviceSelect::If); in
 // the SASS, the predicated STG of the scatter.
-#include "two_level_vec4.cuh"
+#include "lesson_two_level_vec4.cuh"
 
 namespace {
 

@@ -10,15 +10,15 @@
 // Changes from stage 06: one pass, 2N of global traffic. A block takes the next tile number from a
 // global counter, loads its tile (up to 256 threads, 8192 elements: eight 16-byte loads per thread,
 // each covering 512 contiguous bytes, four full 128-byte lines, for the warp), scans it in
-// registers (lookback.cuh: rows, then warps), and learns the sum of every element before the tile
+// registers (lesson_lookback.cuh: rows, then warps), and learns the sum of every element before the tile
 // by decoupled look-back: it publishes the tile's total at once, adds up the published values of
 // the tiles before it, 32 at a time with one warp, until one of them carries its inclusive prefix,
 // and publishes its own. Then it writes its elements, once. The look-back and its protocol are in
-// lookback.cuh; here, what the host does per call and what the kernel does with the prefix.
+// lesson_lookback.cuh; here, what the host does per call and what the kernel does with the prefix.
 // What to look for: in the timing, the progression table's vs_CUB column and the vs_CUB table (the
 // interleaved ratio); in the SASS, the ATOMG of the tile number, LDG.E.128 and STG.E.128, and the
 // look-back's LD.E.64.STRONG.GPU spin with its VOTE.ALL and NANOSLEEP.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 namespace {
 

@@ -15,7 +15,7 @@
 // What to look for: in the timing, the compaction table's vs_CUB column and the vs_CUB table; in
 // the SASS, lookback_compact<true> against <false>: no 64-bit bounds compares, LDG.E.128, the
 // predicated STS of the packing, then the LDS/STG loop of the write-out.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 namespace {
 

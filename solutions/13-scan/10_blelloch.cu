@@ -12,7 +12,7 @@
 // What to look for: in the timing, the progression table's row against stage 05's (the block scan
 // runs once per four elements); in the SASS, two loops of LDS/STS with a BAR.SYNC per step, against
 // stage 05's three BAR.SYNC; in the profile, the shared-memory bank conflicts (profiles/README.md).
-#include "two_level_vec4.cuh"
+#include "lesson_two_level_vec4.cuh"
 
 namespace {
 

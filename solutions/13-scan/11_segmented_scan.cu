@@ -17,7 +17,7 @@
 // and its rate against stage 08's; in the SASS, the second shuffle of every warp-scan step (the
 // head flag travels with the value) and the load of the four flags beside the LDG.E.128 of the
 // values.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 #include <cstdint>
 
@@ -107,7 +107,7 @@ __device__ void segmented_scan4(T (&v)[4], unsigned heads, T run, bool inclusive
   // EXERCISE END
 }
 
-// scan_rows (lookback.cuh) under combine: base[r] is this lane's exclusive pair within the
+// scan_rows (lesson_lookback.cuh) under combine: base[r] is this lane's exclusive pair within the
 // warp's part of the tile for row r; returns the warp's pair.
 template <class T, unsigned Rows>
 __device__ seg<T> scan_rows_segmented(seg<T> (&base)[Rows], const seg<T> (&sum)[Rows]) {
@@ -122,7 +122,7 @@ __device__ seg<T> scan_rows_segmented(seg<T> (&base)[Rows], const seg<T> (&sum)[
   return carry;
 }
 
-// warp_prefix (lookback.cuh) under combine: every thread calls it with its warp's pair; returns
+// warp_prefix (lesson_lookback.cuh) under combine: every thread calls it with its warp's pair; returns
 // the segmented sum of everything before this warp's part of the tile (from the last head on).
 template <unsigned B, class T>
 __device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status, unsigned tile, unsigned epoch) {

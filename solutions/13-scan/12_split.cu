@@ -17,7 +17,7 @@
 // What to look for: in the timing, the split table's vs_CUB column, and the count pass's share of
 // the time (profiles/README.md); in the SASS, the count kernel's LDG.E.128 and its warp reduction,
 // and the split kernel's two STS paths in the packing.
-#include "lookback.cuh"
+#include "lesson_lookback.cuh"
 
 namespace {
 

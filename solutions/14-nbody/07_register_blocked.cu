@@ -13,7 +13,7 @@
 // et al. splitting each row over several threads for small N (partial sums reduced in shared
 // memory, a gain for N <= 4096); here the partial sums come from different blocks and meet in
 // global memory. The interaction is still listing 14.1's (12 FP32-pipe instructions); stage 08
-// changes only that. The kernel is in the lesson header register_blocked.cuh (stages 08 and 10 run
+// changes only that. The kernel is in the lesson header lesson_register_blocked.cuh (stages 08 and 10 run
 // it too); this file picks the blocking and the split.
 // The ceiling: the FP32 pipe issues one warp instruction per clock per SM quarter, and everything
 // else (MUFU, LDS, loop) competes for the same issue slots; the bench reports % of (measured FMA
@@ -24,7 +24,7 @@
 // committed capture): 192 FADD, 192 FMUL, 384 FFMA, 64 MUFU.RSQ and only 16 LDS.128 per 64
 // interactions, and 5 instructions of loop control (make sass-count
 // STAGE=14-nbody/07_register_blocked); in the profile, the FMA pipe's use against stage 03's.
-#include "register_blocked.cuh"
+#include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
 

@@ -4,7 +4,7 @@
 //
 // Changes from stage 07: the tile holds each body as a (x, y, z) with a = m^(-1/2), and
 // e^2 / m beside it, so the mass leaves the inner loop (the derivation is below); the kernel,
-// the blocking and the column split are stage 07's (register_blocked.cuh, your code). The price
+// the blocking and the column split are stage 07's (lesson_register_blocked.cuh, your code). The price
 // is the self term: body i's pull on itself is no longer exactly 0, so the tiles that hold the
 // block's own rows mask j == i.
 // Why: after stage 07 the inner loop is listing 14.1's 12 FP32-pipe instructions and one
@@ -18,7 +18,7 @@
 // profile says where the rest goes (make profile-diff A=14-nbody/07_register_blocked
 // B=14-nbody/08_mass_scaled: fewer instructions, but a scheduler issues in fewer of the cycles,
 // held back by dispatch stalls and a full MIO queue; profiles/README.md).
-#include "register_blocked.cuh"
+#include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
 

@@ -13,7 +13,7 @@
 // Why: the book's honest rival. Speed-ups over unoptimised CPU code flatter the GPU; against SSE
 // on every core of two Xeon E5-2670 its GK104 was 8x faster (14.8), and it expected AVX to double
 // the CPU.
-// The SIMD row is written once (simd_row.h, the lesson) in terms of a few vector operations, and
+// The SIMD row is written once (lesson_simd_row.h, the lesson) in terms of a few vector operations, and
 // compiled three times below, once per instruction set. One binary for every x86-64 CPU: the AVX2
 // and AVX-512 code sits in #pragma GCC target regions (no -mavx flags for the whole file), and
 // __builtin_cpu_supports picks what this CPU can run.
@@ -70,7 +70,7 @@ inline float hsum(__m128 v) {
   return _mm_cvtss_f32(s);
 }
 
-// The vector operations the SIMD row (simd_row.h) is written in, once per instruction set:
+// The vector operations the SIMD row (lesson_simd_row.h) is written in, once per instruction set:
 // width lanes of float, and for each operation the instruction (or two) that does it.
 // SSE (listing 14.8; part of every x86-64 CPU): four lanes, no fused multiply-add, RSQRTPS.
 struct sse_ops {
@@ -87,7 +87,7 @@ struct sse_ops {
 };
 namespace sse {
 using V = sse_ops;
-#include "simd_row.h"
+#include "lesson_simd_row.h"
 }  // namespace sse
 
 // The AVX2 and AVX-512 code is compiled for those instruction sets alone (these regions, not a
@@ -109,7 +109,7 @@ struct avx2_ops {
 };
 namespace avx2 {
 using V = avx2_ops;
-#include "simd_row.h"
+#include "lesson_simd_row.h"
 }  // namespace avx2
 #pragma GCC pop_options
 
@@ -139,7 +139,7 @@ struct avx512_ops {
 };
 namespace avx512 {
 using V = avx512_ops;
-#include "simd_row.h"
+#include "lesson_simd_row.h"
 }  // namespace avx512
 #pragma GCC pop_options
 #endif

@@ -5,7 +5,7 @@
 // matrix are split across every visible GPU. The bodies and the forces live in portable pinned
 // host memory (cudaHostAllocPortable: pinned for every GPU, not only the one current when it was
 // allocated); one host thread per GPU copies all n bodies to its GPU, computes its own rows with
-// stage 07's register-blocked kernel (register_blocked.cuh: your code) and copies those rows of
+// stage 07's register-blocked kernel (lesson_register_blocked.cuh: your code) and copies those rows of
 // the forces straight back into the host array. The rows are cut into `parts` contiguous parts as
 // even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so any n works, not only
 // multiples of the GPU count (the book's requires it, footnote 8); the parts are dealt
@@ -20,7 +20,7 @@
 // the efficiency, rate / (GPUs x the 1-GPU rate); the book's table 14.3 is 96K bodies on up to 4
 // GPUs); each GPU's copies are O(N), its work O(N^2 / GPUs). On one GPU the table shows the cost
 // of running several parts one after the other, not of the split itself.
-#include "register_blocked.cuh"
+#include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"

@@ -7,12 +7,12 @@
 // clamped addressing at the edges). Like the book's first kernel it precomputes nothing: it takes
 // all five sums, SumI, SumISq, SumT, SumTSq and SumIT, for every output, and the template's
 // variance term from its own two sums.
-// The loop lives in the lesson header tex_tex.cuh, because stages 02..06 and 10 fall back on it.
+// The loop lives in the lesson header lesson_tex_tex.cuh, because stages 02..06 and 10 fall back on it.
 // What to look for: in the SASS, two TEX per template pixel in the loop and the IMADs of five
 // sums; in the progression table, the row every later stage is measured against; in a profile
 // (make profile STAGE=15-ncc/01_tex_tex), the texture pipe's queue as the top stall.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
+#include "lesson_tex_tex.cuh"
 
 namespace {
 

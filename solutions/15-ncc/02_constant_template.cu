@@ -12,7 +12,7 @@
 // in the progression table, this row's speedup; in the profile, the texture queue's stall
 // (tex_throttle) falling. The book saw its largest gain from this step on GK104, +80% (15.7).
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
+#include "lesson_tex_tex.cuh"
 
 namespace {
 

@@ -10,7 +10,7 @@
 // multiple of 4 bytes (the book pads to 64: the chapter README says why this differs). When the
 // tile does not fit in 48 KB the stage falls back to stage 01's kernel, as listing 15.6 does; it
 // also falls back when the template does not fit the constant memory, the course's own condition.
-// The tile load and the loop over the tile live in the lesson header shared_tile.cuh, because
+// The tile load and the loop over the tile live in the lesson header lesson_shared_tile.cuh, because
 // stages 04..06 run them too.
 // What to look for: in the SASS, LDS.U8 instead of TEX in the inner loop and one BAR.SYNC after
 // the tile's TEX loads; in the progression table, this row's speedup; in the profile, the SM busy
@@ -18,8 +18,8 @@
 // stage 02 on GT200 (bank conflicts on byte reads, which stage 05 relieves) and 70% faster on
 // GF100 (15.7).
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
 
 namespace {
 

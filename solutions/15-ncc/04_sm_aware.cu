@@ -10,14 +10,14 @@
 // stage 03's instructions. The lesson that survives is the mechanism: one kernel template,
 // instantiated per case, chosen at run time (stages 06, 07 and 08 choose an instance by template
 // size the same way).
-// The choice lives in the lesson header sm_aware.cuh, because stages 05 and 06 launch through it.
+// The choice lives in the lesson header lesson_sm_aware.cuh, because stages 05 and 06 launch through it.
 // What to look for: stage 03's time (a speedup near 1 in the progression table) and stage 03's
 // SASS: IMAD, no emulated 24-bit multiply (the mul24 instance is compiled but never launched).
 // The book measured +14% on GT200 and no change on its other GPUs (15.7).
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
-#include "sm_aware.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
+#include "lesson_sm_aware.cuh"
 
 namespace {
 

@@ -10,17 +10,17 @@
 // from shared memory, was SM 1.x only (15.5.2 says so), yet the kernel was faster on all the
 // book's GPUs; today what remains is the loop overhead removed. As in the book
 // (corrSharedAccumulate<bSM1>), the multiply stays the one stage 04 chooses.
-// The loop lives in the lesson header unrolled4.cuh, because stage 06 compiles it with the size
+// The loop lives in the lesson header lesson_unrolled4.cuh, because stage 06 compiles it with the size
 // known.
 // What to look for: in the SASS, one LDC per four LDS.U8 and the products unrolled; in the
 // progression table, this row's speedup; in the profile, the ALU pipe's share falling while the
 // count of warp instructions does not. The book: +23% on GT200 (15.7), and corrShared4 ahead of
 // corrSharedSM in its sample output (15.6).
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
-#include "sm_aware.cuh"
-#include "unrolled4.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
+#include "lesson_sm_aware.cuh"
+#include "lesson_unrolled4.cuh"
 
 namespace {
 

@@ -14,10 +14,10 @@
 // compiled-in size), this row's speedup; in the profile, fewer warp instructions and more
 // registers (lower occupancy), yet each warp issues more often.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
-#include "shared_tile.cuh"
-#include "sm_aware.cuh"
-#include "unrolled4.cuh"
+#include "lesson_tex_tex.cuh"
+#include "lesson_shared_tile.cuh"
+#include "lesson_sm_aware.cuh"
+#include "lesson_unrolled4.cuh"
 
 #include <type_traits>
 

@@ -6,7 +6,7 @@
 //    four bytes of a and b (IDP4A, SM 6.1 and later). The image is read as aligned 32-bit words
 //    straight from global memory (no shared tile: the words go to registers); the misalignment of
 //    an output's window moves to the template instead: the host keeps four copies of it, shifted
-//    by 0..3 bytes and padded with zeros to whole words (dp4a.cuh). Each thread computes the four
+//    by 0..3 bytes and padded with zeros to whole words (lesson_dp4a.cuh). Each thread computes the four
 //    outputs that start in the same image word, one per shift, so each word it loads feeds four
 //    dp4a.
 //  - SumI and SumISq do not depend on the template: per image row the thread takes them once per
@@ -24,7 +24,7 @@
 // IDP.4A itself); in the progression table, this row's speedup; in the profile, IMAD executed
 // falling and IDP4A executed rising.
 #include "ncc_common.cuh"
-#include "dp4a.cuh"
+#include "lesson_dp4a.cuh"
 
 namespace {
 
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a(ncc::view v, ncc::
   // EXERCISE BEGIN: for each row j of the window, the words k = 0..nw-1 of image row y0 + j from
   // column x0 on (x0 is a multiple of 4; rows are v.pitch bytes apart, and readable past the
   // width up to the words you need), and for each shift a: SumIT of output x0 + a by dp4a with
-  // the template word of shift a, row j, word k (template_word<TW>; dp4a.cuh says where it is);
+  // the template word of shift a, row j, word k (template_word<TW>; lesson_dp4a.cuh says where it is);
   // SumI and SumISq of its window by dp4a against window_mask(a, k, tw). Pixels are unsigned
   // bytes: 200 is 200, not -56.
 #pragma unroll

@@ -29,7 +29,7 @@
 // template words; in vs_NPP_by_template (40x40 and up), this stage's generic rows: at 52x52 about
 // 0.13 ms on the H100, twice the rate of corrShared4Dp4a from the book's repository there.
 #include "ncc_common.cuh"
-#include "dp4a.cuh"
+#include "lesson_dp4a.cuh"
 
 namespace {
 
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   // EXERCISE BEGIN: the register-blocked loop for a size known at run time, without its costs at
-  // run time: (1) template words from s_shift (Shared) or g_shift (dp4a.cuh's layout), one
+  // run time: (1) template words from s_shift (Shared) or g_shift (lesson_dp4a.cuh's layout), one
   // 16-byte load per row r and word k in shared memory; (2) per image row, SumI and SumISq of all
   // nw words (dp4a against 0x01010101 and the word itself), then per shift a less the bytes
   // outside the window: in word 0 those before byte a, in words nw - 2 and nw - 1 those at or

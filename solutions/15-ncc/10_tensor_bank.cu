@@ -31,7 +31,7 @@
 // FMUL and STS, then LDS and STG.E.EF per template; in the profile of the bank call
 // (profiles/README.md), where the time goes: the MMA loop and the stores into K planes 4 MB apart.
 #include "ncc_common.cuh"
-#include "tex_tex.cuh"
+#include "lesson_tex_tex.cuh"
 
 #include "common/check.h"
 #include "common/memory.h"

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header of stage 04 (04_sm_aware): the multiply chosen by the device's compute
-// capability. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1).
+// capability. The CUDA Handbook 15.5.1.
 //
-// launch_by_capability asks the runtime for the compute capability once (a static: it is the same
-// device on every call) and launches the mul24 instance on SM 1.x, where the 24-bit multiply was
-// the native one, the imad instance everywhere else. No GPU that CUDA 13 supports takes the mul24
-// branch: since SM 2.0 IMAD is native and __umul24 emulated.
-// Stages 05 and 06 include this header: once stage 04 passes they launch through the choice
-// written here.
+// Your task: launch_by_capability receives a launcher that instantiates the kernel for the
+// multiply it is given. Launch the instance this device wants: the 24-bit multiply where that is
+// the native one, the 32-bit one everywhere else. Stages 05 and 06 include this header: once
+// stage 04 passes they launch through your choice.
+// Watch for: which GPUs had a native 24-bit multiply (15.5.1 says), and asking the device once.
 #pragma once
 
-#include "shared_tile.cuh"
+#include "lesson_shared_tile.cuh"
 
 #include "common/check.h"
 
@@ -31,16 +30,7 @@ void launch_by_capability(Launch &&launch) {
   // EXERCISE BEGIN: ask the runtime for the current device's compute capability (once: not
   // on every call, it is the same device) and launch the instantiation it wants, mul24 where
   // the 24-bit multiply is the native one, imad everywhere else.
-  static const int major = [] {
-    int device = 0, m = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, device));
-    return m;
-  }();
-  if (major < 2)
-    launch(mul24{});  // SM 1.x: the book's bSM1 path (no CUDA 13 target has one)
-  else
-    launch(imad{});
+  COURSE_TODO();
   // EXERCISE END
 }
 

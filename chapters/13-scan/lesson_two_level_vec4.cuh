@@ -9,10 +9,10 @@
 // show LDG.E.128 (make sass STAGE=13-scan/05_vector_io).
 #pragma once
 
-#include "block_scan.cuh"
-#include "reduce_block.cuh"
+#include "lesson_block_scan.cuh"
+#include "lesson_reduce_block.cuh"
 #include "scan_common.cuh"
-#include "two_level.cuh"
+#include "lesson_two_level.cuh"
 
 namespace scan {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header, taught by stage 06 (06_warp_scans.cu). The CUDA Handbook 13.5.3 and listing 13.18:
 // the warp scan with the shuffle, and the block scan on top of it. Stage 06's main scan runs stage
-// 05's passes on it; stages 08 and 09 (lookback.cuh) scan their rows and warps with your
+// 05's passes on it; stages 08 and 09 (lesson_lookback.cuh) scan their rows and warps with your
 // shfl_warp_scan.
 //
 // The task: a warp scan in registers (__shfl_up_sync), then scanBlock's three steps (figure 13.12)
@@ -27,7 +27,7 @@ struct shfl_warp_scan {
 };
 
 // The block scan of 13-18 on a warp scan WarpScan, with the interface of shared_block_scan
-// (block_scan.cuh): returns the inclusive scan of x across the block and sets total.
+// (lesson_block_scan.cuh): returns the inclusive scan of x across the block and sets total.
 template <class WarpScan>
 struct warp_block_scan {
   template <unsigned B, class T>

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "ncc_common.cuh"
-#include "shared_tile.cuh"
+#include "lesson_shared_tile.cuh"
 
 #include "common/check.h"
 

@@ -3,7 +3,7 @@
 // the warp scan with __shfl_up_sync (registers only, no shared memory, no __syncwarp), and the
 // block scan on top of it: each warp scans its 32 values, the warps' totals go to shared memory,
 // one warp scans them, each warp adds the total of the warps before it. Stage 06's main scan runs
-// stage 05's passes on it; stages 08 and 09 (lookback.cuh) scan their rows and warps with
+// stage 05's passes on it; stages 08 and 09 (lesson_lookback.cuh) scan their rows and warps with
 // shfl_warp_scan.
 #pragma once
 
@@ -28,7 +28,7 @@ struct shfl_warp_scan {
 };
 
 // The block scan of 13-18 on a warp scan WarpScan, with the interface of shared_block_scan
-// (block_scan.cuh): returns the inclusive scan of x across the block and sets total.
+// (lesson_block_scan.cuh): returns the inclusive scan of x across the block and sets total.
 template <class WarpScan>
 struct warp_block_scan {
   template <unsigned B, class T>

@@ -3,15 +3,15 @@
 // listings 13.10 scanReduceSubarrays, 13.11 scan2Level_kernel, 13.12 scan2Level): reduce-then-scan
 // with a fixed, small number of partial sums instead of a recursion. One element per thread per
 // tile of B, as in the book. Stage 05 keeps scan_partials and gives the other two passes four
-// elements per thread (two_level_vec4.cuh).
+// elements per thread (lesson_two_level_vec4.cuh).
 //
 // Block b owns the range [b * per_block, (b + 1) * per_block) of the input (per_block a multiple of
 // B; the last range ends at n). Pass 1 sums each range into partials[b]; pass 2, one block, scans
 // the partials in place; pass 3 scans each range tile by tile from partials[b - 1].
 #pragma once
 
-#include "block_scan.cuh"
-#include "reduce_block.cuh"
+#include "lesson_block_scan.cuh"
+#include "lesson_reduce_block.cuh"
 #include "scan_common.cuh"
 
 namespace scan {

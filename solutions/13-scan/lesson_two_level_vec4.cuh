@@ -7,10 +7,10 @@
 // run these passes.
 #pragma once
 
-#include "block_scan.cuh"
-#include "reduce_block.cuh"
+#include "lesson_block_scan.cuh"
+#include "lesson_reduce_block.cuh"
 #include "scan_common.cuh"
-#include "two_level.cuh"
+#include "lesson_two_level.cuh"
 
 namespace scan {
 

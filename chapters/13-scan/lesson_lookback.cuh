@@ -1,33 +1,26 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lesson header, taught by stage 08 (08_decoupled_lookback.cu): decoupled look-back (Merrill and
-// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), the protocol by
-// which a tile learns the sum of every element before it without a second pass over the data.
-// Beyond the book: 13.4 says blocks cannot reliably exchange data through global memory, so a large
-// scan takes several launches. What makes one pass safe is numbering the tiles in the order blocks
-// start (an atomic counter, like chapter 12's retirement counter, but taken at the start): a tile
-// only ever waits for tiles whose blocks are already running, so every wait ends. Stage 09 compacts
-// on the same machinery.
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016). Beyond the book:
+// 13.4 says blocks cannot reliably exchange data through global memory, so a large scan takes
+// several launches. Stage 09 compacts on the same machinery.
 //
-// Tile layout. A block of B threads takes a tile of B x 4 x rows elements; warp w owns the 128 x
-// rows elements [w*128*rows, (w+1)*128*rows) of the tile, as rows of 128: in row r, lane l holds
-// the four consecutive elements at r*128 + 4l, read with one 16-byte load, so each of the warp's
-// loads covers 512 contiguous bytes: four full 128-byte lines. A row is scanned by the warp (each
-// lane's four, then a shuffle scan of the lanes' sums); the rows one after the other; then the
-// warps' totals across the block.
+// Tile layout (given). A block of B threads takes a tile of B x 4 x rows elements; warp w owns the
+// 128 x rows elements [w*128*rows, (w+1)*128*rows) of the tile, as rows of 128: in row r, lane l
+// holds the four consecutive elements at r*128 + 4l, read with one 16-byte load, so each of the
+// warp's loads covers 512 contiguous bytes: four full 128-byte lines.
 //
-// Look-back. Each tile has a 64-bit status word: (epoch, status, value). A tile publishes its own
-// total at once (AGGREGATE), looks back over the tiles before it, 32 at a time with one warp,
-// adding their values up to and including the nearest that carries the sum of everything before it
-// and itself (PREFIX), then publishes that inclusive prefix. Value and status travel in one word,
-// written and read whole with relaxed device-scope atomics: no fence is needed between them. The
-// epoch, new for each call, makes the words of earlier calls stale without clearing the array.
-// While a window is not yet complete the warp sleeps a little (__nanosleep) before it reads again,
-// and in a large grid it sleeps once before its first look: hundreds of warps polling L2 without
-// pause take bandwidth from the loads and stores that do the work.
+// The task: the protocol by which a tile learns the sum of every element before it. Each tile has a
+// 64-bit status word (epoch, status, value; the packing is given). A tile that knows only its own
+// total can already publish it; one that knows the sum of everything up to and including itself
+// publishes that, and a tile looking back can stop at the nearest such word. You write the
+// look-back (one warp, 32 tiles at a time) and the order in which a tile publishes.
+// Watch for: a block may wait only for tiles whose blocks are already running; a word left by an
+// earlier call must not count; value and status must be read as one; and polling L2 without pause
+// takes bandwidth from the loads and stores that do the work.
 #pragma once
 
 #include "scan_common.cuh"
-#include "warp_block_scan.cuh"
+#include "lesson_warp_block_scan.cuh"
 
 #include <cuda/atomic>
 
@@ -144,23 +137,7 @@ __device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned 
   // and including the nearest PREFIX (then you are done), or of the whole window and move 32 back.
   // Watch for: a word that is not yet this call's (an old PREFIX is not yours), and adding any
   // tile past the nearest PREFIX twice.
-  T prefix = 0;
-  for (long long window = tile;; window -= 32) {
-    const long long j = window - 1 - lane;
-    unsigned long long word;
-    for (;;) {  // before tile 0 there is nothing: a PREFIX of 0
-      word = j >= 0 ? status_ref(status[j]).load(cuda::memory_order_relaxed) : pack(epoch, status_prefix, T(0));
-      if (__all_sync(full_mask, epoch_of(word) == epoch)) break;
-      __nanosleep(sleep_ns);
-    }
-    const unsigned prefixes = __ballot_sync(full_mask, status_of(word) == status_prefix);
-    const unsigned last = prefixes ? __ffs(prefixes) - 1 : 31;  // the nearest PREFIX, or the whole window
-    T v = lane <= last ? value_of<T>(word) : T(0);
-#pragma unroll
-    for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
-    prefix += v;
-    if (prefixes) return prefix;
-  }
+  COURSE_TODO();
   // EXERCISE END
 }
 
@@ -186,14 +163,7 @@ __device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile
     // publish (one lane) what successors need as early as it is known: tile 0 its inclusive
     // PREFIX at once; any other tile its AGGREGATE first, then, after warp_look_back, its PREFIX.
     // In a grid of first_look_tiles blocks or more, sleep first_look_ns before the first look.
-    if (tile == 0) {
-      if (lane == 0) publish(status, 0, status_prefix, aggregate, epoch);
-    } else {
-      if (lane == 0) publish(status, tile, status_aggregate, aggregate, epoch);
-      if (gridDim.x >= first_look_tiles) __nanosleep(first_look_ns);
-      before = warp_look_back<T>(status, tile, epoch, sleep_ns);
-      if (lane == 0) publish(status, tile, status_prefix, before + aggregate, epoch);
-    }
+    COURSE_TODO();
     // EXERCISE END
     __syncwarp();  // every lane has read warp_sums before any lane writes it
     if (lane < warps) warp_sums[lane] = before + (w - own);  // exclusive, from the start

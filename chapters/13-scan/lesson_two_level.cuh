@@ -11,8 +11,8 @@
 // scans have barriers, so every thread of a block must run every trip of a tile loop.
 #pragma once
 
-#include "block_scan.cuh"
-#include "reduce_block.cuh"
+#include "lesson_block_scan.cuh"
+#include "lesson_reduce_block.cuh"
 #include "scan_common.cuh"
 
 namespace scan {
