@@ -37,4 +37,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("two-pass, log-step in shared memory (12.2, listing 12.1)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("two-pass, log-step in shared memory (12.2, listing 12.1)", reduce, sizes, min_threads);

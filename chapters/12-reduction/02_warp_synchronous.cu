@@ -44,4 +44,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("warp-synchronous tail, __syncwarp (12.2)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("warp-synchronous tail, __syncwarp (12.2)", reduce, sizes, min_threads);

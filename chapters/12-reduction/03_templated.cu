@@ -40,4 +40,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)", reduce, sizes, min_threads);

@@ -51,5 +51,5 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("single pass, __threadfence + retirement counter (12.3)"), reduce, sizes,
+REDUCTION_STAGE("single pass, __threadfence + retirement counter (12.3)", reduce, sizes,
                 min_threads);

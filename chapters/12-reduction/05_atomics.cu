@@ -42,4 +42,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("single pass, atomicAdd of block sums (12.4)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("single pass, atomicAdd of block sums (12.4)", reduce, sizes, min_threads);

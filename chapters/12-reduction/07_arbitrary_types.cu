@@ -85,5 +85,5 @@ const reduction::typed_entry_points typed = {
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("any input and reduction type (12.6)"), reduce_typed<sum_op<int>, int>, sizes,
+REDUCTION_STAGE("any input and reduction type (12.6)", reduce_typed<sum_op<int>, int>, sizes,
                 min_threads, &typed);

@@ -51,5 +51,5 @@ void count_greater(unsigned long long *d_count, const int *d_in, std::size_t n, 
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("count a predicate: __ballot_sync + __popc, __syncthreads_count (12.7)"), nullptr,
+REDUCTION_STAGE("count a predicate: __ballot_sync + __popc, __syncthreads_count (12.7)", nullptr,
                 sizes, min_threads, nullptr, count_greater);

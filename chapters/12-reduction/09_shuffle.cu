@@ -39,12 +39,11 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
-  reduction::dispatch_block_size(cfg.threads, [&](auto b) {
-    if constexpr (decltype(b)::value >= 32)
-      reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);
+  reduction::dispatch_block_size_from<min_threads>(cfg.threads, [&](auto b) {
+    reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);
   });
 }
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("warp shuffle, __shfl_xor_sync (12.8)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("warp shuffle, __shfl_xor_sync (12.8)", reduce, sizes, min_threads);

@@ -80,26 +80,22 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
     // has its own: at 4096 ints, 256 threads whatever the caller tuned the large n for.
     int threads = max_threads;
     while (threads > min_threads && n <= per_thread * std::size_t(threads / 2)) threads /= 2;
-    reduction::dispatch_block_size(threads, [&](auto b) {
-      if constexpr (decltype(b)::value >= 32) {
-        reduce_kernel<decltype(b)::value><<<1, decltype(b)::value, 0, stream>>>(d_answer, d_in, n);
-        CUDA_CHECK_LAUNCH();
-      }
+    reduction::dispatch_block_size_from<min_threads>(threads, [&](auto b) {
+      reduce_kernel<decltype(b)::value><<<1, decltype(b)::value, 0, stream>>>(d_answer, d_in, n);
+      CUDA_CHECK_LAUNCH();
     });
     return;
   }
-  reduction::dispatch_block_size(cfg.threads, [&](auto b) {
-    if constexpr (decltype(b)::value >= 32) {
-      auto kernel = reduce_kernel<decltype(b)::value>;
-      const int blocks = reduction::grid_size(kernel, cfg, n, per_thread);
-      if (blocks > 1) CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
-      kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, d_in, n);
-      CUDA_CHECK_LAUNCH();
-    }
+  reduction::dispatch_block_size_from<min_threads>(cfg.threads, [&](auto b) {
+    auto kernel = reduce_kernel<decltype(b)::value>;
+    const int blocks = reduction::grid_size(kernel, cfg, n, per_thread);
+    if (blocks > 1) CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
+    kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, d_in, n);
+    CUDA_CHECK_LAUNCH();
   });
 }
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("int4 loads, 64 B in flight per thread, one pass (beyond the book)"), reduce, sizes,
+REDUCTION_STAGE("int4 loads, 64 B in flight per thread, one pass (beyond the book)", reduce, sizes,
                 min_threads);

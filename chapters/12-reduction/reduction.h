@@ -105,6 +105,8 @@ inline bool supports(const stage &s, int threads) {
 
 }  // namespace reduction
 
-#define REDUCTION_STAGE(...)                                                                 \
-  static course::registrar<reduction::stage> COURSE_CONCAT(course_registrar_, __LINE__){     \
-      reduction::stage{__VA_ARGS__}}
+// REDUCTION_STAGE("title (12.2)", reduce, sizes, min_threads);  registers the stage compiled in
+// this file; its id is the build's COURSE_STAGE_ID.
+#define REDUCTION_STAGE(title, ...)                                                  \
+  static course::registrar<reduction::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
+      reduction::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}

@@ -34,6 +34,22 @@ inline void require_block_size(int threads, block_sizes sizes, int min_threads) 
                                 std::to_string(min_threads) + "..1024, not " + std::to_string(threads));
 }
 
+// The host switch of 12.2 (listing 12.4): calls f(std::integral_constant<unsigned, B>{}) for the
+// power of two B == threads. You write it in stage 03's lesson header (lesson_block_reduce.cuh);
+// it is declared here so the helper below can stand in for it in every stage's entry point.
+template <unsigned B, class F>
+void dispatch_block_size(int threads, F &&f);
+
+// dispatch_block_size, with f compiled only for the block sizes the stage's kernel is written for
+// (B >= MinThreads, the stage's min_threads): a kernel that needs a full warp is never built for
+// 16 threads. The caller has refused other sizes first (require_block_size).
+template <int MinThreads, class F>
+void dispatch_block_size_from(int threads, F &&f) {
+  dispatch_block_size<1>(threads, [&](auto b) {
+    if constexpr (decltype(b)::value >= unsigned(MinThreads)) f(b);
+  });
+}
+
 // As many blocks as the GPU holds at once (every SM full), but no more than the input needs when
 // each thread takes `per_thread` elements; at least one, so n = 0 still writes its answer (0).
 template <class Kernel>

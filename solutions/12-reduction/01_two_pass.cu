@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 01: two passes, a log-step fold in shared memory. The CUDA Handbook 12.2, listing 12.1.
 //
-// The first stage. Each thread sums a grid-stride share of the input in a register: consecutive
-// threads read consecutive ints, so every load of a warp is one coalesced request (12.1: interleave
-// by blockDim.x * gridDim.x). The block then folds its threads' sums in shared memory in
-// log2(blockDim) halving steps with a __syncthreads() after each, and thread 0 writes the block's
-// partial sum. The same kernel runs once more, as one block over the partial sums
-// (reduction::two_pass), so no block ever waits for another. The block size must be a power of two
-// (each step halves the active threads).
-// What to look for: in the SASS (`make sass STAGE=12-reduction/01_two_pass`), the load loop holds
-// one 4-byte LDG.E whose value the add needs before the branch back, so each thread has one load in
-// flight; the fold is a loop around one BAR.SYNC. In the progression table, how far this plain loop
-// stays below the read ceiling: the limit every later stage of the book shares (notes.md explains
-// it from the loads in flight).
+// Each thread sums a grid-stride share of the input (coalesced: consecutive threads read
+// consecutive ints), the block folds its threads' sums in shared memory in log2(blockDim) halving
+// steps with a __syncthreads() after each, and thread 0 writes the block's partial sum. The same
+// kernel runs again as one block over the partial sums (reduction::two_pass). Block sizes: powers
+// of two.
+// What to look for: in the SASS (`make sass STAGE=12-reduction/01_two_pass`), one 4-byte LDG.E per
+// trip of the load loop, so one load in flight per thread, and the fold as a loop around one
+// BAR.SYNC. In the progression table, how far this loop stays below the read ceiling (notes.md,
+// "Why the book's stages read at one rate").
 #include "reduction_common.cuh"
 
 namespace {
@@ -47,4 +44,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("two-pass, log-step in shared memory (12.2, listing 12.1)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("two-pass, log-step in shared memory (12.2, listing 12.1)", reduce, sizes, min_threads);

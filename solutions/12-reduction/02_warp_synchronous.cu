@@ -2,20 +2,13 @@
 // Stage 02: the last warp folds without block barriers. The CUDA Handbook 12.2, listing 12.2.
 //
 // Changes from stage 01: the halving steps with __syncthreads() stop at 64 values; warp 0 folds
-// those 64 alone, its steps separated by __syncwarp(), which waits only for the warp's own lanes.
-// The book's listing relies on the warp moving in lock-step ("warp-synchronous" code: a volatile
-// pointer and no barrier at all). Since Volta the lanes of a warp are scheduled independently, so
-// that form is a data race: lane 0 may read partials[16] before lane 16 has written it (notes.md
-// shows what racecheck reports). Here each step reads slots that no lane writes in that step,
-// writes only the lower half, keeps its running sum in a register, and a __syncwarp() ends the
-// step: an execution barrier for the warp and a memory fence among its lanes. Block sizes: powers
-// of two from 32 (warp 0 must be a whole warp).
-// What to look for: `make sass-diff A=12-reduction/01_two_pass B=12-reduction/02_warp_synchronous`.
-// The halving loop now stops at 64 values (at B = 256 a block runs 3 block barriers instead of 9),
-// the warp tail is written out step by step, and each __syncwarp() compiles to a NOP, not a
-// WARPSYNC: in a converged warp it costs nothing, and what it does is keep the compiler from moving
-// a step's LDS above the previous step's STS. In the progression table, no gain over 01: the fold
-// is not where the time goes.
+// those alone, its steps separated by __syncwarp(). The book's volatile, barrier-free form relies
+// on lock-step warps, which Volta's independent scheduling ended: it is a data race (notes.md, "The
+// warp-synchronous tail on today's GPUs"). Block sizes: powers of two from 32.
+// What to look for: `make sass-diff A=12-reduction/01_two_pass B=12-reduction/02_warp_synchronous`:
+// 3 block barriers instead of 9 at B = 256, the warp tail written out step by step, each
+// __syncwarp() a NOP (it keeps the compiler from moving a step's LDS above the previous STS). In
+// the progression table, no gain over 01: the fold is not where the time goes.
 #include "reduction_common.cuh"
 
 namespace {
@@ -67,4 +60,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("warp-synchronous tail, __syncwarp (12.2)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("warp-synchronous tail, __syncwarp (12.2)", reduce, sizes, min_threads);

@@ -3,21 +3,12 @@
 // listings 12.3 and 12.4.
 //
 // Changes from stage 02: the kernel is a template on its block size B, and the host picks the
-// instantiation for cfg.threads among the powers of two 1..1024 (listing 12.4's switch). Every loop
-// bound and every test on B in the fold is then known to the compiler: the loops unroll, dead steps
-// disappear, the shared array has a static size, and the grid stride is a constant times gridDim.
-// The fold (reduction::block_reduce<B>: stage 02's fold for a compile-time B and any operator) and
-// the switch (reduction::dispatch_block_size) live in the lesson header lesson_block_reduce.cuh, which
-// this stage teaches: as 12.3 (listing 12.5) takes the fold out into a device function, stages 04,
-// 05, 07, 09 and 10 reuse both. Blocks of fewer than 32 threads work too: the warp tail's
-// __syncwarp() mask names only the lanes that exist.
-// What to look for: in reduce_kernel<256>
-// (`make sass-diff A=12-reduction/02_warp_synchronous B=12-reduction/03_templated`), the fold as a
-// straight line: three BAR.SYNC and no loop counter, then warp 0's six LDS -> add -> STS steps,
-// each __syncwarp() a NOP. The kernel is longer than 02's because the compiler also emits, behind a
-// BRA.DIV, a copy of the warp tail for a warp that arrives diverged, with WARPSYNC.COLLECTIVE in
-// place of each NOP. In the progression table, nothing the fold explains: 01, 02 and 03 run the
-// same one-load-at-a-time loop.
+// instantiation for cfg.threads (listing 12.4's switch), so every loop and test on B is decided at
+// compile time. The fold (block_reduce<B>) and the switch (dispatch_block_size) are this stage's
+// lesson header, lesson_block_reduce.cuh, which stages 04, 05, 07, 09 and 10 reuse.
+// What to look for: `make sass-diff A=12-reduction/02_warp_synchronous B=12-reduction/03_templated`
+// in reduce_kernel<256>: the fold as a straight line, three BAR.SYNC and no loop counter, then warp
+// 0's six LDS -> add -> STS steps. In the progression table, nothing the fold explains.
 #include "lesson_block_reduce.cuh"
 
 namespace {
@@ -49,4 +40,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)", reduce, sizes, min_threads);

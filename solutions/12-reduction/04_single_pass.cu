@@ -2,29 +2,13 @@
 // Stage 04: one pass, the last block to finish adds up the partial sums. The CUDA Handbook 12.3,
 // listing 12.6 (after the CUDA SDK's threadFenceReduction sample).
 //
-// Changes from stage 03: one kernel launch instead of two. Each block stores its partial sum in the
-// workspace, then takes a ticket from a retirement counter in global memory (atomicAdd). The block
-// that draws the last ticket reduces the partials, writes the answer and puts the counter back to
-// zero for the next call. The counter lives in the caller's workspace, not in a __device__ global
-// as in the book: calls in one stream follow each other, so the reset is seen by the next call;
-// calls that may overlap (several streams) need a workspace each.
-// Memory ordering takes two fences, one on each side. The ticket promises "every other block has
-// stored its partial", but a store and an atomic to other addresses need not become visible to
-// another SM in the order they were issued. The writer's __threadfence() between its store and its
-// atomicAdd orders partial before ticket (listing 12.6 has this one). The last block needs its own,
-// after it has seen the last ticket and before any of its threads reads a partial: without it
-// nothing stops those reads from being served early (listing 12.6 has none, and relies on that not
-// happening, which the CUDA memory model does not promise). Here thread 0 fences, and the
-// __syncthreads() that publishes last_block to the block carries the ordering to its other threads.
-// The partials are read with __ldcg (through L2, not L1, so no line this SM cached earlier is
-// used), but that is a cache hint, not an ordering: the fences are what make the reads see the
-// stores.
-// What to look for: in the SASS of reduce_kernel<256>
-// (`make sass STAGE=12-reduction/04_single_pass`), the two fences: a MEMBAR.SC.GPU between the
-// partial's store and the ATOMG.E.ADD, a second one on the last block's path, then the last block's
-// reads of the partials as LDG.E.STRONG.GPU and a second copy of the fold. In the timing, the
-// second launch is gone; at the benchmark's size the saving does not show beside the loads, and
-// Nsight Compute counts one kernel instead of two.
+// Changes from stage 03: one launch instead of two. Each block stores its partial sum, then takes a
+// ticket from a retirement counter (atomicAdd); the block with the last ticket reduces the partials
+// and resets the counter. Memory ordering takes two fences: the writer's, between its store and its
+// ticket (the book's), and the last block's, before it reads (not in the book).
+// What to look for: `make sass STAGE=12-reduction/04_single_pass`: a MEMBAR.SC.GPU between the
+// partial's store and the ATOMG.E.ADD, a second on the last block's path, the partials read as
+// LDG.E.STRONG.GPU. In the timing, the second launch is gone; at large n it does not show.
 #include "lesson_block_reduce.cuh"
 
 namespace {
@@ -79,5 +63,5 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("single pass, __threadfence + retirement counter (12.3)"), reduce, sizes,
+REDUCTION_STAGE("single pass, __threadfence + retirement counter (12.3)", reduce, sizes,
                 min_threads);

@@ -2,19 +2,13 @@
 // Stage 05: one pass, blocks add their sums into the answer with atomicAdd. The CUDA Handbook 12.4,
 // listing 12.7.
 //
-// Changes from stage 04: no partials, no counter, no last block. The host sets the answer to zero
-// in the same stream (cudaMemsetAsync) and launches one kernel; thread 0 of every block adds the
-// block's sum to it with one atomicAdd. The kernel cannot zero the answer itself: no block knows
-// that it runs before every other block's atomic (12.4, footnote 2: CUDA's execution model does not
-// resolve races between blocks). Integer addition is associative, so the order the atomics land in
-// does not change the result (for float it would: the result would vary from run to run in its last
-// bits). Listing 12.7 has every thread add its own sum, with no block fold; this stage keeps the
-// fold (your block_reduce), so a call makes one atomic on the answer's address per block, not one
-// per thread.
-// What to look for: in the SASS of reduce_kernel<256> (`make sass STAGE=12-reduction/05_atomics`),
-// one REDG.E.ADD.STRONG.GPU: the atomic's result is unused, so it is a reduction, not an ATOMG; no
-// fence, no counter, no second fold. In the timing, the same rate as stage 04 at the benchmark's
-// size; at small n a call is a memset and a launch.
+// Changes from stage 04: no partials, no counter, no last block. The host zeroes the answer in the
+// same stream and launches one kernel; thread 0 of each block adds the block's sum with one
+// atomicAdd. No block can zero the answer itself: none knows it runs first (12.4). The book's
+// listing has every thread add; this stage keeps the fold, one atomic per block.
+// What to look for: `make sass STAGE=12-reduction/05_atomics`: one REDG.E.ADD.STRONG.GPU (the
+// result is unused, so a reduction, not an ATOMG), no fence, no second fold. In the timing, stage
+// 04's rate at the benchmark's size; at small n a call is a memset and a launch.
 #include "lesson_block_reduce.cuh"
 
 namespace {
@@ -53,4 +47,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("single pass, atomicAdd of block sums (12.4)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("single pass, atomicAdd of block sums (12.4)", reduce, sizes, min_threads);

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 06: any block size, not only powers of two. The CUDA Handbook 12.5, listing 12.8.
 //
-// Changes from stage 01 (compare with that stage:
-// `make sass-diff A=12-reduction/01_two_pass B=12-reduction/06_any_block_size`, or diff the files):
-// before the halving steps, the block folds itself down to the largest power of two that fits. For
-// blockDim.x = 100 that is 64: threads 64..99 add their values into slots 0..35, one
-// __syncthreads(), and from there the usual halving steps run on 64 values. A block of a
-// power-of-two size skips the extra step.
-// Why want it: the occupancy calculator, or a kernel's register count, may make 96 or 192 or 640
-// threads per block the best choice.
-// What to look for: in the SASS, a FLO.U32 (for __clz: the largest power of two not above the block
-// size), one extra guarded LDS/add/STS and a third BAR.SYNC before the loop. In the timing, nothing
-// lost at a power of two. The benchmark tries only 32, 64, ..., 1024 threads, so the odd block
-// sizes are tested, not timed.
+// Changes from stage 01 (compare with that stage): before the halving steps the block folds itself
+// down to the largest power of two that fits: at blockDim.x = 100, threads 64..99 add into slots
+// 0..35, then the usual steps run on 64 values. The occupancy calculator or a register count may
+// make 96, 192 or 640 threads the best choice.
+// What to look for: `make sass-diff A=12-reduction/01_two_pass B=12-reduction/06_any_block_size`: a
+// FLO.U32 (for __clz), one extra guarded LDS/add/STS and BAR.SYNC before the loop. In the timing,
+// nothing lost at a power of two; the odd block sizes are tested, not timed.
 #include "reduction_common.cuh"
 
 namespace {
@@ -53,4 +48,4 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("any block size (12.5, listing 12.8)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("any block size (12.5, listing 12.8)", reduce, sizes, min_threads);

@@ -3,25 +3,12 @@
 // listings 12.9 and 12.10.
 //
 // Changes from stage 03 (compare with that stage): the kernel is a template on an operator class Op
-// as well as on B. Op names the reduction type (Op::type), its identity, how one input element
-// becomes a value of that type (Op::lift: an int becomes a long long, a float becomes x and x*x in
-// double), and how two values combine (Op's call operator). The same two-pass driver and your
-// block_reduce<B> serve every instantiation. Entry points: the chapter's int sum, and, for this
-// stage's own tests, int -> long long, float -> double, float -> (sum, sum of squares) and int ->
-// (min, max). The book's example class (listing 12.10) is int -> (int sum, long long sum of
-// squares); the float form here has the same shape, and makes the precision of the lift the thing
-// to get right.
-// Shared memory: each instantiation declares `__shared__ T partials[B]`, a static array of its own
-// type, so the compiler aligns it as alignof(T) requires (8 bytes for the pair of doubles). The
-// book's generic kernels need an `extern __shared__` array, which must have one type across all
-// instantiations; it declares raw storage and casts (its SharedMemory<T> specialisations), and must
-// then see to the alignment itself. With B a template parameter the static array needs no such
-// trick.
-// What to look for: in the SASS (`make sass STAGE=12-reduction/07_arbitrary_types`; the committed
-// capture holds 9 of the stage's kernels, every operator and type at B = 256), F2F.F64.F32 and DADD
-// in the float -> double loop and LDS.64/STS.64 in its fold: the wider type costs registers and
-// FP64 adds, not loads. The benchmark times the int sum only, which runs as fast as stage 03:
-// Nsight Compute counts the same warp instructions, so the operator class adds none.
+// as well as on B. Op names the reduction type, its identity, how an input becomes that type
+// (Op::lift) and how two values combine; the same driver and your block_reduce<B> serve int -> long
+// long, float -> double, float -> (sum, sum of squares) and int -> (min, max).
+// What to look for: `make sass STAGE=12-reduction/07_arbitrary_types`: F2F.F64.F32 and DADD in the
+// float -> double loop and LDS.64/STS.64 in its fold; the wider type costs registers and FP64 adds,
+// not loads. The benchmark times the int sum, as fast as stage 03.
 #include "lesson_block_reduce.cuh"
 
 #include <climits>
@@ -109,5 +96,5 @@ const reduction::typed_entry_points typed = {
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("any input and reduction type (12.6)"), reduce_typed<sum_op<int>, int>, sizes,
+REDUCTION_STAGE("any input and reduction type (12.6)", reduce_typed<sum_op<int>, int>, sizes,
                 min_threads, &typed);

@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08: counting the elements that meet a predicate, with votes. The CUDA Handbook 12.7.
 //
-// A different reduction: not a sum of values but a count of elements with in[i] > threshold. 12.7
-// describes the intrinsics (added in SM 2.0) and gives no listing; the two kernels are the
-// course's. A warp can count its 32 predicates in two instructions: __ballot_sync() gathers one bit
-// per lane into a 32-bit mask, __popc() counts its bits. Each warp walks its share of the input 32
-// elements at a time (the loop is the same for the whole warp, so every lane reaches the vote),
-// lane 0 of each warp leaves the warp's count in shared memory, and thread 0 adds the block's count
-// to the answer with one atomicAdd (stage 05's way of combining blocks).
-// The second kernel does it with the block-wide vote __syncthreads_count(), which returns to every
-// thread the number of threads of the block whose argument was non-zero: simpler, but a block
-// barrier per element per thread. Block sizes: multiples of 32 (whole warps for the ballot).
-// The book's __ballot() took no mask; it was deprecated in CUDA 9.0 and is not available when
-// compiling for compute_70 or later, where __ballot_sync(mask, p) names the lanes taking part.
-// What to look for: in the SASS, VOTE.ANY and POPC in the ballot kernel's loop against a single
+// A count of in[i] > threshold, not a sum. 12.7 describes the intrinsics and gives no listing: the
+// two kernels are the course's. One warp counts its 32 predicates with __ballot_sync() and
+// __popc(); the other kernel uses the block-wide __syncthreads_count(). Blocks combine as in stage
+// 05 (one atomicAdd each). Block sizes: multiples of 32. The book's __ballot() took no mask and no
+// longer compiles for compute_70 and later.
+// What to look for: in the SASS, VOTE.ANY and POPC in the ballot kernel's loop against one
 // BAR.RED.POPC in the other's. In the progression table, how little the block barrier per element
-// costs next to the ballot (each thread waits for its one load every iteration anyway), and how
-// both counts trail the sums: they execute more warp instructions per element (Nsight Compute,
-// profiles/README.md).
+// costs next to the ballot, and how both counts trail the sums (profiles/README.md).
 #include "reduction_common.cuh"
 
 namespace {
@@ -76,5 +67,5 @@ void count_greater(unsigned long long *d_count, const int *d_in, std::size_t n, 
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("count a predicate: __ballot_sync + __popc, __syncthreads_count (12.7)"), nullptr,
+REDUCTION_STAGE("count a predicate: __ballot_sync + __popc, __syncthreads_count (12.7)", nullptr,
                 sizes, min_threads, nullptr, count_greater);

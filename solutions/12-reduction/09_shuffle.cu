@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 09: the block's fold with warp shuffles. The CUDA Handbook 12.8.
 //
-// Changes from stage 03 (compare with that stage): no shared-memory halving steps. Within a warp,
-// __shfl_xor_sync(mask, v, offset) hands each lane the register v of lane (lane ^ offset): five
-// exchanges (offsets 16, 8, 4, 2, 1, the butterfly of figure 12.2) leave every lane holding the
-// warp's sum, with no shared memory and no barrier. Then lane 0 of each warp writes the warp's sum
-// to shared memory, one __syncthreads(), and warp 0 folds those (at most 32) sums the same way.
-// The book's __shfl_xor() took no mask; it was deprecated in CUDA 9.0 and is not available when
-// compiling for compute_70 or later. The _sync form's mask names the lanes taking part, all of
-// which must reach the call (all 32 here: block sizes are powers of two from 32).
+// Changes from stage 03 (compare with that stage): no shared-memory halving steps. Five
+// __shfl_xor_sync exchanges (the butterfly of figure 12.2) leave every lane with its warp's sum;
+// lane 0 of each warp writes it to shared memory, one __syncthreads(), and warp 0 folds those the
+// same way. The book's __shfl_xor() took no mask; the _sync form names the lanes taking part.
 // What to look for: `make sass-diff A=12-reduction/03_templated B=12-reduction/09_shuffle`:
-// SHFL.BFLY where 03 has LDS/STS pairs (five in every warp, five more in warp 0), and one BAR.SYNC
-// where 03 has three at B = 256. In the timing, again little, since the fold is not the bottleneck;
-// Nsight Compute counts fewer shared-memory bank conflicts than stage 07 (profiles/README.md).
+// SHFL.BFLY where 03 has LDS/STS pairs, one BAR.SYNC where 03 has three at B = 256. In the timing,
+// again little: the fold is not the bottleneck.
 #include "lesson_block_reduce.cuh"
 
 namespace {
@@ -53,12 +48,11 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
-  reduction::dispatch_block_size(cfg.threads, [&](auto b) {
-    if constexpr (decltype(b)::value >= 32)
-      reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);
+  reduction::dispatch_block_size_from<min_threads>(cfg.threads, [&](auto b) {
+    reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);
   });
 }
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("warp shuffle, __shfl_xor_sync (12.8)"), reduce, sizes, min_threads);
+REDUCTION_STAGE("warp shuffle, __shfl_xor_sync (12.8)", reduce, sizes, min_threads);

@@ -1,33 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: as fast as the memory goes. Beyond the book; measured against CUB DeviceReduce::Sum.
 //
-// Changes from stage 09 (compare with that stage): a single pass (stage 05: each block adds its
-// total into an answer the host zeroed), with the loads rebuilt for bandwidth. Every stage of the
-// book keeps one 4-byte load in flight per thread, and reads at the rate the memory's latency
-// allows for that many bytes in flight, not at its bandwidth. Here:
-//   - 16-byte loads: the input is read as int4, a quarter of the load instructions for the same
-//     bytes (a pointer that is not 16-byte aligned starts with up to 3 scalar elements, and the
-//     last n % 4 elements after the last whole int4 are read as ints);
-//   - U = 4 int4 per thread issued back to back before any is added (chapter 11's unrolling): 64
-//     bytes in flight per thread, 128 KB per SM with 2048 resident threads;
-//   - as many blocks as fit on the GPU at once and no more, so every block streams for the whole
-//     kernel and the per-block fold and atomic happen once per SM slot, not per tile.
-// Small n: an input of at most one tile of the largest block (16 ints per thread, 16384 ints) is
-// one launch of one block and nothing else, the shape of CUB's single-tile kernel: no memset, no
-// occupancy query, no atomic (the block stores its total). The block is the fewest threads (a
-// power of two, at least a warp) that take n in one group of U int4 each, 256 threads at 4096 ints
-// whatever block size the caller gives for large n, so all the tile's loads leave at once. There a
-// call is a launch and one block's latency, and the fold is on that path: so each warp's sum is
-// one REDUX.SUM from SM 8.0 (stage 09's five shuffles before it), and after the one barrier
-// thread 0 adds the warps' sums itself. Neither matters at large n.
-// What to look for: in the SASS of reduce_kernel<256>, four LDG.E.128 in a row before the adds that
-// use them (and four more, guarded, for the last partial group), then the fold: REDUX.SUM (sm_80
-// and later; SHFL.BFLY before), one BAR.SYNC. In the progression table the jump from the book's
-// stages to CUB's rate (vs_CUB), and the vs_CUB table's three cases (aligned, an odd n, the input
-// offset by one int). Nsight Compute against 09
-// (`make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest`): bytes per load request
-// and DRAM throughput up, warp instructions down. The single tile against CUB at small n: the
-// vs_CUB_by_n table (notes.md, the goal at every n).
+// Changes from stage 09 (compare with that stage): one pass (stage 05's atomics), with the loads
+// rebuilt for bandwidth: 16-byte int4 loads, four of them issued back to back per thread (64 bytes
+// in flight), and as many blocks as fit on the GPU at once. An input of one tile is one launch of
+// one block sized to it, with no memset and no atomic, as CUB's single-tile kernel (notes.md,
+// "Small n: stage 10 against CUB at every size").
+// What to look for: in reduce_kernel<256>, four LDG.E.128 in a row before the adds that use them,
+// then REDUX.SUM (sm_80 and later) and one BAR.SYNC. In the progression table, the jump to CUB's
+// rate; `make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest`: bytes per request
+// and DRAM throughput up, warp instructions down.
 #include "lesson_block_reduce.cuh"
 
 #include <cstdint>
@@ -115,26 +97,22 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
     // has its own: at 4096 ints, 256 threads whatever the caller tuned the large n for.
     int threads = max_threads;
     while (threads > min_threads && n <= per_thread * std::size_t(threads / 2)) threads /= 2;
-    reduction::dispatch_block_size(threads, [&](auto b) {
-      if constexpr (decltype(b)::value >= 32) {
-        reduce_kernel<decltype(b)::value><<<1, decltype(b)::value, 0, stream>>>(d_answer, d_in, n);
-        CUDA_CHECK_LAUNCH();
-      }
+    reduction::dispatch_block_size_from<min_threads>(threads, [&](auto b) {
+      reduce_kernel<decltype(b)::value><<<1, decltype(b)::value, 0, stream>>>(d_answer, d_in, n);
+      CUDA_CHECK_LAUNCH();
     });
     return;
   }
-  reduction::dispatch_block_size(cfg.threads, [&](auto b) {
-    if constexpr (decltype(b)::value >= 32) {
-      auto kernel = reduce_kernel<decltype(b)::value>;
-      const int blocks = reduction::grid_size(kernel, cfg, n, per_thread);
-      if (blocks > 1) CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
-      kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, d_in, n);
-      CUDA_CHECK_LAUNCH();
-    }
+  reduction::dispatch_block_size_from<min_threads>(cfg.threads, [&](auto b) {
+    auto kernel = reduce_kernel<decltype(b)::value>;
+    const int blocks = reduction::grid_size(kernel, cfg, n, per_thread);
+    if (blocks > 1) CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
+    kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, d_in, n);
+    CUDA_CHECK_LAUNCH();
   });
 }
 
 }  // namespace
 
-REDUCTION_STAGE(COURSE_THIS_STAGE("int4 loads, 64 B in flight per thread, one pass (beyond the book)"), reduce, sizes,
+REDUCTION_STAGE("int4 loads, 64 B in flight per thread, one pass (beyond the book)", reduce, sizes,
                 min_threads);
