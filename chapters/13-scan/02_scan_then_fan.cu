@@ -61,5 +61,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("recursive scan-then-fan (13.4.1)"), scan_entry<int>, scan_entry<float>, false, nullptr,
+SCAN_STAGE("recursive scan-then-fan (13.4.1)", scan_entry<int>, scan_entry<float>, false, nullptr,
            nullptr, 4);

@@ -59,5 +59,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("recursive reduce-then-scan (13.4.2)"), scan_entry<int>, scan_entry<float>, false,
+SCAN_STAGE("recursive reduce-then-scan (13.4.2)", scan_entry<int>, scan_entry<float>, false,
            nullptr, nullptr, 3);

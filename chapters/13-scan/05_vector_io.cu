@@ -24,5 +24,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("two-level, four elements per thread, 16-byte loads (13.4.3)"), scan_entry<int>,
+SCAN_STAGE("two-level, four elements per thread, 16-byte loads (13.4.3)", scan_entry<int>,
            scan_entry<float>, true, nullptr, nullptr, 3);

@@ -163,5 +163,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("warp scans; two-level on the shuffle block scan (13.5)"), scan_entry<int>,
+SCAN_STAGE("warp scans; two-level on the shuffle block scan (13.5)", scan_entry<int>,
            scan_entry<float>, true, warp_scan_entry, nullptr, 3, warp_scan_lab_entry);

@@ -65,5 +65,5 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("stream compaction with a predicate (13.6)"), nullptr, nullptr, true, nullptr,
+SCAN_STAGE("stream compaction with a predicate (13.6)", nullptr, nullptr, true, nullptr,
            compact_entry, 2);

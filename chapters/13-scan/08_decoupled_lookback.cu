@@ -60,5 +60,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("single pass, decoupled look-back"), scan_entry<int>, scan_entry<float>, false, nullptr,
+SCAN_STAGE("single pass, decoupled look-back", scan_entry<int>, scan_entry<float>, false, nullptr,
            nullptr, 2);

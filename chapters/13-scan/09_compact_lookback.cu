@@ -91,5 +91,5 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("compaction in a single pass, on decoupled look-back"), nullptr, nullptr, false, nullptr,
+SCAN_STAGE("compaction in a single pass, on decoupled look-back", nullptr, nullptr, false, nullptr,
            compact_entry, 2);

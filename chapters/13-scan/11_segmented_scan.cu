@@ -186,5 +186,5 @@ void segmented_entry(int *d_out, const int *d_in, const std::uint8_t *d_heads, s
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("segmented scan (head flags), on decoupled look-back"), nullptr, nullptr, false, nullptr,
+SCAN_STAGE("segmented scan (head flags), on decoupled look-back", nullptr, nullptr, false, nullptr,
            nullptr, 2, nullptr, segmented_entry);

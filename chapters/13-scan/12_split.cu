@@ -114,5 +114,5 @@ std::size_t split_entry(int *d_out, const int *d_in, std::size_t n, scan::predic
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("stream split (stable partition), on single-pass compaction"), nullptr, nullptr, false,
+SCAN_STAGE("stream split (stable partition), on single-pass compaction", nullptr, nullptr, false,
            nullptr, nullptr, 2, nullptr, nullptr, split_entry);

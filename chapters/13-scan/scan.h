@@ -169,5 +169,8 @@ inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1
 
 }  // namespace scan
 
-#define SCAN_STAGE(...) \
-  static course::registrar<scan::stage> COURSE_CONCAT(course_registrar_, __LINE__){scan::stage{__VA_ARGS__}}
+// SCAN_STAGE("title (13.4.1)", scan_int, scan_float, ...);  registers the stage compiled in this
+// file; its id is the build's COURSE_STAGE_ID.
+#define SCAN_STAGE(title, ...)                                                  \
+  static course::registrar<scan::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
+      scan::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}

@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: recursive scan-then-fan. The CUDA Handbook 13.4.1 (listings 13.3 scanBlock, 13.4
-// scanAndWritePartials, 13.5 the recursion, 13.6 scanAddBaseSums).
+// Stage 02: recursive scan-then-fan. The CUDA Handbook 13.4.1 (listings 13.3 to 13.6).
 //
-// Changes from the host scan (host_scan.h, 13.2): the work is cut into blocks of B elements, one
-// per thread. Each block scans its elements with scanBlock (lesson_block_scan.cuh) and writes its total to
-// a partials array; the partials are scanned by the same procedure, recursively, until one block is
-// enough; then every block but the first adds the scanned total of the blocks before it (it "fans"
-// the base sums out). Global traffic per element: read and write in the first pass, read and write
-// in the fan: 4N.
-// What to look for: in the timing, the progression table's first row, the baseline every later
-// stage is measured against, and the extra launches of the recursion; in the SASS, the three
-// BAR.SYNC of each scanBlock and the NOPs that scan_warp's __syncwarp() compiles to on the
-// converged path.
+// Changes from the host scan (host_scan.h, 13.2): blocks of B elements, one per thread. Each block
+// scans its elements with scanBlock (lesson_block_scan.cuh) and writes its total to a partials
+// array, which is scanned the same way, recursively; then every block adds the scanned total of the
+// blocks before it (the fan). Global traffic: 4N.
+// What to look for: in the timing, the baseline every later stage is measured against, and the
+// recursion's extra launches; in the SASS, the three BAR.SYNC of each scanBlock and the NOPs that
+// scan_warp's __syncwarp() compiles to on the converged path.
 #include "lesson_block_scan.cuh"
 
 namespace {
@@ -71,5 +67,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("recursive scan-then-fan (13.4.1)"), scan_entry<int>, scan_entry<float>, false, nullptr,
+SCAN_STAGE("recursive scan-then-fan (13.4.1)", scan_entry<int>, scan_entry<float>, false, nullptr,
            nullptr, 4);

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2 (listings 13.7 .. 13.9).
+// Stage 03: recursive reduce-then-scan. The CUDA Handbook 13.4.2 (listings 13.7 to 13.9).
 //
-// Changes from stage 02: the first pass only reduces, with a reduction (lesson_reduce_block.cuh, as
-// listing 13.7 uses chapter 12's reduceBlock), not a scan. Each block sums its B elements into the
-// partials array (it reads the input and writes nothing per element); the partials are scanned
-// recursively; then each block scans its elements again with stage 02's scanBlock, starting from
-// the sum of the blocks before it, and writes the result once. Traffic: read, read, write: 3N.
-// What to look for: traffic alone predicts 4/3 of stage 02's throughput; the progression table's
-// speedup column shows how much of it one element per thread gets, and the README says why (the
-// instructions, not the bytes). In the SASS, the first kernel has no per-element STG; its fold has
-// one BAR.SYNC per halving, and SHFL.DOWN for the last warp.
+// Changes from stage 02: the first pass only reduces (lesson_reduce_block.cuh, chapter 12's
+// reduceBlock as listing 13.7 uses it); after the partials are scanned, each block scans its
+// elements again from the sum of the blocks before it and writes them once. Traffic: 3N.
+// What to look for: traffic alone predicts 4/3 of stage 02's throughput; the speedup column shows
+// how much of it one element per thread gets (the README says why). In the SASS, no per-element STG
+// in the first kernel, one BAR.SYNC per halving of its fold and SHFL.DOWN for the last warp.
 #include "lesson_block_scan.cuh"
 #include "lesson_reduce_block.cuh"
 
@@ -67,5 +64,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("recursive reduce-then-scan (13.4.2)"), scan_entry<int>, scan_entry<float>, false,
+SCAN_STAGE("recursive reduce-then-scan (13.4.2)", scan_entry<int>, scan_entry<float>, false,
            nullptr, nullptr, 3);

@@ -3,14 +3,12 @@
 // stores. The CUDA Handbook 13.4.3's three passes, in the form of Merrill's kernels (and CUB).
 //
 // Changes from stage 04: each thread owns four consecutive elements of a tile of 4B, read and
-// written as one 16-byte vector where both arrays are 16-byte aligned (one element at a time
-// otherwise, and at the end of the array). Pass 1 keeps four tiles' loads in flight per thread;
-// pass 3 scans one sum of four per thread across the block, then each thread's four in registers.
-// Same three launches, same 3N of traffic. Passes 1 and 3 are in lesson_two_level_vec4.cuh; pass 2 is
-// stage 04's scan_partials.
-// What to look for: the chapter's largest step in the speedup column, with no change in the
-// traffic; in the SASS, LDG.E.128 and STG.E.128, and a quarter as many block scans per element as
-// stage 04; in the profile, the load bytes per request.
+// written as one 16-byte vector where both arrays are aligned. Pass 3 scans one sum of four per
+// thread across the block, then each thread's four in registers. Passes 1 and 3 are in
+// lesson_two_level_vec4.cuh; pass 2 is stage 04's.
+// What to look for: the chapter's largest step in the speedup column, with no change in traffic; in
+// the SASS, LDG.E.128 and STG.E.128, a quarter as many block scans per element as stage 04; in the
+// profile, the load bytes per request.
 #include "lesson_two_level_vec4.cuh"
 
 namespace {
@@ -26,5 +24,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("two-level, four elements per thread, 16-byte loads (13.4.3)"), scan_entry<int>,
+SCAN_STAGE("two-level, four elements per thread, 16-byte loads (13.4.3)", scan_entry<int>,
            scan_entry<float>, true, nullptr, nullptr, 3);

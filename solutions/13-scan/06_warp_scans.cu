@@ -1,28 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 06: warp scans. The CUDA Handbook 13.5 (listings 13.13 .. 13.18).
+// Stage 06: warp scans. The CUDA Handbook 13.5 (listings 13.13 to 13.18).
 //
-// Changes from stage 05: the block scan. Instead of scanBlock's shared-memory warp scans, each warp
-// scans its 32 values in registers with __shfl_up_sync, and one warp scans the warps' totals
-// (13.18, lesson_warp_block_scan.cuh). This stage also has every warp scan of the book, each runnable on
-// its own over 32-element segments (warp_scan) and k times over in the compute-bound lab
-// (warp_scan_lab):
-//   conditional (13.13)      shared memory, each step guarded by lane >= offset (scan_warp);
-//   zero-padded (13.14)      16 zeros below each warp's 32 slots, written once per kernel as in the
-//                            book (listings 13.11, 13.23): every lane adds, no guard;
-//   templated (13.15/16)     one template that is either of the two (run here zero-padded);
-//   __shfl_up_sync           registers only, the guard on lane >= offset;
-//   shfl.sync.up PTX (13.17) the shuffle's predicate (source lane in range) guards the add.
-// Unlike the book, the shared-memory forms are not "warp-synchronous": __syncwarp() separates each
-// step's reads from its writes (Volta and later schedule lanes independently), and the shuffles are
-// the _sync forms with a member mask. The main scan is stage 05's two-level scan on the shuffle
-// block scan (scan::warp_block_scan<scan::shfl_warp_scan>).
-// What to look for: in the SASS (13.5.4 counts 30 / 17 / 11 instructions on SM 3.0), the guard's
-// ISETP and predicated LDS/IADD in the conditional form, none in the zero-padded one, and in the
-// PTX form SHFL.UP's predicate output feeding a predicated IADD with no compare. In the timing, the
-// main scan where stage 05 is (a block scan per four elements is a small part of a memory-bound
-// pass), the forms over 32-element segments all bound by memory, and the compute-bound lab, where
-// the instructions set the time: the book measured the shuffle about 2x the conditional form. The
-// zero-padded form drops instructions but no shared-memory access, so it gains little there.
+// Changes from stage 05: the block scan. Each warp scans its 32 values in registers with
+// __shfl_up_sync, and one warp scans the warps' totals (13.18, lesson_warp_block_scan.cuh). The
+// stage also runs every warp scan of the book on its own (conditional, zero-padded, templated,
+// __shfl_up_sync, shfl.sync.up PTX), over 32-element segments and in a compute-bound lab; unlike
+// the book, the shared-memory forms separate each step with __syncwarp().
+// What to look for: in the SASS (13.5.4 counts 30 / 17 / 11 instructions), the conditional form's
+// ISETP and predicated LDS/IADD, none in the zero-padded one, SHFL.UP's predicate feeding the add
+// in the PTX form. In the timing, the main scan where stage 05 is; in the lab, the instructions set
+// the time (notes.md, "The compute-bound warp-scan benchmark").
 #include "lesson_two_level_vec4.cuh"
 #include "lesson_warp_block_scan.cuh"
 
@@ -202,5 +189,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("warp scans; two-level on the shuffle block scan (13.5)"), scan_entry<int>,
+SCAN_STAGE("warp scans; two-level on the shuffle block scan (13.5)", scan_entry<int>,
            scan_entry<float>, true, warp_scan_entry, nullptr, 3, warp_scan_lab_entry);

@@ -2,13 +2,10 @@
 // Stage 07: stream compaction. The CUDA Handbook 13.6 (keeping the odd elements, listings 13.22 and
 // 13.23), generalised to a predicate (scan::predicate).
 //
-// Changes from stage 05 (its passes, on scanBlock): what is scanned is a 0/1 flag per element,
-// keep(x), and the exclusive scan of the flags is where a kept element goes: out[rank] = x. Same
-// two-level structure: pass 1 counts the kept elements of each range (stage 05's reduce_ranges4 on
-// the flags), pass 2 scans the counts, pass 3 recomputes the flags tile by tile (four per thread),
-// scans the threads' counts across the block and scatters the kept elements. The last scanned count
-// is the number kept, copied back to the host (the call waits for it).
-// Global traffic per element: read, read, and a write of the kept ones only: 2N + kept.
+// Changes from stage 05 (its passes): what is scanned is a 0/1 flag per element, keep(x), and the
+// exclusive scan of the flags is where a kept element goes: out[rank] = x. Pass 1 counts the kept
+// elements of each range, pass 2 scans the counts, pass 3 recomputes the flags and scatters. The
+// number kept is copied back to the host. Traffic: 2N + kept.
 // What to look for: in the timing, the compaction table's vs_CUB column (CUB DeviceSelect::If); in
 // the SASS, the predicated STG of the scatter.
 #include "lesson_two_level_vec4.cuh"
@@ -79,5 +76,5 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("stream compaction with a predicate (13.6)"), nullptr, nullptr, true, nullptr,
+SCAN_STAGE("stream compaction with a predicate (13.6)", nullptr, nullptr, true, nullptr,
            compact_entry, 2);

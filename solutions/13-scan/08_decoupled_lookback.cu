@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08: single-pass scan with decoupled look-back (Merrill and Garland, 2016), what CUB's
-// DeviceScan does. Beyond the book: 13.4 says that blocks cannot reliably exchange data through
-// global memory, so a scan too large for one block takes several launches (stages 02 to 06). A
-// single pass is safe when tiles are numbered in the order their blocks start (an atomic counter at
-// the start of the block, where chapter 12's retirement counter counts blocks at their end): a tile
-// then waits only for tiles whose blocks are already running, never for one that cannot be
-// scheduled until the waiter finishes.
+// DeviceScan does. Beyond the book: 13.4 takes several launches, since blocks cannot reliably wait
+// for each other; tiles numbered in the order their blocks start make one pass safe.
 //
-// Changes from stage 06: one pass, 2N of global traffic. A block takes the next tile number from a
-// global counter, loads its tile (up to 256 threads, 8192 elements: eight 16-byte loads per thread,
-// each covering 512 contiguous bytes, four full 128-byte lines, for the warp), scans it in
-// registers (lesson_lookback.cuh: rows, then warps), and learns the sum of every element before the tile
-// by decoupled look-back: it publishes the tile's total at once, adds up the published values of
-// the tiles before it, 32 at a time with one warp, until one of them carries its inclusive prefix,
-// and publishes its own. Then it writes its elements, once. The look-back and its protocol are in
-// lesson_lookback.cuh; here, what the host does per call and what the kernel does with the prefix.
-// What to look for: in the timing, the progression table's vs_CUB column and the vs_CUB table (the
-// interleaved ratio); in the SASS, the ATOMG of the tile number, LDG.E.128 and STG.E.128, and the
-// look-back's LD.E.64.STRONG.GPU spin with its VOTE.ALL and NANOSLEEP.
+// Changes from stage 06: one pass, 2N of traffic. A block takes the next tile number from a global
+// counter, loads its tile with 16-byte loads, scans it in registers, learns the sum before it by
+// decoupled look-back (lesson_lookback.cuh) and writes its elements once.
+// What to look for: in the timing, the vs_CUB column and table; in the SASS, the ATOMG of the tile
+// number, LDG.E.128 and STG.E.128, and the look-back's LD.E.64.STRONG.GPU spin with its VOTE.ALL
+// and NANOSLEEP.
 #include "lesson_lookback.cuh"
 
 namespace {
@@ -75,5 +66,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("single pass, decoupled look-back"), scan_entry<int>, scan_entry<float>, false, nullptr,
+SCAN_STAGE("single pass, decoupled look-back", scan_entry<int>, scan_entry<float>, false, nullptr,
            nullptr, 2);

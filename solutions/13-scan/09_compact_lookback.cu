@@ -2,19 +2,13 @@
 // Stage 09: single-pass stream compaction on decoupled look-back. Beyond the book: 13.6's
 // compaction (stage 07) on stage 08's single pass, as CUB's DeviceSelect does it.
 //
-// Changes from stage 08: what is scanned is the count of kept elements, keep(x) for each of a
-// lane's four, and where stage 08 stores every element, this stage stores the kept ones at their
-// rank. Storing them straight from registers would leave each store instruction's 32 addresses
-// scattered over the warp's output with gaps; instead each warp packs its kept elements into shared
-// memory at their rank within the warp's part of the tile (before the look-back, so the packing
-// overlaps its wait), then writes them out with consecutive lanes on consecutive addresses. Every
-// tile but the last is full: those run in a kernel compiled without any bounds test (Full = true),
-// the last tile in a launch of its own, so that the lean kernel's register count is its own. Global
-// traffic per element: one read, and one write per kept element. The last tile leaves the total
-// kept in the workspace; the call copies it back and waits for it.
-// What to look for: in the timing, the compaction table's vs_CUB column and the vs_CUB table; in
-// the SASS, lookback_compact<true> against <false>: no 64-bit bounds compares, LDG.E.128, the
-// predicated STS of the packing, then the LDS/STG loop of the write-out.
+// Changes from stage 08: what is scanned is the count of kept elements, and only the kept ones are
+// stored, at their rank: each warp packs them in shared memory first, so the write-out is
+// coalesced. Full tiles run in a kernel with no bounds test, the last tile in a launch of its own.
+// Traffic: one read, one write per kept element.
+// What to look for: in the timing, the compaction table's vs_CUB column; in the SASS,
+// lookback_compact<true> against <false>: no 64-bit bounds compares, LDG.E.128, the predicated STS
+// of the packing, then the LDS/STG loop of the write-out.
 #include "lesson_lookback.cuh"
 
 namespace {
@@ -103,5 +97,5 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("compaction in a single pass, on decoupled look-back"), nullptr, nullptr, false, nullptr,
+SCAN_STAGE("compaction in a single pass, on decoupled look-back", nullptr, nullptr, false, nullptr,
            compact_entry, 2);

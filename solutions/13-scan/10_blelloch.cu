@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10 (a lab, after the progression): Blelloch's work-efficient scan. The CUDA Handbook 13.2
-// (the up-sweep and down-sweep, figures 13.2 .. 13.5) and 13.3 (it is the Brent-Kung circuit).
+// (the up-sweep and down-sweep, figures 13.2 to 13.5) and 13.3 (the Brent-Kung circuit).
 //
-// Changes from stage 05: only the block scan. Stage 05's passes run on a block scan in shared
-// memory that does O(B) adds instead of the O(B log B) of a Kogge-Stone scan: the up-sweep builds
-// partial sums up a balanced tree, the down-sweep pushes the prefixes back down, 2 log2(B) steps
-// with a barrier each. The book (13.2): early CUDA scans followed this algorithm closely, but it
-// does not suit CUDA's architecture well: a plain implementation suffers shared-memory bank
-// conflicts, and the addressing that avoids them adds enough overhead that its cost exceeds its
-// benefit. This stage keeps the plain addressing so the conflicts show.
-// What to look for: in the timing, the progression table's row against stage 05's (the block scan
-// runs once per four elements); in the SASS, two loops of LDS/STS with a BAR.SYNC per step, against
-// stage 05's three BAR.SYNC; in the profile, the shared-memory bank conflicts (profiles/README.md).
+// Changes from stage 05: only the block scan, O(B) adds instead of Kogge-Stone's O(B log B): the
+// up-sweep builds partial sums up a balanced tree, the down-sweep pushes the prefixes back down, 2
+// log2(B) steps with a barrier each. The book: its bank conflicts, or the addressing that avoids
+// them, cost more than it saves. The plain addressing here lets the conflicts show.
+// What to look for: in the timing, this row against stage 05's; in the SASS, two loops of LDS/STS
+// with a BAR.SYNC per step, against stage 05's three BAR.SYNC; in the profile, the shared-memory
+// bank conflicts (profiles/README.md).
 #include "lesson_two_level_vec4.cuh"
 
 namespace {
@@ -71,5 +68,5 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("lab: stage 05 on Blelloch's up-sweep/down-sweep block scan (13.2)"), scan_entry<int>,
+SCAN_STAGE("lab: stage 05 on Blelloch's up-sweep/down-sweep block scan (13.2)", scan_entry<int>,
            scan_entry<float>, true, nullptr, nullptr, 3);

@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 11: segmented scan (13.1), on stage 08's single pass. The book defines it in one sentence:
-// besides the array, a set of flags, one per element, delimits subarrays, and each subarray is
-// scanned on its own. Here the flags are head flags (heads[i] != 0: a segment starts at i), one
-// byte per element, and the scan is the single pass with decoupled look-back of stage 08; diff this
-// file against 08_decoupled_lookback.cu.
+// Stage 11: segmented scan (13.1), on stage 08's single pass; diff this file against
+// 08_decoupled_lookback.cu. Head flags (heads[i] != 0: a segment starts at i) cut the array into
+// segments, each scanned on its own.
 //
-// Changes from stage 08: the scan is no longer of values but of (value, head) pairs under the
-// segmented operator
-//   (a, fa) then (b, fb) = (fb ? b : a + b, fa | fb)
-// which is associative, so every circuit of the chapter still scans with it: the serial scan of a
-// lane's four elements, the Kogge-Stone warp scan of the lanes, the rows one after the other, the
-// warps of the block, and the look-back across tiles. A tile that holds a head does not depend on
-// the tiles before it for its total from its last head on, so it publishes that as its PREFIX at
-// once: the look-back of every later tile stops there. Traffic: 2N ints and N flag bytes.
-// What to look for: in the timing, the segmented table's vs_CUB column (CUB's InclusiveSumByKey)
-// and its rate against stage 08's; in the SASS, the second shuffle of every warp-scan step (the
-// head flag travels with the value) and the load of the four flags beside the LDG.E.128 of the
-// values.
+// Changes from stage 08: the scan is of (value, head) pairs under the segmented operator (a, fa)
+// then (b, fb) = (fb ? b : a + b, fa | fb), which is associative, so every circuit of the chapter
+// still scans with it. A tile that holds a head publishes its PREFIX at once, and later tiles'
+// look-back stops there. Traffic: 2N ints and N flag bytes.
+// What to look for: in the timing, the segmented table's vs_CUB column (InclusiveSumByKey); in the
+// SASS, the second shuffle of every warp-scan step and the flags' load beside the LDG.E.128.
 #include "lesson_lookback.cuh"
 
 #include <cstdint>
@@ -213,5 +205,5 @@ void segmented_entry(int *d_out, const int *d_in, const std::uint8_t *d_heads, s
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("segmented scan (head flags), on decoupled look-back"), nullptr, nullptr, false, nullptr,
+SCAN_STAGE("segmented scan (head flags), on decoupled look-back", nullptr, nullptr, false, nullptr,
            nullptr, 2, nullptr, segmented_entry);

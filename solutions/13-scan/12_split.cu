@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 12: stream split (13.1), on stage 09's single-pass compaction. The book: a variant of
-// stream compaction that writes the compacted output separately for each value of the predicate.
-// Here both go to one array as a stable partition: the kept elements first, in order, then the
-// others, in order, as one pass of a radix sort needs them; diff this file against
-// 09_compact_lookback.cu.
+// Stage 12: stream split (13.1), on stage 09's single-pass compaction; diff this file against
+// 09_compact_lookback.cu. A stable partition: the kept elements first, in order, then the others,
+// in order, as one pass of a radix sort needs them.
 //
-// Changes from stage 09: an element that is not kept also has a place: after all the kept ones, at
-// its rank among the others, which is its index minus the number of kept elements before it, what
-// stage 09 already scans. The one figure a single pass cannot know before its last tile is how many
-// are kept in all, where the others begin; a first pass counts it (a reduction of the predicate, N
-// reads more). CUB's DevicePartition::If avoids that pass by writing the others backwards from the
-// end of the output (no total needed, but their order reversed); the bench compares with it. Each
-// warp packs its kept elements at the front of its shared buffer and its others behind them, then
-// writes both runs out with consecutive lanes on consecutive addresses. Traffic: 2N reads (the
-// count, the split) and N writes.
-// What to look for: in the timing, the split table's vs_CUB column, and the count pass's share of
-// the time (profiles/README.md); in the SASS, the count kernel's LDG.E.128 and its warp reduction,
-// and the split kernel's two STS paths in the packing.
+// Changes from stage 09: an element not kept goes after all the kept ones, at its index minus the
+// kept before it. Where the others begin is the total kept, which a single pass knows only at its
+// last tile, so a first pass counts it (N reads more; CUB's DevicePartition::If writes the others
+// backwards instead). Each warp packs both runs in shared memory before writing them out.
+// What to look for: in the timing, the split table's vs_CUB column and the count pass's share; in
+// the SASS, the count kernel's LDG.E.128 and warp reduction, and the split kernel's two STS paths.
 #include "lesson_lookback.cuh"
 
 namespace {
@@ -134,5 +126,5 @@ std::size_t split_entry(int *d_out, const int *d_in, std::size_t n, scan::predic
 
 }  // namespace
 
-SCAN_STAGE(COURSE_THIS_STAGE("stream split (stable partition), on single-pass compaction"), nullptr, nullptr, false,
+SCAN_STAGE("stream split (stable partition), on single-pass compaction", nullptr, nullptr, false,
            nullptr, nullptr, 2, nullptr, nullptr, split_entry);
