@@ -38,4 +38,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("naive AOS, unrolled (14.2)"), forces, nullptr, true, false);
+NBODY_STAGE("naive AOS, unrolled (14.2)", forces, nullptr, true, false);

@@ -45,4 +45,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("shared-memory tiles (14.3)"), forces, nullptr, true, false);
+NBODY_STAGE("shared-memory tiles (14.3)", forces, nullptr, true, false);

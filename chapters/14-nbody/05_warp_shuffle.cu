@@ -41,4 +41,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("warp shuffle broadcast (14.5)"), forces, nullptr, false, false);
+NBODY_STAGE("warp shuffle broadcast (14.5)", forces, nullptr, false, false);

@@ -69,4 +69,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("symmetric warp tiles (14.1.1)"), forces, nullptr, false, false);
+NBODY_STAGE("symmetric warp tiles (14.1.1)", forces, nullptr, false, false);

@@ -38,4 +38,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("register-blocked tiles (beyond the book)"), forces, nullptr, false, true);
+NBODY_STAGE("register-blocked tiles (beyond the book)", forces, nullptr, false, true);

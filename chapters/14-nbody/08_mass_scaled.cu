@@ -103,5 +103,5 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("register-blocked tiles, mass-scaled coordinates (beyond the book)"), forces, nullptr,
+NBODY_STAGE("register-blocked tiles, mass-scaled coordinates (beyond the book)", forces, nullptr,
             false, true);

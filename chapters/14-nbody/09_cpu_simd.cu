@@ -188,4 +188,4 @@ void forces(float4 *force, const float4 *body, std::size_t n, float softening2, 
 
 }  // namespace
 
-NBODY_CPU_STAGE(COURSE_THIS_STAGE("CPU: SIMD x threads (14.7)"), forces, supported, best);
+NBODY_CPU_STAGE("CPU: SIMD x threads (14.7)", forces, supported, best);

@@ -41,5 +41,8 @@ struct stage {
 }  // namespace cpu
 }  // namespace nbody
 
-#define NBODY_CPU_STAGE(...) \
-  static course::registrar<nbody::cpu::stage> COURSE_CONCAT(course_registrar_, __LINE__){nbody::cpu::stage{__VA_ARGS__}}
+// NBODY_CPU_STAGE("title (14.7)", forces, supported, best);  registers the CPU stage compiled in
+// this file; its id is the build's COURSE_STAGE_ID.
+#define NBODY_CPU_STAGE(title, ...)                                                  \
+  static course::registrar<nbody::cpu::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
+      nbody::cpu::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}

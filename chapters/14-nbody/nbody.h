@@ -101,5 +101,8 @@ inline momentum total_momentum(const std::vector<float4> &body, const std::vecto
 
 }  // namespace nbody
 
-#define NBODY_STAGE(...) \
-  static course::registrar<nbody::stage> COURSE_CONCAT(course_registrar_, __LINE__){nbody::stage{__VA_ARGS__}}
+// NBODY_STAGE("title (14.2)", forces, forces_host, ...);  registers the stage compiled in this
+// file; its id is the build's COURSE_STAGE_ID.
+#define NBODY_STAGE(title, ...)                                                  \
+  static course::registrar<nbody::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
+      nbody::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}

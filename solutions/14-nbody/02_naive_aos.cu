@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 02: the naive GPU kernel, AOS. The CUDA Handbook 14.2, listing 14.3 and table 14.1.
 //
-// Changes from the host reference (listing 14.2, host_nbody.h): one thread per body i (a
-// grid-stride loop over rows) sums the pull of every body j, read straight from global memory.
-// All threads of a warp read the same body j at once, so one 16-byte load serves the whole warp
-// and the L1 cache serves the other warps: memory bandwidth is no limit; what the kernel pays is
-// instruction issue and the wait for each load. The j loop is unrolled U times (a template
-// argument, 1..32), the book's #pragma unroll sweep of table 14.1 (the book: 25e9 interactions/s
-// without unrolling, 34.3e9 at 16): fewer loop instructions per interaction, and more independent
-// loads in flight.
+// Changes from the host reference (listing 14.2, host_nbody.h): one thread per body i sums the pull
+// of every body j, read straight from global memory. A warp reads the same body at once, so one
+// 16-byte load serves it and L1 serves the other warps: the kernel pays instruction issue and the
+// wait for each load, not bandwidth. The j loop is unrolled U times, table 14.1's sweep.
 // What to look for: in the bench's unroll table, the rate from U = 1 to 32; in the SASS, one
-// LDG.E.128 per interaction beside 3 FADD, 3 FMUL, 6 FFMA and one MUFU.RSQ, and the loop's
-// compare and branch thinning out as U grows; in the profile (make profile
-// STAGE=14-nbody/02_naive_aos), long_scoreboard, the wait for those loads, as the top stall.
+// LDG.E.128 per interaction beside 3 FADD, 3 FMUL, 6 FFMA and one MUFU.RSQ; in the profile (`make
+// profile STAGE=14-nbody/02_naive_aos`), long_scoreboard as the top stall.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -50,4 +45,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("naive AOS, unrolled (14.2)"), forces, nullptr, true, false);
+NBODY_STAGE("naive AOS, unrolled (14.2)", forces, nullptr, true, false);

@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: shared-memory tiles. The CUDA Handbook 14.3, listing 14.4 and table 14.2.
 //
-// Changes from stage 02: the block stages blockDim.x bodies at a time in shared memory (each
-// thread loads one, coalesced), waits at a barrier, and every thread sums the tile from shared
-// memory, where the warp's reads of one address are a broadcast; a second barrier keeps the tile
-// until every thread has read it. Past the last body the tile holds zero-mass bodies, which add
-// exactly 0, so n need not be a multiple of the block. Rows past n still load their share of each
-// tile (every thread must reach the barriers) but store nothing.
-// Why: in stage 02 every warp fetches every body through L1 and waits for it; here one load per
-// thread per tile serves the whole block. The book's fastest kernel (45.2e9 interactions/s, best
-// at unroll 4, +18%); its footnote 6 says the gain over caches is slight on SM 2.x and 3.x.
-// What to look for: in the timing, 03 against 02 (the progression's vs_prev) and the unroll table;
-// in the SASS, LDS.128 instead of LDG.E.128 in the inner loop and two BAR.SYNC per tile; in the
-// profile (make profile-diff A=14-nbody/02_naive_aos B=14-nbody/03_shared_tiled), the same warp
-// instructions with long_scoreboard gone.
+// Changes from stage 02: the block stages blockDim.x bodies at a time in shared memory (one
+// coalesced load per thread), and every thread sums the tile from there, a broadcast read; two
+// barriers per tile. Past the last body the tile holds zero-mass bodies, which add exactly 0. One
+// load per thread per tile now serves the whole block.
+// What to look for: in the timing, 03 against 02 (vs_prev) and the unroll table; in the SASS,
+// LDS.128 instead of LDG.E.128 in the inner loop and two BAR.SYNC per tile; in the profile (`make
+// profile-diff A=14-nbody/02_naive_aos B=14-nbody/03_shared_tiled`), the same warp instructions
+// with long_scoreboard gone.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -58,4 +53,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("shared-memory tiles (14.3)"), forces, nullptr, true, false);
+NBODY_STAGE("shared-memory tiles (14.3)", forces, nullptr, true, false);

@@ -2,19 +2,13 @@
 // Stage 04: bodies in constant memory, in passes. The CUDA Handbook 14.4, listings 14.5 and 14.6.
 //
 // Changes from stage 03: no shared memory and no barriers. The host copies the bodies into a
-// __constant__ array, 4000 at a time (64 KB of constant memory holds 4096 float4; the book keeps
-// g_bodiesPerPass = 4000), with cudaMemcpyToSymbolAsync device to device, and launches one pass
-// per chunk; the first pass stores its sums, the others add theirs to force[i]. Every thread of a
-// warp reads the same constant address at the same time: the case the constant cache broadcasts.
-// Why: the book takes this form from Stone et al.'s direct Coulomb summation, whose shared memory
-// holds other data; it leaves shared memory free for such a kernel.
-// Not reentrant: the __constant__ array is one per GPU, so two calls in two streams at once would
-// overwrite each other's chunks. The copies are enqueued in `stream`, in order with the passes.
+// __constant__ array 4000 at a time and launches one pass per chunk; every thread of a warp reads
+// the same constant address, the case the constant cache broadcasts. It leaves shared memory free
+// for a kernel that needs it (the book: Stone et al.'s Coulomb summation). Not reentrant: the
+// __constant__ array is one per GPU.
 // What to look for: in the timing, the rate against stage 03 (vs_prev); in the SASS, the bodies
-// read by LDC.64 from c[0x3][R + offset], two per body: j is known only at run time, so these are
-// indexed loads, not constant operands of the FFMAs; in the profile, short_scoreboard as the top
-// stall (stage 03, with the same MUFU.RSQ, hardly waits there: the change is the loads), and 33
-// kernels at N = 128K, each reading and writing the forces.
+// read by LDC.64 from c[0x3][R + offset], indexed loads, not constant operands; in the profile,
+// short_scoreboard as the top stall, and 33 kernels at N = 128K.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -64,4 +58,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("constant-memory passes (14.4)"), forces, nullptr, false, false);
+NBODY_STAGE("constant-memory passes (14.4)", forces, nullptr, false, false);

@@ -2,18 +2,12 @@
 // Stage 05: warp-shuffle broadcast. The CUDA Handbook 14.5, listing 14.7.
 //
 // Changes from stage 03: tiles of 32 bodies, one per lane, held in registers and broadcast to the
-// warp with __shfl_sync instead of staged in shared memory: no shared memory, no barriers, each
-// warp on its own. Four shuffles (x, y, z, mass) per body, where stage 03 reads the body with one
-// broadcast LDS.128. All 32 lanes must take part in every shuffle (the full mask), so lanes past n
-// keep looping over the tiles and only skip the store; the tile past n holds zero-mass bodies.
-// Why: the book's experiment. It measured this form 25% slower than shared memory (34e9 against
-// 45.2e9 interactions/s): a shuffle takes about as long as a shared-memory read and the tiles
-// shrink to a warp, so shuffle pays where it replaces shared-memory writes as well as reads, and
-// the book keeps it for kernels that need their shared memory for something else.
-// What to look for: in the timing, 05's rate against 03's (the book's 25%); in the SASS, four
-// SHFL.IDX per interaction beside the 12 FP32 instructions (make sass-count
-// STAGE=14-nbody/05_warp_shuffle); in the profile, the warp instructions per interaction
-// against 03's.
+// warp with __shfl_sync instead of staged in shared memory: no shared memory, no barriers. Four
+// shuffles per body where stage 03 has one LDS.128. Every lane must take part (the full mask), so
+// lanes past n keep looping and only skip the store. The book measured it 25% slower than 03.
+// What to look for: in the timing, 05's rate against 03's; in the SASS, four SHFL.IDX per
+// interaction beside the 12 FP32 instructions (`make sass-count STAGE=14-nbody/05_warp_shuffle`);
+// in the profile, the warp instructions per interaction against 03's.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -54,4 +48,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("warp shuffle broadcast (14.5)"), forces, nullptr, false, false);
+NBODY_STAGE("warp shuffle broadcast (14.5)", forces, nullptr, false, false);

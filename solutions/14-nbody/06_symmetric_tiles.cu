@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 06: the tiled symmetric formulation. The CUDA Handbook 14.1.1, figures 14.3 and 14.4.
 //
-// Changes from stage 05: Newton's third law. The pull of j on i and of i on j share the distance
-// and 1/r^3, so the stage computes only the tiles on and above the diagonal of the N x N matrix,
-// in warp-sized 32 x 32 tiles. A warp owns row tile I and a run of up to 8 column tiles J >= I.
-// Lane l holds row body 32I + l and its sum in registers; the column bodies sit in the warp's
-// slice of shared memory, and at step s lane l meets column (l + s) mod 32, so within a step no
-// two lanes touch the same column. The column sums travel with the steps: after each step every
-// lane passes its column sum to the lane that meets that column next (one __shfl_sync per
-// component), and after 32 steps each sum is back on its own lane. A diagonal tile is computed
-// brute force (rows only, 32 x 32 with the zero self-interaction), as the book's k(k - 1).
-// Several warps add into the same bodies, so the sums go to `force` with atomicAdd after a
-// memset: the order of the float additions, and so the last bits, change from run to run.
-// About half the interactions, but each costs more: the mass of both bodies (2 FMUL where the
-// one-sided form has 1), 3 more FFMA, 3 SHFL and the index arithmetic, and 3 atomics per lane
-// per tile: about 26 instructions per pair in the SASS, as many as two one-sided interactions.
-// Why: the book's compromise between brute force and one atomic pair per interaction (the lab,
-// lab_symmetric_atomics.cu). It warns that "the overhead tends to swamp the benefit" of half the
-// interactions, and that AMBER's warp-sized symmetric tiles did not do well on a computation as
-// light as this one.
-// What to look for: in the timing, whether half the pairs pay for the extra work (the bench
-// reports brute-force-equivalent interactions, N^2 / time), at N = 128K and in the by_n table;
-// in the SASS, 3 SHFL.IDX per pair (24 in the off-diagonal loop of 8 unrolled pairs, and 24
-// more in the copy the compiler keeps for a warp that arrives diverged: BRA.DIV, then
-// WARPSYNC.COLLECTIVE before each shuffle) and REDG.E.ADD.F32, 3 per column tile and 3 per run
-// for the rows; in the profile (profiles/README.md), the MUFU count halved against stage 05,
-// the warp instructions per interaction, and the shared loads: every lane reads a different
-// column, so each LDS.128 moves 512 bytes, at least four wavefronts.
+// Changes from stage 05: Newton's third law. Only the 32 x 32 tiles on and above the diagonal are
+// computed; at step s lane l meets column (l + s) mod 32, and the column sums travel from lane to
+// lane by __shfl_sync. Several warps add into the same bodies, so the sums go to `force` with
+// atomicAdd (the last bits vary from run to run). Half the pairs, each dearer: the book warns that
+// "the overhead tends to swamp the benefit".
+// What to look for: in the timing, whether half the pairs pay for the extra work (N^2 / time, at
+// 128K and in the by_n table); in the SASS, 3 SHFL.IDX per pair and REDG.E.ADD.F32 per tile; in the
+// profile, MUFU halved against stage 05 and the shared loads' wavefronts.
 #include "nbody_common.cuh"
 
 #include "common/check.h"
@@ -115,4 +97,4 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("symmetric warp tiles (14.1.1)"), forces, nullptr, false, false);
+NBODY_STAGE("symmetric warp tiles (14.1.1)", forces, nullptr, false, false);

@@ -1,23 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 08: the interaction in mass-scaled coordinates. Beyond the book: stage 07's kernel with
-// another interaction form (11 FP32-pipe instructions instead of listing 14.1's 12).
+// Stage 08: the interaction in mass-scaled coordinates. Beyond the book: stage 07's kernel with 11
+// FP32-pipe instructions per interaction instead of listing 14.1's 12.
 //
-// Changes from stage 07: the tile holds each body as a (x, y, z) with a = m^(-1/2), and
-// e^2 / m beside it, so the mass leaves the inner loop (the derivation is below); the kernel,
-// the blocking and the column split are stage 07's (lesson_register_blocked.cuh, your code). The price
-// is the self term: body i's pull on itself is no longer exactly 0, so the tiles that hold the
-// block's own rows mask j == i.
-// Why: after stage 07 the inner loop is listing 14.1's 12 FP32-pipe instructions and one
-// MUFU.RSQ per interaction, and the FP32 pipe is the roof; the only way up is fewer instructions.
-// The bench keeps listing 14.1's 12 instructions as the ceiling's unit, so 100% is not a hard
-// limit for this form (its own bound, FMA rate / 11, is the progression's last row).
-// What to look for: in the SASS of the inner loop, per interaction: FFMA x9, FMUL x2, MUFU.RSQ x1
-// and no FADD, and 5 LDS.128 per four sources (4R interactions); the loop twice, the copy for the
-// diagonal tiles with an FSEL per interaction (make sass-diff A=14-nbody/07_register_blocked
-// B=14-nbody/08_mass_scaled). In the timing, the gain over stage 07, smaller than 12 / 11; the
-// profile says where the rest goes (make profile-diff A=14-nbody/07_register_blocked
-// B=14-nbody/08_mass_scaled: fewer instructions, but a scheduler issues in fewer of the cycles,
-// held back by dispatch stalls and a full MIO queue; profiles/README.md).
+// Changes from stage 07: the tile holds each body as a (x, y, z) with a = m^(-1/2), and e^2 / m
+// beside it, so the mass leaves the inner loop (the derivation is below); the kernel and blocking
+// are stage 07's (lesson_register_blocked.cuh, your code). The price: body i's pull on itself is no
+// longer 0, so the diagonal tiles mask j == i. The FP32 pipe is the roof: fewer instructions is the
+// only way up.
+// What to look for: `make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled`: FFMA
+// x9, FMUL x2, MUFU.RSQ x1 and no FADD per interaction. In the timing, a gain smaller than 12 / 11;
+// the profile says where the rest goes (profiles/README.md).
 #include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
@@ -125,5 +117,5 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("register-blocked tiles, mass-scaled coordinates (beyond the book)"), forces, nullptr,
+NBODY_STAGE("register-blocked tiles, mass-scaled coordinates (beyond the book)", forces, nullptr,
             false, true);

@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 09: the CPU, SIMD and every core. The CUDA Handbook 14.7, listings 14.8 and 14.9.
-// (Host code only: the build compiles this file as C++, not CUDA.)
+// Stage 09: the CPU, SIMD and every core. The CUDA Handbook 14.7, listings 14.8 and 14.9. (Host
+// code only: the build compiles this file as C++, not CUDA.)
 //
-// Changes from the host reference (listing 14.2, host_nbody.h): (1) SOA: the bodies are copied
-// into four arrays x, y, z, mass (padded with zero-mass bodies to a multiple of 16), so one vector
-// load fetches the same field of 4, 8 or 16 bodies; (2) SIMD: body i is broadcast to every lane
-// and each instruction computes 4 (SSE), 8 (AVX2+FMA) or 16 (AVX-512) interactions; the
-// reciprocal square root is the hardware estimate (RSQRTPS: 12 bits; VRSQRT14PS: 14 bits)
-// refined by one Newton-Raphson step, y' = y (1.5 - 0.5 d2 y^2), to nearly full float precision,
-// as the book does; (3) threads: rows in chunks of 16, taken dynamically by the workers of a
-// persistent thread pool (the book's pool of worker threads, created once).
-// Why: the book's honest rival. Speed-ups over unoptimised CPU code flatter the GPU; against SSE
-// on every core of two Xeon E5-2670 its GK104 was 8x faster (14.8), and it expected AVX to double
-// the CPU.
-// The SIMD row is written once (lesson_simd_row.h, the lesson) in terms of a few vector operations, and
-// compiled three times below, once per instruction set. One binary for every x86-64 CPU: the AVX2
-// and AVX-512 code sits in #pragma GCC target regions (no -mavx flags for the whole file), and
-// __builtin_cpu_supports picks what this CPU can run.
+// Changes from the host reference (listing 14.2, host_nbody.h): the bodies in SOA arrays, each
+// instruction computing 4, 8 or 16 interactions (SSE, AVX2, AVX-512; the rsqrt estimate refined by
+// one Newton-Raphson step, as the book does), and rows taken in chunks by a persistent thread pool.
+// The SIMD row is the lesson (lesson_simd_row.h), compiled once per instruction set in #pragma GCC
+// target regions; __builtin_cpu_supports picks what this CPU can run.
 // What to look for: the bench's CPU table (scalar, each SIMD width on one thread, the widest on
-// every core) and the GPU/CPU line under it (the book: 17.2M interactions/s scalar, 307M SSE,
-// 5650M SSE on 32 threads).
+// every core) and the GPU/CPU line under it: the book's honest rival.
 #include "cpu_nbody.h"
 #include "nbody_common.cuh"
 
@@ -198,4 +187,4 @@ void forces(float4 *force, const float4 *body, std::size_t n, float softening2, 
 
 }  // namespace
 
-NBODY_CPU_STAGE(COURSE_THIS_STAGE("CPU: SIMD x threads (14.7)"), forces, supported, best);
+NBODY_CPU_STAGE("CPU: SIMD x threads (14.7)", forces, supported, best);

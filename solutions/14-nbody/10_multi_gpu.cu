@@ -1,25 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10: several GPUs. The CUDA Handbook 14.6 (and the multi-GPU patterns of chapter 9).
 //
-// Changes from stage 07 (the last single-GPU stage in listing 14.1's form): the rows of the force
-// matrix are split across every visible GPU. The bodies and the forces live in portable pinned
-// host memory (cudaHostAllocPortable: pinned for every GPU, not only the one current when it was
-// allocated); one host thread per GPU copies all n bodies to its GPU, computes its own rows with
-// stage 07's register-blocked kernel (lesson_register_blocked.cuh: your code) and copies those rows of
-// the forces straight back into the host array. The rows are cut into `parts` contiguous parts as
-// even as integers allow (part p: rows [n p / k, n (p + 1) / k)), so any n works, not only
-// multiples of the GPU count (the book's requires it, footnote 8); the parts are dealt
-// round-robin to the GPUs. With config::parts > the GPU count, one GPU runs several parts one
-// after the other: that is how the tests exercise the split for 2 and 3 parts on a single GPU.
-// The kernel runs with 2 rows per thread and no column split (every sum stored once, no atomics),
-// so each row is computed by the same code over the columns in the same order whatever the split:
-// the forces of any split equal those of one part bit for bit, and the tests check exactly that.
-// Device memory is allocated and freed on each call, as in the book's measurements (14.6 says its
-// results include it and leave room for improvement).
-// What to look for: in the timing, the bench's multi_gpu table (1..all GPUs at N = 256K, with
-// the efficiency, rate / (GPUs x the 1-GPU rate); the book's table 14.3 is 96K bodies on up to 4
-// GPUs); each GPU's copies are O(N), its work O(N^2 / GPUs). On one GPU the table shows the cost
-// of running several parts one after the other, not of the split itself.
+// Changes from stage 07: the rows are split across every visible GPU. Bodies and forces live in
+// portable pinned host memory; one host thread per GPU copies all n bodies over, computes its rows
+// with stage 07's kernel (lesson_register_blocked.cuh: your code) and copies them back. Parts are
+// as even as integers allow, so any n works (the book's needs a multiple of the GPU count); the
+// forces of any split equal those of one part bit for bit, which the tests check.
+// What to look for: in the timing, the bench's multi_gpu table (1..all GPUs at N = 256K, with the
+// efficiency); each GPU's copies are O(N), its work O(N^2 / GPUs). On one GPU the table shows the
+// cost of running several parts in turn, not of the split.
 #include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
@@ -98,4 +87,4 @@ void forces_host(float4 *h_force, const float4 *h_body, std::size_t n, float sof
 
 }  // namespace
 
-NBODY_STAGE(COURSE_THIS_STAGE("rows split across GPUs (14.6)"), nullptr, forces_host, false, false);
+NBODY_STAGE("rows split across GPUs (14.6)", nullptr, forces_host, false, false);
