@@ -44,4 +44,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("texture-texture (15.2)"), run);
+NCC_STAGE("texture-texture (15.2)", run);

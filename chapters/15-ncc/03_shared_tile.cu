@@ -43,4 +43,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("image tile in shared memory (15.4)"), run);
+NCC_STAGE("image tile in shared memory (15.4)", run);

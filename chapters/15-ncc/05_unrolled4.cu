@@ -47,4 +47,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("inner loop unrolled by 4 (15.5.2)"), run);
+NCC_STAGE("inner loop unrolled by 4 (15.5.2)", run);

@@ -67,4 +67,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("packed bytes with __dp4a (beyond the book)"), run);
+NCC_STAGE("packed bytes with __dp4a (beyond the book)", run);

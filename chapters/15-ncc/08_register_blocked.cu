@@ -193,4 +193,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("__dp4a with register blocking (beyond the book)"), run);
+NCC_STAGE("__dp4a with register blocking (beyond the book)", run);

@@ -115,4 +115,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("FFT correlation with window sums, J.P. Lewis (beyond the book)"), run);
+NCC_STAGE("FFT correlation with window sums, J.P. Lewis (beyond the book)", run);

@@ -504,5 +504,5 @@ ncc::path run_bank(const ncc::bank_problem &b, const ncc::bank_output &out, cuda
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)"), run);
-NCC_BANK_STAGE(COURSE_THIS_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)"), run_bank);
+NCC_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)", run);
+NCC_BANK_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)", run_bank);

@@ -253,7 +253,11 @@ struct bank_registrar {
 
 }  // namespace ncc
 
-#define NCC_STAGE(...) \
-  static course::registrar<ncc::stage> COURSE_CONCAT(course_registrar_, __LINE__){ncc::stage{__VA_ARGS__}}
-#define NCC_BANK_STAGE(...) \
-  static ncc::bank_registrar COURSE_CONCAT(ncc_bank_registrar_, __LINE__){ncc::bank_stage{__VA_ARGS__}}
+// NCC_STAGE("title (15.2)", run);  registers the stage compiled in this file (its id is the build's
+// COURSE_STAGE_ID); NCC_BANK_STAGE the same for a stage that also correlates a bank of templates.
+#define NCC_STAGE(title, ...)                                                  \
+  static course::registrar<ncc::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
+      ncc::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define NCC_BANK_STAGE(title, ...)                                                  \
+  static ncc::bank_registrar COURSE_CONCAT(ncc_bank_registrar_, __LINE__){ \
+      ncc::bank_stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 01: texture-texture. The CUDA Handbook 15.2 (listing 15.1, corrTexTex2D_kernel).
 //
-// The chapter's baseline. One thread per output coefficient; image and template are both read
-// through texture objects (the book's texture references were removed in CUDA 12), whose cache
-// suits the way neighbouring threads read overlapping windows (15.1 gives this reason, and the
-// clamped addressing at the edges). Like the book's first kernel it precomputes nothing: it takes
-// all five sums, SumI, SumISq, SumT, SumTSq and SumIT, for every output, and the template's
-// variance term from its own two sums.
-// The loop lives in the lesson header lesson_tex_tex.cuh, because stages 02..06 and 10 fall back on it.
-// What to look for: in the SASS, two TEX per template pixel in the loop and the IMADs of five
-// sums; in the progression table, the row every later stage is measured against; in a profile
-// (make profile STAGE=15-ncc/01_tex_tex), the texture pipe's queue as the top stall.
+// The chapter's baseline. One thread per output coefficient; image and template both read through
+// texture objects (the book's texture references were removed in CUDA 12), whose cache suits the
+// overlapping windows of neighbouring threads. It precomputes nothing: all five sums for every
+// output. The loop is in lesson_tex_tex.cuh, because stages 02..06 and 10 fall back on it.
+// What to look for: in the SASS, two TEX per template pixel and the IMADs of five sums; in the
+// progression table, the row every later stage is measured against; in a profile (`make profile
+// STAGE=15-ncc/01_tex_tex`), the texture pipe's queue as the top stall.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 
@@ -47,4 +44,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("texture-texture (15.2)"), run);
+NCC_STAGE("texture-texture (15.2)", run);

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: the template in __constant__ memory, its statistics precomputed. The CUDA Handbook
-// 15.3 (listings 15.3 and 15.4, CopyToTemplate and corrTemplate2D).
+// Stage 02: the template in __constant__ memory, its statistics precomputed. The CUDA Handbook 15.3
+// (listings 15.3 and 15.4, CopyToTemplate and corrTemplate2D).
 //
-// Changes from stage 01: the template is copied once per problem into constant memory (as bytes;
-// the course gives it 16 KB, and a larger template falls back to stage 01's kernel), and SumT,
-// SumTSq and the template's variance term N SumTSq - SumT^2 are computed once on the host, exactly,
-// in 64-bit integers. Three sums per pixel remain, and one texture fetch instead of two. All the
-// threads of a warp read the same template byte at the same time: one constant-cache broadcast
-// serves them (15.3's reason for putting the template there).
-// What to look for: in the SASS, one TEX and one LDC.U8 per template pixel and no template sums;
-// in the progression table, this row's speedup; in the profile, the texture queue's stall
-// (tex_throttle) falling. The book saw its largest gain from this step on GK104, +80% (15.7).
+// Changes from stage 01: the template is copied once per problem into constant memory (16 KB; a
+// larger one falls back to stage 01's kernel), and its sums and variance term are computed once on
+// the host, in 64-bit integers. Three sums per pixel remain and one texture fetch; a warp reads the
+// same template byte at once, one constant-cache broadcast.
+// What to look for: in the SASS, one TEX and one LDC.U8 per template pixel and no template sums; in
+// the progression table, this row's speedup; in the profile, the texture queue's stall
+// (tex_throttle) falling.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 
@@ -51,4 +49,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("template in constant memory (15.3)"), run);
+NCC_STAGE("template in constant memory (15.3)", run);

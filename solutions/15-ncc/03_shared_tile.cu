@@ -2,21 +2,14 @@
 // Stage 03: the image tile in shared memory. The CUDA Handbook 15.4 (listings 15.5 and 15.6,
 // corrShared).
 //
-// Changes from stage 02: each block of 32 x 8 threads first copies the image pixels its outputs
-// need, a (32 + w - 1) x (8 + h - 1) tile with its halo, from the texture into shared memory,
-// waits at a barrier, then reads every image pixel from there. A pixel is fetched through the
-// texture once per block instead of once for every output whose window covers it (up to w h
-// times): the texture fetches were what stage 02 waited on. The tile's rows are padded to a
-// multiple of 4 bytes (the book pads to 64: the chapter README says why this differs). When the
-// tile does not fit in 48 KB the stage falls back to stage 01's kernel, as listing 15.6 does; it
-// also falls back when the template does not fit the constant memory, the course's own condition.
-// The tile load and the loop over the tile live in the lesson header lesson_shared_tile.cuh, because
-// stages 04..06 run them too.
-// What to look for: in the SASS, LDS.U8 instead of TEX in the inner loop and one BAR.SYNC after
-// the tile's TEX loads; in the progression table, this row's speedup; in the profile, the SM busy
-// with arithmetic instead of waiting on the texture queue. The book found this step slower than
-// stage 02 on GT200 (bank conflicts on byte reads, which stage 05 relieves) and 70% faster on
-// GF100 (15.7).
+// Changes from stage 02: each block of 32 x 8 threads first copies the pixels its outputs need, a
+// tile with its halo, from the texture into shared memory, then reads every image pixel from there:
+// one fetch per block instead of one per covering window. A tile over 48 KB, or a template over the
+// constant memory, falls back to stage 01. The tile load and loop are in lesson_shared_tile.cuh,
+// because stages 04..06 run them too.
+// What to look for: in the SASS, LDS.U8 instead of TEX in the inner loop and one BAR.SYNC after the
+// tile's loads; in the progression table, this row's speedup; in the profile, the SM busy with
+// arithmetic instead of waiting on the texture queue.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 #include "lesson_shared_tile.cuh"
@@ -51,4 +44,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("image tile in shared memory (15.4)"), run);
+NCC_STAGE("image tile in shared memory (15.4)", run);

@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 04: the "SM-aware" kernel. The CUDA Handbook 15.5.1 (corrSharedSM, bSM1).
 //
-// Changes from stage 03: the multiply of the inner loop becomes a template parameter, and the host
-// picks the kernel instance by the device's compute capability, queried once. On SM 1.x a 32-bit
-// integer multiply took several instructions while __umul24 (24 x 24 bits, enough for two bytes)
-// was native, so the book launched a __umul24 instance there (bSM1) and the plain multiply
-// elsewhere. Since SM 2.0 the roles are reversed: the 32-bit IMAD is native and __umul24 is
-// emulated, so on every GPU that CUDA 13 supports the choice lands on IMAD and this stage runs
-// stage 03's instructions. The lesson that survives is the mechanism: one kernel template,
-// instantiated per case, chosen at run time (stages 06, 07 and 08 choose an instance by template
-// size the same way).
-// The choice lives in the lesson header lesson_sm_aware.cuh, because stages 05 and 06 launch through it.
-// What to look for: stage 03's time (a speedup near 1 in the progression table) and stage 03's
-// SASS: IMAD, no emulated 24-bit multiply (the mul24 instance is compiled but never launched).
-// The book measured +14% on GT200 and no change on its other GPUs (15.7).
+// Changes from stage 03: the inner loop's multiply becomes a template parameter, and the host picks
+// the instance by compute capability. The book launched __umul24 on SM 1.x; since SM 2.0 the 32-bit
+// IMAD is native and __umul24 emulated, so today the choice lands on IMAD. What survives is the
+// mechanism: one kernel template, an instance chosen at run time (as stages 06 to 08 do by template
+// size). The choice is in lesson_sm_aware.cuh: stages 05 and 06 launch through it.
+// What to look for: stage 03's time (a speedup near 1) and stage 03's SASS: IMAD, no emulated
+// 24-bit multiply (the mul24 instance is compiled but never launched).
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 #include "lesson_shared_tile.cuh"
@@ -52,4 +46,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("SM-aware multiply (15.5.1)"), run);
+NCC_STAGE("SM-aware multiply (15.5.1)", run);

@@ -3,19 +3,13 @@
 // corrSharedAccumulate).
 //
 // Changes from stage 04: the loop over a template row takes 4 pixels per step, four image bytes
-// from the shared tile and the four template bytes as one 32-bit word from constant memory (a
-// second copy of the template, each row padded with zeros to a multiple of 4 bytes), then a short
-// loop for the w % 4 pixels left. Fewer loop branches and index updates per pixel, and one
-// constant load per 4 template pixels. The book's motive, the 4-way bank conflicts of byte reads
-// from shared memory, was SM 1.x only (15.5.2 says so), yet the kernel was faster on all the
-// book's GPUs; today what remains is the loop overhead removed. As in the book
-// (corrSharedAccumulate<bSM1>), the multiply stays the one stage 04 chooses.
-// The loop lives in the lesson header lesson_unrolled4.cuh, because stage 06 compiles it with the size
+// from the shared tile and four template bytes as one 32-bit constant word (a zero-padded copy of
+// the template), then a short loop for the w % 4 left: fewer branches and index updates per pixel,
+// one constant load per 4. The loop is in lesson_unrolled4.cuh: stage 06 compiles it with the size
 // known.
 // What to look for: in the SASS, one LDC per four LDS.U8 and the products unrolled; in the
 // progression table, this row's speedup; in the profile, the ALU pipe's share falling while the
-// count of warp instructions does not. The book: +23% on GT200 (15.7), and corrShared4 ahead of
-// corrSharedSM in its sample output (15.6).
+// warp instructions do not.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 #include "lesson_shared_tile.cuh"
@@ -55,4 +49,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("inner loop unrolled by 4 (15.5.2)"), run);
+NCC_STAGE("inner loop unrolled by 4 (15.5.2)", run);

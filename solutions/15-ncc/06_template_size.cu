@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 06: the template size as a compile-time parameter. The CUDA Handbook 15.7.
 //
-// Changes from stage 05: the kernel takes the template's width and height as template parameters,
-// TW and TH (0 meaning "read it from the view at run time": stage 05's kernel), and the host
-// instantiates it for 8x8 and 16x16. The book specialised 8x8: for small templates, a size known
-// at compile time lets the compiler generate faster code (15.7). With the sizes known, the loops
-// of stage 05 and the tile load of stage 03 unroll completely: the shared-memory offsets and the
-// constant-memory addresses become immediates, the loop counters and branches disappear, and the
-// template words are read from the constant bank as instruction operands. Other sizes run the
-// generic instance.
+// Changes from stage 05: the kernel takes the template's width and height as template parameters
+// (0: read at run time, stage 05's kernel), instantiated for 8x8 and 16x16, as the book specialised
+// 8x8. With the sizes known the loops and the tile load unroll completely: offsets and constant
+// addresses become immediates, and template words are read as instruction operands.
 // What to look for: in the SASS of the 16x16 instance, straight-line LDS and IMAD with c[0x3][...]
-// operands (ULDC.64 into uniform registers) and no loop; in the progression table (16x16 is a
-// compiled-in size), this row's speedup; in the profile, fewer warp instructions and more
-// registers (lower occupancy), yet each warp issues more often.
+// operands and no loop; in the progression table, this row's speedup; in the profile, fewer warp
+// instructions and more registers, yet each warp issues more often.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 #include "lesson_shared_tile.cuh"
@@ -75,4 +70,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("template size at compile time, 8x8 and 16x16 (15.7)"), run);
+NCC_STAGE("template size at compile time, 8x8 and 16x16 (15.7)", run);

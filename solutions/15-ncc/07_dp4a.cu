@@ -1,28 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 07 (beyond the book): packed-byte arithmetic with __dp4a.
 //
-// Changes from stage 06:
-//  - SumIT takes four byte products per instruction: __dp4a(a, b, c) = c + the dot product of the
-//    four bytes of a and b (IDP4A, SM 6.1 and later). The image is read as aligned 32-bit words
-//    straight from global memory (no shared tile: the words go to registers); the misalignment of
-//    an output's window moves to the template instead: the host keeps four copies of it, shifted
-//    by 0..3 bytes and padded with zeros to whole words (lesson_dp4a.cuh). Each thread computes the four
-//    outputs that start in the same image word, one per shift, so each word it loads feeds four
-//    dp4a.
-//  - SumI and SumISq do not depend on the template: per image row the thread takes them once per
-//    shift with dp4a too, against a byte mask of ones for SumI and of the word with itself under
-//    the mask for SumISq (words wholly inside every shift's window are the same for all four, and
-//    the compiler computes them once).
-//  - As in stage 06, square templates of 8, 12, 16, 20, 24, 28 and 32 are compiled with the size
-//    known (fully unrolled, template words as constant-bank operands); other sizes read the
-//    shifted template through L1 in a generic loop.
-// Why: after stage 06 the time goes to the byte products, one IMAD each; IDP4A issues at IMAD's
-// rate (64 per SM per clock each on the H100) and does four.
-// What to look for: in the SASS of the 16x16 instance, IDP.4A.U8.U8 on template words from the
-// constant bank (ULDC.64 into uniform registers) and one LDG per image word, where stage 06 has an
-// IMAD per product (make sass-count; nvcc already fuses a few of stage 06's byte products into
-// IDP.4A itself); in the progression table, this row's speedup; in the profile, IMAD executed
-// falling and IDP4A executed rising.
+// Changes from stage 06: SumIT takes four byte products per IDP4A. The image is read as aligned
+// 32-bit words from global memory, and the window's misalignment moves to the template: four copies
+// of it shifted by 0..3 bytes (lesson_dp4a.cuh), so each thread computes the four outputs that
+// start in one image word. SumI and SumISq are taken by dp4a too. Square sizes 8 to 32 (step 4) are
+// compiled in; others run a generic loop.
+// What to look for: in the SASS of the 16x16 instance, IDP.4A.U8.U8 on constant-bank template words
+// and one LDG per image word, where stage 06 has an IMAD per product (`make sass-count`); in the
+// progression table, this row's speedup; in the profile, IMAD falling and IDP4A rising.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -94,4 +80,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("packed bytes with __dp4a (beyond the book)"), run);
+NCC_STAGE("packed bytes with __dp4a (beyond the book)", run);

@@ -1,33 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08 (beyond the book): __dp4a with register blocking.
 //
-// Changes from stage 07: each thread computes a 4 x R block of outputs (4 adjacent columns, the
-// four shifts, as in stage 07; R rows) instead of 4 x 1. The th + R - 1 image rows that the R
-// windows cover are each loaded once, and each image word feeds up to 4 R dp4a (one per output
-// whose window holds it) instead of 4: the loads no longer pace the loop, which becomes IDP4A and
-// little else. A row's window sums (SumI, SumISq per shift) are taken once and added to each of
-// the R outputs whose window covers the row, instead of once per output. The last thread rows
-// would read up to R - 1 rows past the image: they are clamped to the last row (their outputs are
-// not written).
-// R is chosen on the host, once per problem: 4 rows reuse each load most but take the most
-// registers, so the fewest blocks fit on an SM, and a small output (a 1024x1024 image at 8x8) then
-// gives fewer blocks than the GPU holds at once: every SM runs part full for the whole call, with
-// too few warps to hide the loads' latency. Where the grid of 4-row blocks leaves an SM more than
-// one block short of what its registers allow (the SM count and the occupancy calculator's blocks
-// per SM, on the GPU at hand), the stage runs 2 rows a thread: twice the blocks, and more fit on
-// an SM. At 32x32, 4 rows need more registers than the launch bounds leave: 2 rows there always.
-// Sizes not compiled in run a generic kernel (below): the same blocking, with what the compiler
-// folds away at a compiled-in size arranged by hand (the template in shared memory as 16-byte
-// words of four shifts, the window sums per row less the bytes outside each shift's window).
-// Why: in stage 07 each image word loaded feeds only four dp4a, and every output takes the window
-// sums of each of its rows again; its generic instance also computes byte masks per word.
+// Changes from stage 07: each thread computes a 4 x R block of outputs (four shifts, R rows), so
+// each image word loaded feeds up to 4 R dp4a and a row's window sums serve R outputs: the loop
+// becomes IDP4A and little else. The host picks R (4, or 2 where 4-row blocks would leave SMs short
+// of blocks, and always at 32x32); sizes not compiled in run a generic kernel with the same
+// blocking (notes.md says how each choice was made).
 // What to look for: in the SASS of the 16x16 instance with 4 rows, long runs of IDP.4A between few
-// LDG, and 128 registers per thread, so at most a quarter of the warp slots are filled (make
-// sass-count); in the progression table, this row's speedup and vs_NPP, the chapter's best at
-// 16x16; at 8x8 in vs_NPP_by_template (2 rows a thread on the H100), this stage against stage 07;
-// in the profile, half the warp instructions of stage 07. In the generic kernel, LDS.128 for the
-// template words; in vs_NPP_by_template (40x40 and up), this stage's generic rows: at 52x52 about
-// 0.13 ms on the H100, twice the rate of corrShared4Dp4a from the book's repository there.
+// LDG, and 128 registers per thread (`make sass-count`); in the progression table, the chapter's
+// best at 16x16; in vs_NPP_by_template, this stage against 07 at 8x8 and the generic rows from
+// 40x40; in the profile, half the warp instructions of stage 07.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -284,4 +266,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("__dp4a with register blocking (beyond the book)"), run);
+NCC_STAGE("__dp4a with register blocking (beyond the book)", run);

@@ -2,19 +2,14 @@
 // Stage 09: the FFT method of J. P. Lewis, which 15.8 points to (beyond the book's code), with
 // cuFFT.
 //
-// Changes from stage 08: SumIT for every offset at once, as a correlation computed in the
-// frequency domain: SumIT = IFFT(FFT(I) conj(FFT(T))), T zero-padded to the image's size (rounded
-// up to a size of small prime factors). The cost no longer grows with the template: two transforms
-// of the image per call (the template's is kept per problem) against w h multiply-adds per output
-// for the direct method, so the FFT wins past some template size. The denominator needs SumI and
-// SumISq per window: Lewis takes them from summed-area tables (15.8); here they come from sliding
-// window sums (ncc::window_sums, the same running-sum idea, in two passes).
-// The transforms are double precision: SumIT reaches 2^31, where float transforms would be off by
-// several units; in float64 the rounding to the nearest integer gives the exact sums.
-// What to look for: in the vs_NPP_by_template table, the sizes where this stage is the fastest;
-// in the by_template table, a time nearly the same at every size; in the profile, the cuFFT
-// kernels, the element-wise product, the window sums, and DRAM traffic the direct stages do not
-// have.
+// Changes from stage 08: SumIT for every offset at once, in the frequency domain: IFFT(FFT(I)
+// conj(FFT(T))), T zero-padded to the image's size. The cost no longer grows with the template, so
+// the FFT wins past some size. SumI and SumISq come from sliding window sums (Lewis: summed-area
+// tables). The transforms are double precision: SumIT reaches 2^31, where float would be off by
+// several units.
+// What to look for: in vs_NPP_by_template, the sizes where this stage is the fastest; in
+// by_template, a time nearly the same at every size; in the profile, the cuFFT kernels and DRAM
+// traffic the direct stages do not have.
 #include "ncc_common.cuh"
 
 #include <cufft.h>
@@ -132,4 +127,4 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("FFT correlation with window sums, J.P. Lewis (beyond the book)"), run);
+NCC_STAGE("FFT correlation with window sums, J.P. Lewis (beyond the book)", run);

@@ -1,35 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 10 (beyond the book): a bank of K templates at once, on the tensor cores (int8 MMA).
 //
-// Changes from stage 08: K templates of one size are correlated with the image in one call, and
-// SumIT of all of them is one matrix product: for output p = (x, y) and template pixel q = (i, j),
-//     A[p][q] = I(x + i, y + j)  (the image windows, one row per output)
-//     B[q][k] = T_k(i, j)        (the bank, one column per template)
-//     SumIT[p][k] = sum_q A[p][q] B[q][k],
-// taken 16 outputs x 8 templates x 32 template pixels at a time by the warp-wide instruction
-// mma.sync.aligned.m16n8k32 on unsigned bytes (s32 accumulators: exact, as stage 08's dp4a).
-// A is never written to global memory (that is im2col, which cuBLAS needs: the bench times it):
-// each block copies a band of the image into shared memory once, as four copies each shifted by
-// one more byte, so that every window starts on a word of one of them and every A register is one
-// aligned LDS. B is packed once per bank on the host in the fragment order, so a lane loads its
-// two B registers of an n-tile as one 8-byte word. The k dimension is the template's rows padded
-// to 4, 8, 16 or a multiple of 32 pixels (so that 32 consecutive k stay in whole rows or in one
-// row) and to whole chunks of 32: the padding is zero in B.
-// SumI and SumISq do not depend on the template: each block computes its outputs' once, for all
-// its templates, by sliding sums over the band it already has in shared memory, and the
-// coefficient is ncc::coefficient's arithmetic, split so that per (output, template) only the
-// numerator is left (store_tile says how).
-// A block takes 128 output columns and up to 32 templates (4 n-tiles), walking down the image band
-// by band; the grid is one wave of blocks. Its warps work in pairs: a warp's tile is 64 outputs
-// (4 m-tiles) by 16 templates (2 n-tiles), so each A fragment feeds 2 MMAs and each B fragment 4;
-// the pair stages its two tiles in shared memory and stores each template's 128 outputs as one
-// contiguous run. K = 1 (the chapter's single-template entry) runs the same kernel with 7 of the 8
-// templates of an n-tile zero: it passes every test of the chapter, slowly; the bank is the point.
-// What to look for: in the bench's bank table, template-pixel products/s of one call against 32
-// calls of stage 08, 32 of NPP and cuBLAS's int8 GEMM; in the SASS, IMMA.16832.U8.U8 between LDS
-// and LDG.E.64 with no funnel shift in the loop, no im2col store, and an epilogue of IMAD, I2FP,
-// FMUL and STS, then LDS and STG.E.EF per template; in the profile of the bank call
-// (profiles/README.md), where the time goes: the MMA loop and the stores into K planes 4 MB apart.
+// Changes from stage 08: K templates of one size in one call, SumIT of all of them one matrix
+// product (image windows x templates), 16 x 8 x 32 at a time by mma.sync.m16n8k32 on unsigned bytes
+// (exact s32 sums). The windows are never written out (no im2col): each block copies an image band
+// into shared memory as four byte-shifted copies, and B is packed on the host in fragment order. K
+// = 1 runs the same kernel, slowly: the bank is the point (notes.md, "Stage 10").
+// What to look for: in the bench's bank table, products/s of one call against 32 calls of stage 08,
+// NPP and cuBLAS's int8 GEMM; in the SASS, IMMA.16832.U8.U8 between LDS and LDG.E.64, no im2col
+// store; in the profile (profiles/README.md), the MMA loop and the stores into K planes.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 
@@ -562,5 +541,5 @@ ncc::path run_bank(const ncc::bank_problem &b, const ncc::bank_output &out, cuda
 
 }  // namespace
 
-NCC_STAGE(COURSE_THIS_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)"), run);
-NCC_BANK_STAGE(COURSE_THIS_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)"), run_bank);
+NCC_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)", run);
+NCC_BANK_STAGE("a bank of templates on the tensor cores, int8 MMA (beyond the book)", run_bank);
