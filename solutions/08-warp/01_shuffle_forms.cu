@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 01: the shuffle forms. After the article "CUDA编程---线程束洗牌指令" (warp shuffle
-// instructions: its broadcast, shift up, shift down, wrap-around and butterfly kernels) and The
-// CUDA Handbook 8.6.1.
+// Stage 01: the shuffle forms. After the article "CUDA编程---线程束洗牌指令" (warp shuffle instructions) and
+// The CUDA Handbook 8.6.1.
 //
-// A shuffle lets a lane read another lane's register without going through memory. There are
-// four instructions: read a given lane (idx: broadcast, and rotate when each lane names its
-// neighbour with wrap-around), read `delta` lanes below (up) or above (down), read lane ^ mask
-// (butterfly). With `width` < 32 the warp is cut into segments of width lanes, each shuffling
-// on its own; a lane's id within its segment is lane % width.
-//
-// What changed from the article: the intrinsics are the _sync ones. Since Volta the lanes of a
-// warp are scheduled independently and need not be converged, so a shuffle names the lanes that
-// take part (the mask); every lane in the mask must execute the same shuffle, and reading a lane
-// outside the mask gives an undefined value. The test checks each form, width and offset against
-// a host model of the warp (warp_model.h), partial masks included.
-//
-// What to look for in SASS (`make sass STAGE=08-warp/01_shuffle_forms`): one SHFL per form, with
-// its mode (SHFL.IDX for broadcast and rotate, SHFL.UP, SHFL.DOWN, SHFL.BFLY). The width and the
-// clamp travel as one operand, ((32 - width) << 8) | clamp: it keeps idx inside the segment and
-// leaves up, down and butterfly a lane's own value where the source falls outside it. A mask known
-// only at run time makes the compiler put a WARPSYNC before a shuffle, or a convergence test and
-// a second copy of it for a warp whose lanes have split. The lane id is S2R SR_LANEID when read
-// from the hardware; computed as linear % 32 on a signed int it takes a few integer instructions.
-// The same shuffled() runs on floats and doubles (the intrinsics are overloaded): a float is one
-// SHFL like an int (the article: 4 bytes move per thread), a double two, one per 32-bit half.
-// Compare shuffle_kernel<int>, <float> and <double>.
+// A shuffle lets a lane read another lane's register without going through memory: read a given
+// lane (idx: broadcast, or rotate), `delta` lanes below (up) or above (down), or lane ^ mask
+// (butterfly); with `width` < 32 each segment of width lanes shuffles on its own. Unlike the
+// article, the intrinsics are the _sync ones: since Volta a shuffle names the lanes that take part.
+// What to look for (`make sass STAGE=08-warp/01_shuffle_forms`): one SHFL per form with its mode
+// (IDX, UP, DOWN, BFLY), width and clamp as one operand, a WARPSYNC or a diverged copy when the
+// mask is known only at run time; shuffle_kernel<int>, <float> and <double> (two SHFL per double).
 #include "warp_launch.cuh"
 
 namespace {

@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 02: a warp's sum by butterfly shuffles, and a block's and a whole array's sum on top of
-// it. After the article's warpReduce and reduceShfl kernels and The CUDA Handbook 12.8.
+// Stage 02: a warp's sum by butterfly shuffles, and a block's and a whole array's sum on top of it.
+// After the article's warpReduce and reduceShfl kernels and The CUDA Handbook 12.8.
 //
-// Five butterfly steps (xor 16, 8, 4, 2, 1) add the 32 values of a warp with no shared memory, and
-// every lane ends with the total: after step k each lane holds the sum of the 2^k lanes that
-// differ from it only in the low k bits. (Shifting down instead would leave the sum in lane 0
-// alone, for the same five shuffles: the book's note 5 in 12.8.) A block then needs shared memory
-// for one value per warp: each warp's lane 0 stores its warp's sum, and after __syncthreads the
-// first warp reduces those the same way, every lane of it taking part.
-//
-// What changed from the article: __shfl_xor_sync with the full mask (the article's __shfl_xor has
-// no mask and no longer compiles for Volta and later). Its grid reduction copied every block's sum
-// back for the host to add; here a second launch of the same kernel, in one block, adds them. The
-// blocks also read with a grid-stride loop, so any grid covers any n.
-//
-// What to look for in SASS: five SHFL.BFLY, each followed by its add (IMAD.IADD on sm_90), and no
-// shared memory in the warp sum; one STS, one BAR.SYNC and one LDS between the two warp sums of the
-// block kernel, and no WARPSYNC on a mask held in a register. The second warp sum runs inside an
-// if the compiler cannot prove all 32 lanes reach, so it also gets a copy of its shuffles for a
-// diverged warp (WARPSYNC.COLLECTIVE, behind a BRA.DIV test).
+// Five butterfly steps (xor 16, 8, 4, 2, 1) add a warp's 32 values with no shared memory, and every
+// lane ends with the total. A block then stores one sum per warp, and after __syncthreads the first
+// warp reduces those the same way. Unlike the article: __shfl_xor_sync with the full mask, a second
+// launch instead of the host adding the block sums, and a grid-stride loop.
+// What to look for in SASS: five SHFL.BFLY, each followed by its add, and no shared memory in the
+// warp sum; one STS, one BAR.SYNC and one LDS between the block kernel's two warp sums, and the
+// diverged copy of the second (WARPSYNC.COLLECTIVE behind a BRA.DIV).
 #include "warp_launch.cuh"
 
 namespace {

@@ -1,35 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: a single warp's commutative reduction in shared memory. After the article "single-warp
-// parallel reduction of commutative operators" (sumCommSingleWarp, sumCommSingleBlockWithWarps)
-// and the warp-synchronous tail of The CUDA Handbook 12.2 (listing 12.2).
+// parallel reduction of commutative operators" and The CUDA Handbook 12.2 (listing 12.2).
 //
-// The 32 values of a warp sit in 32 ints of shared memory; five halving steps add the upper half
-// onto the lower (16, 8, 4, 2, 1 lanes at work), and every lane then reads the total from the
-// first int. The book and the article need no barrier between the steps because they take the
-// warp to execute in lockstep, and mark the array volatile so that each += really reads and writes
-// memory.
-//
-// What changed: since Volta the lanes of a warp are scheduled independently. Nothing guarantees
-// that the lanes still adding in step k have seen the stores other lanes made in step k-1: they
-// may not even have executed them yet, and after the `if (lane < h)` the warp need not be
-// converged. volatile only stops the compiler keeping values in registers; it orders nothing
-// between lanes. The code is a data race, which compute-sanitizer's racecheck reports and which
-// tests seldom catch (on today's GPUs the warp usually still runs converged). __syncwarp() between
-// the steps is the barrier (and the memory ordering) the code relied on; with it, volatile is
-// not needed.
-//
-// The article's shortened variant lets lanes 1..15 go on adding after their sums stop mattering,
-// to save the conditions. In lockstep each step's reads came before its writes because one
-// instruction did both for all lanes; under independent scheduling lane 0 may read lane 8's slot
-// while lane 8 is rewriting it. So each step reads into a register, synchronises, writes,
-// synchronises: two barriers a step instead of one, among the 16 lanes that take part.
-//
-// What to look for in SASS
-// (`make sass-diff A=08-warp/02_warp_reduce B=08-warp/03_single_warp_shared`): the shuffle
-// version's SHFL.BFLY + add per step against two LDS, an add and an STS per step here, and what
-// each __syncwarp became: on sm_90 a NOP on the converged path, and WARPSYNC only in the copy of
-// the steps the compiler makes for a warp whose lanes have split (behind a BRA.DIV). The
-// shortened variant's saved conditions were predicated, not branched: count its instructions.
+// Five halving steps add the upper half of 32 ints in shared memory onto the lower; every lane then
+// reads the total. The book and the article rely on lock-step warps and volatile; since Volta that
+// is a data race (racecheck reports it, tests seldom do). __syncwarp() between the steps is the
+// barrier the code relied on. The shortened variant lets lanes 1..15 keep adding: each step reads
+// into a register, synchronises, writes, synchronises.
+// What to look for: `make sass-diff A=08-warp/02_warp_reduce B=08-warp/03_single_warp_shared`:
+// SHFL.BFLY + add per step against two LDS, an add and an STS here, each __syncwarp() a NOP on the
+// converged path; the shortened variant's saved conditions were predicated, not branched.
 #include "warp_launch.cuh"
 
 namespace {

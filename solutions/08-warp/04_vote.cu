@@ -3,21 +3,13 @@
 // 12.7 (predicate reductions with __ballot and __popc).
 //
 // A vote reduces one bit per lane across the warp in one instruction: __ballot_sync gathers the
-// 32 predicates into a word every lane receives; __any_sync and __all_sync reduce them to one
-// bit. With __popc on that word a lane counts the predicates, and with a lane mask (the bits of
-// the lanes below it: %lanemask_lt) it counts those below itself, which is its place among the
-// lanes whose predicate holds. That makes warp-level stream compaction one ballot and two popc:
-// each kept value goes to slot popc(ballot & lanemask_lt), and the warp keeps popc(ballot).
-// Chapter 13 scales the same idea to a whole array.
-//
-// What changed from the book: the _sync forms name the lanes that take part. Lanes outside the
-// mask contribute 0 to a ballot and are not counted by any/all. The lanes past the end of the
-// array in the last warp still vote (false): a full-mask vote waits for all 32.
-//
-// What to look for in SASS: VOTE.ANY R (ballot), VOTE.ANY and VOTE.ALL on predicates, POPC, FLO
-// (find leading one, which __ffs uses after a bit reversal, BREV), and S2R SR_LTMASK etc. for the
-// lane masks read from the hardware. The compaction's guarded load of in[i] issues nothing for
-// the lanes past n, whether the compiler predicates it or branches around it.
+// predicates into a word, __any_sync and __all_sync into one bit. With __popc and a lane mask a
+// lane finds its place among the lanes whose predicate holds: warp-level stream compaction is one
+// ballot and two popc. The _sync forms name the lanes that take part; the last warp's lanes past
+// the end still vote (false).
+// What to look for in SASS: VOTE.ANY R (ballot), VOTE.ANY and VOTE.ALL on predicates, POPC, FLO and
+// BREV (__ffs), S2R SR_LTMASK for the lane masks, and nothing issued by the compaction's guarded
+// load for the lanes past n.
 #include "warp_launch.cuh"
 
 namespace {

@@ -1,42 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 05: predication and divergence. After The CUDA Handbook 8.4 (conditional code:
-// predication, divergence and convergence, the special cases min, max and abs).
+// Stage 05: predication and divergence. After The CUDA Handbook 8.4 (conditional code: predication,
+// divergence and convergence, the special cases min, max and abs).
 //
-// Small element-wise kernels, each one shape of conditional code, given as written (if, else, ?:)
-// to read in SASS:
-//   short_if, if_else, ternary   a few instructions under a condition: the compiler predicates
-//                                them (@P0 / @!P0 in front of an instruction turns it off for the
-//                                lanes whose predicate says so) or computes both sides and picks
-//                                one with SEL; no branch, so no divergence.
-//   long_if_else, data_loop      too much code to execute for every lane: a real branch. The
-//                                lanes of a warp that disagree run the two paths one after the
-//                                other, and meet again where the paths join.
-//   branch_of<N>                 one if with N dependent multiply-adds: where between N = 1 and
-//                                32 the compiler stops predicating and starts branching (the book
-//                                quotes up to 7 instructions for the compilers of its day).
-//   min_max_abs, clamp_abs       clamps and absolute values written with ifs.
-//
-// The exercise: the branch-free form of each (namespace branch_free), with the same results bit
-// for bit, for every input the tests draw (0 and the other edges included, NaN for the float
-// one). For the short kernels you do by hand what the compiler already does; for long_if_else and
-// data_loop you do what it declined to do: both sides (or all 15 rounds) for every lane, selected,
-// so no lane ever waits for another, at the price of work a branching warp whose lanes agree
-// would skip. The min, max and abs the hardware has (VIMNMX, IABS, FMNMX, the |R| operand) are
-// branch-free forms of their own; fminf and fmaxf, though, return the other operand when one is
-// NaN, where the comparisons they replace keep it: the reference restores the NaN by a select.
-//
-// What changed since the book: the book (8.4.2) describes SSY (push the reconvergence point on a
-// per-warp stack) and a .S suffix (pop it) around divergent code. Volta replaced the stack with
-// convergence barriers, because independent thread scheduling lets diverged lanes interleave:
-// BSSY B0, label saves the lanes that must meet at label in barrier register B0, and BSYNC B0
-// there waits for them. A WARPSYNC, as for __syncwarp, is the explicit form of the same thing.
-//
-// What to look for (`make sass STAGE=08-warp/05_predication`, one kernel with
-// `python3 harness/sass.py dump 08-warp/05_predication --kernel short_if`, and the counts in the
-// chapter's notes.md): guarded instructions in the short kernels as written (a SEL in
-// branch_of<1>); BSSY, BRA and BSYNC in long_if_else and data_loop as written, and none in the
-// branch-free forms of them (count their instructions against the branching ones); the N at which
-// branch_of first shows a BRA; VIMNMX, IABS, FMNMX and an |R| operand in the clamps.
+// Small element-wise kernels, each one shape of conditional code, to read in SASS: short ones the
+// compiler predicates or selects (SEL), long ones it branches, branch_of<N> to find where between,
+// and clamps written with ifs. The exercise: the branch-free form of each, bit for bit the same.
+// Since the book (8.4.2: SSY and .S), Volta replaced the reconvergence stack with convergence
+// barriers (BSSY, BSYNC).
+// What to look for (`make sass STAGE=08-warp/05_predication`; counts in notes.md): guarded
+// instructions in the short kernels; BSSY, BRA and BSYNC in long_if_else and data_loop as written
+// and none in their branch-free forms; the N where branch_of first branches; VIMNMX, IABS, FMNMX.
 #include "warp_launch.cuh"
 
 #include <stdexcept>
