@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 02: SAXPY unrolled by a template parameter n. The CUDA Handbook 11.1, listing 11.4.
 //
-// Stage 01 keeps one load of x and one of y in flight per thread, and each thread waits for them
-// before it can ask for more. Here each thread loads n elements of x and n of y into registers
-// (blockDim.x apart, so every warp still reads whole lines) before it computes and stores any of
-// them: n times the bytes in flight per thread. Because n is a template parameter the inner loops
-// unroll fully and xs[] and ys[] stay in registers; the host turns the run-time factor into a
-// template argument (streaming::dispatch_unroll). The book measured the idea on GK104 with
-// globalCopy2 (listing 11.3): unrolling 4 times took 116 GiB/s to 128; its templated SAXPY then
-// reached 135 GiB/s, where #pragma unroll on listing 11.2's loop reached about 118 (the benchmark's
-// lab_pragma_unroll table repeats that comparison).
-// The book's main-loop bound, i < N - n*blockDim.x*gridDim.x, wraps around for a size_t N smaller
-// than one sweep of the grid, and its tail loop declares j twice. This version asks instead
-// whether the thread's whole group of n fits, and finishes the last partial group with a bounds
-// check on each element.
-// What to look for: make sass STAGE=11-streaming/02_unrolled_templated shows saxpy_kernel<4>'s
-// eight LDG.E issued back to back
-// before its first FFMA, then a tail of predicated loads and stores; no unroll factor uses local
-// memory (no LDL/STL). The benchmark's block size x unroll table for this stage has listing
-// 11.3's shape. In the profile, a warp waits fewer cycles between its instructions than in 01.
+// Changes from stage 01: each thread loads n elements of x and n of y into registers (blockDim.x
+// apart, so warps still read whole lines) before it computes and stores any: n times the bytes in
+// flight. n is a template parameter, so the loops unroll and xs[] and ys[] stay in registers; the
+// host turns the run-time factor into a template argument (streaming::dispatch_unroll). Unlike the
+// book's loop bound, which wraps for a small size_t N, the last partial group is bounds-checked.
+// What to look for: `make sass STAGE=11-streaming/02_unrolled_templated`: saxpy_kernel<4>'s eight
+// LDG.E back to back before the first FFMA, no LDL/STL; the bench's block size x unroll table, with
+// listing 11.3's shape; in the profile, fewer cycles between a warp's instructions than 01.
 #include "streaming_launch.cuh"
 
 namespace {

@@ -1,21 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: SAXPY on float4 vectors, unrolled by n. Beyond the book.
 //
-// Stage 02 put more bytes in flight by issuing more 4-byte loads. Here the unit of work is a
-// float4 (16 bytes): each load instruction moves four times the bytes, so the same traffic takes
-// a quarter of the memory instructions, and the same unroll keeps four times the bytes in flight.
-// The bytes a memory system needs in flight to run at full rate are its bandwidth times its
-// latency (Little's law), and today's GPUs need far more of them than the book's GK104: unrolling
-// was the book's lever, wider loads are the next one. The last N % 4 floats are done one per
-// thread. A float4 access must be 16-byte aligned: cudaMalloc returns 256-byte aligned memory, but
-// a caller may pass any float pointer, so the stage refuses, before it launches anything, a call
-// with any of the three arrays misaligned (std::invalid_argument) rather than fault.
-// What to look for: LDG.E.128 and STG.E.128 in the SASS where stage 02 has LDG.E and STG.E
-// (python3 harness/sass.py diff 11-streaming/02_unrolled_templated
-// 11-streaming/03_vectorized_float4 --kernel 'saxpy_kernel<4>'); in the profile, 512 bytes per
-// load request instead of 128 and far fewer warp instructions; in the device progression, the
-// %d2d_copy and vs_cuBLAS columns. This stage's block size x unroll table is flat: with 16-byte
-// loads nearly every shape keeps enough bytes in flight.
+// Changes from stage 02: the unit of work is a float4: each load moves four times the bytes, so the
+// same traffic takes a quarter of the memory instructions and the same unroll keeps four times the
+// bytes in flight (Little's law: today's GPUs need far more than the book's GK104). The last N % 4
+// floats are done one per thread; a misaligned array is refused before anything is launched.
+// What to look for: LDG.E.128 and STG.E.128 where stage 02 has LDG.E and STG.E (`python3
+// harness/sass.py diff 11-streaming/02_unrolled_templated 11-streaming/03_vectorized_float4
+// --kernel 'saxpy_kernel<4>'`); in the profile, 512 bytes per load request instead of 128; a flat
+// block size x unroll table.
 #include "streaming_launch.cuh"
 
 #include <cstdint>

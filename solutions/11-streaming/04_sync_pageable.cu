@@ -1,20 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 04: through the host, synchronous copies from pageable memory. The CUDA Handbook 11.1
-// (stream1Device.cu, at the end of 11.1; its code is the first half of listing 11.5).
+// (stream1Device.cu; its code is the first half of listing 11.5).
 //
-// Stages 01-03 start with the data in device memory. From here on it starts and ends in host
-// memory, and getting it to the GPU and back is the lesson; the kernel is stage 01's. The arrays
-// are ordinary pageable memory (operator new). A cudaMemcpy from pageable memory is synchronous:
-// the driver copies the data on the CPU through a pinned staging buffer, which the copy engine
-// can read, so nothing overlaps: host->device, kernel, device->host, one after the other. Four
-// events split the time into those phases.
-// Caveat (the book, 11.2, with listing 11.5): events recorded between synchronous copies are not
-// exact. Each cudaMemcpy returns only once the GPU is idle, so the next event is recorded behind
-// a pipeline bubble, and part of the CPU's staging copy falls outside the events. Read the phase
-// times as an approximation; the wall time is the measurement.
-// What to look for: in the host progression, kernel_ms against wall_ms (the book's GTX 680: 11.94
-// of 570.22 ms, "about 2%"), and the H2D_ms and D2H_ms columns against the pinned copy rates on
-// the benchmark's "ceilings:" line.
+// From here on the data starts and ends in host memory, and getting it to the GPU and back is the
+// lesson; the kernel is stage 01's. A cudaMemcpy from pageable memory is synchronous, staged by the
+// CPU through a pinned buffer, so nothing overlaps. Four events split the time into phases; they
+// are approximate (11.2: each copy returns only once the GPU is idle), the wall time exact.
+// What to look for: in the host progression, kernel_ms against wall_ms (the book: "about 2%"), and
+// H2D_ms and D2H_ms against the pinned copy rates on the benchmark's "ceilings:" line.
 #include "lesson_grid_stride.cuh"
 #include "streaming.h"
 

@@ -2,19 +2,13 @@
 // Stage 05: through the host, asynchronous copies from pinned memory. The CUDA Handbook 11.2
 // (stream2Async.cu; its code is the second half of listing 11.5).
 //
-// Stage 04's copies go through a staging buffer on the CPU, and each blocks until the GPU is idle.
-// Here the host arrays are pinned (page-locked, from your pinned_alloc in lesson_pinned_memory.cuh), so
-// the copy engines read and write them directly by DMA, and the copies are cudaMemcpyAsync in one
-// stream: the CPU enqueues the whole job at once, the stream runs it in order (copies in, kernel,
-// copy out), and the CPU waits once, on the last event. The phases still run one after the other;
-// only the staging is gone. The GPU records the events as it reaches them in the stream, so the
-// phase times are exact.
-// The book's stream2Async enqueues on the NULL stream; this stage uses one of ctx's streams, which
-// are non-blocking, as stage 06 needs: a wait on the default stream does not wait for them.
-// What to look for: this row's speedup column in the host progression (the book: 288.68 against
-// 570.22 ms, "almost twice as fast", even with listing 11.2's slower kernel), and H2D_ms and
-// D2H_ms near the pinned copy rates on the benchmark's "ceilings:" line. wall_ms is still about
-// the sum of the three phases: nothing overlaps yet.
+// Changes from stage 04: the host arrays are pinned (your pinned_alloc, in
+// lesson_pinned_memory.cuh), so the copy engines reach them by DMA, and the copies are
+// cudaMemcpyAsync in one stream: the CPU enqueues the whole job and waits once. The phases still
+// run one after the other; only the staging is gone. The stream is one of ctx's non-blocking
+// streams, not the book's NULL stream, as stage 06 needs.
+// What to look for: this row's speedup in the host progression (the book: "almost twice as fast"),
+// H2D_ms and D2H_ms near the pinned copy rates; wall_ms still about the sum of the three phases.
 #include "lesson_grid_stride.cuh"
 #include "lesson_pinned_memory.cuh"
 #include "streaming.h"

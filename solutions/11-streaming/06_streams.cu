@@ -2,23 +2,13 @@
 // Stage 06: through the host, the arrays split over k streams. The CUDA Handbook 11.3
 // (stream3Streams.cu, listing 11.6).
 //
-// In stage 05 the copies in, the kernel and the copy out run one after the other. Here the work is
-// cut into ctx.n_streams chunks, each with its own copies in, kernel and copy out, in a stream of
-// its own. Work in different streams may overlap, so chunk i's result can travel back while chunk
-// i+1's inputs travel in: a GPU with a copy engine for each direction keeps both directions of
-// PCIe busy at once (cudaDevAttrAsyncEngineCount says how many engines a GPU has: the book's had
-// one, the reference H100 reports three). Only the first chunk's copy in and the last chunk's copy
-// out overlap nothing, so the time falls towards the floor (every copy in overlapped with every
-// copy out) as k grows. As in the book, the copies, kernels and copies back are issued breadth
-// first, in three loops. n need not divide by k: the last chunk takes what is left. Chunks start
-// on multiples of 64 floats (256 bytes), so they stay as aligned as the arrays. The host arrays
-// are pinned by your pinned_alloc from stage 05: only asynchronous copies of pinned memory overlap.
-// No events between the streamed operations: the book (11.3) warns that recording events between
-// them breaks the concurrency on most hardware, so the stage records no phases and the benchmark
-// times the call as a whole.
+// Changes from stage 05: the work is cut into ctx.n_streams chunks, each with its own copies in,
+// kernel and copy out in a stream of its own, issued breadth first as in the book, so chunk i's
+// result travels back while chunk i+1's inputs travel in (one copy engine per direction). Chunks
+// start on 256-byte boundaries. No events between the streamed operations: 11.3 warns they break
+// the concurrency, so the benchmark times the call as a whole.
 // What to look for: the benchmark's streams table, time_ms and x_floor by stream count (the book,
-// with one copy engine: 2 streams best, 273.46 ms against 290.77 at 1), and this row's x_floor in
-// the host progression.
+// with one copy engine: 2 streams best), and this row's x_floor in the host progression.
 #include "lesson_grid_stride.cuh"
 #include "lesson_pinned_memory.cuh"
 #include "streaming.h"

@@ -2,22 +2,13 @@
 // Stage 07: through the host, mapped pinned memory. The CUDA Handbook 11.4 (stream4Mapped.cu,
 // listing 11.7).
 //
-// Stage 06 still copies, and its first copy in and last copy out overlap nothing. Here there are
-// no copies and no device buffers: the host arrays are pinned and mapped into the GPU's address
-// space, and stage 01's kernel loads x and y and stores out across PCIe itself. Data is processed
-// as it arrives and results leave as they are produced, so nothing is left over at either end,
-// and both directions of PCIe are busy at once. It pays because each byte is touched once.
-// The book's caveats (11.4): mapped memory suits writes best (a store goes on without waiting, a
-// load waits for its round trip across the bus), so a workload that mostly reads it may not keep
-// PCIe busy, and the SMs spend their time waiting on the bus; if in doubt, keep the data in device
-// memory and copy asynchronously, as stage 05 does. On a discrete GPU such as the H100 every access
-// crosses PCIe; only on an integrated GPU, whose memory is the host's, is mapped memory "zero
-// copy" proper. On a 64-bit system with unified addressing the device address of a mapped
-// allocation equals its host address; cudaHostGetDevicePointer is the form that holds everywhere.
-// What to look for: this row's x_floor against stage 06's in the host progression (the book:
-// 204.54 ms against 273 for streams); no phases (there are no copies to time); in the profile
-// (make profile STAGE=11-streaming/07_mapped), almost no DRAM traffic and warps waiting on memory
-// nearly all the time: the kernel is the transfer.
+// Changes from stage 06: no copies and no device buffers. The host arrays are pinned and mapped
+// into the GPU's address space, and stage 01's kernel loads and stores across PCIe itself, so
+// nothing is left over at either end. It pays because each byte is touched once; the book's caveats
+// (11.4): mapped memory suits writes best, and on a discrete GPU every access crosses PCIe.
+// What to look for: this row's x_floor against stage 06's in the host progression; no phases; in
+// the profile (`make profile STAGE=11-streaming/07_mapped`), almost no DRAM traffic and warps
+// waiting on memory nearly all the time: the kernel is the transfer.
 #include "lesson_grid_stride.cuh"
 #include "streaming.h"
 
