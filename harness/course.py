@@ -492,7 +492,7 @@ def resolve_stage(arg, what, root=ROOT, wrong=False,
 def reset_target(arg, root=ROOT):
     """What make reset resets: '13-scan/04_two_level', 'exercise/13-scan/04_two_level' or
     'chapters/13-scan/04_two_level.cu' -> '13-scan/04_two_level'; a lesson header by its file
-    name ('13-scan/block_scan.cuh'). Only exact names (a reset overwrites a student's work);
+    name ('13-scan/lesson_block_scan.cuh'). Only exact names (a reset overwrites a student's work);
     UsageError (one line) for anything else."""
     names = sorted([f"{c}/{s}" for c in chapters(root) for s in stages(c, root)]
                    + [f"{c}/{h}" for c in chapters(root) for h in lesson_headers(c, root)])

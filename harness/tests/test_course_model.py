@@ -49,7 +49,7 @@ class GrammarTest(unittest.TestCase):
         self.assertEqual(check.stage_selection("exercise/11-streaming/03"), "exercise/11-streaming/03_vectorized_float4")
         self.assertEqual(course.profile_stage("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
         self.assertEqual(course.reset_target("chapters/11-streaming/01_grid_stride.cu"), "11-streaming/01_grid_stride")
-        self.assertEqual(course.reset_target("13-scan/block_scan.cuh"), "13-scan/block_scan.cuh")
+        self.assertEqual(course.reset_target("13-scan/lesson_block_scan.cuh"), "13-scan/lesson_block_scan.cuh")
         self.assertEqual(sass._tree_stage("exercise/12-reduction/09"), ("exercise", "12-reduction/09_shuffle"))
         with self.assertRaises(course.UsageError) as caught:
             course.resolve_stage("11-streaming/0", "lesson", wrong=True, example=lesson.EXAMPLE)
