@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Stamps: which sources each captured artefact under reference/<gpu>/<chapter>/ was made from.
+
+    stamps.py stale [--gpu h200] [--strict]     the stale and unstamped captures, by name
+    stamps.py stamp --gpu h200 [--chapter CH] [--command TEXT]
+                                                stamp every artefact of the GPU's folders as made now
+                                                from the sources in the tree (make reference runs it)
+    stamps.py hash FILE...                      the normalised hash of sources (to compare by hand)
+
+A stamp is the sha256 of an artefact's sources, each normalised so that only a change to the code
+changes it: comments (// and /* */, not inside string or character literals) are dropped and the
+remaining tokens joined by single spaces, so a comment edit or a clang-format run stales nothing.
+Python sources (the chart scripts) are hashed by their syntax tree, without docstrings.
+
+The sources of an artefact (sources_of): a stage's SASS or profile, the stage's solution file and
+every local #include "..." it pulls in, transitively, resolved as the build's include paths do
+(the including file's folder, solutions/<chapter>/, chapters/<chapter>/, the repository root); a
+chapter's bench results, charts and other captures, the bench's sources, every stage's and
+baseline's, and the harness's bench library (a chart also its plot script).
+
+reference/<gpu>/<chapter>/stamps.json holds, per artefact path (relative to that folder), {hash,
+sources}, and the run that made them: commit, date, GPU, command. An artefact moved in without a
+capture run has hash null, "pending": true and a reason: it is listed as unstamped, and `stale`
+exits 0 for it unless --strict (make reference replaces it with a real stamp).
+
+Exit status of `stale`: 0 nothing stale (pending ones aside), 1 some stale or unstamped, 2 usage.
+"""
+
+import argparse
+import ast
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = "cuda-course-stamps/1"
+STAMPS = "stamps.json"
+# The one command that brings every capture of a GPU up to date (docs/reference.md).
+FIX = "make reference on a GPU machine (it recaptures and restamps everything)"
+STALE_NOTE = "captured from an older version of this stage"
+STAGE_FILE = re.compile(r"^\d\d_\w+$")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".h")
+
+# Tokens of C, C++ and CUDA: comments (dropped), raw strings, strings and characters (kept whole,
+# so that '//' inside one is no comment), pp-numbers (1'000'000 stays one token), identifiers, and
+# any other character on its own (so that 'a+b' and 'a + b' are the same tokens).
+_TOKEN = re.compile(r"""
+    (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<raw>R"(?P<delim>[^(\s]*)\(.*?\)(?P=delim)")
+  | (?P<string>"(?:\\.|[^"\\\n])*")
+  | (?P<char>'(?:\\.|[^'\\\n])*')
+  | (?P<number>\.?\d(?:[eEpP][+-]|'?[\w.])*)
+  | (?P<word>[A-Za-z_]\w*)
+  | (?P<space>\s+)
+  | (?P<other>.)
+""", re.S | re.X)
+
+
+def normalise_c(text):
+    """The tokens of a C/C++/CUDA source without its comments, joined by single spaces."""
+    tokens = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind in ("comment", "space"):
+            continue
+        if kind == "delim":     # the raw string's inner group: the whole match is the token
+            kind = "raw"
+        tokens.append(m.group(0))
+    return " ".join(tokens)
+
+
+def normalise_python(text):
+    """A Python source's syntax tree without docstrings: comments and formatting do not count."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, annotate_fields=False)
+
+
+def normalise(path):
+    text = Path(path).read_text(errors="replace")
+    return normalise_python(text) if str(path).endswith(".py") else normalise_c(text)
+
+
+def source_hash(paths, root=ROOT):
+    """sha256 over the sources' names (relative to root) and normalised texts, in a fixed order."""
+    digest = hashlib.sha256()
+    for path in sorted({Path(p) for p in paths}, key=lambda p: rel(p, root)):
+        digest.update(rel(path, root).encode() + b"\0")
+        digest.update(normalise(root / rel(path, root)).encode() + b"\0")
+    return digest.hexdigest()
+
+
+def rel(path, root=ROOT):
+    path = Path(path)
+    return (path.relative_to(root) if path.is_absolute() else path).as_posix()
+
+
+# ---------------------------------------------------------------- sources of an artefact
+
+def include_dirs(chapter, root=ROOT):
+    return [root / "solutions" / chapter, root / "chapters" / chapter, root]
+
+
+def with_includes(files, chapter, root=ROOT):
+    """The files and every local #include "..." they pull in, transitively (absolute paths)."""
+    found, todo = set(), [Path(f) for f in files]
+    while todo:
+        path = todo.pop()
+        if path in found or not path.is_file():
+            continue
+        found.add(path)
+        for name in INCLUDE.findall(path.read_text(errors="replace")):
+            for base in [path.parent, *include_dirs(chapter, root)]:
+                if (base / name).is_file():
+                    todo.append((base / name).resolve())
+                    break
+    return found
+
+
+def stage_sources(chapter, stage, root=ROOT):
+    return with_includes([(root / "solutions" / chapter / f"{stage}.cu").resolve()], chapter, root)
+
+
+def bench_sources(chapter, root=ROOT):
+    """The chapter's bench and what it times: its own code (not its tests, judge, exercises or the
+    exercise twins of lesson headers), every solution stage, and the bench and common libraries."""
+    solutions = [p for p in (root / "solutions" / chapter).glob("*") if p.suffix in SOURCE_SUFFIXES]
+    twins = {p.name for p in solutions}
+    own = [p for p in (root / "chapters" / chapter).iterdir()
+           if p.suffix in SOURCE_SUFFIXES and not p.name.startswith(("test_", "judge_"))
+           and not STAGE_FILE.match(p.stem) and p.name not in twins]
+    library = [*(root / "harness").glob("bench*.cpp"), *(root / "common").glob("*.cpp"),
+               *(root / "common").glob("*.cu")]
+    return with_includes([p.resolve() for p in own + solutions + library], chapter, root)
+
+
+# The scripts that draw a chart (plots/README.md says which draws which).
+CHART_SCRIPTS = {"roofline": "plots/roofline.py", "scan_circuits": "plots/scan_circuits.py"}
+
+
+def sources_of(chapter, artefact, root=ROOT):
+    """The source files (relative paths, sorted) an artefact of reference/<gpu>/<chapter>/ comes
+    from; artefact is its path inside that folder."""
+    parts = Path(artefact).parts
+    stem = Path(artefact).stem
+    is_stage = (root / "solutions" / chapter / f"{stem}.cu").is_file()
+    if parts[0] == "sass" and is_stage:
+        found = stage_sources(chapter, stem, root)
+    elif parts[0] == "profiles" and len(parts) == 2 and is_stage and artefact.endswith(".csv"):
+        found = stage_sources(chapter, stem, root)
+    else:
+        found = bench_sources(chapter, root)
+        if artefact.endswith(".png"):
+            script = next((s for k, s in CHART_SCRIPTS.items() if k in stem), "plots/plot.py")
+            found.add((root / script).resolve())
+        if parts[0] == "profiles" and len(parts) > 2:     # a capture script of the chapter's own
+            found |= {p.resolve() for p in (root / "chapters" / chapter).glob("capture_*.py")}
+    return sorted(rel(p, root) for p in found)
+
+
+# ---------------------------------------------------------------- the stamp files
+
+def gpu_dirs(root=ROOT, gpu=None):
+    base = root / "reference"
+    if not base.is_dir():
+        return []
+    return [d for d in sorted(base.iterdir()) if d.is_dir() and (gpu is None or d.name == gpu)]
+
+
+def artefacts(folder):
+    """The artefacts of one reference/<gpu>/<chapter>/ folder (paths inside it), stamps aside."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.name != STAMPS)
+
+
+def load(folder):
+    path = Path(folder) / STAMPS
+    if not path.is_file():
+        return {"schema": SCHEMA, "run": None, "artefacts": {}}
+    return json.loads(path.read_text())
+
+
+def save(folder, doc):
+    doc["artefacts"] = dict(sorted(doc["artefacts"].items()))
+    (Path(folder) / STAMPS).write_text(json.dumps(doc, indent=1) + "\n")
+
+
+@lru_cache(maxsize=None)
+def _cached_hash(root, sources):
+    return source_hash(sources, Path(root))
+
+
+def state(folder, artefact, doc=None, root=ROOT):
+    """(state, detail) of one artefact: 'fresh', 'stale' (its sources changed since the stamp, or a
+    source is gone), 'pending' (moved in, never stamped by a capture run), or 'unstamped'."""
+    doc = doc if doc is not None else load(folder)
+    entry = doc["artefacts"].get(artefact)
+    if entry is None:
+        return "unstamped", "no stamp"
+    if not entry.get("hash"):
+        return ("pending" if entry.get("pending") else "unstamped"), entry.get("reason", "no hash")
+    sources = entry.get("sources") or []
+    missing = [s for s in sources if not (root / s).is_file()]
+    if missing:
+        return "stale", f"{missing[0]} is gone"
+    if _cached_hash(str(root), tuple(sources)) != entry["hash"]:
+        return "stale", STALE_NOTE
+    return "fresh", ""
+
+
+def capture_state(path, root=ROOT):
+    """The state of a capture file given by its path (reference/<gpu>/<chapter>/...): ('fresh',
+    '') for anything outside the evidence tree."""
+    path = Path(path).resolve()
+    try:
+        gpu, chapter, *inner = path.relative_to(root / "reference").parts
+    except ValueError:
+        return "fresh", ""
+    if not inner:
+        return "fresh", ""
+    return state(root / "reference" / gpu / chapter, "/".join(inner), root=root)
+
+
+def stale_note(path, root=ROOT):
+    """' (captured from an older version of this stage)' for a stale capture, else ''."""
+    return f" ({STALE_NOTE})" if capture_state(path, root)[0] == "stale" else ""
+
+
+def report(root=ROOT, gpu=None):
+    """[(path, state, detail)] of every artefact that is not fresh, and of stamps whose file is
+    gone, under reference/<gpu>/."""
+    rows = []
+    for gdir in gpu_dirs(root, gpu):
+        for folder in sorted(d for d in gdir.iterdir() if d.is_dir()):
+            doc = load(folder)
+            present = artefacts(folder)
+            for name in present:
+                what, detail = state(folder, name, doc, root)
+                if what != "fresh":
+                    rows.append((rel(folder / name, root), what, detail))
+            for name in sorted(set(doc["artefacts"]) - set(present)):
+                rows.append((rel(folder / name, root), "stale", "stamped, but the file is gone"))
+    return rows
+
+
+def stamp(folder, chapter, run, root=ROOT, names=None):
+    """Stamp the artefacts of one folder (all, or names) from the sources in the tree now."""
+    doc = load(folder)
+    doc["schema"], doc["run"] = SCHEMA, run
+    for name in names if names is not None else artefacts(folder):
+        sources = sources_of(chapter, name, root)
+        doc["artefacts"][name] = {"hash": source_hash(sources, root), "sources": sources}
+    for name in set(doc["artefacts"]) - set(artefacts(folder)):
+        del doc["artefacts"][name]
+    save(folder, doc)
+    return doc
+
+
+def run_facts(gpu_name, command, root=ROOT):
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                                timeout=30).stdout.strip() or None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "solutions", "chapters", "common",
+                                "harness", "plots"], cwd=root, capture_output=True, text=True,
+                               timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit, dirty = None, ""
+    return {"commit": commit, "uncommitted_changes": bool(dirty),
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "gpu": gpu_name, "command": command}
+
+
+# ---------------------------------------------------------------- command line
+
+def cmd_stale(args):
+    rows = report(ROOT, args.gpu)
+    counted = [r for r in rows if args.strict or r[1] != "pending"]
+    pending = len(rows) - len([r for r in rows if r[1] != "pending"])
+    for path, what, detail in rows:
+        if args.strict or what != "pending" or args.verbose:
+            print(f"{what:9}  {path}: {detail}")
+    if counted:
+        print(f"stamps: {len(counted)} capture(s) stale or unstamped; fix: {FIX}")
+        return 1
+    note = f" ({pending} pending: moved in, not yet captured by make reference)" if pending else ""
+    print(f"stamps: no stale capture{note}")
+    return 0
+
+
+def cmd_stamp(args):
+    gdir = ROOT / "reference" / args.gpu
+    if not gdir.is_dir():
+        print(f"stamps: no folder {rel(gdir)}")
+        return 2
+    run = run_facts(args.gpu_name or args.gpu, args.command)
+    for folder in sorted(d for d in gdir.iterdir() if d.is_dir()):
+        if args.chapter and folder.name != args.chapter:
+            continue
+        doc = stamp(folder, folder.name, run)
+        print(f"{rel(folder / STAMPS)}: {len(doc['artefacts'])} artefacts stamped")
+    return 0
+
+
+def cmd_hash(args):
+    print(source_hash([Path(f).resolve() for f in args.files]))
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="stamps of the captured evidence (reference/)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("stale", help="list the stale and unstamped captures")
+    s.add_argument("--gpu", help="one GPU folder (h200, h100, ...)")
+    s.add_argument("--strict", action="store_true", help="count pending (never stamped) ones too")
+    s.add_argument("--verbose", action="store_true", help="list the pending ones too")
+    s.set_defaults(run=cmd_stale)
+    t = sub.add_parser("stamp", help="stamp a GPU's artefacts from the sources in the tree")
+    t.add_argument("--gpu", required=True)
+    t.add_argument("--gpu-name", help="the GPU's full name (nvidia-smi)")
+    t.add_argument("--chapter")
+    t.add_argument("--command", default="make reference")
+    t.set_defaults(run=cmd_stamp)
+    h = sub.add_parser("hash", help="the normalised hash of source files")
+    h.add_argument("files", nargs="+")
+    h.set_defaults(run=cmd_hash)
+    args = ap.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""The evidence under reference/<gpu>/<chapter>/ is stamped with the sources it came from
+(harness/stamps.py), and this lists the stale captures by name and fails while any is stale or
+unstamped. An artefact moved in without a capture run carries "pending": true in its stamps.json:
+it is not counted until `make reference` on a GPU machine replaces it with a real stamp, after which
+any code change to its sources fails here until the next run. A temporary tree shows the rule: a
+comment or formatting change keeps a stamp, a code change stales it.
+"""
+
+import io
+import json
+import shutil
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import stamps  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+STAGE = """// Stage 01: the first.
+#include "common/check.h"
+#include "lesson.cuh"
+
+__global__ void k(int* out, int n) {
+    for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = i;   // grid-stride
+}
+"""
+HEADER = "/* A lesson header. */\n#pragma once\ninline int twice(int x) { return 2 * x; }\n"
+
+
+class Tree(unittest.TestCase):
+    """A course of one chapter with one stage, its SASS capture stamped."""
+
+    def setUp(self):
+        self.root = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.root)
+        self.write("solutions/01-test/01_first.cu", STAGE)
+        self.write("solutions/01-test/lesson.cuh", HEADER)
+        self.write("chapters/01-test/bench_test.cpp", "int main() { return 0; }\n")
+        self.write("common/check.h", "#pragma once\n#define CHECK(x) (x)\n")
+        self.folder = self.root / "reference" / "h200" / "01-test"
+        self.write("reference/h200/01-test/sass/sm_90/01_first.sass", "# 01-test/01_first: sm_90\n")
+        self.write("reference/h200/01-test/bench.json", "{}\n")
+        stamps.stamp(self.folder, "01-test", {"commit": None}, self.root)
+        stamps._cached_hash.cache_clear()
+
+    def write(self, name, text):
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def edit(self, name, old, new):
+        path = self.root / name
+        text = path.read_text()
+        self.assertIn(old, text)
+        path.write_text(text.replace(old, new))
+        stamps._cached_hash.cache_clear()
+
+    def state(self, artefact="sass/sm_90/01_first.sass"):
+        return stamps.state(self.folder, artefact, root=self.root)[0]
+
+    def test_sources_follow_the_includes(self):
+        self.assertEqual(stamps.sources_of("01-test", "sass/sm_90/01_first.sass", self.root),
+                         ["common/check.h", "solutions/01-test/01_first.cu", "solutions/01-test/lesson.cuh"])
+        self.assertIn("chapters/01-test/bench_test.cpp", stamps.sources_of("01-test", "bench.json", self.root))
+
+    def test_fresh_after_stamping(self):
+        self.assertEqual(stamps.report(self.root), [])
+
+    def test_a_comment_or_reformat_keeps_the_stamp(self):
+        self.edit("solutions/01-test/01_first.cu", "// grid-stride", "// a new comment, \"quoted\"")
+        self.edit("solutions/01-test/01_first.cu", "out[i] = i;", "out[i]=i;")
+        self.edit("solutions/01-test/01_first.cu", "__global__ void k(int* out, int n) {",
+                  "/* what k does */\n__global__ void\nk(int *out,\n  int n)\n{")
+        self.edit("solutions/01-test/lesson.cuh", "/* A lesson header. */", "// Another comment.")
+        self.assertEqual(self.state(), "fresh")
+
+    def test_a_code_change_stales_it(self):
+        self.edit("solutions/01-test/01_first.cu", "out[i] = i;", "out[i] = i + 1;")
+        self.assertEqual(stamps.state(self.folder, "sass/sm_90/01_first.sass", root=self.root),
+                         ("stale", stamps.STALE_NOTE))
+        self.assertEqual(stamps.state(self.folder, "bench.json", root=self.root)[0], "stale")
+
+    def test_a_change_in_an_included_header_stales_it(self):
+        self.edit("solutions/01-test/lesson.cuh", "2 * x", "3 * x")
+        self.assertEqual(self.state(), "stale")
+        path = self.folder / "sass" / "sm_90" / "01_first.sass"
+        self.assertEqual(stamps.stale_note(path, self.root), f" ({stamps.STALE_NOTE})")
+
+    def test_a_string_holding_comment_marks_is_code(self):
+        self.edit("solutions/01-test/01_first.cu", "out[i] = i;", 'out[i] = i; const char* s = "a // b";')
+        stamps.stamp(self.folder, "01-test", {"commit": None}, self.root)
+        self.edit("solutions/01-test/01_first.cu", '"a // b"', '"a // c"')
+        self.assertEqual(self.state(), "stale")
+
+    def test_pending_and_unstamped_are_listed(self):
+        doc = stamps.load(self.folder)
+        doc["artefacts"]["bench.json"] = {"hash": None, "pending": True, "reason": "moved"}
+        stamps.save(self.folder, doc)
+        self.write("reference/h200/01-test/new.png", "")
+        states = {path: what for path, what, _ in stamps.report(self.root)}
+        self.assertEqual(states, {"reference/h200/01-test/bench.json": "pending",
+                                  "reference/h200/01-test/new.png": "unstamped"})
+
+    def test_python_sources_ignore_comments_and_docstrings(self):
+        a = stamps.normalise_python('"""Doc."""\nx = 1  # one\n')
+        b = stamps.normalise_python("'''Other doc.'''\n\nx = (\n    1\n)\n")
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, stamps.normalise_python("x = 2\n"))
+
+
+class Committed(unittest.TestCase):
+    """The committed evidence: nothing stale, nothing unstamped but what is marked pending."""
+
+    def test_no_capture_is_stale(self):
+        rows = stamps.report(REPO)
+        bad = [f"{path} ({what}: {detail})" for path, what, detail in rows if what != "pending"]
+        self.assertEqual(bad, [], f"{len(bad)} stale or unstamped capture(s), fixed by {stamps.FIX}: "
+                                  + "; ".join(bad[:20]))
+
+    def test_every_folder_has_its_stamps(self):
+        for gdir in stamps.gpu_dirs(REPO):
+            for folder in (d for d in gdir.iterdir() if d.is_dir()):
+                doc = json.loads((folder / stamps.STAMPS).read_text())
+                self.assertEqual(doc["schema"], stamps.SCHEMA, folder)
+
+    def test_the_cli_says_the_fix(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            status = stamps.main(["stale"])
+        self.assertEqual(status, 0, out.getvalue())
+        self.assertIn("stamps: no stale capture", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
