@@ -28,8 +28,10 @@ from typing import NamedTuple
 # The repository root: every tool takes it from here.
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ARCH = "sm_90"
-# The course's reference GPU: its committed results are the ones shown without a GPU.
-REFERENCE_GPU = "H100"
+# The course's reference GPU: its committed results are the ones shown without a GPU. Its evidence
+# (results, charts, SASS, profiles) lives in reference/<REFERENCE_DIR>/<chapter>/ (reference/README.md).
+REFERENCE_GPU = "H200"
+REFERENCE_DIR = "h200"
 STAGE_FILE = re.compile(r"^\d\d_\w+\.cu$")
 STAGE_LABEL = re.compile(r"^\d\d_\w+")
 STAGE_NAME = re.compile(r"^\d\d_\w+$")
@@ -339,8 +341,13 @@ def cmake_code(root=ROOT):
     return "\n".join(lines)
 
 
+def evidence_dir(chapter, root=ROOT, gpu=REFERENCE_DIR):
+    """reference/<gpu>/<chapter>/: what a capture run on that GPU wrote for the chapter."""
+    return root / "reference" / gpu / chapter
+
+
 def capture_dir(chapter, root=ROOT, arch=REFERENCE_ARCH):
-    return root / "chapters" / chapter / "sass" / arch
+    return evidence_dir(chapter, root) / "sass" / arch
 
 
 def capture_path(stage_id, root=ROOT, arch=REFERENCE_ARCH):
@@ -745,8 +752,8 @@ def short_date(doc):
 
 
 def committed_results(chapter, root=ROOT):
-    """[(path, doc)] of a chapter's committed result files (figures/*.json), by file name."""
-    found = [(path, load_result(path)) for path in sorted((root / "chapters" / chapter / "figures").glob("*.json"))]
+    """[(path, doc)] of a chapter's committed result files (reference/<gpu>/<chapter>/*.json), by path."""
+    found = [(path, load_result(path)) for path in sorted((root / "reference").glob(f"*/{chapter}/*.json"))]
     return [(path, doc) for path, doc in found if doc]
 
 
@@ -758,12 +765,16 @@ def newest_result(chapter, gpu=None, root=ROOT):
              if gpu is None or gpu in doc.get("device", {}).get("name", "")]
     if not found:
         return None, None
-    return max(found, key=lambda f: (result_date(f[1]), f[0].name))
+    return max(found, key=lambda f: (result_date(f[1]), f[0].as_posix()))
 
 
 def reference_result(chapter, root=ROOT):
-    """(path, doc) of a chapter's committed reference run: the reference GPU's newest, else the
-    newest on any GPU; (None, None) when there is none."""
+    """(path, doc) of a chapter's committed reference run: the reference GPU's bench.json, else its
+    newest, else the newest on any GPU; (None, None) when there is none."""
+    bench = evidence_dir(chapter, root) / "bench.json"
+    doc = load_result(bench) if bench.is_file() else None
+    if doc:
+        return bench, doc
     path, doc = newest_result(chapter, REFERENCE_GPU, root)
     return (path, doc) if doc else newest_result(chapter, None, root)
 

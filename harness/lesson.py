@@ -36,7 +36,7 @@ object without sm_90 code is checked on the architecture it has, and the report 
 
     lesson.py sass STAGE [--object OBJ ...] [--captured] [--expect-reject] [--build DIR]
         Checks a stage's SASS against its signature: the stage's own object (cuobjdump), the
-        objects named, or with --captured the capture committed under chapters/<ch>/sass/sm_90/.
+        objects named, or with --captured the capture committed under reference/h200/<ch>/sass/sm_90/.
         Without cuobjdump (and no --captured): "SASS not checked: cuobjdump not found", never a pass.
     lesson.py speed STAGE --reference PROG --candidate PROG [--expect-slow] [--set KEY=VALUE ...]
         Times the two judge programs against each other, interleaved (A-B-B-A rounds), and prints
@@ -68,6 +68,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
 import sass  # noqa: E402
+import stamps  # noqa: E402
 
 ROOT = course.ROOT
 DEFAULT_MIN_RATIO = 0.90
@@ -224,7 +225,8 @@ def stage_sass(variant, stage_id, objects, captured, build):
     """(kernels, where) of a stage: from objects, the stage's own object, or the committed capture."""
     if captured:
         src = sass.captured(stage_id, "solution", quiet=True)
-        where = f"the capture {course.capture_path(stage_id, ROOT).relative_to(ROOT)}"
+        path = course.capture_path(stage_id, ROOT)
+        where = f"the capture {path.relative_to(ROOT)}{stamps.stale_note(path, ROOT)}"
     elif objects:
         src = sass.Source(" ".join(objects), "".join(sass.disassemble(o) for o in objects))
         where = "the object" + ("s" if len(objects) > 1 else "")

@@ -3,7 +3,7 @@
 
     profile.py show STAGE [--sections LIST] [--offline]    one stage's kernels, the chapter's metrics
     profile.py diff A B [--offline]                         two stages side by side, with B/A
-    profile.py capture [--chapter CH] [--per-stage]         (GPU) every stage into chapters/*/profiles/sm_90/
+    profile.py capture [--chapter CH] [--per-stage]         (GPU) every stage into reference/<gpu>/*/profiles/
     profile.py check-perf [--offline]                       (GPU) the lessons.toml perf bounds against fresh profiles
     profile.py metrics                                      the metrics collected, and why
 
@@ -23,9 +23,10 @@ fewer replay passes, and names that do not move between Nsight Compute versions.
 (--page raw --csv) gives one row per kernel with one column per metric.
 
 Without a GPU, without ncu, or when ncu may not read the counters (ERR_NVGPUCTRPERM), the profile
-captured on the reference GPU (chapters/<chapter>/profiles/sm_90/<stage>.csv) is shown instead, and
-a line on stderr says so. A capture is compact text: a '#' line (stage, GPU, ncu version, date,
-command), then one row per kernel and metric: label,launch,kernel,metric,unit,value.
+captured on the reference GPU (reference/h200/<chapter>/profiles/<stage>.csv; until make reference
+has run there, the H100's in reference/h100/) is shown instead, and a line on stderr says so. A
+capture is compact text: a '#' line (stage, GPU, ncu version, date, command), then one row per
+kernel and metric: label,launch,kernel,metric,unit,value.
 
 Exit status: 0 ok, 1 nothing to show (no capture yet, no kernels, bench not migrated, a bound
 failed), 2 usage (a bad stage name), 3 a GPU or ncu is needed and missing.
@@ -47,6 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
+import stamps  # noqa: E402
 
 ROOT = course.ROOT
 ARCH = course.REFERENCE_ARCH
@@ -298,13 +300,39 @@ def parse_raw(text, chapter=None):
 
 # ---------------------------------------------------------------- captures
 
-def capture_dir(chapter, root=None):
-    return (root or ROOT) / "chapters" / chapter / "profiles" / ARCH
+# Until make reference recaptures them on the reference GPU, a chapter's profiles may be the ones
+# captured on the H100 (reference/h100/<chapter>/profiles/): read, and labelled as such.
+FALLBACK_GPUS = {"h100": "H100"}
 
 
-def capture_path(stage_id, root=None):
+def capture_dir(chapter, root=None, gpu=None):
+    """Where a chapter's profiles are written (the reference GPU's folder), or gpu's."""
+    return course.evidence_dir(chapter, root or ROOT, gpu or course.REFERENCE_DIR) / "profiles"
+
+
+def capture_path(stage_id, root=None, gpu=None):
     chapter, stage = stage_id.split("/", 1)
-    return capture_dir(chapter, root) / f"{stage}.csv"
+    return capture_dir(chapter, root, gpu) / f"{stage}.csv"
+
+
+def read_dir(chapter, root=None):
+    """(folder, GPU label or None) that make profile reads for a chapter: the reference GPU's when
+    it holds a capture, else an older GPU's, labelled."""
+    own = capture_dir(chapter, root)
+    if any(own.glob("*.csv")):
+        return own, None
+    for gpu, label in FALLBACK_GPUS.items():
+        other = capture_dir(chapter, root, gpu)
+        if any(other.glob("*.csv")):
+            return other, label
+    return own, None
+
+
+def read_path(stage_id, root=None):
+    """(path, GPU label or None) of the capture make profile reads for a stage."""
+    chapter, stage = stage_id.split("/", 1)
+    folder, label = read_dir(chapter, root)
+    return folder / f"{stage}.csv", label
 
 
 CAPTURE_COLUMNS = ["label", "launch", "kernel", "metric", "unit", "value"]
@@ -663,11 +691,11 @@ def gpu_name():
 
 def captured(chapter, stage, why=None, variant="solution", quiet=False):
     """(source words, launches) from the committed capture; the note goes to stderr."""
-    path = capture_path(f"{chapter}/{stage}")
+    path, older_gpu = read_path(f"{chapter}/{stage}")
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     if not path.is_file():
         where = f"{why}, and " if why else ""
-        raise UsageError(f"profile: {where}no capture of {chapter}/{stage} yet ({rel}); make profile-capture "
+        raise UsageError(f"profile: {where}no capture of {chapter}/{stage} yet ({rel}); make reference "
                          "takes it on a GPU machine", 1)
     header, launches = read_capture(path)
     if not launches:
@@ -675,7 +703,8 @@ def captured(chapter, stage, why=None, variant="solution", quiet=False):
     if not quiet:
         whose = "" if variant == "solution" else " (the reference solution's, not your exercise's)"
         where = f"{why}; " if why else ""
-        print(f"profile: {where}showing the profile captured on the reference GPU, {rel}{whose}", file=sys.stderr)
+        on = f"captured on the {older_gpu}" if older_gpu else "captured on the reference GPU"
+        print(f"profile: {where}showing the profile {on}, {rel}{whose}{stamps.stale_note(path)}", file=sys.stderr)
     return header, launches
 
 
@@ -740,7 +769,7 @@ def migrated_chapters(args):
 
 
 def cmd_capture(args):
-    """Every stage of every migrated chapter into chapters/<chapter>/profiles/sm_90/<stage>.csv."""
+    """Every stage of every migrated chapter into reference/<gpu>/<chapter>/profiles/<stage>.csv."""
     reason = live_reason()
     if reason:
         raise UsageError(f"profile-capture: {reason}; it runs on the GPU machine", 3)
@@ -777,11 +806,12 @@ def cmd_capture(args):
                 by_stage.setdefault(stage, []).append(launch)
                 commands[stage] = command
         for stage in wanted:
-            path = capture_path(f"{chapter}/{stage}")
+            path = capture_path(f"{chapter}/{stage}", gpu=args.gpu)
             if stage not in by_stage:
                 print(f"{path.relative_to(ROOT)}: no kernel in a {PREFIX}:{chapter}:{stage} range (is it a "
                       "progression row of the bench?)", file=sys.stderr)
                 continue
+            path.parent.mkdir(parents=True, exist_ok=True)
             write_capture(path, header_line(f"{chapter}/{stage}", gpu, version, commands[stage]), by_stage[stage])
             print(f"{path.relative_to(ROOT)}: {len(by_stage[stage])} kernels")
     if skipped:
@@ -827,7 +857,7 @@ def cmd_check_perf(args):
     summaries, uncaptured = {}, []
     for stage_id in dict.fromkeys(b["stage"] for b in bounds):
         variant, chapter, stage = course.profile_stage(stage_id)
-        if args.offline and not capture_path(stage_id).is_file():
+        if args.offline and not read_path(stage_id)[0].is_file():
             uncaptured.append(stage_id)     # offline, a stage never captured is not checked (said below)
             continue
         _, launches = stage_launches(args, variant, chapter, stage, quiet=True)
@@ -872,6 +902,8 @@ def build_parser():
     diff.add_argument("b", metavar="B")
     capture = add("capture", "capture every stage's profile (GPU machine)", cmd_capture)
     capture.add_argument("--chapter", help="one chapter only")
+    capture.add_argument("--gpu", default=course.REFERENCE_DIR,
+                         help=f"the GPU's folder under reference/ (default {course.REFERENCE_DIR})")
     capture.add_argument("--per-stage", action="store_true",
                          help="one ncu run per stage (slower) instead of one per chapter")
     add("check-perf", "check the stages' lessons.toml perf bounds against fresh profiles", cmd_check_perf)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Results tables in the READMEs, generated from the committed results: one home per number.
 
-Measured figures live in the committed benchmark results, chapters/<chapter>/figures/*.json.
+Measured figures live in the committed benchmark results, reference/<gpu>/<chapter>/*.json.
 A README does not copy them: it marks where a table goes, and `make tables` fills the block from
 the JSON. A figure then has one home, and a block that no longer matches its JSON (a new
 reference run committed, a table renamed) fails the host test harness/tests/test_readme_tables.py
@@ -16,7 +16,7 @@ until `make tables` is run again.
 A block is two marker lines, each alone on its line, and what the generator writes between them:
 
     <!-- results: progression columns=stage,time_ms,GB/s,vs_CUB rows='^(0[1-9]|10)_|CUB' -->
-    NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.0), 2026-11-23, `make bench CHAPTER=12-reduction` ([h100-2026-11-23.json](figures/h100-2026-11-23.json))
+    NVIDIA H200, CUDA 13.0 (driver 13.0), 2026-11-28, `make bench CHAPTER=12-reduction` ([h200/12-reduction/bench.json](../reference/h200/12-reduction/bench.json))
 
     ```text
     Reduction progression (256M ints, 4 B/element read)
@@ -40,7 +40,7 @@ all) and options, key=value, quoted like a shell word where a value has spaces o
                        format=markdown: a Markdown table, names left, numbers right
     notes=yes          the table's notes under it (default: no; they are run warnings and goals)
 
-The reference result is the chapter's newest run on the reference GPU (course.reference_result,
+The reference result is the reference GPU's reference/h200/<chapter>/bench.json (course.reference_result,
 the one `make tour` shows without a GPU). Its provenance is the block's first line: the GPU, the
 CUDA runtime and driver versions, the date, the command that produces it (the JSON's "command"
 when it records one, else `make bench CHAPTER=<its bench>`) and a link to the file. To add a
@@ -50,10 +50,10 @@ Markers inside a fenced code block are text, not blocks (a README may show the s
 stage against its library and its ceiling, as make tour ends, from every chapter's reference.
 `<!-- results: summary gpu=H200 -->` is the same headline from another GPU's committed results:
 each chapter's newest result whose device name contains H200, a chapter with none left out (a
-block where no chapter has one is an error). "Newest" is the JSON's date, then the file name
-(the later wins a tie), so the choice does not depend on the order of the files: chapter 14 keeps
-a run from a two-GPU H200 machine (h200x2-2026-11-22.json, the one its multi-GPU chart draws)
-beside the single-GPU tour's h200-2026-11-27.json, and gpu=H200 takes the later of the two.
+block where no chapter has one is an error). "Newest" is the JSON's date, then the path (the
+later wins a tie), so the choice does not depend on the order of the files: chapter 14 keeps a run
+from a two-GPU H200 machine (reference/h200x2/14-nbody/bench.json, the one its multi-GPU chart
+draws) beside the single-GPU reference/h200/14-nbody/bench.json, and gpu=H200 takes the later.
 
 Exit status: 0 fine, 1 a block is stale or cannot be generated (its file:line says why).
 """
@@ -198,7 +198,7 @@ def result_for(spec, readme, root, where):
         return path, doc
     path, doc = course.reference_result(chapter, root)
     if doc is None:
-        raise BlockError(f"{where}: no committed results for {chapter} (chapters/{chapter}/figures/*.json)")
+        raise BlockError(f"{where}: no committed results for {chapter} (reference/*/{chapter}/*.json)")
     return path, doc
 
 
@@ -221,6 +221,12 @@ def select(table, spec, where):
             "notes": table.get("notes", []) if spec.get("notes") == "yes" else []}
 
 
+def shown(path):
+    """A result file as a link's text: its GPU, chapter and name (h200/12-reduction/bench.json)."""
+    parts = Path(path).parts
+    return "/".join(parts[len(parts) - parts[::-1].index("reference"):]) if "reference" in parts else Path(path).name
+
+
 def provenance(doc, path, readme):
     """The block's first line: GPU, CUDA runtime and driver, date, command, and the file."""
     device = doc.get("device", {}).get("name", "unknown GPU")
@@ -228,7 +234,7 @@ def provenance(doc, path, readme):
     versions = f"CUDA {cuda.get('runtime', '?')}" + (f" (driver {cuda['driver']})" if cuda.get("driver") else "")
     command = doc.get("command") or f"make bench CHAPTER={doc.get('bench', '?')}"
     link = os.path.relpath(Path(path).resolve(), Path(readme).resolve().parent).replace(os.sep, "/")
-    return f"{device}, {versions}, {course.short_date(doc)}, `{command}` ([{Path(path).name}]({link}))"
+    return f"{device}, {versions}, {course.short_date(doc)}, `{command}` ([{shown(path)}]({link}))"
 
 
 def markdown_table(table):
@@ -260,7 +266,7 @@ def render_summary(readme, root, gpu=None, where=""):
         raise BlockError(f"{where}: summary gpu={gpu}: no chapter has a committed result on a GPU whose name "
                          f"contains '{gpu}' (results are from: {devices_with_results(chapters, root)})")
     if not found:
-        raise BlockError(f"{where}: no committed results (chapters/*/figures/*.json) for the summary")
+        raise BlockError(f"{where}: no committed results (reference/*/*/*.json) for the summary")
     entries = [e for chapter, _, doc in found for e in tour.summary_entries(doc, chapter)]
     table = {"columns": ["chapter", "best stage", "rate", "against the library", "against the ceiling"],
              "rows": [tour.summary_row(*e) for e in entries], "notes": []}

@@ -9,14 +9,15 @@ costs in shuffles, and how two versions of a kernel differ.
     sass.py count   SRC [--kernel REGEX] [--json] [--opcodes]     instruction mix per kernel
     sass.py diff    A B [--kernel REGEX] [--kernel-b REGEX]       listings and mixes side by side
     sass.py capture --out DIR [--kernel REGEX] STAGE...           save raw `cuobjdump -sass` output
-    sass.py capture-all [--arch sm_90]                            every stage into chapters/*/sass/sm_90/
+    sass.py capture-all [--arch sm_90]                            every stage into reference/h200/*/sass/sm_90/
 
 SRC is a stage id such as ``11-streaming/01_grid_stride`` (optionally prefixed
 ``solution/`` or ``exercise/``; solution by default), looked up in
 ``<build>/stages.json`` (written by CMake); or a path to an object, cubin or
 executable (disassembled with cuobjdump); or a captured ``.sass`` text file,
 which needs no CUDA tools: the captures taken on the reference GPU are
-committed under ``chapters/<chapter>/sass/sm_90/``.
+committed under ``reference/h200/<chapter>/sass/sm_90/`` (a capture whose stage changed since is
+labelled "captured from an older version of this stage", harness/stamps.py).
 
 Without cuobjdump (a laptop with nvcc alone), a reference stage shows its
 committed capture, and any other stage (yours: ``exercise/...``) its PTX, compiled
@@ -71,6 +72,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import ptx  # noqa: E402  (an exercise's own code where no cuobjdump can show its SASS)
+import stamps  # noqa: E402  (whether a capture predates its stage's code)
 
 REFERENCE_ARCH = course.REFERENCE_ARCH
 
@@ -340,9 +342,9 @@ def find_tool(name):
 
 
 def _missing_cuobjdump(stage=None):
-    where = "chapters/<chapter>/sass/sm_90/"
+    where = f"reference/{course.REFERENCE_DIR}/<chapter>/sass/{REFERENCE_ARCH}/"
     if stage and "/" in stage["id"]:
-        where = f"chapters/{stage['id'].split('/', 1)[0]}/sass/{REFERENCE_ARCH}/"
+        where = f"{course.capture_dir(stage['id'].split('/', 1)[0], ROOT).relative_to(ROOT)}/"
     return ToolMissing(
         "sass: cuobjdump not found (it ships with the CUDA Toolkit's cuda-cuobjdump package); "
         f"the SASS captured on the reference GPU is committed under {where}")
@@ -424,15 +426,15 @@ def captured(stage_id, variant="solution", quiet=False):
     rel = path.relative_to(ROOT)
     if not path.is_file():
         raise UsageError(f"sass: no capture of {stage_id} yet ({rel}); it is taken on a GPU machine "
-                         "by make sass-capture. With the CUDA Toolkit's cuobjdump installed, make sass "
+                         "by make reference. With the CUDA Toolkit's cuobjdump installed, make sass "
                          "reads the stage's own object instead", 1)
     header = course.capture_header(path)
     if header.split(": ", 1)[-1].startswith(course.NO_KERNELS):
         raise UsageError(f"sass: {stage_id} has no GPU kernels of its own ({rel}: {header})", 1)
     if not quiet:
         print(f"sass: cuobjdump not found; showing the reference solution's SASS captured on the "
-              f"reference GPU ({rel})", file=sys.stderr)
-    return Source(f"{stage_id} ({REFERENCE_ARCH}, captured)", path.read_text(), path.stem)
+              f"reference GPU ({rel}){stamps.stale_note(path)}", file=sys.stderr)
+    return Source(f"{stage_id} ({REFERENCE_ARCH}, captured{stamps.stale_note(path)})", path.read_text(), path.stem)
 
 
 def ptx_source(variant, stage_id, build, stage=None):
@@ -476,7 +478,8 @@ def load(arg, build):
     if which is None:
         if _is_binary(path):
             return Source(arg, disassemble(path), path.name.split(".", 1)[0])
-        return Source(arg, path.read_text())
+        # A capture given by its path (sass-diff across architectures) says when it is stale.
+        return Source(f"{arg}{stamps.stale_note(path, ROOT)}", path.read_text())
     variant, stage_id, stage = which
     if find_tool("cuobjdump") is None:
         if variant == "solution":
@@ -833,7 +836,7 @@ def without_encodings(text):
 
 
 def cmd_capture_all(args):
-    """Every solution stage's SASS into chapters/<chapter>/sass/<arch>/<stage>.sass, each file
+    """Every solution stage's SASS into reference/<gpu>/<chapter>/sass/<arch>/<stage>.sass, each file
     opening with a line saying what it holds; captures of stages that no longer exist removed."""
     manifest = {s["id"]: s for s in _read_manifest(args.build) if s["variant"] == "solution"}
     ids = course.stage_ids(ROOT)
@@ -945,9 +948,9 @@ def build_parser():
     capture.set_defaults(run=cmd_capture)
 
     capture_all = sub.add_parser(
-        "capture-all", help="capture every solution stage into chapters/<chapter>/sass/<arch>/",
+        "capture-all", help="capture every solution stage into reference/<gpu>/<chapter>/sass/<arch>/",
         description="Builds every solution stage's object, and writes its SASS (one architecture) "
-                    "to chapters/<chapter>/sass/<arch>/<stage>.sass, opening with a '#' line that "
+                    "to reference/<gpu>/<chapter>/sass/<arch>/<stage>.sass, opening with a '#' line that "
                     "says what it holds (or that the stage has no kernels); removes the captures "
                     "of stages that no longer exist. Needs cuobjdump (a GPU machine's toolkit).")
     capture_all.add_argument("--build", default=argparse.SUPPRESS,

@@ -10,8 +10,9 @@ Building prints one line per chapter; the full output goes to <build>/tour.log, 
 errors) only when a step fails. With a GPU, every chapter's benchmark runs as it always did,
 then one screen sums up each chapter's best stage against its library and its ceiling, from the
 results just written. Without one, the tour prints each chapter's progression table from the
-committed reference results (chapters/<chapter>/figures/*.json), labelled with their GPU and
-date, and ends with what this machine can do and the next command to type.
+committed reference results (reference/h200/<chapter>/bench.json), labelled with their GPU and
+date (and, when a chapter's code changed since, "captured from an older version of this stage"),
+and ends with what this machine can do and the next command to type.
 
 Exit status: 0 ok, 1 a build or a benchmark failed.
 """
@@ -28,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
+import stamps  # noqa: E402
 
 ROOT = course.ROOT
 
@@ -278,7 +280,8 @@ def run_label(doc, path, reference):
         path = Path(path).resolve().relative_to(ROOT)
     except ValueError:
         pass
-    return f"{where}: {device}{cuda}, {course.short_date(doc)} ({path})"
+    older = f"; {stamps.STALE_NOTE}" if reference and stamps.stale_note(ROOT / path) else ""
+    return f"{where}: {device}{cuda}, {course.short_date(doc)} ({path}{older})"
 
 
 def chapter_report(chapter, path, doc, reference=True, every_table=False):

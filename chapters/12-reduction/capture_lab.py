@@ -5,12 +5,14 @@ stages, so they have no profile range.
 
     capture_lab.py [--build DIR]     (GPU, ncu) one ncu run per lab row of bench-12-reduction, on
                                      the first launch of the row's kernel (a warm-up call: every
-                                     call does the same work), written to lab/lab_folding.csv in
-                                     the format of the stage captures; then the table below
-    capture_lab.py --show            the table from the committed lab/lab_folding.csv
+                                     call does the same work), written to reference/h200/12-reduction/
+                                     profiles/lab/lab_folding.csv in the format of the stage
+                                     captures; then the table below
+    capture_lab.py --show            the table from the committed capture (the H100's,
+                                     reference/h100/..., until make reference has taken one)
 
 The table puts the shared-memory counters (wavefronts, bank conflicts, instructions) beside the
-counts predicted from the code (profiles/README.md, "Lab: figure 12.1"), and for the global rows
+counts predicted from the code (profiles.md, "Lab: figure 12.1"), and for the global rows
 the sectors per request, L1 hit rate and DRAM bytes. Build the bench first:
 `cmake --build build --target bench-12-reduction`. Exit status: 0 ok, 1 ncu failed or found
 nothing, 2 no capture to show, 3 no GPU or ncu here.
@@ -25,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent.parent
+ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "harness"))
 
 
@@ -44,8 +46,18 @@ def _load_profile():
 
 ncu_profile = _load_profile()
 
-CAPTURE = HERE / "lab" / "lab_folding.csv"
 CHAPTER = "12-reduction"
+
+
+def committed(name):
+    """Where a capture is written (the reference GPU's evidence), and read from: there, else the
+    same file captured on an older GPU (ncu_profile.FALLBACK_GPUS) until make reference retakes it."""
+    own = ncu_profile.capture_dir(CHAPTER, ROOT) / name
+    older = [ncu_profile.capture_dir(CHAPTER, ROOT, gpu) / name for gpu in ncu_profile.FALLBACK_GPUS]
+    return own, next((p for p in [own, *older] if p.is_file()), own)
+
+
+CAPTURE, SHOWN = committed("lab/lab_folding.csv")
 
 # (the bench's label, its --only, the kernel's name, --N): the shared folds use 2^20 ints whatever
 # --N is, so a small input keeps the bench's start short; the global rows read the default 256M.
@@ -147,20 +159,21 @@ def capture(build):
             commands.append(printable(cmd, metrics, scratch))
     header = ncu_profile.header_line(f"{CHAPTER}/lab_folding", ncu_profile.gpu_name(), ncu_profile.ncu_version(ncu),
                                      "one ncu run per lab row: " + commands[0].replace(ROWS[0][1], "<row>"))
+    CAPTURE.parent.mkdir(parents=True, exist_ok=True)
     ncu_profile.write_capture(CAPTURE, header, launches)
     print(f"{CAPTURE.relative_to(ROOT)}: {len(launches)} kernels")
-    return show()
+    return show(CAPTURE)
 
 
 def cell(value, digits=0):
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
-def show():
-    if not CAPTURE.is_file():
-        print(f"capture_lab: no {CAPTURE.relative_to(ROOT)} yet: run this on a GPU machine with ncu", file=sys.stderr)
+def show(path=SHOWN):
+    if not path.is_file():
+        print(f"capture_lab: no {path.relative_to(ROOT)} yet: run this on a GPU machine with ncu", file=sys.stderr)
         return 2
-    header, launches = ncu_profile.read_capture(CAPTURE)
+    header, launches = ncu_profile.read_capture(path)
     print(f"# {header}\n")
     by_label = {l.label: l for l in launches}
     rows = []

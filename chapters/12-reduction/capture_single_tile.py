@@ -7,10 +7,11 @@ at the bench's size, 2^28 ints; this call is one of the by-n table's.
                                            --threads 512 (stage 10 and CUB only, at the block
                                            size plain runs pick, one timed pair a size), every
                                            launch of their kernels profiled; kept: the by-n
-                                           table's timed pair at 4096, written to
-                                           single_tile/4096.csv in the format of the stage
-                                           captures; then the table below
-    capture_single_tile.py --show          the table from the committed single_tile/4096.csv
+                                           table's timed pair at 4096, written to reference/h200/
+                                           12-reduction/profiles/single_tile/4096.csv in the
+                                           format of the stage captures; then the table below
+    capture_single_tile.py --show          the table from the committed capture (the H100's
+                                           until make reference has taken one)
 
 Which launches: the by-n table times CUB, then stage 10, for each n in turn. At 4096 ints CUB
 launches DeviceReduceSingleTileKernel alone (at larger n the same kernel also ends a two-kernel
@@ -24,9 +25,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from capture_lab import CHAPTER, HERE, ROOT, cell, cli, ncu_and_bench, ncu_profile, printable, run_ncu
+from capture_lab import CHAPTER, ROOT, cell, cli, committed, ncu_and_bench, ncu_profile, printable, run_ncu
 
-CAPTURE = HERE / "single_tile" / "4096.csv"
+CAPTURE, SHOWN = committed("single_tile/4096.csv")
 N = 4096
 CUB_SINGLE, CUB_FIRST, STAGE = "DeviceReduceSingleTileKernel", "DeviceReduceKernel", "reduce_kernel"
 FOLD_OPCODES = ["LDG", "REDUX", "SHFL", "STS", "BAR", "LDS", "STG"]
@@ -71,17 +72,18 @@ def capture(build):
     pair[0].label, pair[1].label = "CUB DeviceReduce::Sum", "10_fastest"
     header = ncu_profile.header_line(f"{CHAPTER}/single_tile n={N}", ncu_profile.gpu_name(),
                                      ncu_profile.ncu_version(ncu), f"the by-n table's timed pair at n = {N}: {line}")
+    CAPTURE.parent.mkdir(parents=True, exist_ok=True)
     ncu_profile.write_capture(CAPTURE, header, list(pair))
     print(f"{CAPTURE.relative_to(ROOT)}: 2 kernels of {len(launches)} profiled")
-    return show()
+    return show(CAPTURE)
 
 
-def show():
-    if not CAPTURE.is_file():
-        print(f"capture_single_tile: no {CAPTURE.relative_to(ROOT)} yet: run this on a GPU machine with ncu",
+def show(path=SHOWN):
+    if not path.is_file():
+        print(f"capture_single_tile: no {path.relative_to(ROOT)} yet: run this on a GPU machine with ncu",
               file=sys.stderr)
         return 2
-    header, launches = ncu_profile.read_capture(CAPTURE)
+    header, launches = ncu_profile.read_capture(path)
     print(f"# {header}\n")
     rows = []
     for launch in launches:

@@ -1,5 +1,5 @@
 """One home per number: the results blocks of the READMEs are what harness/readme_tables.py
-generates from the committed results (chapters/*/figures/*.json), and the generator itself, on a
+generates from the committed results (reference/<gpu>/<chapter>/*.json), and the generator itself, on a
 fixture result file (fixtures/readme-tables.json) in temporary course trees."""
 
 import contextlib
@@ -19,8 +19,9 @@ sys.path.insert(0, str(HARNESS))
 import course  # noqa: E402
 import readme_tables  # noqa: E402
 
-PROVENANCE = ("NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.1), 2026-12-01, `make bench CHAPTER=99-test` "
-              "([h100-2026-12-01.json](figures/h100-2026-12-01.json))")
+PROVENANCE = ("NVIDIA H200, CUDA 13.0 (driver 13.1), 2026-12-01, `make bench CHAPTER=99-test` "
+              "([h200/99-test/bench.json](../../reference/h200/99-test/bench.json))")
+H100 = "NVIDIA H100 80GB HBM3"
 
 
 class RepositoryReadmesTest(unittest.TestCase):
@@ -41,19 +42,27 @@ def run(root, *argv):
 
 
 class Tree(unittest.TestCase):
-    """A temporary course: chapters/99-test/figures/ with the fixture as its reference run (and an
-    older one beside it), and READMEs written by each test."""
+    """A temporary course: reference/h200/99-test/bench.json, the fixture, as its reference run (and
+    an older H100 run in reference/h100/99-test/), and READMEs written by each test."""
 
     def setUp(self):
         self.root = Path(tempfile.mkdtemp(prefix="readme-tables-"))
         self.addCleanup(shutil.rmtree, self.root)
-        self.figures = self.root / "chapters" / "99-test" / "figures"
-        self.figures.mkdir(parents=True)
+        self.reference = self.root / "reference" / "h200" / "99-test" / "bench.json"
+        self.reference.parent.mkdir(parents=True)
+        (self.root / "chapters" / "99-test").mkdir(parents=True)
         self.doc = json.loads(FIXTURE.read_text())
-        (self.figures / "h100-2026-12-01.json").write_text(json.dumps(self.doc))
         older = dict(self.doc, date="2026-11-01T10:00:00Z", tables=self.doc["tables"][1:])
-        (self.figures / "h100-2026-11-01.json").write_text(json.dumps(older))
+        self.save("h100", older)
+        self.doc["device"] = dict(self.doc["device"], name="NVIDIA H200")
+        self.reference.write_text(json.dumps(self.doc))
         self.readme = self.root / "chapters" / "99-test" / "README.md"
+
+    def save(self, gpu, doc):
+        path = self.root / "reference" / gpu / "99-test" / "bench.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+        return path
 
     def block(self, marker, readme=None):
         """Write a README holding one empty block, fill it -> the lines between its markers."""
@@ -116,15 +125,15 @@ class GeneratorTest(Tree):
 
     def test_the_json_may_name_its_command(self):
         self.doc["command"] = "make bench CHAPTER=99-test ARGS='--N 1024'"
-        (self.figures / "h100-2026-12-01.json").write_text(json.dumps(self.doc))
+        self.reference.write_text(json.dumps(self.doc))
         self.assertIn("`make bench CHAPTER=99-test ARGS='--N 1024'`", self.block("by_n")[0])
 
     def test_root_readme_names_the_chapter_or_the_file(self):
         root_readme = self.root / "README.md"
         self.assertIn("say whose results, chapter=NN-topic or file=PATH", self.error("by_n", root_readme))
         self.assertEqual(self.block("by_n chapter=99-test", root_readme)[0],
-                         PROVENANCE.replace("](figures/", "](chapters/99-test/figures/"))
-        older = self.block("by_n file=chapters/99-test/figures/h100-2026-11-01.json", root_readme)
+                         PROVENANCE.replace("](../../reference/", "](reference/"))
+        older = self.block("by_n file=reference/h100/99-test/bench.json", root_readme)
         self.assertTrue(older[0].startswith("NVIDIA H100 80GB HBM3, CUDA 13.0 (driver 13.1), 2026-11-01, "), older)
 
     def test_markers_in_a_code_fence_are_text(self):
@@ -134,8 +143,8 @@ class GeneratorTest(Tree):
         self.assertEqual(self.readme.read_text(), text)
 
     def test_bad_markers_say_what_and_where(self):
-        self.assertEqual(self.error("nope"), "chapters/99-test/README.md:1: chapters/99-test/figures/"
-                         "h100-2026-12-01.json has no table 'nope' (its tables: progression, by_n)")
+        self.assertEqual(self.error("nope"), "chapters/99-test/README.md:1: reference/h200/"
+                         "99-test/bench.json has no table 'nope' (its tables: progression, by_n)")
         self.assertIn("has no column speed (its columns: stage, threads, time_ms, GB/s, vs_LIB)",
                       self.error("progression columns=stage,speed"))
         self.assertIn("rows=^9 matches no row of table 'progression'", self.error("progression rows=^9"))
@@ -156,56 +165,56 @@ class GeneratorTest(Tree):
 
 
 class GpuTest(Tree):
-    """gpu=NAME: another GPU's committed results instead of the reference (the H100's here), the
-    summary included. The tree gets a benchmark (for the summary) and H200 results beside the
-    H100's: a newer single-GPU run and an older two-GPU one."""
+    """gpu=NAME: another GPU's committed results instead of the reference (the H200's here), the
+    summary included. The tree gets a benchmark (for the summary) and H100 results beside the
+    H200's: a single-GPU run and an older two-GPU one."""
 
     def setUp(self):
         super().setUp()
         (self.root / "solutions" / "99-test").mkdir(parents=True)
         (self.root / "chapters" / "99-test" / "CMakeLists.txt").write_text("course_add_bench(NAME bench-99-test)\n")
         self.doc["tables"][0]["plot"] = {"y": "GB/s"}
-        (self.figures / "h100-2026-12-01.json").write_text(json.dumps(self.doc))
-        self.h200 = json.loads(json.dumps(self.doc))
-        self.h200["device"]["name"] = "NVIDIA H200"
-        self.h200["tables"][0]["rows"][1][3] = 2048.8
-        self.save_h200("h200-2026-11-30.json", "2026-11-30T10:00:00Z", 1536.6)
-        self.save_h200("h200x2-2026-11-20.json", "2026-11-20T10:00:00Z", 4096.0)
+        self.reference.write_text(json.dumps(self.doc))
+        self.h100 = json.loads(json.dumps(self.doc))
+        self.h100["device"]["name"] = H100
+        self.h100["tables"][0]["rows"][1][3] = 2048.8
+        self.save_h100("h100", "2026-11-30T10:00:00Z", 1536.6)
+        self.save_h100("h100x2", "2026-11-20T10:00:00Z", 4096.0)
         self.root_readme = self.root / "README.md"
 
-    def save_h200(self, name, date, best):
-        doc = json.loads(json.dumps(self.h200))
+    def save_h100(self, gpu, date, best):
+        doc = json.loads(json.dumps(self.h100))
         doc["date"] = date
         doc["tables"][0]["rows"][1][3] = best
-        (self.figures / name).write_text(json.dumps(doc))
+        return self.save(gpu, doc)
 
     def test_summary_of_the_reference_and_of_another_gpu(self):
         self.assertEqual(self.block("summary", self.root_readme), [
-            "NVIDIA H100 80GB HBM3, CUDA 13.0, 2026-12-01, `make tour` "
-            "(results: [99-test](chapters/99-test/figures/h100-2026-12-01.json))",
+            "NVIDIA H200, CUDA 13.0, 2026-12-01, `make tour` "
+            "(results: [99-test](reference/h200/99-test/bench.json))",
             "",
             "| chapter |         best stage |      rate | against the library | against the ceiling |",
             "|:--------|-------------------:|----------:|--------------------:|--------------------:|",
             "| 99-test | 02_second (a \\| b) | 1024 GB/s |       1.00x LIB Sum |                   - |"])
-        lines = self.block("summary gpu=H200", self.root_readme)
-        self.assertEqual(lines[0], "NVIDIA H200, CUDA 13.0, 2026-11-30, `make tour` "
-                                   "(results: [99-test](chapters/99-test/figures/h200-2026-11-30.json))")
+        lines = self.block("summary gpu=H100", self.root_readme)
+        self.assertEqual(lines[0], f"{H100}, CUDA 13.0, 2026-11-30, `make tour` "
+                                   "(results: [99-test](reference/h100/99-test/bench.json))")
         self.assertEqual(lines[-1], "| 99-test | 02_second (a \\| b) | 1537 GB/s |       1.50x LIB Sum |"
                                     "                   - |")
 
     def test_newest_by_date_then_by_file_name(self):
-        path, _ = course.newest_result("99-test", "H200", self.root)
-        self.assertEqual(path.name, "h200-2026-11-30.json")       # not the older two-GPU run
-        self.save_h200("h200x2-2026-11-30.json", "2026-11-30T10:00:00Z", 4096.0)
-        path, _ = course.newest_result("99-test", "H200", self.root)
-        self.assertEqual(path.name, "h200x2-2026-11-30.json")     # a tie on the date: the later name
-        self.assertEqual(course.newest_result("99-test", "H100", self.root)[0].name, "h100-2026-12-01.json")
+        path, _ = course.newest_result("99-test", "H100", self.root)
+        self.assertEqual(path, self.root / "reference/h100/99-test/bench.json")  # not the older two-GPU run
+        twin = self.save_h100("h100x2", "2026-11-30T10:00:00Z", 4096.0)
+        path, _ = course.newest_result("99-test", "H100", self.root)
+        self.assertEqual(path, twin)                                             # a tie on the date: the later path
+        self.assertEqual(course.newest_result("99-test", "H200", self.root)[0], self.reference)
         self.assertEqual(course.newest_result("99-test", "B200", self.root), (None, None))
 
     def test_a_table_from_another_gpu(self):
-        lines = self.block("progression gpu=H200 columns=stage,GB/s rows=^02")
-        self.assertEqual(lines[0], "NVIDIA H200, CUDA 13.0 (driver 13.1), 2026-11-30, `make bench CHAPTER=99-test` "
-                                   "([h200-2026-11-30.json](figures/h200-2026-11-30.json))")
+        lines = self.block("progression gpu=H100 columns=stage,GB/s rows=^02")
+        self.assertEqual(lines[0], f"{H100}, CUDA 13.0 (driver 13.1), 2026-11-30, `make bench CHAPTER=99-test` "
+                                   "([h100/99-test/bench.json](../../reference/h100/99-test/bench.json))")
         self.assertEqual(lines[-2], "02_second (a | b)  1537")
 
     def test_an_unknown_or_missing_gpu_says_so(self):
@@ -217,7 +226,7 @@ class GpuTest(Tree):
                          "name contains 'B200' (its results are from: NVIDIA H100 80GB HBM3, NVIDIA H200)")
         self.assertIn("gpu= names no GPU", self.error("summary gpu=", self.root_readme))
         self.assertIn("gpu= and file= both say whose results",
-                      self.error("by_n gpu=H200 file=chapters/99-test/figures/h200-2026-11-30.json"))
+                      self.error("by_n gpu=H100 file=reference/h100/99-test/bench.json"))
 
 
 class CheckTest(Tree):
@@ -238,10 +247,10 @@ class CheckTest(Tree):
                               "run `make tables` and commit the README\n")
         # A new reference run committed: every block from it is stale until make tables.
         self.readme.write_text(filled)
-        (self.figures / "h100-2026-12-02.json").write_text(json.dumps(dict(self.doc, date="2026-12-02T10:00:00Z")))
+        self.reference.write_text(json.dumps(dict(self.doc, date="2026-12-02T10:00:00Z")))
         self.assertEqual(run(self.root, "check", self.readme)[0], 1)
         self.assertEqual(run(self.root, "write", self.readme)[0], 0)
-        self.assertIn("[h100-2026-12-02.json](figures/h100-2026-12-02.json)", self.readme.read_text())
+        self.assertIn("2026-12-02, `make bench CHAPTER=99-test` ([h200/99-test/bench.json]", self.readme.read_text())
         self.assertEqual(run(self.root, "check", self.readme)[0], 0)
 
     def test_default_files_and_a_missing_one(self):
@@ -255,14 +264,14 @@ class CheckTest(Tree):
         self.assertEqual(status, 1)
         self.assertTrue(out.startswith("README.md:1: the results block 'by_n' differs"), out)
         self.assertEqual(run(self.root, "write")[0], 0)
-        self.assertIn("[h100-2026-12-01.json](../chapters/99-test/figures/h100-2026-12-01.json)", page.read_text())
+        self.assertIn("[h200/99-test/bench.json](../reference/h200/99-test/bench.json)", page.read_text())
         self.assertEqual(run(self.root, "check")[0], 0)
         self.assertEqual(run(self.root, "check", self.root / "nope.md"), (2, f"tables: no such file: {self.root / 'nope.md'}\n"))
 
     @unittest.skipUnless(shutil.which("make"), "make not installed")
     def test_make_tables(self):
         (self.root / "harness").mkdir()
-        for name in ("readme_tables.py", "tour.py", "course.py"):
+        for name in ("readme_tables.py", "tour.py", "course.py", "stamps.py"):
             shutil.copy(HARNESS / name, self.root / "harness")
         shutil.copy(REPO / "Makefile", self.root)
         self.readme.write_text("<!-- results: by_n -->\n<!-- end results -->\n")

@@ -260,9 +260,10 @@ class ToolTest(unittest.TestCase):
         for stage in ("01_first", "02_second", "03_host"):
             (root / "solutions" / "01-test").mkdir(parents=True, exist_ok=True)
             (root / "solutions" / "01-test" / f"{stage}.cu").write_text("")
-        (root / "chapters" / "01-test" / "sass" / "sm_90").mkdir(parents=True)
+        (root / "chapters" / "01-test").mkdir(parents=True)
+        (root / "reference" / "h200" / "01-test" / "sass" / "sm_90").mkdir(parents=True)
         for name, text in captures.items():
-            (root / "chapters" / "01-test" / "sass" / "sm_90" / f"{name}.sass").write_text(text)
+            (root / "reference" / "h200" / "01-test" / "sass" / "sm_90" / f"{name}.sass").write_text(text)
         patcher = mock.patch.object(sass, "ROOT", root)
         patcher.start()
         self.addCleanup(patcher.stop)
@@ -275,7 +276,7 @@ class ToolTest(unittest.TestCase):
         status, out, err = run_main("dump", "01-test/02_second")
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
         self.assertIn("no capture of 01-test/02_second yet", err)
-        self.assertIn("make sass-capture", err)
+        self.assertIn("make reference", err)
         status, out, err = run_main("dump", "01-test/03_host")
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
         self.assertIn("has no GPU kernels of its own", err)
@@ -302,7 +303,7 @@ class ToolTest(unittest.TestCase):
             for stage, obj in objects.items()]}))
         status, out, err = run_main("capture-all", "--build", build, "--no-build")
         self.assertEqual(status, 0, err)
-        captures = root / "chapters" / "01-test" / "sass" / "sm_90"
+        captures = root / "reference" / "h200" / "01-test" / "sass" / "sm_90"
         self.assertEqual(sorted(p.name for p in captures.iterdir()),
                          ["01_first.sass", "02_second.sass", "03_host.sass"])
         first = (captures / "01_first.sass").read_text()
@@ -327,7 +328,7 @@ class ToolTest(unittest.TestCase):
                               ("01-test/0", "names several stages: 01-test/01_first, 01-test/02_second"),
                               # The old suggestion: a capture path that does not exist is a missing
                               # file, not a stage to look up under chapters/chapters/...
-                              ("chapters/01-test/sass/sm_90/01_first.exercise.sass", "no such file")):
+                              ("reference/h200/01-test/sass/sm_90/01_first.exercise.sass", "no such file")):
             status, out, err = run_main("dump", arg)
             self.assertEqual((status, out, len(err.splitlines())), (2, "", 1), err)
             self.assertIn(expected, err)

@@ -127,7 +127,7 @@ class SchemaTwoTest(unittest.TestCase):
 
 
 class ReferenceTest(unittest.TestCase):
-    """The committed reference results (chapters/*/figures/*.json), whatever their number."""
+    """The committed reference results (reference/h200/*/bench.json), whatever their number."""
 
     def test_every_benchmark_has_a_reference_with_a_progression(self):
         for chapter in course.bench_chapters():
@@ -154,9 +154,9 @@ class ReferenceTest(unittest.TestCase):
         self.assertEqual(len(headings), len(course.bench_chapters()))
         # A label wraps before its file's path where the line would pass 100 columns.
         labels = re.findall(r"reference run, not this machine: NVIDIA \S+.*, \d{4}-\d\d-\d\d"
-                            r"\s+\(chapters/", out)
+                            r"\s+\(reference/", out)
         self.assertEqual(len(labels), len(headings))
-        self.assertIn("(reference runs, not this machine: NVIDIA H100", out)
+        self.assertIn(f"(reference runs, not this machine: NVIDIA {course.REFERENCE_GPU}", out)
 
     def test_summary_fits_one_screen(self):
         status, out = run("tables", "--summary-only")
@@ -196,7 +196,7 @@ class ReferenceTest(unittest.TestCase):
         lines = out.splitlines()
         self.assertEqual([line for line in lines if len(line) > tour.WIDTH], [])
         # Chapter 14's goals are table notes and headlines both: printed once.
-        for text in ("2.05e+12 interactions/s (", "at 0.891x the goal"):
+        for text in ("2.11e+12 interactions/s (", "at 0.917x the goal"):
             self.assertEqual(out.count(text), 1, text)
         # Every progression table is still there, every stage in it.
         for chapter in course.bench_chapters():
@@ -244,7 +244,7 @@ class ReferenceTest(unittest.TestCase):
                 status = tour.run_benches(build, benches, ["08-warp"], "--N 64", results=results)
         text = out.getvalue()
         self.assertEqual(status, 1)
-        self.assertIn("(this machine: NVIDIA H100", text)
+        self.assertIn(f"(this machine: NVIDIA {course.REFERENCE_GPU}", text)
         self.assertNotIn("reference run", text)
         self.assertIn(f"no results written by: {benches[0]}", text)
         self.assertIn(f"make tour: failed: {benches[0]} (exit status 1)", text)
