@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Draw the course's benchmark results (JSON, schema cuda-course-bench/1 or /2) as PNG charts.
 
-    python3 plots/plot.py [--results DIR] [--out DIR] [FILES...]
+    python3 plots/plot.py [--results DIR] [--out DIR] [--plain] [FILES...]
 
 Every table of a result file that carries a "plot" hint becomes <out>/<bench>-<gpu>-<table>.png
 (the GPU in the name: results from two GPUs never replace each other); tables without one are
-skipped. Without FILES it draws <results>/*.json, or, when there are none, the committed
-reference results (chapters/*/figures/*.json), and says which. Hint kinds:
+skipped; --plain names it <table>.png, for a folder that already says both (make reference draws
+into reference/<gpu>/<chapter>/). Without FILES it draws <results>/*.json, or, when there are
+none, the committed reference results (reference/h200/*/bench.json), and says which. Hint kinds:
 
     {"kind": "bars", "x": COL, "y": COL, "ceiling": 2990.0, "ceiling_label": "D2D memcpy"}
         "ceiling_from_row": LABEL instead of "ceiling": that row (by its x) is the ceiling line;
@@ -298,13 +299,13 @@ def gpu_slug(doc):
     return re.sub(r"[^\w.+-]", "-", "-".join(words).lower()) or "unknown-gpu"
 
 
-def output_name(bench, table, gpu=None):
-    """<bench>-<gpu>-<table>.png: results from two GPUs never share a file name."""
-    name = f"{bench}-{gpu}-{table}" if gpu else f"{bench}-{table}"
+def output_name(bench, table, gpu=None, plain=False):
+    """<bench>-<gpu>-<table>.png: results from two GPUs never share a file name (plain: <table>.png)."""
+    name = table if plain else f"{bench}-{gpu}-{table}" if gpu else f"{bench}-{table}"
     return re.sub(r"[^\w.+-]", "-", name) + ".png"   # '/' and spaces would make paths
 
 
-def plot_table(plt, doc, table, out_dir, gpu=None):
+def plot_table(plt, doc, table, out_dir, gpu=None, plain=False):
     hint = table["plot"]
     fig, ax = plt.subplots(figsize=(9, 4.5))
     try:
@@ -321,14 +322,14 @@ def plot_table(plt, doc, table, out_dir, gpu=None):
         if ax.get_legend() is None and ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
         fig.tight_layout()
-        path = out_dir / output_name(doc.get("bench", "bench"), table["name"], gpu)
+        path = out_dir / output_name(doc.get("bench", "bench"), table["name"], gpu, plain)
         fig.savefig(path, dpi=DPI)
         return path
     finally:
         plt.close(fig)   # many tables in one run: do not keep every figure in memory
 
 
-def plot_file(plt, path, out_dir, taken=None):
+def plot_file(plt, path, out_dir, taken=None, plain=False):
     """Draw every hinted table of one result file; return the number of failures. File names
     carry the GPU, and the run's date when an earlier file of this run took the name."""
     try:
@@ -350,7 +351,7 @@ def plot_file(plt, path, out_dir, taken=None):
         if not table.get("plot"):
             continue
         try:
-            print(plot_table(plt, doc, table, out_dir, gpu))
+            print(plot_table(plt, doc, table, out_dir, gpu, plain))
         except (PlotError, KeyError, TypeError, ValueError) as err:
             print(f"plot: {path}: table '{table.get('name')}': {err}", file=sys.stderr)
             failures += 1
@@ -361,6 +362,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="where result JSON files are (default: results)")
     parser.add_argument("--out", help="where PNGs go (default: <results>/plots)")
+    parser.add_argument("--plain", action="store_true",
+                        help="name a chart <table>.png (a folder per bench and GPU: reference/<gpu>/<chapter>/)")
     parser.add_argument("files", nargs="*", help="result files (default: every <results>/*.json)")
     args = parser.parse_args(argv)
 
@@ -374,10 +377,10 @@ def main(argv=None):
         files = reference_files()
         if not files:
             print(f"plot: no result files in {args.results}/ and no committed reference results "
-                  "(chapters/*/figures/*.json)", file=sys.stderr)
+                  "(reference/h200/*/bench.json)", file=sys.stderr)
             return 1
         print(f"plot: no results in {args.results}/ (make bench writes them, on a GPU): drawing the "
-              f"committed reference results instead, {len(files)} files from chapters/*/figures/",
+              f"committed reference results instead, {len(files)} files from reference/h200/",
               file=sys.stderr)
     elif not args.files:
         print(f"plot: drawing this machine's results from {args.results}/ ({len(files)} files)",
@@ -385,14 +388,14 @@ def main(argv=None):
     out_dir = Path(args.out or Path(args.results) / "plots")
     out_dir.mkdir(parents=True, exist_ok=True)
     taken = set()
-    failures = sum(plot_file(plt, path, out_dir, taken) for path in files)
+    failures = sum(plot_file(plt, path, out_dir, taken, args.plain) for path in files)
     return 1 if failures else 0
 
 
 def reference_files():
-    """The committed reference results, chapter by chapter."""
+    """The reference GPU's committed results, chapter by chapter."""
     root = Path(__file__).resolve().parent.parent
-    return sorted(root.glob("chapters/[0-9][0-9]-*/figures/*.json"))
+    return sorted(root.glob("reference/h200/[0-9][0-9]-*/bench.json"))
 
 
 if __name__ == "__main__":

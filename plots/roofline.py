@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One roofline per chapter: the measured ceilings, and each stage as a point from its profile.
 
-    python3 plots/roofline.py [--results DIR] [--out DIR] [CHAPTER...]
+    python3 plots/roofline.py [--results DIR] [--out DIR] [--plain] [CHAPTER...]
 
 The roof: the chapter's measured bandwidth (its results JSON: the run in <results>/ when there is
 one, else the committed reference run) and the compute ceiling that fits the chapter's work (its
@@ -12,10 +12,12 @@ lessons.toml's [chapter] roofline):
     int_ops       IMAD + IDP4A (thread)      64 per SM per clock each (IMAD and dp4a share the rate)
 
 A stage is a point: its arithmetic intensity (work per DRAM byte) and achieved rate (work per
-second of kernel time), both from its Nsight Compute capture (chapters/<chapter>/profiles/sm_90/,
-make profile-capture). A chapter without captures is skipped with one line. Draws
-<out>/<chapter>-roofline.png (default out: <results>/plots). Exit status: 0 ok (chapters without
-captures skipped), 3 matplotlib missing.
+second of kernel time), both from its Nsight Compute capture (reference/h200/<chapter>/profiles/,
+else the H100's in reference/h100/, as make profile reads them; make reference takes them). A
+chapter without captures is skipped with one line. Draws <out>/<chapter>-roofline.png (default
+out: <results>/plots; --plain: <out>/roofline.png, make reference's name in
+reference/<gpu>/<chapter>/). Exit status: 0 ok (chapters without captures skipped), 3 matplotlib
+missing.
 """
 
 import argparse
@@ -122,7 +124,7 @@ def points(chapter, root=ROOT, work=None):
     the chapter's own)."""
     work = work or chapter_work(chapter)[0]
     found, missing = [], []
-    directory = ncu_profile.capture_dir(chapter, root)
+    directory, _ = ncu_profile.read_dir(chapter, root)
     order = {s: i for i, s in enumerate(course.stages(chapter, root) + [course.BASELINE])}
     for path in sorted(directory.glob("*.csv"), key=lambda p: (order.get(p.stem, 999), p.stem)):
         _, launches = ncu_profile.read_capture(path)
@@ -152,7 +154,7 @@ def roofline_data(chapter, results_dir="results", root=ROOT):
     if not pts:
         why = (f"captures lack the counters ({', '.join(missing)})" if missing else
                f"no profile captures yet in {ncu_profile.capture_dir(chapter, root).relative_to(root)}/ "
-               "(make profile-capture on a GPU machine)")
+               "(make reference on a GPU machine)")
         return None, f"{chapter}: skipped, {why}"
     doc, where = results_doc(chapter, results_dir)
     bw, bw_label = bandwidth(chapter, doc, results_dir)
@@ -163,7 +165,7 @@ def roofline_data(chapter, results_dir="results", root=ROOT):
             "device": (doc or {}).get("device", {}).get("name", "")}, None
 
 
-def draw(plt, data, out_dir):
+def draw(plt, data, out_dir, plain=False):
     fig, ax = plt.subplots(figsize=(10, 5))
     try:
         xs = [p[1] for p in data["points"]]
@@ -191,7 +193,7 @@ def draw(plt, data, out_dir):
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         fig.tight_layout()
-        path = Path(out_dir) / f"{data['chapter']}-roofline.png"
+        path = Path(out_dir) / ("roofline.png" if plain else f"{data['chapter']}-roofline.png")
         fig.savefig(path, dpi=150, bbox_inches="tight")
         return path
     finally:
@@ -202,6 +204,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results")
     parser.add_argument("--out", help="where PNGs go (default: <results>/plots)")
+    parser.add_argument("--plain", action="store_true", help="name the chart roofline.png")
     parser.add_argument("chapters", nargs="*", help="default: every chapter with a benchmark")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "plots"))
@@ -218,7 +221,7 @@ def main(argv=None):
             print(f"roofline: {why}", file=sys.stderr)
             continue
         out_dir.mkdir(parents=True, exist_ok=True)
-        print(draw(plt, data, out_dir))
+        print(draw(plt, data, out_dir, args.plain))
         drawn += 1
     # Chapters skipped for want of captures are not a failure (make plots goes on).
     return 0

@@ -6,7 +6,7 @@ Time runs down the page; each vertical line is a wire (an element); a dot on wir
 is an operator node that adds the value of the wire its line comes from (as it stood after step
 t - 1) into wire i. Every circuit computes the inclusive scan.
 
-    /usr/bin/python3 plots/scan_circuits.py [--n 16] [--out chapters/13-scan/figures/scan_circuits.png]
+    /usr/bin/python3 plots/scan_circuits.py [--n 16] [--out reference/h200/13-scan/scan_circuits.png]
 
 The course's code, by circuit (chapters/13-scan/README.md says more): serial in host_scan.h and
 in each thread's four elements (scan4); Kogge-Stone in every warp scan (scan_warp, the shuffle
@@ -118,7 +118,7 @@ def draw(ax, n, name, ops, where):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=16, help="inputs (a power of two)")
-    ap.add_argument("--out", default=str(ROOT / "chapters/13-scan/figures/scan_circuits.png"))
+    ap.add_argument("--out", default=str(ROOT / "reference/h200/13-scan/scan_circuits.png"))
     args = ap.parse_args()
     n = args.n
     circuits = [

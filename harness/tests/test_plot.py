@@ -134,15 +134,15 @@ class PlotTest(unittest.TestCase):
     def test_no_results_draws_the_committed_reference_results(self):
         out_dir = Path(self.tmp.name) / "pngs"
         every = plot.reference_files()
-        self.assertTrue(any(p.parent.parent.name == "12-reduction" for p in every), every)
-        one = [p for p in every if p.parent.parent.name == "12-reduction"][:1]
+        self.assertTrue(any(p.parent.name == "12-reduction" for p in every), every)
+        one = [p for p in every if p.parent.name == "12-reduction"][:1]
         with mock.patch.object(plot, "reference_files", lambda: one):
             status, out, err = run_plot("--results", self.results, "--out", out_dir)
         self.assertEqual(status, 0, err)
         self.assertIn("drawing the committed reference results", err)
         self.assertEqual(len(err.splitlines()), 1)
         names = {Path(line).name for line in out.splitlines()}
-        self.assertIn("12-reduction-h100-progression.png", names)
+        self.assertIn("12-reduction-h200-progression.png", names)
         self.assertEqual(len(names), len(out.splitlines()))
 
     @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not installed for this python3")
@@ -173,6 +173,11 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(plot.chart_title(table, hint),
                          "Gtpix/s against the template size: 01_two_pass, 10_fastest, CUB")
         self.assertEqual(plot.chart_title(table, {"kind": "bars"}), "Gtpix/s against the template size")
+
+    def test_plain_names_in_the_evidence_folders(self):
+        # make reference draws into reference/<gpu>/<chapter>/, whose path names the bench and GPU.
+        self.assertEqual(plot.output_name("12-reduction", "by_n", "h200"), "12-reduction-h200-by_n.png")
+        self.assertEqual(plot.output_name("12-reduction", "by_n", "h200", plain=True), "by_n.png")
 
     def test_gpu_slug(self):
         for name, slug in (("NVIDIA H100 80GB HBM3", "h100"), ("NVIDIA H200", "h200"),
