@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture check-perf plots tables notebook doctor exercises reset clean
+.PHONY: help deps configure build archs check progress lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -65,15 +65,17 @@ help:
 	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels"
 	@echo "  make sass-count STAGE=...    instruction counts by class"
 	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
-	@echo "  make sass-capture [ARCH=80]  (cuobjdump) capture every stage's SASS into chapters/*/sass/sm_90/ (sm_80/ ...)"
+	@echo "  make sass-capture [ARCH=80]  (cuobjdump) every stage's SASS into reference/h200/*/sass/sm_90/ (sm_80/ ...)"
 	@echo "  make profile STAGE=12-reduction/10_fastest [SECTIONS=dram,stall]   Nsight Compute metrics of a stage's kernels"
 	@echo "                               (no GPU, no ncu or no counter permission: the profile captured on the reference GPU)"
 	@echo "  make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest   two stages' metrics side by side"
-	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into chapters/*/profiles/sm_90/"
+	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into reference/<gpu>/*/profiles/"
+	@echo "  make reference [STEPS=...]   (GPU machine) all of a GPU's evidence in one run: benchmarks, SASS, profiles,"
+	@echo "                               charts, README tables, stamps, into reference/<gpu>/ (PLAN=1: what it would do)"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (lessons.toml perf)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
-	@echo "                               (the <!-- results: ... --> blocks) from the committed chapters/*/figures/*.json"
+	@echo "                               (the <!-- results: ... --> blocks) from the committed reference/*/*/*.json"
 	@echo "  make notebook                rewrite notebooks/course-on-a-hosted-gpu.ipynb from harness/notebook.py"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"
 	@echo "  make archs                   compile only, warnings as errors: every stage, lab and benchmark for"
@@ -193,11 +195,12 @@ sass-diff:
 	@$(call sass_objects,$(A) $(B))
 	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(call quote,$(A)) $(call quote,$(B))
 
-# On the GPU machine (cuobjdump): every solution stage's SASS into chapters/<chapter>/sass/sm_90/.
-# ARCH=80 (one architecture): the stages compiled for it in a build folder of its own, captured
-# into chapters/*/sass/sm_80/ beside sm_90's (no GPU needed, only cuobjdump), so make sass-diff can
-# put two generations side by side: make sass-diff A=chapters/12-reduction/sass/sm_80/10_fastest.sass
-# B=chapters/12-reduction/sass/sm_90/10_fastest.sass
+# With cuobjdump: every solution stage's SASS into reference/h200/<chapter>/sass/sm_90/ (a step of
+# make reference, which stamps them). ARCH=80 (one architecture): the stages compiled for it in a
+# build folder of its own, captured into reference/h200/*/sass/sm_80/ beside sm_90's (no GPU
+# needed, only cuobjdump), so make sass-diff can put two generations side by side:
+# make sass-diff A=reference/h200/12-reduction/sass/sm_80/10_fastest.sass
+# B=reference/h200/12-reduction/sass/sm_90/10_fastest.sass
 ifeq ($(ARCH),)
 sass-capture: configure
 	@$(PYTHON) harness/sass.py capture-all --build $(BUILD) --jobs $(JOBS)
@@ -221,8 +224,22 @@ profile-diff:
 	@$(PROFILE) diff $(PROFILE_BUILD) $(if $(SECTIONS),--sections $(call quote,$(SECTIONS))) $(call quote,$(A)) $(call quote,$(B))
 
 # On the GPU machine: one ncu run per chapter (every profile: range at once); CHAPTER= one chapter.
+# A step of make reference, which also stamps what it writes.
 profile-capture:
 	@$(PROFILE) capture $(PROFILE_BUILD) $(if $(filter command line,$(origin CHAPTER)),--chapter $(call quote,$(CHAPTER)))
+
+# On a GPU machine, one command regenerates all of its GPU's evidence (harness/reference.py):
+# build, every benchmark, SASS (sm_90, and sm_80 and sm_120 from a build of their own), Nsight
+# Compute captures, charts, the READMEs' tables, and the stamps that tie each file to its sources.
+# STEPS="bench sass" runs a subset; PLAN=1 prints what would run and be written (no GPU needed).
+reference:
+ifeq ($(PLAN),)
+	$(call need_gpu,reference,it measures and captures on the GPU machine)
+	@harness/deps.sh
+	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS)))
+else
+	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS)))
+endif
 
 # GPU only, never in CI and not part of make check: counter bounds that catch a regression.
 check-perf:

@@ -12,10 +12,12 @@ import shutil
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from contextlib import redirect_stdout
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import reference  # noqa: E402
 import stamps  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -133,6 +135,49 @@ class Committed(unittest.TestCase):
             status = stamps.main(["stale"])
         self.assertEqual(status, 0, out.getvalue())
         self.assertIn("stamps: no stale capture", out.getvalue())
+
+
+class ReferencePlanTest(unittest.TestCase):
+    """make reference (harness/reference.py): its plan, printed here without a GPU, names every step
+    and where each writes; without a GPU the run itself is one line and status 77."""
+
+    def main(self, *argv):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            status = reference.main(list(argv))
+        return status, out.getvalue()
+
+    def test_the_plan_names_each_step_and_what_it_writes(self):
+        before = sorted(p for p in (REPO / "reference").rglob("*"))
+        with unittest.mock.patch.object(reference, "gpu_name", return_value="NVIDIA H200"):
+            status, out = self.main("plan", "--build", "/nonexistent-build", "--jobs", "16")
+        self.assertEqual(status, 0, out)
+        self.assertTrue(out.startswith("make reference (plan: nothing is run): NVIDIA H200 -> reference/h200/"))
+        for step in reference.STEPS:
+            self.assertIn(f"== {step}\n", out)
+        for text in ("bench-12-reduction --results", "> reference/h200/12-reduction/bench.txt",
+                     "sass.py capture-all --build /nonexistent-build-sass --jobs 16 --arch sm_120",
+                     "profile.py capture", "capture_single_tile.py", "plot.py --plain --out reference/h200/13-scan",
+                     "readme_tables.py write", "stamps.json"):
+            self.assertIn(text, out)
+        self.assertEqual(sorted(p for p in (REPO / "reference").rglob("*")), before)   # nothing written
+
+    def test_a_subset_and_a_wrong_step(self):
+        status, out = self.main("plan", "--steps", "bench tables")
+        self.assertEqual(status, 0)
+        self.assertEqual([line for line in out.splitlines() if line.startswith("== ")], ["== bench", "== tables"])
+        self.assertEqual(self.main("plan", "--steps", "bench nope"),
+                         (2, "reference: unknown step 'nope'; STEPS= some of: " + " ".join(reference.STEPS) + "\n"))
+
+    def test_without_a_gpu_it_says_so(self):
+        with unittest.mock.patch.object(reference.course, "gpu_reason", return_value="no NVIDIA driver"):
+            status, out = self.main("run")
+        self.assertEqual((status, out), (77, "reference: needs a GPU (no NVIDIA driver); it runs on a GPU machine\n"))
+
+    def test_gpu_folders(self):
+        for name, folder in (("NVIDIA H200", "h200"), ("NVIDIA H100 80GB HBM3", "h100"),
+                             ("NVIDIA GeForce RTX 4090", "geforce-rtx-4090")):
+            self.assertEqual(reference.gpu_folder(name), folder)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""make reference: every piece of evidence for one GPU, regenerated in one run on a GPU machine.
+
+    reference.py run  [--steps "build bench sass profile charts tables stamps"] [--build DIR] [--jobs N]
+    reference.py plan [--steps ...]      what each step would run and write (no GPU needed)
+
+Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h200):
+
+    build    the chapters' benchmarks (and with them every solution stage's object) in --build,
+             and the stage objects for sm_80 and sm_120 in <build>-sass (compile only)
+    bench    each chapter's benchmark, as make tour runs it: bench.json (its results) and
+             bench.txt (the tables it prints)
+    sass     sass/sm_90/ from --build, sass/sm_80/ and sass/sm_120/ from <build>-sass (cuobjdump)
+    profile  profiles/<stage>.csv and profiles/baseline.csv (one ncu run per chapter over the
+             stages' NVTX ranges), then each chapter's own capture scripts (chapters/*/capture_*.py)
+    charts   every hinted table of bench.json as <table>.png, roofline.png (plots/), and
+             13-scan's scan_circuits.png
+    tables   the READMEs' results blocks (harness/readme_tables.py write)
+    stamps   stamps.json: each file this run wrote, stamped with the hash of its sources (stamps.py)
+
+A step that fails is reported and the run goes on; the exit status is 1 when any failed. Each
+step records the files it wrote in <build>/reference-written.txt, so a run split over two calls
+(STEPS="build bench", then STEPS="sass profile charts tables stamps") stamps both halves. Files no
+step writes (hand-written notes beside the captures) keep their stamps, pending ones included.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
+import stamps  # noqa: E402
+
+ROOT = course.ROOT
+STEPS = ("build", "bench", "sass", "profile", "charts", "tables", "stamps")
+# The architectures captured beside the reference GPU's (A100 and RTX 50), from one build of their own.
+OTHER_ARCHS = ("sm_80", "sm_120")
+WRITTEN = "reference-written.txt"
+
+
+def gpu_folder(name):
+    """A GPU's folder under reference/: 'NVIDIA H200' -> 'h200', 'NVIDIA H100 80GB HBM3' -> 'h100',
+    'NVIDIA GeForce RTX 4090' -> 'geforce-rtx-4090' (plots/plot.py's short form)."""
+    words = [w for w in re.split(r"[\s_-]+", name or "")
+             if w and w.upper() != "NVIDIA" and not re.fullmatch(r"\d+GB|HBM\d*E?|GDDR\d*X?", w, re.I)]
+    return re.sub(r"[^\w.+-]", "-", "-".join(words).lower()) or "unknown-gpu"
+
+
+def gpu_name():
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+    except (OSError, subprocess.TimeoutExpired):
+        out = []
+    return out[0].strip() if out else None
+
+
+def plot_python():
+    """An interpreter with matplotlib (the Makefile's PLOT_PYTHON), or None."""
+    for candidate in dict.fromkeys([sys.executable, "python3", "/usr/bin/python3"]):
+        exe = shutil.which(candidate) or candidate
+        if Path(exe).exists() and subprocess.run([exe, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+            return exe
+    return None
+
+
+class Run:
+    """One step's commands; in plan mode they are printed, not run."""
+
+    def __init__(self, args, gpu):
+        self.args, self.gpu, self.plan = args, gpu, args.cmd == "plan"
+        self.build = Path(args.build)
+        self.sass_build = Path(f"{args.build}-sass")
+        self.failed = []
+        self.logs = self.build / "reference-logs"
+
+    def folder(self, chapter):
+        return ROOT / "reference" / self.gpu / chapter
+
+    def sh(self, what, cmd, stdout=None, env=None):
+        """Run cmd (a list) from the repository root; its output to a log, or stdout to a file.
+        True when it succeeded (in plan mode: printed, and True)."""
+        shown = shown_command(cmd) + (f" > {rel(stdout)}" if stdout else "")
+        if self.plan:
+            print(f"    {shown}")
+            return True
+        self.logs.mkdir(parents=True, exist_ok=True)
+        log = self.logs / (re.sub(r"[^\w.-]", "_", what) + ".log")
+        with open(log, "w") as err:
+            out = open(stdout, "w") if stdout else None
+            try:
+                done = subprocess.run([str(c) for c in cmd], cwd=ROOT, stdout=out or err,
+                                      stderr=err if out else subprocess.STDOUT, env=dict(os.environ, **(env or {})))
+            finally:
+                if out:
+                    out.close()
+        if done.returncode != 0:
+            tail = log.read_text(errors="replace").strip().splitlines()[-15:]
+            print(f"    {what}: failed (exit status {done.returncode}); {rel(log)} ends:")
+            print("\n".join(f"      {line}" for line in tail))
+            self.failed.append(what)
+            return False
+        return True
+
+    def wrote(self, paths):
+        """Record the files a step wrote, for the stamps step (across calls)."""
+        paths = [Path(p) for p in paths if Path(p).is_file()]
+        if self.plan or not paths:
+            return
+        self.build.mkdir(parents=True, exist_ok=True)
+        with open(self.build / WRITTEN, "a") as f:
+            f.writelines(f"{rel(p)}\n" for p in paths)
+
+
+def shown_command(cmd):
+    """A command as the plan prints it: python3 for this interpreter, long target lists cut."""
+    words = ["python3" if str(c) == sys.executable else shlex.quote(str(c)) for c in cmd]
+    if "--target" in words:
+        at = words.index("--target") + 1
+        targets = words[at:]
+        if len(targets) > 6:
+            words = words[:at] + targets[:3] + [f"... ({len(targets)} targets)"]
+    return " ".join(words)
+
+
+def rel(path):
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def newer(folder, since):
+    return [p for p in Path(folder).rglob("*") if p.is_file() and p.stat().st_mtime >= since]
+
+
+# ---------------------------------------------------------------- the steps
+
+def step_build(r):
+    jobs = str(r.args.jobs)
+    benches = [f"bench-{c}" for c in course.bench_chapters()]
+    stage_targets = [f"solution.{i.replace('/', '.')}" for i in course.gpu_stages()]
+    # Ninja where there is one, as the Makefile configures; an existing build keeps its generator.
+    ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
+    gen = [] if (r.build / "CMakeCache.txt").is_file() else ninja
+    ok = r.sh("configure", ["cmake", "-S", ".", "-B", r.build, *gen])
+    ok = ok and r.sh("build", ["cmake", "--build", r.build, "-j", jobs, "--target", *benches, *stage_targets])
+    archs = ";".join(f"{a[3:]}-real" for a in OTHER_ARCHS)
+    gen = [] if (r.sass_build / "CMakeCache.txt").is_file() else ninja
+    ok2 = r.sh("configure-sass", ["cmake", "-S", ".", "-B", r.sass_build, *gen,
+                                  f"-DCMAKE_CUDA_ARCHITECTURES={archs}"])
+    ok2 = ok2 and r.sh("build-sass", ["cmake", "--build", r.sass_build, "-j", jobs, "--target", *stage_targets])
+    return f"benchmarks and stages in {rel(r.build)}/, {', '.join(OTHER_ARCHS)} stages in {rel(r.sass_build)}/"
+
+
+def step_bench(r):
+    scratch = r.build / "reference-results"
+    done = []
+    for chapter in course.bench_chapters():
+        folder = r.folder(chapter)
+        start = time.time()
+        if not r.plan:
+            folder.mkdir(parents=True, exist_ok=True)
+            scratch.mkdir(parents=True, exist_ok=True)
+            (scratch / f"{chapter}.json").unlink(missing_ok=True)
+        text = folder / "bench.txt"
+        if r.sh(f"bench-{chapter}", [r.build / "bin" / f"bench-{chapter}", "--results", scratch], stdout=text):
+            if not r.plan:
+                result = scratch / f"{chapter}.json"
+                if not result.is_file():
+                    print(f"    bench-{chapter}: wrote no {rel(result)}")
+                    r.failed.append(f"bench-{chapter}")
+                    continue
+                shutil.copy(result, folder / "bench.json")
+                r.wrote([folder / "bench.json", text])
+                print(f"    {chapter}: {rel(folder / 'bench.json')}, bench.txt ({time.time() - start:.0f} s)")
+            done.append(chapter)
+    if r.plan:
+        print(f"    each result copied to reference/{r.gpu}/<chapter>/bench.json")
+    return f"{len(done)} benchmarks"
+
+
+def step_sass(r):
+    start = time.time()
+    py = sys.executable
+    r.sh("sass-sm_90", [py, "harness/sass.py", "capture-all", "--build", r.build, "--jobs", r.args.jobs,
+                        "--arch", course.REFERENCE_ARCH, "--no-build"])
+    for arch in OTHER_ARCHS:
+        r.sh(f"sass-{arch}", [py, "harness/sass.py", "capture-all", "--build", r.sass_build, "--jobs",
+                              r.args.jobs, "--arch", arch, "--no-build"])
+    folders = [course.evidence_dir(c) / "sass" for c in course.chapters()]
+    if r.plan:
+        return f"reference/{course.REFERENCE_DIR}/<chapter>/sass/{{{course.REFERENCE_ARCH},{','.join(OTHER_ARCHS)}}}/<stage>.sass"
+    written = [p for f in folders if f.is_dir() for p in newer(f, start)]
+    r.wrote(written)
+    return f"{len(written)} SASS captures"
+
+
+def step_profile(r):
+    start = time.time()
+    py = sys.executable
+    r.sh("profile", [py, "harness/profile.py", "capture", "--build", r.build, "--jobs", r.args.jobs,
+                     "--gpu", r.gpu])
+    for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
+        r.sh(f"profile-{script.parent.name}-{script.stem}", [py, rel(script), "--build", r.build])
+    if r.plan:
+        return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the chapters' own captures"
+    written = [p for c in course.bench_chapters() for p in newer(r.folder(c) / "profiles", start)
+               if (r.folder(c) / "profiles").is_dir()]
+    written += [p for c in course.bench_chapters()
+                for p in newer(course.evidence_dir(c) / "profiles", start) if (course.evidence_dir(c) / "profiles").is_dir()]
+    r.wrote(written)
+    return f"{len(set(written))} profiles"
+
+
+def step_charts(r):
+    start = time.time()
+    py = sys.executable if r.plan else plot_python()
+    if py is None:
+        print("    charts: skipped, matplotlib not found (apt-get install python3-matplotlib); the charts "
+              "keep their stamps (stale where the results changed)")
+        r.failed.append("charts (no matplotlib)")
+        return "no charts"
+    for chapter in course.bench_chapters():
+        folder = r.folder(chapter)
+        if not r.plan and not (folder / "bench.json").is_file():
+            continue
+        r.sh(f"charts-{chapter}", [py, "plots/plot.py", "--plain", "--out", rel(folder), rel(folder / "bench.json")])
+        r.sh(f"roofline-{chapter}", [py, "plots/roofline.py", "--plain", "--out", rel(folder),
+                                     "--results", rel(r.build / "reference-results"), chapter])
+    scan = r.folder("13-scan")
+    r.sh("scan_circuits", [py, "plots/scan_circuits.py", "--out", rel(scan / "scan_circuits.png")])
+    if r.plan:
+        return f"reference/{r.gpu}/<chapter>/<table>.png, roofline.png"
+    written = [p for c in course.bench_chapters() for p in r.folder(c).glob("*.png") if p.stat().st_mtime >= start]
+    r.wrote(written)
+    return f"{len(written)} charts"
+
+
+def step_tables(r):
+    r.sh("tables", [sys.executable, "harness/readme_tables.py", "write"])
+    return "README results blocks"
+
+
+def step_stamps(r):
+    listing = r.build / WRITTEN
+    if r.plan:
+        print(f"    stamps.json of each reference/{r.gpu}/<chapter>/ (and the SASS folders'): every file "
+              f"listed in {rel(listing)}, with commit, date, GPU and command")
+        return "stamps"
+    names = sorted(set(listing.read_text().split())) if listing.is_file() else []
+    by_folder = {}
+    for name in names:
+        parts = Path(name).parts
+        if len(parts) >= 4 and parts[0] == "reference" and (ROOT / name).is_file():
+            by_folder.setdefault(Path(*parts[:3]), []).append(str(Path(*parts[3:]).as_posix()))
+    run = stamps.run_facts(gpu_name() or r.gpu, "make reference", ROOT)
+    count = 0
+    for folder, files in sorted(by_folder.items()):
+        stamps.stamp(ROOT / folder, folder.name, run, ROOT, names=files)
+        count += len(files)
+    listing.unlink(missing_ok=True)
+    return f"{count} files stamped in {len(by_folder)} folders"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="regenerate a GPU's evidence under reference/")
+    ap.add_argument("cmd", choices=("run", "plan"))
+    ap.add_argument("--steps", default=" ".join(STEPS), help=f"a subset of: {' '.join(STEPS)}")
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--jobs", default=str(os.cpu_count() or 2))
+    args = ap.parse_args(argv)
+    steps = args.steps.split()
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown:
+        print(f"reference: unknown step '{unknown[0]}'; STEPS= some of: {' '.join(STEPS)}")
+        return 2
+    name = gpu_name()
+    if args.cmd == "run":
+        why = course.gpu_reason()
+        if why:
+            print(f"reference: needs a GPU ({why}); it runs on a GPU machine")
+            return 77
+    gpu = gpu_folder(name) if name else course.REFERENCE_DIR
+    where = f"{name} -> reference/{gpu}/" if name else f"no GPU here: reference/{gpu}/ on the reference GPU"
+    print(f"make reference{' (plan: nothing is run)' if args.cmd == 'plan' else ''}: {where}; steps: {' '.join(steps)}")
+    r = Run(args, gpu)
+    if not r.plan and "build" in steps:
+        (r.build / WRITTEN).unlink(missing_ok=True)     # a fresh run: stamp only what it writes
+    times = []
+    total = time.time()
+    for step in (s for s in STEPS if s in steps):
+        print(f"== {step}")
+        start = time.time()
+        said = globals()[f"step_{step}"](r)
+        times.append((step, time.time() - start, said))
+        if not r.plan:
+            print(f"   {step}: {said} ({time.time() - start:.0f} s)")
+    if r.plan:
+        return 0
+    print("\nmake reference: " + "; ".join(f"{s} {t:.0f} s" for s, t, _ in times)
+          + f"; {time.time() - total:.0f} s in all")
+    if r.failed:
+        print(f"make reference: failed: {', '.join(r.failed)} (logs in {rel(r.logs)}/)")
+        return 1
+    print(f"make reference: done; commit reference/ and the READMEs (python3 harness/stamps.py stale "
+          f"lists what is still not stamped)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
