@@ -25,7 +25,7 @@
 //     packed threads, consecutive slots, one wavefront per access.
 // Counted from the code, both pairwise forms need the same number of wavefronts per fold, three
 // times the interleaved form's; the divergent form spreads them over more warps and instructions,
-// the strided form over fewer instructions with conflicts. profiles/README.md ("Lab: figure 12.1")
+// the strided form over fewer instructions with conflicts. profiles.md ("Lab: figure 12.1")
 // has the counts and the ncu command that measures them.
 // And the global side: the same sum, each thread reading a contiguous run of about n / threads
 // ints (each load of a warp touches 32 different 128-byte lines, one 32-byte sector of each),

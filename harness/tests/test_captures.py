@@ -1,11 +1,11 @@
-"""Every stage has its SASS captured on the reference GPU (chapters/<chapter>/sass/sm_90/<stage>.sass),
+"""Every stage has its SASS captured on the reference GPU (reference/h200/<chapter>/sass/sm_90/<stage>.sass),
 so make sass, sass-count and sass-diff work without cuobjdump for every stage. A capture opens
 with a '#' line saying what it holds: every kernel of the stage's object, or 'no kernels' for a
-stage without device code of its own. `make sass-capture` (on the GPU machine) writes them all.
+stage without device code of its own. `make reference` (on the GPU machine) writes them all.
 
 PENDING names the stages whose capture is missing or predates that first line. They are
 reported as skipped here (so a clean clone's make check passes); COURSE_SASS_STRICT=1 makes them
-fail. After `make sass-capture` on the GPU machine, the strict run passes: empty PENDING then.
+fail. After `make reference` on the GPU machine, the strict run passes: empty PENDING then.
 Every stage was captured on the H100 on 2026-11-23 (the large ones as the subsets that their
 lessons.toml `capture` states): PENDING is empty.
 """

@@ -8,7 +8,7 @@
 // longer compiles for compute_70 and later.
 // What to look for: in the SASS, VOTE.ANY and POPC in the ballot kernel's loop against one
 // BAR.RED.POPC in the other's. In the progression table, how little the block barrier per element
-// costs next to the ballot, and how both counts trail the sums (profiles/README.md).
+// costs next to the ballot, and how both counts trail the sums (profiles.md).
 #include "reduction_common.cuh"
 
 namespace {

@@ -8,7 +8,7 @@
 // them, cost more than it saves. The plain addressing here lets the conflicts show.
 // What to look for: in the timing, this row against stage 05's; in the SASS, two loops of LDS/STS
 // with a BAR.SYNC per step, against stage 05's three BAR.SYNC; in the profile, the shared-memory
-// bank conflicts (profiles/README.md).
+// bank conflicts (profiles.md).
 #include "lesson_two_level_vec4.cuh"
 
 namespace {

@@ -9,7 +9,7 @@
 // only way up.
 // What to look for: `make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled`: FFMA
 // x9, FMUL x2, MUFU.RSQ x1 and no FADD per interaction. In the timing, a gain smaller than 12 / 11;
-// the profile says where the rest goes (profiles/README.md).
+// the profile says where the rest goes (profiles.md).
 #include "lesson_register_blocked.cuh"
 
 #include "common/check.h"

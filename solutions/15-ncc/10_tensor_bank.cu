@@ -8,7 +8,7 @@
 // = 1 runs the same kernel, slowly: the bank is the point (notes.md, "Stage 10").
 // What to look for: in the bench's bank table, products/s of one call against 32 calls of stage 08,
 // NPP and cuBLAS's int8 GEMM; in the SASS, IMMA.16832.U8.U8 between LDS and LDG.E.64, no im2col
-// store; in the profile (profiles/README.md), the MMA loop and the stores into K planes.
+// store; in the profile (profiles.md), the MMA loop and the stores into K planes.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 
