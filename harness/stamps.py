@@ -132,9 +132,10 @@ def stage_sources(chapter, stage, root=ROOT):
     return with_includes([(root / "solutions" / chapter / f"{stage}.cu").resolve()], chapter, root)
 
 
-def bench_sources(chapter, root=ROOT):
+def bench_sources(chapter, root=ROOT, stages=True):
     """The chapter's bench and what it times: its own code (not its tests, judge, exercises or the
-    exercise twins of lesson headers), every solution stage, and the bench and common libraries."""
+    exercise twins of lesson headers), every solution stage (unless not stages: a library row's
+    profile), and the bench and common libraries."""
     solutions = [p for p in (root / "solutions" / chapter).glob("*") if p.suffix in SOURCE_SUFFIXES]
     twins = {p.name for p in solutions}
     own = [p for p in (root / "chapters" / chapter).iterdir()
@@ -142,7 +143,7 @@ def bench_sources(chapter, root=ROOT):
            and not STAGE_FILE.match(p.stem) and p.name not in twins]
     library = [*(root / "harness").glob("bench*.cpp"), *(root / "common").glob("*.cpp"),
                *(root / "common").glob("*.cu")]
-    return with_includes([p.resolve() for p in own + solutions + library], chapter, root)
+    return with_includes([p.resolve() for p in own + (solutions if stages else []) + library], chapter, root)
 
 
 # The scripts that draw a chart (plots/README.md says which draws which).
@@ -159,6 +160,8 @@ def sources_of(chapter, artefact, root=ROOT):
         found = stage_sources(chapter, stem, root)
     elif parts[0] == "profiles" and len(parts) == 2 and is_stage and artefact.endswith(".csv"):
         found = stage_sources(chapter, stem, root)
+    elif parts[0] == "profiles" and len(parts) == 2 and stem == "baseline":
+        found = bench_sources(chapter, root, stages=False)     # the library's row: no stage in it
     else:
         found = bench_sources(chapter, root)
         if artefact.endswith(".png"):
