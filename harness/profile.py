@@ -704,7 +704,7 @@ def captured(chapter, stage, why=None, variant="solution", quiet=False):
         whose = "" if variant == "solution" else " (the reference solution's, not your exercise's)"
         where = f"{why}; " if why else ""
         on = f"captured on the {older_gpu}" if older_gpu else "captured on the reference GPU"
-        print(f"profile: {where}showing the profile {on}, {rel}{whose}{stamps.stale_note(path)}", file=sys.stderr)
+        print(f"profile: {where}showing the profile {on}, {rel}{whose}{stamps.stale_note(path, ROOT)}", file=sys.stderr)
     return header, launches
 
 

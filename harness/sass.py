@@ -433,8 +433,8 @@ def captured(stage_id, variant="solution", quiet=False):
         raise UsageError(f"sass: {stage_id} has no GPU kernels of its own ({rel}: {header})", 1)
     if not quiet:
         print(f"sass: cuobjdump not found; showing the reference solution's SASS captured on the "
-              f"reference GPU ({rel}){stamps.stale_note(path)}", file=sys.stderr)
-    return Source(f"{stage_id} ({REFERENCE_ARCH}, captured{stamps.stale_note(path)})", path.read_text(), path.stem)
+              f"reference GPU ({rel}){stamps.stale_note(path, ROOT)}", file=sys.stderr)
+    return Source(f"{stage_id} ({REFERENCE_ARCH}, captured{stamps.stale_note(path, ROOT)})", path.read_text(), path.stem)
 
 
 def ptx_source(variant, stage_id, build, stage=None):

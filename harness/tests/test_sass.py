@@ -13,6 +13,7 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import sass  # noqa: E402
+import stamps  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAXPY = FIXTURES / "saxpy_sm90.sass"          # grid-stride loop, hex branch targets
@@ -280,6 +281,21 @@ class ToolTest(unittest.TestCase):
         status, out, err = run_main("dump", "01-test/03_host")
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
         self.assertIn("has no GPU kernels of its own", err)
+
+    def test_a_capture_older_than_its_stage_says_so(self):
+        root = self.fake_course({"01_first": SAXPY.read_text()})
+        source = root / "solutions" / "01-test" / "01_first.cu"
+        source.write_text("__global__ void k() {}  // the code the capture was made from\n")
+        folder = root / "reference" / "h200" / "01-test"
+        stamps.stamp(folder, "01-test", {"commit": None}, root, names=["sass/sm_90/01_first.sass"])
+        stamps._cached_hash.cache_clear()
+        source.write_text("__global__ void k() {}  // a comment changes nothing\n")
+        self.assertNotIn("older version", run_main("dump", "01-test/01_first")[2])
+        source.write_text("__global__ void k(int) {}\n")
+        stamps._cached_hash.cache_clear()
+        status, out, err = run_main("dump", "01-test/01_first")
+        self.assertEqual(status, 0, err)
+        self.assertIn("(captured from an older version of this stage)", err)
 
     def test_capture_all_writes_every_stage_with_its_first_line(self):
         root = self.fake_course({"01_first": "old capture without a first line\n",
