@@ -16,11 +16,11 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset clean
+.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
-VALIDATED := bench sass sass-count sass-diff reset nbody ncc check sanitize profile profile-diff profile-capture
+VALIDATED := bench sass sass-count sass-diff reset nbody ncc check sanitize profile profile-diff profile-capture hint
 quote = '$(subst ','\'',$(1))'
 ifneq ($(and $(filter $(VALIDATED),$(MAKECMDGOALS)),$(wildcard harness/course.py)),)
 ARGS_ERROR := $(shell $(PYTHON) harness/course.py validate $(filter $(VALIDATED),$(MAKECMDGOALS)) \
@@ -56,6 +56,8 @@ help:
 	@echo "  make check ... GRADES=DIR [GRADING=FILE]   also the verdicts as DIR/junit.xml and Gradescope's"
 	@echo "                               DIR/results.json (docs/grading.md: scores, visibility, a GPU autograder)"
 	@echo "  make progress                every exercise's state from the last runs: answer, sanitizers, speed, SASS"
+	@echo "  make hint STAGE=exercise/12-reduction/04_single_pass   the stage's next hint (1: the book and the"
+	@echo "                               concept, 2: the approach, 3: near-code); ALL=1 those taken again, N=k one"
 	@echo "  make lessons [CHAPTER=...]   what each stage teaches: its speed threshold and SASS signature"
 	@echo "  make lessons-calibrate       (GPU) each judged reference timed against itself: the verdict's noise here"
 	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
@@ -136,6 +138,11 @@ check: configure
 
 progress:
 	@$(PYTHON) harness/check.py progress --build $(BUILD)
+
+# A stage's hint ladder (its lessons.toml `hints`), one rung per call; the count taken is recorded
+# in $(BUILD)/progress.json, which `make progress` shows.
+hint:
+	@$(PYTHON) harness/hints.py show --build $(BUILD) $(if $(ALL),--all) $(if $(N),--n $(N)) -- $(call quote,$(STAGE))
 
 # What each stage teaches, as make check judges it: the speed it must reach against the reference
 # and the SASS signature (chapters/<chapter>/lessons.toml). CHAPTER= one chapter, else all.

@@ -598,12 +598,17 @@ def sass_cell(rec):
 def progress(args):
     """Each exercise stage from what the last runs recorded: nothing is built or run."""
     build = ROOT / args.build if not os.path.isabs(args.build) else pathlib.Path(args.build)
-    recorded = load_progress(build)["stages"]
+    loaded = load_progress(build)
+    recorded, hints_taken = loaded["stages"], loaded.get("hints", {})
     total = {}
     for chapter in course.chapters(ROOT):
         stages = course.stages(chapter, ROOT)
         print(f"\n{chapter}")
-        print(f"  {'stage':26} {'answer':29} {'sanitizers':16} {'speed':12} {'SASS':12}")
+        print(f"  {'stage':26} {'answer':29} {'sanitizers':16} {'speed':12} {'SASS':12} hints")
+        try:
+            ladders = {s: len(course.stage_hints(f"{chapter}/{s}")) for s in stages}
+        except course.UsageError:
+            ladders = {}
         for stage in stages:
             k = key("exercise", chapter, stage)
             rec = recorded.get(k)
@@ -626,10 +631,14 @@ def progress(args):
                 sp, sa = speed_cell(rec), sass_cell(rec)
             short = state if len(state) <= 28 else state[:25] + "..."  # two spaces before the next column
             total[state.split(":")[-1].strip()] = total.get(state.split(":")[-1].strip(), 0) + 1
-            print(f"  {stage:26} {short:29} {san:16} {sp:12} {sa:12}")
+            # Hints taken of the stage's ladder (make hint): blank when it has none.
+            ladder = ladders.get(stage, 0)
+            hint = f"{hints_taken.get(k, 0)}/{ladder}" if ladder else ""
+            print(f"  {stage:26} {short:29} {san:16} {sp:12} {sa:12} {hint:6}".rstrip())
     print("\n" + "; ".join(f"{v} {k}" for k, v in sorted(total.items())))
     print("speed: your stage's speed over the reference solution's, timed interleaved by make check STAGE=exercise/...;"
-          " SASS: its instructions against the stage's signature (chapters/<chapter>/lessons.toml)")
+          " SASS: its instructions against the stage's signature (chapters/<chapter>/lessons.toml);"
+          " hints: taken of the stage's ladder (make hint STAGE=exercise/<chapter>/<stage>)")
     if not recorded:
         print("(nothing recorded yet in " + str(build.relative_to(ROOT) if build.is_relative_to(ROOT) else build)
               + "/progress.json: `make check` records each stage it runs)")

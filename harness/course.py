@@ -238,6 +238,18 @@ def stage_declarations(chapter, root=ROOT):
     return {k: v for k, v in read_manifest(chapter, root).items() if k not in CHAPTER_TABLES}
 
 
+def stage_hints(stage_id, root=ROOT):
+    """A stage's hint ladder (its lessons.toml `hints`: strings, first the book and the concept, then
+    the approach, then near-code), [] when it declares none; UsageError when it is not a list of
+    strings (harness/hints.py shows it, `make hint`)."""
+    chapter, stage = stage_id.split("/", 1)
+    ladder = read_manifest(chapter, root).get(stage, {}).get("hints", [])
+    if not isinstance(ladder, list) or not all(isinstance(h, str) and h.strip() for h in ladder):
+        raise UsageError(f"lesson: {lessons_path(chapter, root).relative_to(root)}: [{stage}] hints must be "
+                         f"a list of non-empty strings")
+    return ladder
+
+
 def workload(chapter, root=ROOT):
     """The chapter's [workload]: the judge's parameters ({} when it declares none)."""
     table = read_manifest(chapter, root).get("workload", {})
@@ -626,6 +638,8 @@ def validate(goal, variables, root=ROOT):
                     f"make check STAGE={chapter}, make sass STAGE={chapter}/...); "
                     f"chapters with one: {', '.join(benches)}")
         return f"bench: no chapter '{chapter}'; CHAPTER= one of {', '.join(benches)}"
+    if goal == "hint":
+        return stage_error(goal, get("STAGE"), root, "make hint STAGE=exercise/12-reduction/04_single_pass")
     if goal in ("sass", "sass-count"):
         return stage_error(goal, get("STAGE"), root, f"make {goal} STAGE=11-streaming/03_vectorized_float4")
     if goal == "sass-diff":
