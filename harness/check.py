@@ -31,6 +31,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
 import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
+import sanitizer_report  # noqa: E402  (a sanitizer's reports explained)
 
 ROOT = course.ROOT
 TOOLS = course.SANITIZERS
@@ -275,6 +276,9 @@ def run_sanitizers(build, program, name):
             return tool, "skipped", f"{tool}: skipped: " + next(l for l in out.splitlines() if "COURSE_SKIP" in l).split(
                 "COURSE_SKIP:", 1)[1].strip()
         state, line = sanitizer_verdict(tool, out, run.returncode)
+        if state == "errors":
+            # Both accesses of a race, the memory, the threads, what would order them (sanitizer_report.py).
+            line += "".join("\n    " + more for more in sanitizer_report.explain(out, tool))
         return tool, state, line
 
     print(f"\nsanitizers on {name} (small sizes; full logs in {logs.relative_to(ROOT) if logs.is_relative_to(ROOT) else logs}/):")

@@ -40,6 +40,11 @@ if [ -n "$warnings" ] && [ "$warnings" != 0 ]; then
   echo "sanitize.sh: racecheck reported $warnings hazard warning(s): counted as errors"
   [ "$status" = 0 ] && status=86
 fi
+# Each report explained: both accesses of a race, the memory, what would order them (one line of
+# compute-sanitizer's own says only the first place).
+if [ "$status" != 0 ] && [ $expect_reject = 0 ]; then
+  python3 "$(dirname "$0")/sanitizer_report.py" --tool "$tool" "$log" || true
+fi
 if [ $expect_reject = 1 ]; then
   case "$status" in
     0) echo "WRONG STAGE ACCEPTED: $tool reported nothing and the tests passed on a stage built to be wrong"; exit 1 ;;
