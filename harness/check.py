@@ -32,6 +32,7 @@ import course  # noqa: E402  (the stages, read from the tree)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
 import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
 import sanitizer_report  # noqa: E402  (a sanitizer's reports explained)
+import hints  # noqa: E402  (the stages' hint ladders and unwritten prerequisites)
 
 ROOT = course.ROOT
 TOOLS = course.SANITIZERS
@@ -412,6 +413,9 @@ def run(args):
                  if selected.startswith("solution/") else "")
         print(f"check: STAGE={args.stage} selects {selected}{yours}")
     args.stage = selected
+    # One exercise stage whose lesson headers from earlier stages are still stubs: say which, first.
+    for line in hints.prerequisite_lines(args.stage):
+        print(line)
     tests = list_tests(build, args.stage)
     if not tests:
         chapters = course.chapters(ROOT)

@@ -131,6 +131,52 @@ def show(args, root=ROOT):
     return 0
 
 
+# --- prerequisites: regions of earlier stages that a stage runs --------------------------------------
+def prerequisites(stage_id, root=ROOT):
+    """The regions a stage runs but does not teach (in the lesson headers of earlier stages that it
+    includes, as the build follows the includes) that are still stubs in chapters/: a list of
+    (header file, region number, region label, the stage that teaches it), in course order. The
+    stage reports TODO until they are written: `make check` names them before it builds."""
+    import exercises  # the mirror's parser and the lesson headers' users (harness/exercises.py)
+    chapter, stage = stage_id.split("/", 1)
+    users = exercises.lesson_users(chapter, pathlib.Path(root))
+    found = []
+    for header, stages in sorted(users.items(), key=lambda item: (item[1][0], item[0])):
+        if stage not in stages[1:]:
+            continue
+        solution = pathlib.Path(root) / "solutions" / chapter / header
+        exercise = pathlib.Path(root) / "chapters" / chapter / header
+        try:
+            s_parts, s_hints = exercises.parse(solution.read_text(), header)
+            e_parts, e_hints = exercises.parse(exercise.read_text(), header, s_hints)
+        except (OSError, exercises.ParseError):
+            continue
+        for k, body in enumerate(e_parts[1::2]):
+            if exercises.is_stub(body):
+                hint = e_hints[k] if k < len(e_hints) else ()
+                found.append((header, k + 1, exercises.label(hint), stages[0]))
+    return found
+
+
+def prerequisite_lines(stage_key, root=ROOT):
+    """What `make check` says before it builds a stage whose earlier regions are still stubs
+    (none when there are none, or when stage_key is not one exercise stage)."""
+    found_stage, _ = course.parse_stage(stage_key or "", root)
+    if not found_stage or found_stage.variant != "exercise":
+        return []
+    todo = prerequisites(found_stage.id, root)
+    if not todo:
+        return []
+    chapter = found_stage.chapter
+    teachers = list(dict.fromkeys(t for *_, t in todo))
+    head = (f"check: {found_stage.id} runs {len(todo)} region(s) of earlier stages that are still stubs, and "
+            f"reports TODO until they are written (the stages that teach them: {', '.join(teachers)}):")
+    lines = textwrap.wrap(head, width=100, subsequent_indent="  ", break_on_hyphens=False)
+    lines += [f"  chapters/{chapter}/{header}, region {k} {name} (taught by {teacher})"
+              for header, k, name, teacher in todo]
+    return lines
+
+
 def list_taken(args, root=ROOT):
     for k, v in sorted(taken(build_dir(args.build, root)).items()):
         print(f"{k}: {v}")

@@ -165,3 +165,64 @@ class MakeHintTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+SOLUTION_HEADER = """// a lesson header
+__device__ int f(int x) {
+  // EXERCISE BEGIN: double x.
+  return 2 * x;
+  // EXERCISE END
+}
+__device__ int g(int x) {
+  // EXERCISE BEGIN: add one to x.
+  return x + 1;
+  // EXERCISE END
+}
+"""
+STAGE = '#include "lesson.cuh"\n// a stage\n'
+
+
+class PrerequisitesTest(unittest.TestCase):
+    """make check STAGE=exercise/... names the regions of earlier stages' lesson headers that the
+    stage runs and that are still stubs (hints.prerequisites), before it builds."""
+
+    def setUp(self):
+        self.root = Path(tempfile.mkdtemp(prefix="course-prereq-"))
+        self.addCleanup(shutil.rmtree, self.root)
+        for side in ("chapters", "solutions"):
+            folder = self.root / side / "99-demo"
+            folder.mkdir(parents=True)
+            for stage in ("01_teach", "02_use"):
+                (folder / f"{stage}.cu").write_text(STAGE)
+            (folder / "03_alone.cu").write_text("// no lesson header\n")
+        (self.root / "solutions" / "99-demo" / "lesson.cuh").write_text(SOLUTION_HEADER)
+        stub = SOLUTION_HEADER.replace("  return 2 * x;\n", "  COURSE_TODO();\n").replace(
+            "  return x + 1;\n", "  COURSE_TODO();\n")
+        self.exercise = self.root / "chapters" / "99-demo" / "lesson.cuh"
+        self.exercise.write_text(stub)
+
+    def test_names_unwritten_regions_and_their_stage(self):
+        found = hints.prerequisites("99-demo/02_use", self.root)
+        self.assertEqual([(h, k, t) for h, k, _, t in found], [("lesson.cuh", 1, "01_teach"), ("lesson.cuh", 2, "01_teach")])
+        lines = hints.prerequisite_lines("exercise/99-demo/02_use", self.root)
+        self.assertIn("2 region(s)", lines[0])
+        self.assertIn('chapters/99-demo/lesson.cuh, region 1 "double x." (taught by 01_teach)', lines[-2])
+
+    def test_the_teaching_stage_and_others_have_none(self):
+        self.assertEqual(hints.prerequisites("99-demo/01_teach", self.root), [], "its own lesson, not a prerequisite")
+        self.assertEqual(hints.prerequisites("99-demo/03_alone", self.root), [])
+        self.assertEqual(hints.prerequisite_lines("solution/99-demo/02_use", self.root), [], "the reference needs none")
+
+    def test_a_written_region_is_not_named(self):
+        self.exercise.write_text(self.exercise.read_text().replace("  COURSE_TODO();\n", "  return 2 * x;\n", 1))
+        found = hints.prerequisites("99-demo/02_use", self.root)
+        self.assertEqual([(h, k) for h, k, _, _ in found], [("lesson.cuh", 2)])
+        self.exercise.write_text(SOLUTION_HEADER)
+        self.assertEqual(hints.prerequisites("99-demo/02_use", self.root), [])
+        self.assertEqual(hints.prerequisite_lines("exercise/99-demo/02_use", self.root), [])
+
+    def test_chapter_13_stage_06_in_this_tree(self):
+        """The case that cost a student three hours: 06 runs the headers of 02 to 05."""
+        found = hints.prerequisites("13-scan/06_warp_scans")
+        teachers = {t for *_, t in found}
+        self.assertTrue(teachers <= {"02_scan_then_fan", "03_reduce_then_scan", "04_two_level", "05_vector_io"}, teachers)
