@@ -27,11 +27,8 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
     sum += in[i];
   partials[threadIdx.x] = sum;
   __syncthreads();
-  // EXERCISE BEGIN: the block's sum in out[blockIdx.x], written by thread 0: stage 01's halving
-  // steps while more than 64 values are left, then warp 0 alone folds the last 64 (32 in a block
-  // of 32 threads), ordering its steps with a warp-level barrier instead of a block one. Watch
-  // for: a step that reads a slot another lane writes in the same step, and a value you have just
-  // stored that you need not read back from shared memory.
+  // EXERCISE BEGIN: the block's sum in out[blockIdx.x], its last 64 values folded by warp 0 alone,
+  // with no block barrier.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -23,9 +23,8 @@ constexpr int min_threads = 1;
 template <unsigned B>
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int partials[B];
-  // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads: the grid-stride sum with
-  // the compile-time B wherever blockDim.x was, folded by your reduction::block_reduce<B> (in
-  // lesson_block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
+  // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads, folded by your
+  // reduction::block_reduce<B>; thread 0 writes out[blockIdx.x].
   COURSE_TODO();
   // EXERCISE END
 }

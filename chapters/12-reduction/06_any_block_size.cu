@@ -25,10 +25,7 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
     sum += in[i];
   partials[threadIdx.x] = sum;
   __syncthreads();
-  // EXERCISE BEGIN: leave the block's sum in partials[0] for any blockDim.x in 1..1024: first fold
-  // the values down to the largest power of two that fits (12.5: the threads past it add theirs
-  // into the slots below it), then halve as stage 01 does. Watch for: a block that already is a
-  // power of two needs no extra step, and every thread must reach every __syncthreads().
+  // EXERCISE BEGIN: leave the block's sum in partials[0] for any blockDim.x from 1 to 1024.
   COURSE_TODO();
   // EXERCISE END
   if (threadIdx.x == 0) out[blockIdx.x] = partials[0];

@@ -30,24 +30,21 @@ constexpr int min_threads = 1;
 template <class T>
 struct sum_op {
   using type = T;
-  // EXERCISE BEGIN: a sum in type T of inputs of any arithmetic type. Watch for: where the
-  // conversion to T must happen so no addition runs in the narrower input type.
+  // EXERCISE BEGIN: a sum in type T of inputs of any arithmetic type.
   COURSE_TODO();
   // EXERCISE END
 };
 
 struct moments_op {
   using type = reduction::moments;
-  // EXERCISE BEGIN: the sum and the sum of squares of floats, both in double. Watch for: the
-  // precision in which each square is computed (the tests allow about 1e-10 of the result).
+  // EXERCISE BEGIN: the sum and the sum of squares of floats, both in double.
   COURSE_TODO();
   // EXERCISE END
 };
 
 struct min_max_op {
   using type = reduction::int_range;
-  // EXERCISE BEGIN: the smallest and the largest int, in one pass. Watch for: the identity of a
-  // minimum and of a maximum (a block with more threads than elements combines many of them).
+  // EXERCISE BEGIN: the smallest and the largest int, in one pass.
   COURSE_TODO();
   // EXERCISE END
 };
@@ -57,9 +54,8 @@ template <class Op, unsigned B, class In>
 __global__ void reduce_kernel(typename Op::type *out, const In *in, std::size_t n) {
   using T = typename Op::type;
   __shared__ T partials[B];
-  // EXERCISE BEGIN: stage 03's kernel for any Op, written only in terms of Op's members: each
-  // thread reduces its grid-stride share of in[] to one value of type T, the block folds those
-  // with your block_reduce, thread 0 writes out[blockIdx.x]. Write the operator classes above first.
+  // EXERCISE BEGIN: stage 03's kernel for any Op, written only in terms of Op's members (write the
+  // operator classes above first).
   COURSE_TODO();
   // EXERCISE END
 }

@@ -45,11 +45,8 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   __shared__ int warp_sums[B / 32];
   const std::size_t thread = blockIdx.x * std::size_t(B) + threadIdx.x;
   int sum = 0;
-  // EXERCISE BEGIN: add this thread's share of in[0, n) into sum, every element exactly once. Read
-  // the body of the input as int4 (16-byte loads need a 16-byte aligned address: the elements
-  // before the first boundary and after the last whole int4 are read as ints), each thread with
-  // U int4 loads in flight, B apart so a warp's loads stay contiguous, all issued before the first
-  // add, over a grid-stride loop. Watch for: the last, partial group of U, and n < 4.
+  // EXERCISE BEGIN: add this thread's share of in[0, n) into sum, every element exactly once, with
+  // 16-byte loads and several of them in flight per thread.
   COURSE_TODO();
   // EXERCISE END
   // The fold: each warp's sum, one barrier, then thread 0 adds the B / 32 warp sums (a few shared

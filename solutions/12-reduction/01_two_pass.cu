@@ -20,9 +20,8 @@ constexpr int min_threads = 1;
 // out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared memory.
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   extern __shared__ int partials[];
-  // EXERCISE BEGIN: sum a grid-stride share of in[0, n) (a std::size_t index: n may pass 2^31),
-  // store it in partials[threadIdx.x], then halve the active threads until one is left,
-  // __syncthreads() after every step; thread 0 writes the block's sum to out[blockIdx.x].
+  // EXERCISE BEGIN: the block's sum of in[0, n), each thread taking a grid-stride share, folded in
+  // partials[] and written by thread 0 to out[blockIdx.x].
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
     sum += in[i];

@@ -20,9 +20,8 @@ constexpr int min_threads = 1;
 template <unsigned B>
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int partials[B];
-  // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads: the grid-stride sum with
-  // the compile-time B wherever blockDim.x was, folded by your reduction::block_reduce<B> (in
-  // lesson_block_reduce.cuh, with the operator reduction::plus); thread 0 writes the block's sum.
+  // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads, folded by your
+  // reduction::block_reduce<B>; thread 0 writes out[blockIdx.x].
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});

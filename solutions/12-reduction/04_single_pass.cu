@@ -23,13 +23,9 @@ __global__ void reduce_kernel(int *answer, int *block_sums, unsigned *retired, c
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
-  // EXERCISE BEGIN: publish this block's sum in block_sums[blockIdx.x] and take a ticket from
-  // *retired; the block that draws the last of gridDim.x tickets folds block_sums[0, gridDim.x)
-  // (with your block_reduce), writes *answer and leaves *retired ready for the next call.
-  // Watch for: the order in which other SMs see the partial and the ticket (and, in the last block,
-  // the ticket and the reads of the partials): each side needs its own ordering, and a cache hint
-  // is not one; every thread of the block must learn whether it is the last, and partials[] is
-  // still in use by the first fold when the second one starts.
+  // EXERCISE BEGIN: publish this block's sum and take a ticket from *retired; the block that draws
+  // the last ticket writes *answer from every block's sum and leaves *retired ready for the next
+  // call.
   if (threadIdx.x == 0) {
     block_sums[blockIdx.x] = sum;
     __threadfence();  // this block's sum is visible to every block before its ticket is

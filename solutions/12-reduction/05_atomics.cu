@@ -22,9 +22,7 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
-  // EXERCISE BEGIN: add the block's sum into *answer, which other blocks add into at the same
-  // time. Watch for: which threads hold the block's sum after block_reduce, and how many atomics
-  // on one address a call can afford.
+  // EXERCISE BEGIN: add the block's sum into *answer, which every block of the grid adds into.
   if (threadIdx.x == 0) atomicAdd(answer, sum);
   // EXERCISE END
 }
@@ -32,10 +30,8 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
 void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
             cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
-  // EXERCISE BEGIN: one launch of reduce_kernel<B> for cfg.threads (your dispatch_block_size)
-  // over a grid of reduction::grid_size blocks, with no partials and no counter: the workspace is
-  // not used. Watch for: what *d_answer holds before the first block adds into it (the caller
-  // poisons it), and that whatever prepares it is ordered before the kernel in `stream`.
+  // EXERCISE BEGIN: zero *d_answer and launch reduce_kernel<B> for cfg.threads in `stream` (no
+  // partials, no counter: the workspace is not used).
   CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     auto kernel = reduce_kernel<decltype(b)::value>;

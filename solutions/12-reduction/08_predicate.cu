@@ -19,12 +19,8 @@ constexpr int min_threads = 32;
 __global__ void count_ballot_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
   __shared__ unsigned warp_counts[32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  // EXERCISE BEGIN: each warp counts, 32 elements at a time over a grid-stride share, its lanes
-  // with i < n and in[i] > threshold using one warp vote and a population count per step; then
-  // the block adds up its warps' counts and adds the total to *count with one atomic. Watch for:
-  // every lane of the warp must reach every vote (keep the trip count the same for the whole warp
-  // and test the bound inside the predicate), and no thread may read a warp's count before that
-  // warp has stored it.
+  // EXERCISE BEGIN: count the elements with in[i] > threshold, a warp vote per 32 elements, and add
+  // the block's count to *count with one atomic.
   unsigned warp_count = 0;  // the same in every lane
   for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) + warp * 32; base < n;
        base += std::size_t(blockDim.x) * gridDim.x) {
@@ -42,10 +38,8 @@ __global__ void count_ballot_kernel(unsigned long long *count, const int *in, st
 }
 
 __global__ void count_syncthreads_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
-  // EXERCISE BEGIN: the same count with the block-wide vote __syncthreads_count, blockDim.x
-  // elements per step, and one atomic per block at the end. Watch for: the vote is also a block
-  // barrier, so every thread of the block must reach it the same number of times, including
-  // threads whose element lies past n.
+  // EXERCISE BEGIN: the same count with the block-wide vote __syncthreads_count, and one atomic per
+  // block.
   unsigned long long block_count = 0;
   for (std::size_t base = blockIdx.x * std::size_t(blockDim.x); base < n; base += std::size_t(blockDim.x) * gridDim.x) {
     const std::size_t i = base + threadIdx.x;

@@ -15,8 +15,8 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
 
-// EXERCISE BEGIN: define __device__ int warp_sum(int v): every lane of a full warp returns the sum
-// of v over the warp's 32 lanes, exchanged in registers (12.8's butterfly), no shared memory.
+// EXERCISE BEGIN: define __device__ int warp_sum(int v): the sum of v over a full warp's 32 lanes,
+// in every lane, exchanged in registers.
 __device__ int warp_sum(int v) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
@@ -30,10 +30,8 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int warp_sums[B / 32];
   int sum = 0;
   for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
-  // EXERCISE BEGIN: the block's sum in out[blockIdx.x], written by thread 0: each warp folds its
-  // own values with your warp_sum, then the warps' sums (at most 32) are brought together through
-  // warp_sums[] with as few block barriers as you can. Watch for: a block of one warp, and lanes
-  // that have no warp's sum to bring.
+  // EXERCISE BEGIN: the block's sum in out[blockIdx.x]: each warp folds its values with your
+  // warp_sum, then the warps' sums are combined.
   sum = warp_sum(sum);
   if constexpr (B > 32) {
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;

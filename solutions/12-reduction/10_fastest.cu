@@ -41,11 +41,8 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   __shared__ int warp_sums[B / 32];
   const std::size_t thread = blockIdx.x * std::size_t(B) + threadIdx.x;
   int sum = 0;
-  // EXERCISE BEGIN: add this thread's share of in[0, n) into sum, every element exactly once. Read
-  // the body of the input as int4 (16-byte loads need a 16-byte aligned address: the elements
-  // before the first boundary and after the last whole int4 are read as ints), each thread with
-  // U int4 loads in flight, B apart so a warp's loads stay contiguous, all issued before the first
-  // add, over a grid-stride loop. Watch for: the last, partial group of U, and n < 4.
+  // EXERCISE BEGIN: add this thread's share of in[0, n) into sum, every element exactly once, with
+  // 16-byte loads and several of them in flight per thread.
   const std::size_t misalign = (16 - reinterpret_cast<std::uintptr_t>(in) % 16) % 16 / sizeof(int);
   const std::size_t head = misalign < n ? misalign : n;
   const std::size_t n4 = (n - head) / 4;

@@ -22,10 +22,8 @@ namespace reduction {
 // host-side switch of 12.2 (listing 12.4) that lets one run-time value pick a kernel compiled for it.
 template <unsigned B = 1, class F>
 void dispatch_block_size(int threads, F &&f) {
-  // EXERCISE BEGIN: call f with std::integral_constant<unsigned, B>{} for the B that equals
-  // threads, B a power of two in 1..1024, so each run-time block size reaches the kernel compiled
-  // for it (a switch over the eleven sizes, or a compile-time recursion over B). Any other size
-  // throws std::invalid_argument; every instantiation must be one the compiler can build.
+  // EXERCISE BEGIN: call f with std::integral_constant<unsigned, B>{} for the power of two B in
+  // 1..1024 that equals threads; any other size throws std::invalid_argument.
   if constexpr (B <= 1024) {
     if (unsigned(threads) == B) return f(std::integral_constant<unsigned, B>{});
     dispatch_block_size<B * 2>(threads, f);
@@ -46,19 +44,15 @@ struct plus {
 // results). Uses partials[0, B) and leaves it in use: a second call needs a __syncthreads() between.
 //
 // The last 64 values are folded by warp 0 alone, with __syncwarp() instead of __syncthreads().
-// In each step lane i reads slot i + offset (which no lane writes in that step) and writes slot
-// i; the __syncwarp() after the step makes the writes visible to the lanes that read them in the
-// next step. Without it (the book's volatile form) lanes of a warp are not guaranteed to move in
+// In each step only the lanes i < offset write (slot i), and they read slots i + offset, which no
+// lane writes in that step because the lanes at or above offset write nothing; the __syncwarp()
+// after the step makes the writes visible to the lanes that read them in the next step. Without it (the book's volatile form) lanes of a warp are not guaranteed to move in
 // lock-step on Volta and later, so a read may see a slot before its step wrote it.
 template <unsigned B, class T, class Op>
 __device__ T block_reduce(T *partials, T value, Op op) {
   static_assert(B >= 1 && B <= 1024 && (B & (B - 1)) == 0, "B must be a power of two in 1..1024");
-  // EXERCISE BEGIN: stage 02's fold, for a block of exactly B threads and any operator: leave in
-  // thread 0's return value op's combination of every thread's value. B is a compile-time
-  // constant: write every test on it so the compiler decides it (steps a block of B threads does
-  // not need vanish, the rest unroll into a straight line). Watch for blocks of fewer than 64 and
-  // fewer than 32 threads (a warp-level barrier may name only lanes that exist), and for a step
-  // that reads a slot another lane writes in the same step.
+  // EXERCISE BEGIN: stage 02's fold for a block of exactly B threads and any operator: thread 0
+  // returns op's combination of every thread's value.
   const unsigned tid = threadIdx.x;
   partials[tid] = value;
   __syncthreads();
