@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import pathlib
+import signal
 import sys
 import textwrap
 
@@ -184,6 +185,8 @@ def list_taken(args, root=ROOT):
 
 
 def main(argv=None):
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `make hint ... | head` ends quietly
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("show")
