@@ -151,7 +151,7 @@ KINDS = ("gpu", "cpu")
 # Every key a lessons.toml may hold (a stage's speed table and [workload] are the judge's and the
 # bench's parameters, checked by those programs): a misspelt key is an error, not a silent default.
 CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline")
-STAGE_KEYS = ("lesson", "speed", "sass", "needs", "local_memory", "test", "kind", "capture", "perf")
+STAGE_KEYS = ("lesson", "speed", "sass", "needs", "local_memory", "test", "kind", "capture", "perf", "hints")
 ENTRY_KEYS = {"sass": ("rule", "kernels", "arch", "why"), "perf": ("metric", "min", "max", "why"),
               "capture": ("kernels", "says"), "needs": ("cc", "gpus", "why")}
 
