@@ -25,6 +25,9 @@
 # synccheck) the test instead runs the stage's tests under that compute-sanitizer tool (label
 # sanitize: make sanitize) and passes only if the tool reports an error.
 #
+#   course_add_host_test(CHAPTER ... SOURCES ... [PROGRAM name] [TEST name] [LABELS ...] [LIBS ...])
+# one host-only test program (no GPU needed) of a chapter's references and host code.
+#
 #   course_add_bench(CHAPTER ... NAME ... SOURCES ... [LIBS ...])
 # links every stage of the chapter into one benchmark, once with the solutions (bench-<chapter>)
 # and once with the exercises (bench-<chapter>-exercise).
@@ -107,6 +110,29 @@ function(course_add_test)
   endif()
   set_property(GLOBAL APPEND PROPERTY COURSE_TEST_MANIFEST "${entry}}")
   set_property(GLOBAL APPEND PROPERTY COURSE_TEST_NAMES "${A_NAME}")
+endfunction()
+
+# A chapter's host-only test program: built from SOURCES with the chapter's headers and the host
+# Catch2 main (which runs without a GPU), in build/bin/PROGRAM (default test-<chapter>-host),
+# registered as TEST (default host/<chapter>) with the labels host, the chapter and LABELS. A test
+# that may report COURSE_SKIP: (a stage still an exercise) is skipped, not failed.
+#   course_add_host_test(CHAPTER 12-reduction SOURCES test_host.cpp)
+#   course_add_host_test(CHAPTER 08-warp SOURCES test_warp_model.cpp PROGRAM test-08-warp-model
+#                        TEST host/08-warp/warp_model)
+function(course_add_host_test)
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;PROGRAM;TEST" "SOURCES;LABELS;LIBS")
+  if(NOT A_PROGRAM)
+    set(A_PROGRAM test-${A_CHAPTER}-host)
+  endif()
+  if(NOT A_TEST)
+    set(A_TEST host/${A_CHAPTER})
+  endif()
+  add_executable(${A_PROGRAM} ${A_SOURCES})
+  target_include_directories(${A_PROGRAM} PRIVATE ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
+  target_link_libraries(${A_PROGRAM} PRIVATE course_test_main_host ${A_LIBS})
+  course_add_test(NAME ${A_TEST} COMMAND ${A_PROGRAM})
+  set(labels host ${A_CHAPTER} ${A_LABELS})
+  set_tests_properties(${A_TEST} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "${labels}")
 endfunction()
 
 # build/tests.json: every test and the targets it needs (course_add_test), for harness/check.py.
@@ -227,7 +253,6 @@ endfunction()
 function(_course_test_program name test_object stage_object variant chapter stage extra_args labels)
   add_executable(${name} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${stage_object}>)
   target_link_libraries(${name} PRIVATE course_test_main course_common ${ARGN})
-  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   get_property(has_large GLOBAL PROPERTY COURSE_HAS_LARGE_${test_object})
   if(variant STREQUAL "wrong")
     # The whole program but its [large] cases, sweep included: it passes when some test rejects
@@ -284,7 +309,6 @@ function(_course_judge_program name chapter stage_object)
   endif()
   add_executable(${name} $<TARGET_OBJECTS:${judge_object}> $<TARGET_OBJECTS:${stage_object}>)
   target_link_libraries(${name} PRIVATE course_common ${ARGN})
-  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
 endfunction()
 
 # The SASS signature of a solution stage (chapters/<chapter>/lessons.toml), checked on its own
@@ -405,7 +429,6 @@ function(course_add_wrong_variant)
     # A bug only a sanitizer sees (a warp race): the plain tests may pass; the tool must report it.
     add_executable(test.${obj} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${obj}>)
     target_link_libraries(test.${obj} PRIVATE course_test_main course_common ${A_LIBS})
-    set_target_properties(test.${obj} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
     course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
              COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh --expect-reject ${A_TOOL} $<TARGET_FILE:test.${obj}>)
     set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
@@ -427,7 +450,6 @@ function(course_add_lab_test)
   add_executable(${program} ${A_SOURCES})
   target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(${program} PRIVATE course_test_main course_common ${A_LIBS})
-  set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   set(large "")
   foreach(source IN LISTS A_SOURCES)
     file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} _large REGEX "\\[large\\]")
@@ -475,7 +497,6 @@ function(course_add_bench)
     # Its options' defaults (lessons.toml's [workload.bench]: COURSE_BENCH_N, ...).
     target_compile_definitions(${target} PRIVATE ${COURSE_BENCH_DEFS_${A_CHAPTER}})
     target_link_libraries(${target} PRIVATE course_bench course_test_support course_common ${A_LIBS})
-    set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   endforeach()
 endfunction()
 

@@ -52,7 +52,6 @@ function(course_add_warp_mask_check)
       set(program test.${variant}.${A_CHAPTER}.${stage}.masks)
       add_executable(${program} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${obj}>)
       target_link_libraries(${program} PRIVATE course_test_main course_common ${A_LIBS})
-      set_target_properties(${program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
       course_add_test(NAME ${variant}/${A_CHAPTER}/${stage}/masks COMMAND ${program}
                       OBJECT ${variant}.${A_CHAPTER}.${stage})
       set_tests_properties(${variant}/${A_CHAPTER}/${stage}/masks PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
