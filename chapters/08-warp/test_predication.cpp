@@ -16,6 +16,7 @@
 #include "common/random_fill.h"
 #include "harness/catch.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <algorithm>
@@ -237,16 +238,6 @@ TEST_CASE("input and output misaligned, each on its own", "[predication]") {
 
 namespace {
 
-// Elements the GPU's grid-stride loops cover in one pass (elementwise launches: 256 threads per
-// block, as many blocks as fit, at most 2048 threads per SM).
-std::size_t resident_elements() {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  return std::size_t(sms) * std::size_t(per_sm);
-}
-
 struct int_range {
   int lo, hi;
 };
@@ -264,7 +255,7 @@ TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignme
   INFO("sweep seed " << rng.seed());
   const std::vector<int> lengths = lengths_of(warp::branch_lengths{});
   const std::size_t kinds = std::size(warp::all_branchy) + lengths.size() + 1;
-  const std::vector<std::size_t> boundaries = {32, 256, resident_elements()};
+  const std::vector<std::size_t> boundaries = {32, 256, course::test::resident_threads()};
   // 3 * v + 7, 5 * v and min(max(v, -1000), 1000) + |v| stay inside int for |v| <= 4e8.
   const int_range signed_ranges[] = {{lo, hi}, {-400000000, 400000000}, {-10, 10}, {0, hi}, {lo, 0}};
   const int cases = int(2 * kinds);

@@ -17,6 +17,7 @@
 #include "harness/catch.h"
 #include "harness/leak_check.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <cfloat>
@@ -81,14 +82,8 @@ bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, const place
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const float alpha = course::random_float(seed, 99, 0.5f, 4.0f);
-  std::vector<float> hx(n), hy(n);
-  course::fill_random_host(hx.data(), n, seed);
-  course::fill_random_host(hy.data(), n, seed + 1);
-  const float nan = course::test::input_guard_value<float>();
-  auto x = guarded<float>::input(n, at.x_offset, nan);
-  x.upload(hx);
-  auto y = guarded<float>::input(n, at.y_offset, nan);
-  y.upload(hy);
+  const std::vector<float> hx = course::test::random_floats(n, seed), hy = course::test::random_floats(n, seed + 1);
+  const auto x = course::test::guarded_input(hx, at.x_offset), y = course::test::guarded_input(hy, at.y_offset);
   auto out = guarded<float>::output(at.alias == in_place::no ? n : 0, at.out_offset);
   float *d_out = at.alias == in_place::out_is_x ? x.get() : at.alias == in_place::out_is_y ? y.get() : out.get();
 
@@ -238,15 +233,9 @@ TEST_CASE("SAXPY past 2^31 elements (64-bit indexing)", "[saxpy][large]") {
   // of the 8.6 GB inputs. The 256 floats after x and y are NaN, out's are poison, as elsewhere.
   const auto &stage = stage_under_test();
   const std::size_t n = (std::size_t(1) << 31) + 17;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  course::device_memory(free_bytes, total_bytes);
   const std::size_t total = n + guard_elements;
   const std::size_t needed = 3 * total * sizeof(float) + (std::size_t(1) << 30);
-  if (free_bytes < needed) {
-    WARN("skipped n=2^31+17: needs " << needed / (1u << 20) << " MiB of free device memory, " << free_bytes / (1u << 20)
-                                     << " MiB free");
-    return;
-  }
+  if (!course::test::has_free_device_memory(needed, "n=2^31+17")) return;
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const float alpha = course::random_float(seed, 99, 0.5f, 4.0f);

@@ -22,6 +22,7 @@
 #include "common/random_fill.h"
 #include "harness/catch.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <cstdint>
@@ -29,7 +30,12 @@
 #include <string>
 #include <vector>
 
+using course::test::answer_slot;
+using course::test::check_input_untouched;
+using course::test::got_text;
 using course::test::guarded;
+using course::test::guarded_input;
+using course::test::random_ints;
 namespace lab = reduction::lab;
 
 namespace {
@@ -37,42 +43,14 @@ namespace {
 constexpr int guard_value = 0x3fffffff;  // course::test::input_guard_value<int>()
 constexpr lab::fold all_folds[] = {lab::fold::pairwise_divergent, lab::fold::pairwise_strided, lab::fold::interleaved};
 
-// The answer slot: one int, then a guard zone, all poison (0xFF bytes: the int -1) before the call.
-struct answer_slot {
-  course::device_buffer<int> buf{1 + course::test::guard_elements};
-  answer_slot() {
-    course::test::poison_device(buf.get(), buf.size());
-    CUDA_CHECK(cudaDeviceSynchronize());  // the poison is on the legacy stream; a call may use another
-  }
-  int *get() const { return buf.get(); }
-  // The answer, after checking that nothing past it was written.
-  int read(const std::string &who) const {
-    const std::vector<int> h = course::test::copy_to_host(buf.get(), buf.size());
-    const std::size_t written = course::test::first_written(h, 1);
-    if (written != h.size()) FAIL(who << ": wrote past the answer, at element " << written - 1 << " of the guard zone");
-    return h[0];
-  }
-};
-
-std::string got_text(int got) { return course::test::is_poison(got) ? "-1 (the poison: never written?)" : std::to_string(got); }
-
 // What an answer that is off by a multiple of the guard value most likely did.
 std::string guard_hint(int got, int want) {
-  const std::uint32_t diff = std::uint32_t(got) - std::uint32_t(want);
-  for (int k = -64; k <= 64; ++k)
-    if (k && diff == std::uint32_t(k) * std::uint32_t(guard_value))
-      return " (off by " + std::to_string(k) + " x the input's guard value 0x3fffffff: it read outside its input)";
-  return "";
+  const int k = course::test::guard_multiple(got, want, guard_value, 64);
+  return k ? " (off by " + std::to_string(k) + " x the input's guard value 0x3fffffff: it read outside its input)" : "";
 }
 
 std::string placement_text(std::size_t offset, cudaStream_t stream) {
   return (offset ? " input offset " + std::to_string(offset) : std::string()) + (stream ? " (non-blocking stream)" : "");
-}
-
-void check_input(const std::string &who, const guarded<int> &in, const std::vector<int> &h) {
-  const std::string damage = in.guard_damage();
-  if (!damage.empty()) FAIL(who << ": the input's guard changed (" << damage << ")");
-  if (in.download() != h) FAIL(who << ": the input was modified");
 }
 
 // fold_many(f) over `blocks` blocks of 256 fresh ints in [lo, hi], `reps` times.
@@ -81,11 +59,9 @@ void check_fold(lab::fold f, int blocks, int reps, std::size_t offset = 0, cudaS
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = std::size_t(blocks) * lab::fold_threads;
-  std::vector<int> h(n);
-  course::fill_random_host(h.data(), n, seed, lo, hi);
-  auto in = guarded<int>::input(n, offset, guard_value);
-  in.upload(h);
-  answer_slot answer;
+  const std::vector<int> h = random_ints(n, seed, lo, hi);
+  const auto in = guarded_input(h, offset, guard_value);
+  answer_slot<int> answer;
   lab::fold_many(f, answer.get(), in.get(), blocks, reps, stream);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string who = std::string("lab_folding, fold_many(") + lab::name(f) + "), blocks=" + std::to_string(blocks) +
@@ -96,7 +72,7 @@ void check_fold(lab::fold f, int blocks, int reps, std::size_t offset = 0, cudaS
   const long long want_exact = (long long)reps * sum + (long long)n * ((long long)reps * (reps - 1) / 2);
   const int want = reduction::wrap32(want_exact), got = answer.read(who);
   if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
-  check_input(who, in, h);
+  check_input_untouched(who, in, h);
   SUCCEED();  // one assertion per checked call, so the summary counts them
 }
 
@@ -111,29 +87,17 @@ void check_global_sum(const global_sum &g, std::size_t n, std::size_t offset = 0
                       int lo = -1000, int hi = 1000) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<int> h(n);
-  course::fill_random_host(h.data(), n, seed, lo, hi);
-  auto in = guarded<int>::input(n, offset, guard_value);
-  in.upload(h);
-  answer_slot answer;
+  const std::vector<int> h = random_ints(n, seed, lo, hi);
+  const auto in = guarded_input(h, offset, guard_value);
+  answer_slot<int> answer;
   g.fn(answer.get(), in.get(), n, stream);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string who = std::string("lab_folding, ") + g.name + ", n=" + std::to_string(n) + placement_text(offset, stream);
   const int want = reduction::wrap32(reduction::host_sum<long long>(n, [&](std::size_t i) { return (long long)h[i]; }));
   const int got = answer.read(who);
   if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
-  check_input(who, in, h);
+  check_input_untouched(who, in, h);
   SUCCEED();
-}
-
-// Threads the GPU holds at once in blocks of 256 (at most 2048 per SM): about where the lab's
-// resident grid puts the second contiguous element of a run, and the grid-stride loop's second pass.
-std::size_t resident_threads() {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  return std::size_t(sms) * std::size_t(per_sm);
 }
 
 }  // namespace
@@ -158,7 +122,7 @@ TEST_CASE("each folding order: misaligned inputs, a non-blocking stream, sums th
 }
 
 TEST_CASE("the global sums, contiguous runs and grid-stride, at awkward sizes", "[lab][global]") {
-  const std::size_t r = resident_threads();
+  const std::size_t r = course::test::resident_threads();
   const std::size_t sizes[] = {0, 1, 31, 33, 255, 256, 257, 1000, r - 1, r, r + 1, 2 * r + 3,
                                course::test::sanitizer_size(1000003), course::test::sanitizer_size((std::size_t(1) << 24) + 7)};
   for (const global_sum &g : global_sums)
@@ -184,7 +148,7 @@ TEST_CASE("seeded random sweep: orders, grids, repetitions, sizes and alignments
   course::test::sweep_rng rng(course::fresh_seed());
   INFO("sweep seed " << rng.seed());
   course::stream side;
-  const std::size_t r = resident_threads();
+  const std::size_t r = course::test::resident_threads();
   const int cases = 60;
   for (int c = 0; c < cases; ++c) {
     const std::size_t offset = rng.below(4);

@@ -24,6 +24,7 @@
 #include "harness/catch.h"
 #include "harness/leak_check.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <algorithm>
@@ -35,8 +36,14 @@
 #include <string>
 #include <vector>
 
+using course::test::answer_slot;
+using course::test::check_input_untouched;
+using course::test::got_text;
 using course::test::guard_elements;
+using course::test::guard_hint;
 using course::test::guarded;
+using course::test::guarded_input;
+using course::test::random_ints;
 using reduction::host_sum;
 using reduction::wrap32;
 
@@ -87,69 +94,6 @@ std::string describe_config(std::size_t n, const reduction::config &cfg, const p
          (at.stream ? " (non-blocking stream)" : "");
 }
 
-// A device answer slot followed by a guard zone, poisoned (0xFF bytes: the int -1).
-template <class T>
-struct answer_slot {
-  course::device_buffer<T> buf{1 + guard_elements};
-  answer_slot() {
-    course::test::poison_device(buf.get(), buf.size());
-    // The poison is written on the legacy default stream; a call on a non-blocking stream would
-    // not wait for it.
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  T *get() const { return buf.get(); }
-  // The answer, after checking that nothing past it was written.
-  T read(const std::string &who) const {
-    std::vector<T> h(buf.size());
-    CUDA_CHECK(cudaMemcpy(h.data(), buf.get(), buf.bytes(), cudaMemcpyDeviceToHost));
-    std::vector<unsigned char> poison(sizeof(T), course::test::poison_byte);
-    for (std::size_t i = 1; i < h.size(); ++i)
-      if (std::memcmp(&h[i], poison.data(), sizeof(T)) != 0)
-        FAIL(who << ": wrote past the answer, at element " << i << " of the guard zone");
-    return h[0];
-  }
-};
-
-std::string got_text(int got) { return got == -1 ? "-1 (the poison: never written?)" : std::to_string(got); }
-
-// What an int sum that is off by a multiple of the input guard most likely did.
-std::string guard_hint(int got, int want) {
-  const std::uint32_t diff = std::uint32_t(got) - std::uint32_t(want);
-  for (int k = -4; k <= 4; ++k)
-    if (k && diff == std::uint32_t(k) * std::uint32_t(sum_guard))
-      return " (off by " + std::to_string(k) + " x the input's guard value 0x3fffffff: it read " +
-             std::to_string(k < 0 ? -k : k) + " element(s) outside [0, n))";
-  return "";
-}
-
-// An input of n ints placed as `at`, guarded by `guard`, holding h.
-guarded<int> guarded_input(const std::vector<int> &h, const placement &at, int guard) {
-  auto g = guarded<int>::input(h.size(), at.offset, guard);
-  g.upload(h);
-  return g;
-}
-guarded<float> guarded_input(const std::vector<float> &h, const placement &at) {
-  auto g = guarded<float>::input(h.size(), at.offset, course::test::input_guard_value<float>());
-  g.upload(h);
-  return g;
-}
-
-// After a call: the input's guards intact and its elements unchanged.
-template <class T>
-void check_input_untouched(const std::string &who, const guarded<T> &in, const std::vector<T> &h) {
-  const std::string damage = in.guard_damage();
-  if (!damage.empty()) FAIL(who << ": the input's guard changed (" << damage << ")");
-  const std::vector<T> now = in.download();
-  if (now.size() != h.size() || (!h.empty() && std::memcmp(now.data(), h.data(), h.size() * sizeof(T)) != 0))
-    FAIL(who << ": the input was modified");
-}
-
-std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int l = lo, int h = hi) {
-  std::vector<int> v(n);
-  course::fill_random_host(v.data(), n, seed, l, h);
-  return v;
-}
-
 int reference_sum(const std::vector<int> &h) {
   return wrap32(host_sum<long long>(h.size(), [&](std::size_t i) { return (long long)h[i]; }));
 }
@@ -159,15 +103,15 @@ void check_reduce(std::size_t n, const reduction::config &cfg, const placement &
   const auto &stage = stage_under_test();
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  const std::vector<int> h = random_ints(n, seed);
-  const auto in = guarded_input(h, at, sum_guard);
+  const std::vector<int> h = random_ints(n, seed, lo, hi);
+  const auto in = guarded_input(h, at.offset, sum_guard);
   answer_slot<int> answer;
   stage.reduce(answer.get(), in.get(), n, cfg, ws, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string who = "stage " + stage.info.id + ", " + describe_config(n, cfg, at);
   const int got = answer.read(who);
   const int want = reference_sum(h);
-  if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
+  if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want, sum_guard));
   check_input_untouched(who, in, h);
   SUCCEED();  // one assertion per checked call, so the summary counts them
 }
@@ -199,7 +143,7 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
   if (which < 0 || which == 0 || which == 3) {
     const int big_int = 1 << 30;
     const std::vector<int> h = random_ints(n, seed, -big_int, big_int);
-    const auto ints = guarded_input(h, at, int_guard);
+    const auto ints = guarded_input(h, at.offset, int_guard);
     const std::string guard_text = int_guard == INT_MAX ? " (input guard INT_MAX)" : " (input guard INT_MIN)";
     if (which < 0 || which == 0) {
       answer_slot<long long> sum;
@@ -219,7 +163,7 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
       }
       // This input's guard, then the other one.
       const int other_guard = int_guard == INT_MAX ? INT_MIN : INT_MAX;
-      const auto other = guarded_input(h, at, other_guard);
+      const auto other = guarded_input(h, at.offset, other_guard);
       for (const guarded<int> *in : {&ints, &other}) {
         answer_slot<reduction::int_range> range;
         typed.min_max(range.get(), in->get(), n, cfg, ws, at.stream);
@@ -239,7 +183,7 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
     const double bound = 1e-10;
     std::vector<float> h(n);
     course::fill_random_host(h.data(), n, seed + 1);
-    const auto floats = guarded_input(h, at);
+    const auto floats = guarded_input(h, at.offset);
     auto x = [&](std::size_t i) { return static_cast<long double>(h[i]); };
     const long double want_sum = host_sum<long double>(n, x);
     const long double want_abs = host_sum<long double>(n, [&](std::size_t i) { return std::fabs(x(i)); });
@@ -377,8 +321,8 @@ TEST_CASE("many calls in a row with one workspace, and calls alternating between
   const std::size_t n = 100003;
   const std::uint64_t seed = course::fresh_seed();
   // Two different inputs, so an answer left over from the previous call is wrong too.
-  const std::vector<int> h[2] = {random_ints(n, seed), random_ints(n, seed + 1)};
-  const guarded<int> in[2] = {guarded_input(h[0], placement{}, sum_guard), guarded_input(h[1], placement{}, sum_guard)};
+  const std::vector<int> h[2] = {random_ints(n, seed, lo, hi), random_ints(n, seed + 1, lo, hi)};
+  const guarded<int> in[2] = {guarded_input(h[0], 0, sum_guard), guarded_input(h[1], 0, sum_guard)};
   const int want[2] = {reference_sum(h[0]), reference_sum(h[1])};
   INFO("stage " << stage.info.id << ", seed " << seed);
   const int calls = 40;
@@ -390,7 +334,7 @@ TEST_CASE("many calls in a row with one workspace, and calls alternating between
     for (int k = 0; k < calls; ++k)
       if (got[k] != want[k % 2])
         FAIL(how << ": call " << k << " of " << calls << ": expected " << want[k % 2] << ", got " << got_text(got[k])
-                 << guard_hint(got[k], want[k % 2]));
+                 << guard_hint(got[k], want[k % 2], sum_guard));
     for (int k = 0; k < 2; ++k) check_input_untouched(how, in[k], h[k]);
     SUCCEED();
   };
@@ -431,14 +375,8 @@ TEST_CASE("the sum past 2^31 elements (64-bit indexing)", "[reduce][large]") {
   // the 8.6 GB input. The guard zone after it holds the guard value as everywhere else.
   const auto &stage = stage_under_test();
   const std::size_t n = (std::size_t(1) << 31) + 17;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  course::device_memory(free_bytes, total_bytes);
   const std::size_t needed = (n + guard_elements) * sizeof(int) + (std::size_t(1) << 30);
-  if (free_bytes < needed) {
-    WARN("skipped n=2^31+17: needs " << needed / (1u << 20) << " MiB of free device memory, " << free_bytes / (1u << 20)
-                                     << " MiB free");
-    return;
-  }
+  if (!course::test::has_free_device_memory(needed, "n=2^31+17")) return;
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   course::device_buffer<int> in(n + guard_elements);
@@ -454,7 +392,7 @@ TEST_CASE("the sum past 2^31 elements (64-bit indexing)", "[reduce][large]") {
     const int want =
         wrap32(host_sum<long long>(n, [&](std::size_t i) { return (long long)course::random_int(seed, i, lo, hi); }));
     const int got = answer.read(who);
-    if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
+    if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want, sum_guard));
     SUCCEED();
     return;
   }
@@ -525,8 +463,8 @@ TEST_CASE("the count of elements above a threshold: all, none, and random thresh
       for (int threads : block_sizes_of(stage)) {
         const std::uint64_t seed = course::fresh_seed();
         INFO("seed " << seed);
-        const std::vector<int> h = random_ints(n, seed);
-        const auto in = guarded_input(h, placement{}, INT_MAX);
+        const std::vector<int> h = random_ints(n, seed, lo, hi);
+        const auto in = guarded_input(h, 0, INT_MAX);
         const int random_threshold = course::random_int(seed, ~0ull, lo, hi);
         reduction::config cfg;
         cfg.threads = threads;
@@ -538,8 +476,8 @@ TEST_CASE("the count of elements above a threshold: all, none, and random thresh
   for (std::size_t offset : {1, 2, 3}) {
     placement at;
     at.offset = offset;
-    const std::vector<int> h = random_ints(100003, course::fresh_seed());
-    const auto in = guarded_input(h, at, INT_MAX);
+    const std::vector<int> h = random_ints(100003, course::fresh_seed(), lo, hi);
+    const auto in = guarded_input(h, at.offset, INT_MAX);
     for (bool block_vote : {false, true})
       for (int threshold : {lo - 1, INT_MAX - 1}) check_count(in, h, threshold, block_vote, reduction::config{}, at, ws);
   }
@@ -583,8 +521,8 @@ TEST_CASE("seeded random sweep over sizes, block sizes, grids and alignments", "
     if (stage.count) {
       const std::uint64_t seed = course::fresh_seed();
       INFO("seed " << seed);
-      const std::vector<int> h = random_ints(n, seed);
-      const auto in = guarded_input(h, at, INT_MAX);
+      const std::vector<int> h = random_ints(n, seed, lo, hi);
+      const auto in = guarded_input(h, at.offset, INT_MAX);
       const int threshold = rng.pick({lo - 1, hi, int(rng.between(0, hi - lo)) + lo, INT_MIN, INT_MAX - 1});
       for (bool block_vote : {false, true}) check_count(in, h, threshold, block_vote, cfg, at, ws);
     }
