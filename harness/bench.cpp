@@ -24,6 +24,30 @@ timing summarize(std::vector<double> ms) {
   return t;
 }
 
+std::string plot_hint::json() const {
+  std::string out = "{\"kind\": " + json_string(kind) + ", \"x\": " + json_string(x) + ", \"y\": " + json_string(y);
+  auto text = [&](const char *key, const std::string &v) {
+    if (!v.empty()) out += std::string(", \"") + key + "\": " + json_string(v);
+  };
+  auto flag = [&](const char *key, bool v) {
+    if (v) out += std::string(", \"") + key + "\": true";
+  };
+  text("value", value);
+  text("series", series);
+  flag("columns_are_x", columns_are_x);
+  if (!skip_columns.empty()) {
+    out += ", \"skip_columns\": [";
+    for (std::size_t i = 0; i < skip_columns.size(); ++i) out += (i ? ", " : "") + json_string(skip_columns[i]);
+    out += "]";
+  }
+  text("ceiling_from_row", ceiling_from_row);
+  text("ceiling_label", ceiling_label);
+  flag("lower_is_better", lower_is_better);
+  flag("logx", logx);
+  flag("logy", logy);
+  return out + "}";
+}
+
 std::string json_string(const std::string &s) {
   std::string out = "\"";
   for (char c : s) {

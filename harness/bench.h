@@ -100,13 +100,37 @@ struct column {
   int precision = 2;  // digits after the point for numbers
 };
 
+// A hint for plots/plot.py (its docstring says what each key does): a chart kind, the x and y
+// columns, and the optional keys; json() writes the keys that are set, always in this order.
+struct plot_hint {
+  plot_hint() = default;
+  plot_hint(std::string kind_, std::string x_, std::string y_)
+      : kind(std::move(kind_)), x(std::move(x_)), y(std::move(y_)) {}
+  std::string kind, x, y;                 // "bars", "lines" or "heatmap"; column names
+  std::string value, series;              // heatmap: the value column; lines: one line per series
+  bool columns_are_x = false;             // heatmap of a wide table: one column per x
+  std::vector<std::string> skip_columns;  // the wide table's columns that are not an x
+  std::string ceiling_from_row, ceiling_label;  // bars: the row whose y is drawn as a ceiling
+  bool lower_is_better = false, logx = false, logy = false;
+  std::string json() const;
+
+  // A progression's chart: bars of y by stage, and the y of the row ceiling_row (a value of the
+  // stage column) drawn across as a ceiling named `label`.
+  static plot_hint stage_bars(std::string y, std::string ceiling_row = "", std::string label = "") {
+    plot_hint h("bars", "stage", std::move(y));
+    h.ceiling_from_row = std::move(ceiling_row);
+    h.ceiling_label = std::move(label);
+    return h;
+  }
+};
+
 class table {
  public:
   table(std::string name, std::string title, std::vector<column> columns)
       : name_(std::move(name)), title_(std::move(title)), columns_(std::move(columns)) {}
   void add_row(std::vector<cell> row) { rows_.push_back(std::move(row)); }
-  // A hint for plots/plot.py, as a JSON object text: {"kind": "bars", "x": "stage", "y": "GB/s"}.
-  void set_plot(std::string json_object) { plot_ = std::move(json_object); }
+  // A hint for plots/plot.py, kept in the JSON as "plot": {...}.
+  void set_plot(const plot_hint &hint) { plot_ = hint.json(); }
   // A line printed under the table and kept in the JSON's "notes" (noise warnings, headlines).
   void note(std::string line) { notes_.push_back(std::move(line)); }
   const std::vector<std::string> &notes() const { return notes_; }

@@ -212,7 +212,7 @@ std::vector<column> progression_columns(const progression_spec &spec) {
 
 progression::progression(session &s, progression_spec spec)
     : s_(s), spec_(std::move(spec)), table_(spec_.name, spec_.title, progression_columns(spec_)) {
-  if (!spec_.plot.empty()) table_.set_plot(spec_.plot);
+  if (!spec_.plot.kind.empty()) table_.set_plot(spec_.plot);
 }
 
 measurement progression::stage(const std::string &label, const std::string &config, const work &fn,
@@ -271,6 +271,23 @@ int run(const std::string &program, const std::string &chapter, const std::strin
     body(s);
     return s.ok();
   });
+}
+
+int bench_main(int argc, char **argv, const program &p, const std::function<void(options &)> &declare,
+               const std::function<void(session &)> &body, const std::function<std::string()> &check) {
+  settings opt;
+  options cli(p.name, p.summary);
+  declare(cli);
+  add_common_options(cli, opt);
+  cli.parse(argc, argv);
+  if (check) {
+    const std::string error = check();
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s\n", p.name.c_str(), error.c_str());
+      return 2;
+    }
+  }
+  return run(p.name, p.chapter, p.title, opt, body);
 }
 
 }  // namespace bench

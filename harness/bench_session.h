@@ -154,7 +154,7 @@ struct progression_spec {
   double amount = 0;              // what one call moves, in the rate's unit x 1e6 per ms (bytes for GB/s)
   std::string ceiling_column;     // "%d2d_copy"
   std::string library_column;     // "vs_cuBLAS"
-  std::string plot;               // the plot hint
+  plot_hint plot;                 // the plot hint (none while its kind is empty)
 };
 
 class progression {
@@ -185,6 +185,18 @@ class progression {
 // the results; exit 1 on a wrong result or an exception, naming the program.
 int run(const std::string &program, const std::string &chapter, const std::string &title, const settings &opt,
         const std::function<void(session &)> &body);
+
+// What a chapter bench's main is made of: its names, its own options (declared before the common
+// ones, so --help lists them first), a check of their values ("" when fine, else the one-line
+// error, printed after the program's name: status 2, before any GPU is looked for) and its body.
+struct program {
+  std::string name;     // "bench_reduction": --help, errors, results/<name>.json
+  std::string chapter;  // "12-reduction": profile ranges
+  std::string title;    // the report's title
+  std::string summary;  // --help's first line
+};
+int bench_main(int argc, char **argv, const program &p, const std::function<void(options &)> &declare,
+               const std::function<void(session &)> &body, const std::function<std::string()> &check = {});
 
 }  // namespace bench
 }  // namespace course

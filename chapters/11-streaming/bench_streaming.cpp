@@ -39,6 +39,7 @@
 
 namespace bench = course::bench;
 using bench::cell;
+using bench::plot_hint;
 using bench::column;
 using bench::table;
 
@@ -164,7 +165,11 @@ std::optional<streaming::launch_config> sweep_table(device_context &c, const str
     row.push_back(row_best_threads);
     sweep.add_row(row);
   }
-  sweep.set_plot(R"({"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s", "columns_are_x": true, "skip_columns": ["max_GB/s", "max_threads"]})");
+  plot_hint heatmap{"heatmap", "threads", "unroll"};
+  heatmap.value = "GB/s";
+  heatmap.columns_are_x = true;
+  heatmap.skip_columns = {"max_GB/s", "max_threads"};
+  sweep.set_plot(heatmap);
   if (stage.unrolls) c.s.finish(std::move(sweep));
   else if (best) {
     std::printf("\nStage %s (no unroll): best block size %d threads\n", stage.info.id.c_str(), best->threads);
@@ -176,8 +181,7 @@ std::optional<streaming::launch_config> sweep_table(device_context &c, const str
 void device_progression_table(device_context &c) {
   bench::progression prog(c.s, {"device_progression", "Device SAXPY progression (" + std::to_string(c.n / mega) + "M floats, 12 B/element)",
                                 "config", "GB/s", double(c.bytes(c.n)), "%d2d_copy", "vs_cuBLAS",
-                                R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": ")" + d2d_label +
-                                    R"(", "ceiling_label": "device-to-device memcpy"})"});
+                                plot_hint::stage_bars("GB/s", d2d_label, "device-to-device memcpy")});
   double d2d = 0, copy = 0;
   if (c.s.selected(d2d_label)) prog.set_ceiling(d2d = bench::d2d_memcpy_gbs(c.n * sizeof(float)));
   if (c.s.selected(copy_label)) copy = bench::copy_kernel_gbs(c.n * sizeof(float));
@@ -407,7 +411,7 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
       if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, best_streams[stage.info.id] = k;
     }
   }
-  t.set_plot(R"({"kind": "lines", "x": "streams", "y": "time_ms"})");
+  t.set_plot({"lines", "streams", "time_ms"});
   h.s.finish(std::move(t));
   return best_streams;
 }
@@ -444,8 +448,11 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
     floor[cols.size() - 3] = h.bytes / (h.floor_ms * 1e6);
     floor[cols.size() - 2] = 1.0;
     prog.add_row(floor);
-    prog.set_plot(R"({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": ")" + floor_label +
-                  R"(", "ceiling_label": "transfer floor", "lower_is_better": true})");
+    plot_hint bars{"bars", "stage", "wall_ms"};
+    bars.ceiling_from_row = floor_label;
+    bars.ceiling_label = "transfer floor";
+    bars.lower_is_better = true;
+    prog.set_plot(bars);
   }
   h.s.finish(std::move(prog));
 }
@@ -472,20 +479,22 @@ void host_part(bench::session &s, const options_t &opt) {
 
 int main(int argc, char **argv) {
   options_t opt;
-  bench::settings common;
-  course::options cli("bench_streaming", "Chapter 11: streaming SAXPY, every stage against its ceilings and cuBLAS.");
-  cli.add("N", opt.n_host_m, 1, 4096, "floats through the host, in units of 2^20 (the book's --N)")
-      .add("deviceN", opt.n_device_m, 1, 8192, "floats in device memory, in units of 2^20")
-      .add("maxStreams", opt.max_streams, 2, 64, "largest stream count of the streams table")
-      .add("part", opt.part, "which part to run: device, host or all");
-  bench::add_common_options(cli, common);
-  cli.parse(argc, argv);
-  if (opt.part != "device" && opt.part != "host" && opt.part != "all") {
-    std::fprintf(stderr, "bench_streaming: --part: expected device, host or all, got '%s'\n", opt.part.c_str());
-    return 2;
-  }
-  return bench::run("bench_streaming", "11-streaming", "Chapter 11: streaming workloads (SAXPY)", common, [&](bench::session &s) {
-    if (opt.part != "host") device_part(s, opt);
-    if (opt.part != "device") host_part(s, opt);
-  });
+  return bench::bench_main(
+      argc, argv,
+      {"bench_streaming", "11-streaming", "Chapter 11: streaming workloads (SAXPY)",
+       "Chapter 11: streaming SAXPY, every stage against its ceilings and cuBLAS."},
+      [&](course::options &cli) {
+        cli.add("N", opt.n_host_m, 1, 4096, "floats through the host, in units of 2^20 (the book's --N)")
+            .add("deviceN", opt.n_device_m, 1, 8192, "floats in device memory, in units of 2^20")
+            .add("maxStreams", opt.max_streams, 2, 64, "largest stream count of the streams table")
+            .add("part", opt.part, "which part to run: device, host or all");
+      },
+      [&](bench::session &s) {
+        if (opt.part != "host") device_part(s, opt);
+        if (opt.part != "device") host_part(s, opt);
+      },
+      [&]() -> std::string {
+        if (opt.part == "device" || opt.part == "host" || opt.part == "all") return "";
+        return "--part: expected device, host or all, got '" + opt.part + "'";
+      });
 }

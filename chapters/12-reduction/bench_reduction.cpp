@@ -39,6 +39,7 @@
 
 namespace bench = course::bench;
 using bench::cell;
+using bench::plot_hint;
 using bench::table;
 
 namespace {
@@ -170,8 +171,7 @@ void progression_table(context &c) {
   const std::size_t bytes = c.n * sizeof(int);
   bench::progression prog(c.s, {"progression", "Reduction progression (" + std::to_string(c.n / mega) + "M ints, 4 B/element read)",
                                 "threads", "GB/s", double(bytes), "%read_ceiling", "vs_CUB",
-                                R"({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": ")" + ceiling_label +
-                                    R"(", "ceiling_label": "read ceiling"})"});
+                                plot_hint::stage_bars("GB/s", ceiling_label, "read ceiling")});
   double ceiling = 0;
   if (c.s.selected(ceiling_label)) {
     ceiling = bench::read_kernel_gbs(bytes);
@@ -258,7 +258,10 @@ void by_n_lines_table(context &c, table lines) {
       bench::warn_if_noisy(lines, st.info.id + " at n=" + std::to_string(m), tm);
     }
   }
-  lines.set_plot(R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
+  plot_hint hint{"lines", "n", "GB/s"};
+  hint.series = "series";
+  hint.logx = true;
+  lines.set_plot(hint);
   c.s.finish(std::move(lines));
 }
 
@@ -332,19 +335,19 @@ void body(bench::session &s, std::int64_t n_m, int threads) {
 int main(int argc, char **argv) {
   // The defaults: chapters/12-reduction/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
   std::int64_t n_m = COURSE_BENCH_N, threads = 0;
-  bench::settings opt;
-  course::options cli("bench_reduction", "Chapter 12: reduction, every stage against the read ceiling and CUB.");
-  cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20")
-      .add("threads", threads, 0, 1024,
-           "every stage at this block size, a power of two from 32 (a stage without it is left out); 0: each "
-           "stage at the fastest the bench finds");
-  bench::add_common_options(cli, opt);
-  cli.parse(argc, argv);
-  if (threads != 0 && (threads < 32 || (threads & (threads - 1)) != 0)) {
-    std::fprintf(stderr, "bench_reduction: --threads: expected 0 or a power of two from 32 to 1024, got %lld\n",
-                 static_cast<long long>(threads));
-    return 2;
-  }
-  return bench::run("bench_reduction", "12-reduction", "Chapter 12: reduction", opt,
-                    [&](bench::session &s) { body(s, n_m, int(threads)); });
+  return bench::bench_main(
+      argc, argv,
+      {"bench_reduction", "12-reduction", "Chapter 12: reduction",
+       "Chapter 12: reduction, every stage against the read ceiling and CUB."},
+      [&](course::options &cli) {
+        cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20")
+            .add("threads", threads, 0, 1024,
+                 "every stage at this block size, a power of two from 32 (a stage without it is left out); 0: each "
+                 "stage at the fastest the bench finds");
+      },
+      [&](bench::session &s) { body(s, n_m, int(threads)); },
+      [&]() -> std::string {
+        if (threads == 0 || (threads >= 32 && (threads & (threads - 1)) == 0)) return "";
+        return "--threads: expected 0 or a power of two from 32 to 1024, got " + std::to_string(threads);
+      });
 }

@@ -44,6 +44,7 @@
 
 namespace bench = course::bench;
 using bench::cell;
+using bench::plot_hint;
 using bench::table;
 
 namespace {
@@ -202,8 +203,7 @@ void progression_table(context &c) {
   const std::size_t bytes = 2 * c.n * sizeof(int);
   bench::progression prog(c.s, {"progression", "Inclusive scan progression (" + std::to_string(c.n / mega) + "M ints)",
                                 "threads", "Gelem/s", double(c.n), "%copy_ceiling", "vs_CUB",
-                                R"({"kind": "bars", "x": "stage", "y": "Gelem/s", "ceiling_from_row": ")" + copy_label +
-                                    R"(", "ceiling_label": "float4 copy kernel, 2N ints moved"})"});
+                                plot_hint::stage_bars("Gelem/s", copy_label, "float4 copy kernel, 2N ints moved")});
   double ceiling = 0;  // a scan that reads and writes each int once cannot beat a copy: Gelem/s = GB/s / 8
   if (c.s.selected(copy_label)) {
     ceiling = bench::copy_kernel_gbs(c.n * sizeof(int)) / (2 * sizeof(int));
@@ -324,7 +324,7 @@ void select_table(context &c, const select_spec &spec, const std::vector<int> &w
       best_ms = m.per_call.median, c.compact_best = {&st, best->first};
   }
   if (cub) timed_row(t, spec.cub_label, {spec.cub_label, std::string("library")}, *cub, {gelems(cub->per_call.median, c.n), 1.0});
-  t.set_plot(R"({"kind": "bars", "x": "series", "y": "Gelem/s"})");
+  t.set_plot({"bars", "series", "Gelem/s"});
   c.s.finish(std::move(t));
 }
 
@@ -414,7 +414,7 @@ void warp_scans_table(context &c, bool lab) {
     timed_row(t, label, head, tm, {gelems(tm.per_call.median, m) * (lab ? c.k : 1u),
                                    conditional_ms > 0 ? cell(conditional_ms / tm.per_call.median) : cell()});
   }
-  t.set_plot(R"({"kind": "bars", "x": "form", "y": ")" + rate + R"("})");
+  t.set_plot({"bars", "form", rate});
   c.s.finish(std::move(t));
 }
 
@@ -437,7 +437,10 @@ void by_n_table(context &c) {
     if (const scan::stage *st = find_stage(id); st && st->scan)
       sweep(st->info.id, [&c, st](std::size_t m) { return c.scan_work(*st, scan::config{}.threads, 0, m); });
   sweep("CUB", [&c](std::size_t m) { return c.cub_scan(0, m); });
-  t.set_plot(R"({"kind": "lines", "x": "n", "y": "Gelem/s", "series": "series", "logx": true})");
+  plot_hint hint{"lines", "n", "Gelem/s"};
+  hint.series = "series";
+  hint.logx = true;
+  t.set_plot(hint);
   c.s.finish(std::move(t));
 }
 
@@ -531,11 +534,11 @@ void body(bench::session &s, std::int64_t n_m, std::int64_t k) {
 int main(int argc, char **argv) {
   // The defaults: chapters/13-scan/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
   std::int64_t n_m = COURSE_BENCH_N, k = COURSE_BENCH_K;
-  bench::settings opt;
-  course::options cli("bench_scan", "Chapter 13: scan, every stage against CUB.");
-  cli.add("N", n_m, 1, 1024, "ints to scan, in units of 2^20")
-      .add("k", k, 1, 4096, "warp_scan_lab: warp scans per element in the compute-bound lab");
-  bench::add_common_options(cli, opt);
-  cli.parse(argc, argv);
-  return bench::run("bench_scan", "13-scan", "Chapter 13: scan", opt, [&](bench::session &s) { body(s, n_m, k); });
+  return bench::bench_main(
+      argc, argv, {"bench_scan", "13-scan", "Chapter 13: scan", "Chapter 13: scan, every stage against CUB."},
+      [&](course::options &cli) {
+        cli.add("N", n_m, 1, 1024, "ints to scan, in units of 2^20")
+            .add("k", k, 1, 4096, "warp_scan_lab: warp scans per element in the compute-bound lab");
+      },
+      [&](bench::session &s) { body(s, n_m, k); });
 }

@@ -96,13 +96,14 @@ __device__ __forceinline__ std::uint32_t window_mask(int a, int k, int tw) {
 
 // Calls launch(integral_constant<TW>, integral_constant<TH>) with the square size compiled in
 // (8, 12, 16, 20, 24, 28, 32: loops fully unrolled, template words in the constant bank), or 0, 0
-// (the generic instance) for other sizes and for templates too large for the constant bank.
+// (the generic instance) for other sizes, for templates too large for the constant bank, and
+// always while ncc::generic_at_compiled_sizes is on (the bench's flag, ncc.h).
 template <class Launch>
 void launch_by_size(const view &v, const dp4a_state &st, Launch &&launch) {
   bool done = false;
   auto try_size = [&](auto size) {
     constexpr int S = decltype(size)::value;
-    if (!done && v.tw == S && v.th == S && st.in_constant) launch(size, size), done = true;
+    if (!done && !generic_at_compiled_sizes && v.tw == S && v.th == S && st.in_constant) launch(size, size), done = true;
   };
   try_size(std::integral_constant<int, 8>{});
   try_size(std::integral_constant<int, 12>{});

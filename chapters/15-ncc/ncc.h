@@ -170,6 +170,12 @@ class problem {
 // Which kernel a call ran: its own, or (like the book's host code) the texture-texture kernel
 // because the template or the image tile does not fit where the stage wants to keep it.
 enum class path { own, tex_tex_fallback };
+// Off everywhere but in the chapter bench, which turns it on around single calls with
+// --generic-at-compiled-sizes: stages 07 and 08 then run their generic instance even at a template
+// size they compile in (dp4a.cuh's launch_by_size), so the generic path is timed, and its goal
+// judged, on the generic kernel at those sizes too.
+inline bool generic_at_compiled_sizes = false;
+
 inline const char *to_string(path p) { return p == path::own ? "own kernel" : "texture-texture fallback"; }
 
 // Enqueues the work on `stream`; the output buffers are out_w * out_h elements.

@@ -111,12 +111,40 @@ TEST_CASE("sizes shrink under a sanitizer only, keeping their remainder mod 4096
   }
 }
 
+// Every kind of hint the benches give, written exactly as plots/plot.py has always read it.
+TEST_CASE("plot hints serialise to the JSON objects plots/plot.py reads", "[bench]") {
+  using course::bench::plot_hint;
+  plot_hint heatmap("heatmap", "threads", "unroll");
+  heatmap.value = "GB/s";
+  heatmap.columns_are_x = true;
+  heatmap.skip_columns = {"max_GB/s", "max_threads"};
+  CHECK(heatmap.json() ==
+        R"({"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s", "columns_are_x": true, "skip_columns": ["max_GB/s", "max_threads"]})");
+  plot_hint floor("bars", "stage", "wall_ms");
+  floor.ceiling_from_row = "transfer floor (pinned)";
+  floor.ceiling_label = "transfer floor";
+  floor.lower_is_better = true;
+  CHECK(floor.json() ==
+        R"j({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": "transfer floor (pinned)", "ceiling_label": "transfer floor", "lower_is_better": true})j");
+  plot_hint lines("lines", "n", "GB/s");
+  lines.series = "series";
+  lines.logx = true;
+  CHECK(lines.json() == R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
+  lines.logx = false;
+  lines.logy = true;
+  CHECK(lines.json() == R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logy": true})");
+  CHECK(plot_hint("lines", "streams", "time_ms").json() == R"({"kind": "lines", "x": "streams", "y": "time_ms"})");
+  CHECK(plot_hint::stage_bars("GB/s", "read ceiling (float4 loads)", "read ceiling").json() ==
+        R"j({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "read ceiling (float4 loads)", "ceiling_label": "read ceiling"})j");
+  CHECK(plot_hint::stage_bars("Gtpix/s").json() == R"({"kind": "bars", "x": "stage", "y": "Gtpix/s"})");
+}
+
 TEST_CASE("benchmark tables print aligned and serialise to CSV and JSON", "[bench]") {
   using course::bench::cell;
   course::bench::table t("prog", "Progression", {{"stage", 0}, {"GB/s", 1}, {"note", 0}});
   t.add_row({std::string("01_grid_stride"), 2650.04, cell()});
   t.add_row({std::string("a,b"), std::nan(""), std::string("TODO")});
-  t.set_plot(R"({"kind": "bars", "x": "stage", "y": "GB/s"})");
+  t.set_plot({"bars", "stage", "GB/s"});
   CHECK(t.csv() == "stage,GB/s,note\n01_grid_stride,2650.04,\n\"a,b\",,TODO\n");
   CHECK(t.json() ==
         R"({"name": "prog", "title": "Progression", "columns": ["stage", "GB/s", "note"], "rows": [["01_grid_stride", 2650.04, null], ["a,b", null, "TODO"]], "plot": {"kind": "bars", "x": "stage", "y": "GB/s"}})");
