@@ -153,15 +153,7 @@ class guarded {
   // the first changed one is: "element 3 past the end", "element 1 before the start".
   std::string guard_damage() const {
     const std::vector<T> now = copy_to_host(buf_.get(), buf_.size());
-    for (std::size_t k = 0; k < guard_; ++k) {
-      const std::size_t i = offset_ + n_ + k;
-      if (std::memcmp(&now[i], &before_[i], sizeof(T)) != 0) return "element " + std::to_string(k) + " past the end";
-    }
-    for (std::size_t k = 1; k <= offset_; ++k) {
-      const std::size_t i = offset_ - k;
-      if (std::memcmp(&now[i], &before_[i], sizeof(T)) != 0) return "element " + std::to_string(k) + " before the start";
-    }
-    return "";
+    return guard_zone_damage(now.data(), offset_, n_, guard_, [&](std::size_t i) { return before_[i]; });
   }
 
  private:

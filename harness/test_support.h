@@ -7,6 +7,7 @@
 #include "common/check.h"
 #include "common/memory.h"
 #include "common/parallel.h"
+#include "common/random.h"
 #include "common/stage.h"
 
 #include <cuda_runtime.h>
@@ -76,6 +77,23 @@ std::size_t first_written(const std::vector<T> &got, std::size_t from) {
   return got.size();
 }
 
+// Where an array of n elements starting `offset` elements into `buf` (host memory) was written
+// outside: "" if the offset's elements before it and the `guard` after it still hold, byte for
+// byte, what before(i) says element i of buf held; else the first changed one, "element 3 past the
+// end" or "element 1 before the start" (checked in that order).
+template <class T, class Before>
+std::string guard_zone_damage(const T *buf, std::size_t offset, std::size_t n, std::size_t guard, Before before) {
+  for (std::size_t k = 0; k < guard; ++k) {
+    const T was = before(offset + n + k);
+    if (std::memcmp(&buf[offset + n + k], &was, sizeof(T)) != 0) return "element " + std::to_string(k) + " past the end";
+  }
+  for (std::size_t k = 1; k <= offset; ++k) {
+    const T was = before(offset - k);
+    if (std::memcmp(&buf[offset - k], &was, sizeof(T)) != 0) return "element " + std::to_string(k) + " before the start";
+  }
+  return "";
+}
+
 // The one stage of kind Stage that a test program is linked with.
 template <class Stage>
 const Stage &stage_under_test() {
@@ -140,6 +158,32 @@ inline std::string describe(const std::string &stage, const std::string &what, s
   if (r.actual_is_poison) os << "never written (poison)";
   else os << r.actual;
   return os.str();
+}
+
+// A T whose bits carry the int v, for tests that move values without computing on them: a 4-byte
+// T holds v's bits; an 8-byte T holds v in its high half and a different pattern derived from v in
+// its low half, so that a lane that read the wrong source, or a half left behind, shows. Random
+// bits make NaN patterns too, which must travel unchanged: compare bit for bit.
+template <class T>
+T value_from(int v) {
+  T t;
+  if constexpr (sizeof(T) == 4) {
+    std::memcpy(&t, &v, sizeof t);
+  } else {
+    const std::uint32_t hi = static_cast<std::uint32_t>(v), lo = ~hi * 2654435761u;
+    const std::uint64_t bits = std::uint64_t(hi) << 32 | lo;
+    std::memcpy(&t, &bits, sizeof t);
+  }
+  return t;
+}
+
+// n random ints from `seed`, each distinct within its warp: element i holds i % 32 (its lane) in
+// the low five bits, so a value read from the wrong lane shows.
+inline std::vector<int> lane_tagged_ints(std::size_t n, std::uint64_t seed) {
+  std::vector<int> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<int>((static_cast<std::uint32_t>(random_bits(seed, i)) & ~31u) | (i % 32));
+  return v;
 }
 
 // Relative error of a float against a float64 reference, scaled by the magnitude of the terms

@@ -80,30 +80,15 @@ bool defined_everywhere(const warp::shuffle_case &c) {
 }
 
 template <class T>
-T value_from(int v) {
-  T t;
-  if constexpr (sizeof(T) == 4) {
-    std::memcpy(&t, &v, sizeof t);
-  } else {
-    const std::uint64_t bits = std::uint64_t(static_cast<std::uint32_t>(v)) << 32 | (~static_cast<std::uint32_t>(v) * 2654435761u);
-    std::memcpy(&t, &bits, sizeof t);
-  }
-  return t;
-}
-
-template <class T>
 void check_shuffles(void (*run)(T *, const T *, const warp::shuffle_case *, int), const std::vector<warp::shuffle_case> &cases,
                     const std::string &what) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = cases.size() * warp::lanes;
-  // Distinct in every lane of a warp (the lane in the low five bits): a wrong source shows.
-  std::vector<int> in_int(n);
-  for (std::size_t i = 0; i < n; ++i)
-    in_int[i] = static_cast<int>((static_cast<std::uint32_t>(course::random_bits(seed, i)) & ~31u) | (i % warp::lanes));
+  const std::vector<int> in_int = course::test::lane_tagged_ints(n, seed);
   std::vector<T> in(n);
-  for (std::size_t i = 0; i < n; ++i) in[i] = value_from<T>(in_int[i]);
-  auto d_in = guarded<T>::input(n, 0, value_from<T>(poison_value));
+  for (std::size_t i = 0; i < n; ++i) in[i] = course::test::value_from<T>(in_int[i]);
+  auto d_in = guarded<T>::input(n, 0, course::test::value_from<T>(poison_value));
   auto d_cases = guarded<warp::shuffle_case>::input(cases.size(), 0,
                                                     warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
   auto d_out = guarded<T>::output(n, 0);
@@ -115,7 +100,7 @@ void check_shuffles(void (*run)(T *, const T *, const warp::shuffle_case *, int)
   for (std::size_t i = 0; i < n; ++i) {
     const auto &c = cases[i / warp::lanes];
     const auto want = warp::model::shuffle(c, &in_int[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
-    const T w = value_from<T>(*want);  // defined everywhere: the cases were chosen so
+    const T w = course::test::value_from<T>(*want);  // defined everywhere: the cases were chosen so
     if (std::memcmp(&got[i], &w, sizeof w) != 0)
       FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": lane " << i % warp::lanes
                     << " of the warp doing " << to_string(c.form) << " arg=" << c.arg << " width=" << c.width << " mask=0x"

@@ -60,11 +60,8 @@ void check_cases(const std::vector<warp::shuffle_case> &cases, const std::string
                  const shuffle_offsets &at = {}) {
   const std::uint64_t seed = course::fresh_seed();
   const std::size_t n = cases.size() * warp::lanes;
-  // Random high bits and the lane in the low five: no two lanes of a warp hold the same value,
-  // so a lane that read the wrong source always shows.
-  std::vector<int> in(n);
-  for (std::size_t i = 0; i < n; ++i)
-    in[i] = static_cast<int>((static_cast<std::uint32_t>(course::random_bits(seed, i)) & ~31u) | (i % warp::lanes));
+  // No two lanes of a warp hold the same value, so a lane that read the wrong source always shows.
+  const std::vector<int> in = course::test::lane_tagged_ints(n, seed);
   auto d_in = course::test::guarded<int>::input(n, at.in, course::test::input_guard_value<int>());
   auto d_cases = course::test::guarded<warp::shuffle_case>::input(
       cases.size(), at.cases, warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
@@ -102,33 +99,16 @@ void check_cases(const std::vector<warp::shuffle_case> &cases, const std::string
     FAIL("stage " << stage().info.id << ", " << where << ": the input or its guards were modified");
 }
 
-// The float and double forms: the same cases on values whose bits are the int test's (float), or
-// the int's in the high half and a different pattern in the low half (double), so that a lane that
-// read the wrong source, or a half of a double left behind, shows; compared bit for bit (random
-// bits make NaN patterns too, which must travel unchanged).
-template <class T>
-T value_from(int v) {
-  T t;
-  if constexpr (sizeof(T) == 4) {
-    std::memcpy(&t, &v, sizeof t);
-  } else {
-    const std::uint32_t hi = static_cast<std::uint32_t>(v), lo = ~hi * 2654435761u;
-    const std::uint64_t bits = std::uint64_t(hi) << 32 | lo;
-    std::memcpy(&t, &bits, sizeof t);
-  }
-  return t;
-}
-
+// The float and double forms: the same cases on values whose bits carry the int test's
+// (course::test::value_from), compared bit for bit.
 template <class T>
 void check_cases_typed(const std::vector<warp::shuffle_case> &cases, const std::string &what,
                        void (*run)(T *, const T *, const warp::shuffle_case *, int)) {
   const std::uint64_t seed = course::fresh_seed();
   const std::size_t n = cases.size() * warp::lanes;
-  std::vector<int> in_int(n);
-  for (std::size_t i = 0; i < n; ++i)
-    in_int[i] = static_cast<int>((static_cast<std::uint32_t>(course::random_bits(seed, i)) & ~31u) | (i % warp::lanes));
+  const std::vector<int> in_int = course::test::lane_tagged_ints(n, seed);
   std::vector<T> in(n);
-  for (std::size_t i = 0; i < n; ++i) in[i] = value_from<T>(in_int[i]);
+  for (std::size_t i = 0; i < n; ++i) in[i] = course::test::value_from<T>(in_int[i]);
   auto d_in = course::test::guarded<T>::input(n, 0, std::numeric_limits<T>::quiet_NaN());
   auto d_cases = course::test::guarded<warp::shuffle_case>::input(
       cases.size(), 0, warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
@@ -142,7 +122,7 @@ void check_cases_typed(const std::vector<warp::shuffle_case> &cases, const std::
   for (std::size_t i = 0; i < n; ++i) {
     const auto want = warp::model::shuffle(cases[i / warp::lanes], &in_int[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
     if (!want) continue;  // undefined
-    const T w = value_from<T>(*want);
+    const T w = course::test::value_from<T>(*want);
     if (std::memcmp(&got[i], &w, sizeof w) != 0) {
       std::uint64_t gb = 0, wb = 0;
       std::memcpy(&gb, &got[i], sizeof(T));

@@ -58,13 +58,7 @@ class host_array {
   float *get() const { return buf_.get() + offset_; }
   // "" if every guard still holds the guard's bytes, else where the first changed one is.
   std::string guard_damage() const {
-    for (std::size_t k = 0; k < guard_elements; ++k)
-      if (std::memcmp(&buf_[offset_ + n_ + k], &guard_, sizeof(float)) != 0)
-        return "element " + std::to_string(k) + " past the end";
-    for (std::size_t k = 1; k <= offset_; ++k)
-      if (std::memcmp(&buf_[offset_ - k], &guard_, sizeof(float)) != 0)
-        return "element " + std::to_string(k) + " before the start";
-    return "";
+    return course::test::guard_zone_damage(buf_.get(), offset_, n_, guard_elements, [&](std::size_t) { return guard_; });
   }
 
  private:

@@ -96,12 +96,8 @@ struct pinned_guarded {
   float4 *get() const { return buf.get() + offset; }
   // "" or where the first element outside [offset, offset + n) differs from `before`.
   std::string damage() const {
-    for (std::size_t i = offset + n; i < buf.size(); ++i)
-      if (std::memcmp(&buf[i], &before[i], sizeof(float4)) != 0) return "element " + std::to_string(i - offset - n) + " past the end";
-    for (std::size_t k = 1; k <= offset; ++k)
-      if (std::memcmp(&buf[offset - k], &before[offset - k], sizeof(float4)) != 0)
-        return "element " + std::to_string(k) + " before the start";
-    return "";
+    return course::test::guard_zone_damage(buf.get(), offset, n, buf.size() - offset - n,
+                                           [&](std::size_t i) { return before[i]; });
   }
   course::host_buffer<float4> buf;
   std::size_t n, offset;
