@@ -98,6 +98,11 @@ class sweep_rng {
   std::uint64_t next_ = 0;
 };
 
+// A range [lo, hi] of int values a sweep draws an input from.
+struct value_range {
+  int lo, hi;
+};
+
 // The value an input's guard holds: read by mistake, it changes the answer.
 template <class T>
 T input_guard_value();

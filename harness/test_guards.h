@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -119,14 +120,15 @@ inline std::string guard_hint(int got, int want, int guard) {
          std::to_string(k < 0 ? -k : k) + " element(s) outside [0, n))";
 }
 
-// Threads the GPU holds at once (SMs x resident threads per SM): where a resident grid-stride
-// loop starts its second pass.
-inline std::size_t resident_threads() {
+// Threads the GPU holds at once in blocks of `threads` (as many blocks per SM as its resident
+// threads allow, at most 32): where a grid-stride loop over a resident grid starts its second
+// pass. With blocks of 256 it is SMs x resident threads per SM (1024, 1536 or 2048).
+inline std::size_t resident_threads(int threads = 256) {
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  return std::size_t(sms) * std::size_t(per_sm);
+  return std::size_t(sms) * std::size_t(std::min(per_sm / threads, 32)) * std::size_t(threads);
 }
 
 // Whether `needed` bytes of device memory are free; if not, a warning that `what` was skipped

@@ -236,14 +236,6 @@ TEST_CASE("input and output misaligned, each on its own", "[predication]") {
   }
 }
 
-namespace {
-
-struct int_range {
-  int lo, hi;
-};
-
-}  // namespace
-
 // The seeded random sweep: each kernel in turn (the six branchy ones, every compiled branch_of<N>,
 // clamp_abs), twice over, each time in a form drawn at random (as written or branch-free); sizes at the warp, block and grid-stride boundaries, primes, one above
 // 2^24; inputs from ranges of both signs, one sign, small values, and for the kernels in unsigned
@@ -257,7 +249,7 @@ TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignme
   const std::size_t kinds = std::size(warp::all_branchy) + lengths.size() + 1;
   const std::vector<std::size_t> boundaries = {32, 256, course::test::resident_threads()};
   // 3 * v + 7, 5 * v and min(max(v, -1000), 1000) + |v| stay inside int for |v| <= 4e8.
-  const int_range signed_ranges[] = {{lo, hi}, {-400000000, 400000000}, {-10, 10}, {0, hi}, {lo, 0}};
+  const course::test::value_range signed_ranges[] = {{lo, hi}, {-400000000, 400000000}, {-10, 10}, {0, hi}, {lo, 0}};
   const int cases = int(2 * kinds);
   for (int c = 0; c < cases; ++c) {
     std::size_t n = rng.awkward_size(boundaries, 3000000);
@@ -271,14 +263,14 @@ TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignme
     if (kind < std::size(warp::all_branchy)) {
       const warp::branchy kernel = warp::all_branchy[kind];
       const bool is_unsigned = kernel == warp::branchy::long_if_else || kernel == warp::branchy::data_loop;
-      int_range r = signed_ranges[rng.below(std::size(signed_ranges))];
+      course::test::value_range r = signed_ranges[rng.below(std::size(signed_ranges))];
       if (is_unsigned && rng.chance(0.4)) r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
       check_map(
           name(kernel, f), n, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
           [&](int v) { return reference(kernel, v); }, r.lo, r.hi, at);
     } else if (kind < std::size(warp::all_branchy) + lengths.size()) {
       const int length = lengths[kind - std::size(warp::all_branchy)];
-      int_range r = signed_ranges[rng.below(std::size(signed_ranges))];
+      course::test::value_range r = signed_ranges[rng.below(std::size(signed_ranges))];
       if (rng.chance(0.4)) r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
       check_map(
           "branch_of<" + std::to_string(length) + ">", n,

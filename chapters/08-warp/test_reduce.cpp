@@ -15,6 +15,7 @@
 #include "harness/catch.h"
 #include "harness/leak_check.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <cuda_runtime.h>
@@ -195,19 +196,7 @@ TEST_CASE("the array sum allocates nothing it does not free", "[sum][memory]") {
 
 namespace {
 
-// Threads the GPU holds at once with blocks of `threads` (2048 per SM, at most 32 blocks per SM):
-// where a grid-stride loop over a resident grid starts its second pass.
-std::size_t resident_threads(int threads) {
-  int device = 0, sms = 0, per_sm = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
-  return std::size_t(sms) * std::size_t(std::min(per_sm / threads, 32)) * std::size_t(threads);
-}
-
-struct value_range {
-  int lo, hi;
-};
+using course::test::value_range;
 // Mixed signs, one sign (the sum runs far from 0), 0 and 1 (a lane counted twice or missed
 // shows), and magnitudes whose sums wrap around 2^32.
 constexpr value_range value_ranges[] = {{-1000, 1000}, {1, 1000}, {-1000, -1}, {0, 1}, {-(1 << 30), 1 << 30}};
@@ -239,7 +228,7 @@ TEST_CASE("seeded random sweep: warp sums and array sums", "[sweep]") {
     warp::reduce_config cfg;
     cfg.threads = warp::lanes * (1 + c % 32);
     cfg.blocks = rng.pick({0, 0, 0, 1, 2, 3, 7, int(rng.between(8, 4096))});
-    const std::size_t grid = cfg.blocks ? std::size_t(cfg.blocks) * cfg.threads : resident_threads(cfg.threads);
+    const std::size_t grid = cfg.blocks ? std::size_t(cfg.blocks) * cfg.threads : course::test::resident_threads(cfg.threads);
     std::size_t n = rng.awkward_size({std::size_t(warp::lanes), std::size_t(cfg.threads), grid}, 3000000);
     if (c == 41) n = (std::size_t(1) << 24) + rng.between(1, 1 << 20);
     const value_range r = value_ranges[rng.below(std::size(value_ranges))];

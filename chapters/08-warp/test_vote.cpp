@@ -249,14 +249,6 @@ TEST_CASE("warp-level compaction with each array misaligned on its own", "[compa
   for (const compact_offsets &at : offsets) check_compact(100003, -1000, 1000, at);
 }
 
-namespace {
-
-struct value_range {
-  int lo, hi;
-};
-
-}  // namespace
-
 // The seeded random sweep. Votes: three launches of a random number of warps (the last block of
 // 8 warps partial), each warp with a random mask and predicates true with a probability from 0 to
 // 1, as random non-zero ints; predicates, masks and output each misaligned on their own.
@@ -287,12 +279,12 @@ TEST_CASE("seeded random sweep: votes and compaction", "[sweep]") {
     check_votes(cases, pred, "random votes, " + std::to_string(n_cases) + " warps", pred_offset, masks_offset,
                 out_offset);
   }
-  const value_range ranges[] = {{-1000, 1000}, {1, 1000}, {-1000, 0}, {-3, 1}, {0, 1}, {-(1 << 30), 1 << 30}};
+  const course::test::value_range ranges[] = {{-1000, 1000}, {1, 1000}, {-1000, 0}, {-3, 1}, {0, 1}, {-(1 << 30), 1 << 30}};
   const int compact_cases = 40;
   for (int c = 0; c < compact_cases; ++c) {
     std::size_t n = rng.awkward_size({32, 256}, 3000000);
     if (c == 23) n = (std::size_t(1) << 24) + rng.between(1, 1 << 20);
-    const value_range r = ranges[rng.below(std::size(ranges))];
+    const course::test::value_range r = ranges[rng.below(std::size(ranges))];
     compact_offsets at;
     at.in = rng.below(4);
     at.out = rng.below(4);
