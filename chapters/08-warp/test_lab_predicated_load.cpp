@@ -12,6 +12,7 @@
 #include "common/random_fill.h"
 #include "harness/catch.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <cstdint>
@@ -32,10 +33,8 @@ void check_sums(std::size_t n, int lanes_on, std::size_t in_offset = 0) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t warps = (n + 31) / 32;
-  std::vector<int> h(n);
-  course::fill_random_host(h.data(), n, seed, -1000000, 1000000);
-  auto in = course::test::guarded<int>::input(n, in_offset, course::test::input_guard_value<int>());
-  in.upload(h);
+  std::vector<int> h = course::test::random_ints(n, seed, -1000000, 1000000);
+  auto in = course::test::guarded_input(h, in_offset, course::test::input_guard_value<int>());
   course::device_buffer<int> sums(warps + course::test::guard_elements);
   course::test::poison_device(sums.get(), warps + course::test::guard_elements);
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -23,6 +23,7 @@
 #include "common/random_fill.h"
 #include "harness/catch.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 #include "harness/warp_mask_check.h"
 
@@ -132,10 +133,8 @@ void check_warp_sums(warp::warp_sum_fn fn, const char *name, int n_warps) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = std::size_t(n_warps) * warp::lanes;
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, -1000000, 1000000);
-  auto d_in = guarded<int>::input(n, 0, poison_value);
-  d_in.upload(in);
+  std::vector<int> in = course::test::random_ints(n, seed, -1000000, 1000000);
+  auto d_in = course::test::guarded_input(in, 0, poison_value);
   auto d_out = guarded<int>::output(n, 0);
   course::warpcheck::poison_shared_memory(poison_value);
   fn(d_out.get(), d_in.get(), n_warps);
@@ -158,10 +157,8 @@ void check_warp_sums(warp::warp_sum_fn fn, const char *name, int n_warps) {
 void check_sum(const warp::reduce_stage &s, std::size_t n, int threads, int blocks = 0) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, -1000, 1000);
-  auto d_in = guarded<int>::input(n, 0, poison_value);
-  d_in.upload(in);
+  std::vector<int> in = course::test::random_ints(n, seed, -1000, 1000);
+  auto d_in = course::test::guarded_input(in, 0, poison_value);
   auto d_out = guarded<int>::output(1, 0);
   warp::reduce_config cfg;
   cfg.threads = threads;
@@ -228,8 +225,7 @@ void check_compact(const warp::vote_stage &s, std::size_t n) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n_warps = (n + warp::lanes - 1) / warp::lanes;
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, -1000, 1000);
+  std::vector<int> in = course::test::random_ints(n, seed, -1000, 1000);
   auto d_in = guarded<int>::input(n, 0, poison_value);  // positive: kept, if a lane past n reads it
   d_in.upload(in);
   auto d_out = guarded<int>::output(n_warps * warp::lanes, 0);
@@ -262,10 +258,8 @@ template <class Run>
 void check_forms_agree(const std::string &what, std::size_t n, Run run) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-  auto d_in = guarded<int>::input(n, 0, poison_value);
-  d_in.upload(in);
+  std::vector<int> in = course::test::random_ints(n, seed, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  auto d_in = course::test::guarded_input(in, 0, poison_value);
   auto a = guarded<int>::output(n, 0), b = guarded<int>::output(n, 0);
   run(warp::form::as_written, a.get(), d_in.get(), n);
   run(warp::form::branch_free, b.get(), d_in.get(), n);

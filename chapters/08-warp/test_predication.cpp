@@ -117,11 +117,9 @@ template <class Run, class Ref>
 void check_map(const std::string &what, std::size_t n, Run run, Ref ref, int l = lo, int h = hi,
                const placement &at = {}) {
   const std::uint64_t seed = course::fresh_seed();
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, l, h);
+  std::vector<int> in = course::test::random_ints(n, seed, l, h);
   plant_edges(in, int_edges(l, h));
-  auto d_in = course::test::guarded<int>::input(n, at.in, course::test::input_guard_value<int>());
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, at.in, course::test::input_guard_value<int>());
   auto d_out = course::test::guarded<int>::output(n, at.out);
   run(d_out.get(), d_in.get(), n);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -145,11 +143,9 @@ void check_map(const std::string &what, std::size_t n, Run run, Ref ref, int l =
 // guarded by NaN, the output as above.
 void check_clamp_abs(warp::form f, std::size_t n, float l = -2.0f, float h = 2.0f, const placement &at = {}) {
   const std::uint64_t seed = course::fresh_seed();
-  std::vector<float> in(n);
-  course::fill_random_host(in.data(), n, seed, l, h);
+  std::vector<float> in = course::test::random_floats(n, seed, l, h);
   plant_edges(in, float_edges());
-  auto d_in = course::test::guarded<float>::input(n, at.in, course::test::input_guard_value<float>());
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, at.in, course::test::input_guard_value<float>());
   auto d_out = course::test::guarded<float>::output(n, at.out);
   stage().clamp_abs(f, d_out.get(), d_in.get(), n);
   CUDA_CHECK(cudaDeviceSynchronize());

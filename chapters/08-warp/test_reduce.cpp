@@ -49,10 +49,8 @@ void check_warp_sum(warp::warp_sum_fn warp_sum, const char *name, int n_warps, i
                     std::size_t in_offset = 0, std::size_t out_offset = 0) {
   const std::uint64_t seed = course::fresh_seed();
   const std::size_t n = std::size_t(n_warps) * warp::lanes;
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, lo, hi);
-  auto d_in = guarded<int>::input(n, in_offset, course::test::input_guard_value<int>());
-  d_in.upload(in);
+  std::vector<int> in = course::test::random_ints(n, seed, lo, hi);
+  auto d_in = course::test::guarded_input(in, in_offset, course::test::input_guard_value<int>());
   auto d_out = guarded<int>::output(n, out_offset);
   warp_sum(d_out.get(), d_in.get(), n_warps);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -88,10 +86,8 @@ std::string describe_config(std::size_t n, const warp::reduce_config &cfg) {
 void check_sum(std::size_t n, const warp::reduce_config &cfg, int lo = -1000, int hi = 1000, std::size_t in_offset = 0,
                std::size_t out_offset = 0) {
   const std::uint64_t seed = course::fresh_seed();
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, lo, hi);
-  auto d_in = guarded<int>::input(n, in_offset, course::test::input_guard_value<int>());
-  d_in.upload(in);
+  std::vector<int> in = course::test::random_ints(n, seed, lo, hi);
+  auto d_in = course::test::guarded_input(in, in_offset, course::test::input_guard_value<int>());
   auto d_out = guarded<int>::output(1, out_offset);
   stage().sum(d_out.get(), d_in.get(), n, cfg);  // synchronous
   const int got = d_out.download()[0];

@@ -13,6 +13,7 @@
 #include "common/random_fill.h"
 #include "harness/catch.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <bitset>
@@ -182,10 +183,8 @@ constexpr int kept_guard = 0x3fffffff;
 void check_compact(std::size_t n, int lo, int hi, const compact_offsets &at = {}) {
   const std::uint64_t seed = course::fresh_seed();
   const std::size_t n_warps = (n + warp::lanes - 1) / warp::lanes, slots = n_warps * warp::lanes;
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, lo, hi);
-  auto d_in = guarded<int>::input(n, at.in, kept_guard);
-  d_in.upload(in);
+  std::vector<int> in = course::test::random_ints(n, seed, lo, hi);
+  auto d_in = course::test::guarded_input(in, at.in, kept_guard);
   auto d_out = guarded<int>::output(slots, at.out);
   auto d_counts = guarded<int>::output(n_warps, at.counts);
   stage().compact(d_out.get(), d_counts.get(), d_in.get(), n);

@@ -181,8 +181,7 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
 
   if (which < 0 || which == 1 || which == 2) {
     const double bound = 1e-10;
-    std::vector<float> h(n);
-    course::fill_random_host(h.data(), n, seed + 1);
+    std::vector<float> h = course::test::random_floats(n, seed + 1);
     const auto floats = guarded_input(h, at.offset);
     auto x = [&](std::size_t i) { return static_cast<long double>(h[i]); };
     const long double want_sum = host_sum<long double>(n, x);

@@ -24,6 +24,7 @@
 #include "harness/leak_check.h"
 #include "harness/alloc_tracker.h"
 #include "harness/sweep.h"
+#include "harness/test_guards.h"
 #include "harness/test_support.h"
 
 #include <algorithm>
@@ -98,8 +99,7 @@ std::vector<T> run_scan(const std::vector<T> &in, bool inclusive, const placemen
                         scan::workspace &ws, const std::string &who) {
   const auto &stage = stage_under_test();
   const std::size_t n = in.size();
-  auto d_in = course::test::guarded<T>::input(n, at.in_offset, course::test::input_guard_value<T>());
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, at.in_offset, course::test::input_guard_value<T>());
   auto d_out = course::test::guarded<T>::output(at.in_place ? 0 : n, at.out_offset);
   T *out = at.in_place ? d_in.get() : d_out.get();
   if constexpr (std::is_same_v<T, int>) stage.scan(out, d_in.get(), n, inclusive, cfg, ws, at.stream);
@@ -118,8 +118,7 @@ void check_scan(std::size_t n, bool inclusive, const placement &at, const scan::
                 int l = lo, int h = hi) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, l, h);
+  std::vector<int> in = course::test::random_ints(n, seed, l, h);
   std::vector<int> want(n);
   scan::host_scan(want.data(), in.data(), n, inclusive);
   const std::string who = describe(n, inclusive, at, cfg);
@@ -138,8 +137,7 @@ void check_scan_float(std::size_t n, bool inclusive, const placement &at, const 
                       scan::workspace &ws) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<float> in(n);
-  course::fill_random_host(in.data(), n, seed, -1.0f, 1.0f);
+  std::vector<float> in = course::test::random_floats(n, seed, -1.0f, 1.0f);
   std::vector<double> want(n), scale(n);
   double sum = 0, magnitude = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -168,8 +166,7 @@ void check_warp_scan(std::size_t n, scan::warp_form form, bool inclusive, const 
   course::fill_random_host(in.data(), n, seed, lo, hi);
   for (std::size_t s = 0; s < n; s += 32)
     scan::host_scan(want.data() + s, in.data() + s, std::min<std::size_t>(32, n - s), inclusive);
-  auto d_in = course::test::guarded<int>::input(n, at.in_offset, course::test::input_guard_value<int>());
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, at.in_offset, course::test::input_guard_value<int>());
   auto d_out = course::test::guarded<int>::output(n, at.out_offset);
   stage.warp_scan(d_out.get(), d_in.get(), n, form, inclusive, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -197,8 +194,7 @@ void check_compact(std::size_t n, scan::predicate p, const placement &at, const 
   course::fill_random_host(in.data(), n, seed, lo, hi);
   for (int x : in)
     if (scan::keep(p, x)) want.push_back(x);
-  auto d_in = course::test::guarded<int>::input(n, at.in_offset, kept_guard(p));
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, at.in_offset, kept_guard(p));
   // The output has room for n; everything past the count must stay poison.
   auto d_out = course::test::guarded<int>::output(n, at.out_offset);
   const std::size_t count = stage.compact(d_out.get(), d_in.get(), n, p, cfg, ws, at.stream);
@@ -276,17 +272,14 @@ void check_segmented(std::size_t n, const std::vector<std::uint8_t> &heads, cons
   const placement &at = sp.at;
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<int> in(n);
-  course::fill_random_host(in.data(), n, seed, l, h);
+  std::vector<int> in = course::test::random_ints(n, seed, l, h);
   std::vector<int> want(n);
   if (reference) want = reference(in, inclusive);
   else scan::host_segmented_scan(want.data(), in.data(), heads.data(), n, inclusive);
   const std::string who = "segmented " + describe(n, inclusive, at, cfg) + ", " + layout +
                           (sp.heads_offset ? ", flags offset " + std::to_string(sp.heads_offset) : std::string());
-  auto d_in = course::test::guarded<int>::input(n, at.in_offset, course::test::input_guard_value<int>());
-  d_in.upload(in);
-  auto d_heads = course::test::guarded<std::uint8_t>::input(n, sp.heads_offset, std::uint8_t(1));
-  d_heads.upload(heads);
+  auto d_in = course::test::guarded_input(in, at.in_offset, course::test::input_guard_value<int>());
+  auto d_heads = course::test::guarded_input(heads, sp.heads_offset, std::uint8_t(1));
   auto d_out = course::test::guarded<int>::output(at.in_place ? 0 : n, at.out_offset);
   int *out = at.in_place ? d_in.get() : d_out.get();
   stage.segmented_scan(out, d_in.get(), d_heads.get(), n, inclusive, cfg, ws, at.stream);
@@ -324,8 +317,7 @@ void check_split(std::size_t n, scan::predicate p, const placement &at, const sc
   std::vector<int> in(n), want(n);
   course::fill_random_host(in.data(), n, seed, lo, hi);
   const std::size_t want_count = scan::host_split(want.data(), in.data(), n, [p](int x) { return scan::keep(p, x); });
-  auto d_in = course::test::guarded<int>::input(n, at.in_offset, kept_guard(p));
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, at.in_offset, kept_guard(p));
   auto d_out = course::test::guarded<int>::output(n, at.out_offset);
   const std::size_t count = stage.split(d_out.get(), d_in.get(), n, p, cfg, ws, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -507,8 +499,7 @@ void check_warp_scan_lab(std::size_t n, scan::warp_form form, unsigned k) {
   for (unsigned r = 0; r < k; ++r)
     for (std::size_t s = 0; s < n; s += 32)
       scan::host_scan(want.data() + s, want.data() + s, std::min<std::size_t>(32, n - s), true);
-  auto d_in = course::test::guarded<int>::input(n, 0, course::test::input_guard_value<int>());
-  d_in.upload(in);
+  auto d_in = course::test::guarded_input(in, 0, course::test::input_guard_value<int>());
   auto d_out = course::test::guarded<int>::output(n, 0);
   stage.warp_scan_lab(d_out.get(), d_in.get(), n, form, k, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
