@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset clean
+.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset format lint hooks clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -86,6 +86,10 @@ help:
 	@echo "                               and each exercise's opening comment)"
 	@echo "  make reset STAGE=11-streaming/01_grid_stride           put the exercise stub back, in the stage's file"
 	@echo "                               and in the lesson headers it teaches (each saved to backups/ first)"
+	@echo "  make format                  format the sources in place (clang-format, ruff, cmake-format), then lint"
+	@echo "  make lint                    the format gate, as CI runs it: clang-format, ruff, cmake-format,"
+	@echo "                               shellcheck, codespell; every violation by file (harness/format.sh)"
+	@echo "  make hooks                   git runs the gate before each commit, and refuses subjects over 72 characters"
 	@echo "  make clean"
 	@echo ""
 	@echo "Stages:"
@@ -273,6 +277,19 @@ exercises:
 
 reset:
 	@$(PYTHON) harness/exercises.py reset -- "$(STAGE)"
+
+# The format gate (harness/format.sh: the tools, their versions and what each checks). The tools
+# are installed when missing (as root), else the one command that installs them is printed.
+format:
+	@harness/format.sh --fix
+
+lint:
+	@harness/format.sh check
+
+# git runs harness/hooks/ from now on: pre-commit (the gate on the files a commit changes) and
+# commit-msg (subjects of at most 72 characters). git config core.hooksPath "" turns them off.
+hooks:
+	@git config core.hooksPath harness/hooks && echo "hooks: git now runs harness/hooks/pre-commit and commit-msg"
 
 clean:
 	rm -rf $(BUILD) $(ARCHS_BUILD)
