@@ -104,6 +104,28 @@ report() { [ -n "$1" ] && { printf '%s\n' "$1"; status=1; }; }
 [ ${#cxx[@]} -gt 0 ] && report "$("$clang_format" --dry-run "${cxx[@]}" 2>&1 |
   sed -n 's/^\(.*:[0-9]*\):[0-9]*: warning: code should be clang-formatted.*/\1/p' | awk -F: '!seen[$1]++' |
   sed 's/$/: not formatted (clang-format; harness\/format.sh --fix)/')"
+# clang-format 14 indents a comment that comes between a brace-less if or for body and a
+# preprocessor line (#pragma unroll, #if) as if it belonged to that body; braces put it back.
+[ ${#cxx[@]} -gt 0 ] && report "$(python3 - "${cxx[@]}" <<'PY'
+import sys
+for path in sys.argv[1:]:
+    lines = open(path, encoding="utf-8").read().split("\n")
+    indent = lambda line: len(line) - len(line.lstrip())
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].lstrip().startswith("//"):
+            j += 1
+        k = j
+        while k < len(lines) and lines[k].startswith("#"):
+            k += 1
+        code = lines[k].strip() if k < len(lines) else ""
+        if j > i and k > j and code and not code.startswith("}") and indent(lines[i]) > indent(lines[k]):
+            print(f"{path}:{i + 1}: comment indented under the brace-less statement above it "
+                  "(clang-format 14, before a # line): put that statement in braces")
+        i = max(j, i + 1)
+PY
+)"
 [ ${#py[@]} -gt 0 ] && report "$(node harness/ruff.mjs "${py[@]}")"
 # cmake-format starts slowly: all files at once, and one by one only to name those that fail.
 if [ ${#cmake[@]} -gt 0 ] && ! cmake-format --check "${cmake[@]}" >/dev/null 2>&1; then

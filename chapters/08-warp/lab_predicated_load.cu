@@ -26,7 +26,9 @@ __global__ void predicated_sums(int *warp_sums, const int *in, std::size_t n, in
   const std::size_t i = blockIdx.x * std::size_t(block) + threadIdx.x;
   const int lane = threadIdx.x % 32;
   int v = 0;
-  if (lane < lanes_on && i < n) v = in[i];  // the condition predicates the load: off, it reads nothing
+  if (lane < lanes_on && i < n) {
+    v = in[i];  // the condition predicates the load: off, it reads nothing
+  }
   // Every lane of the launched warps is here (whole warps, no early return): full mask.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   // SM 7.5 has no warp reduce instruction (__reduce_add_sync is SM 8.0 and newer): five butterfly

@@ -63,9 +63,10 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
   if (x0 >= wo || y0 >= ho) return;
   unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
 #pragma unroll
-  for (int i = 0; i < R; ++i)
+  for (int i = 0; i < R; ++i) {
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
+  }
   // EXERCISE BEGIN: stage 07's loop, for R rows of outputs at once: image row y0 + j (the
   // window rows of all R outputs: j = 0..th+R-2) feeds output row y0 + i wherever its template
   // row j - i exists. Load each image word once and use it for every output it feeds; take the
@@ -139,9 +140,10 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
   if (x0 >= wo || y0 >= ho) return;
   unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
 #pragma unroll
-  for (int i = 0; i < R; ++i)
+  for (int i = 0; i < R; ++i) {
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
+  }
   // EXERCISE BEGIN: the register-blocked loop for a size known at run time, without its costs at
   // run time: (1) template words from s_shift (Shared) or g_shift (lesson_dp4a.cuh's layout), one
   // 16-byte load per row r and word k in shared memory; (2) per image row, SumI and SumISq of all
