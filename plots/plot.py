@@ -174,7 +174,7 @@ def draw_bars(ax, table, hint):
         if errors:
             errors = (errors[0][:at] + errors[0][at + 1:], errors[1][:at] + errors[1][at + 1:])
         hint = {"ceiling_label": row, **hint}
-    bars = ax.bar(range(len(values)), values, color="tab:blue")
+    ax.bar(range(len(values)), values, color="tab:blue")
     if errors and any(errors[0] + errors[1]):
         ax.errorbar(range(len(values)), [0 if math.isnan(v) else v for v in values], yerr=[errors[0], errors[1]],
                     fmt="none", ecolor="black", elinewidth=0.8, capsize=3, label="min-max over the repeats")
