@@ -91,8 +91,30 @@ for f in "${files[@]}"; do
   esac
 done
 
+# The C++ token streams (comments dropped, lines spliced, white space outside literals dropped):
+# clang-format must leave them as they were, or evidence stamps would go stale.
+tokens() {
+  python3 - "$@" <<'PY'
+import hashlib, re, sys
+LEX = re.compile(r'//[^\n]*|/\*.*?\*/|R"([^(]*)\(.*?\)\1"|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|\w+|\s+|'
+                 r'>>=|<<=|->\*|\.\.\.|<=>|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|\.\*|##|.', re.S)
+for path in sys.argv[1:]:
+    text = re.sub(r"\\[ \t]*\n", "", open(path, encoding="utf-8").read())
+    kept = (m.group(0) for m in LEX.finditer(text) if not m.group(0).isspace()
+            and not m.group(0).startswith(("//", "/*")))
+    print(hashlib.sha256("\0".join(kept).encode()).hexdigest(), path)
+PY
+}
+
 if [ "$mode" = fix ]; then
+  before=$(tokens "${cxx[@]}")
   [ ${#cxx[@]} -gt 0 ] && "$clang_format" -i "${cxx[@]}"
+  changed=$(diff <(echo "$before") <(tokens "${cxx[@]}") | sed -n 's/^> [0-9a-f]* //p')
+  if [ -n "$changed" ]; then
+    while read -r f; do echo "$f: clang-format changed a token (see .clang-format; git diff shows it)"; done \
+      <<<"$changed" >&2
+    exit 1
+  fi
   [ ${#py[@]} -gt 0 ] && node harness/ruff.mjs --fix "${py[@]}" >/dev/null
   [ ${#cmake[@]} -gt 0 ] && cmake-format -i "${cmake[@]}"
 fi
