@@ -305,7 +305,6 @@ def explain(text, tool="", root=ROOT, limit=4):
             out += explain_race(rep, root)
         elif rep.tool == "memcheck":
             a = rep.accesses[0]
-            memory = f"__{rep.space}__ " if rep.space else ""
             who = f" by thread {a.thread}" + (f" ({lane_of(a.thread)})" if lane_of(a.thread) else "") + (
                 f" in block {a.block}" if a.block else "") if a.thread else ""
             out.append(f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who)
