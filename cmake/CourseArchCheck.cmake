@@ -48,7 +48,11 @@ function(course_add_arch_check)
           continue()
         endif()
         get_filename_component(path ${s} ABSOLUTE BASE_DIR ${source_dir})
-        get_property(language SOURCE ${path} DIRECTORY ${source_dir} PROPERTY LANGUAGE)
+        get_property(
+          language
+          SOURCE ${path}
+          DIRECTORY ${source_dir}
+          PROPERTY LANGUAGE)
         if(language AND NOT language STREQUAL "CUDA")
           continue()
         endif()
@@ -94,5 +98,8 @@ function(course_add_arch_check)
   add_custom_target(arch-check)
   add_dependencies(arch-check ${objects})
   list(LENGTH objects count)
-  message(STATUS "arch-check: ${count} targets with device code, for CUDA architectures ${CMAKE_CUDA_ARCHITECTURES}")
+  message(
+    STATUS
+      "arch-check: ${count} targets with device code, for CUDA architectures ${CMAKE_CUDA_ARCHITECTURES}"
+  )
 endfunction()

@@ -10,8 +10,11 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
   set(_course_archs "")
   find_program(COURSE_NVIDIA_SMI nvidia-smi)
   if(COURSE_NVIDIA_SMI)
-    execute_process(COMMAND ${COURSE_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
-                    OUTPUT_VARIABLE _caps RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+    execute_process(
+      COMMAND ${COURSE_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
+      OUTPUT_VARIABLE _caps
+      RESULT_VARIABLE _rc
+      ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
     if(_rc EQUAL 0 AND _caps MATCHES "^[0-9]")
       string(REPLACE "\n" ";" _caps "${_caps}")
       foreach(_cap IN LISTS _caps)
@@ -37,7 +40,11 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
     endif()
     set(_known "")
     if(_nvcc)
-      execute_process(COMMAND ${_nvcc} --list-gpu-arch OUTPUT_VARIABLE _known RESULT_VARIABLE _rc ERROR_QUIET)
+      execute_process(
+        COMMAND ${_nvcc} --list-gpu-arch
+        OUTPUT_VARIABLE _known
+        RESULT_VARIABLE _rc
+        ERROR_QUIET)
       if(_rc EQUAL 0)
         string(REGEX MATCHALL "compute_[0-9]+" _known "${_known}")
         string(REPLACE "compute_" "" _known "${_known}")
@@ -60,12 +67,18 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
         endforeach()
         if(_best)
           list(APPEND _chosen ${_best}-virtual)
-          message(STATUS "CUDA architectures: this nvcc cannot build for the GPU's sm_${_arch}: compute_${_best} PTX "
-                         "instead, compiled by the driver when a program loads (a newer CUDA Toolkit builds for it)")
+          message(
+            STATUS
+              "CUDA architectures: this nvcc cannot build for the GPU's sm_${_arch}: compute_${_best} PTX "
+              "instead, compiled by the driver when a program loads (a newer CUDA Toolkit builds for it)"
+          )
         else()
           list(GET _known 0 _oldest)
-          message(WARNING "The GPU present is sm_${_arch}, older than this CUDA Toolkit builds for (sm_${_oldest} and "
-                          "newer): the course's GPU programs cannot run on it (they say so); its host parts build and run.")
+          message(
+            WARNING
+              "The GPU present is sm_${_arch}, older than this CUDA Toolkit builds for (sm_${_oldest} and "
+              "newer): the course's GPU programs cannot run on it (they say so); its host parts build and run."
+          )
         endif()
       endforeach()
       list(REMOVE_DUPLICATES _chosen)
@@ -73,10 +86,13 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
     endif()
   endif()
   if(_course_archs)
-    set(CMAKE_CUDA_ARCHITECTURES "${_course_archs}" CACHE STRING "CUDA architectures (from the GPUs present)")
+    set(CMAKE_CUDA_ARCHITECTURES "${_course_archs}"
+        CACHE STRING "CUDA architectures (from the GPUs present)")
     message(STATUS "CUDA architectures: ${_course_archs} (the GPUs present)")
   else()
     set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures (default set: no GPU found)")
-    message(STATUS "CUDA architectures: 90 (no GPU found, or none this toolkit builds for: the default set)")
+    message(
+      STATUS
+        "CUDA architectures: 90 (no GPU found, or none this toolkit builds for: the default set)")
   endif()
 endif()

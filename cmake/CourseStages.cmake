@@ -40,11 +40,14 @@ set_property(GLOBAL PROPERTY COURSE_STAGES_BUILT "")
 # the workloads. A new stage file, or an edited lessons.toml, configures again.
 file(GLOB _course_stage_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/solutions/*/[0-9][0-9]_*.cu)
 file(GLOB _course_manifests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/chapters/*/lessons.toml)
-set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${_course_manifests} ${PROJECT_SOURCE_DIR}/harness/course.py)
-execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/course.py cmake
-                OUTPUT_VARIABLE _course_model ERROR_VARIABLE _course_model_error
-                RESULT_VARIABLE _course_model_status)
+set_property(
+  DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_course_manifests}
+                                                  ${PROJECT_SOURCE_DIR}/harness/course.py)
+execute_process(
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/course.py cmake
+  OUTPUT_VARIABLE _course_model
+  ERROR_VARIABLE _course_model_error
+  RESULT_VARIABLE _course_model_status)
 if(NOT _course_model_status EQUAL 0)
   string(STRIP "${_course_model_error}" _course_model_error)
   message(FATAL_ERROR "${_course_model_error}")
@@ -132,7 +135,8 @@ function(course_add_host_test)
   target_link_libraries(${A_PROGRAM} PRIVATE course_test_main_host ${A_LIBS})
   course_add_test(NAME ${A_TEST} COMMAND ${A_PROGRAM})
   set(labels host ${A_CHAPTER} ${A_LABELS})
-  set_tests_properties(${A_TEST} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "${labels}")
+  set_tests_properties(${A_TEST} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS
+                                            "${labels}")
 endfunction()
 
 # build/tests.json: every test and the targets it needs (course_add_test), for harness/check.py.
@@ -171,15 +175,16 @@ endfunction()
 # nvcc's front end reports device and host code (-diag-suppress); g++ compiles the host side of a
 # .cu file (-Xcompiler) and the C++ stage 14/08.
 set(COURSE_TODO_NVCC_DIAGS 177 550 940)
-set(COURSE_TODO_GCC_WARNINGS unused-variable unused-but-set-variable unused-function unused-parameter return-type)
+set(COURSE_TODO_GCC_WARNINGS unused-variable unused-but-set-variable unused-function
+                             unused-parameter return-type)
 function(_course_todo_warnings target is_todo)
   if(is_todo)
     list(JOIN COURSE_TODO_NVCC_DIAGS "," diags)
     list(TRANSFORM COURSE_TODO_GCC_WARNINGS PREPEND "-Wno-" OUTPUT_VARIABLE gcc)
     list(JOIN gcc "," gcc_joined)
-    target_compile_options(${target} PRIVATE
-      $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=${diags} -Xcompiler=${gcc_joined}>
-      $<$<COMPILE_LANGUAGE:CXX>:${gcc}>)
+    target_compile_options(
+      ${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-diag-suppress=${diags}
+                        -Xcompiler=${gcc_joined}> $<$<COMPILE_LANGUAGE:CXX>:${gcc}>)
   endif()
 endfunction()
 
@@ -236,8 +241,9 @@ function(_course_stage_object target source chapter stage variant)
   else()
     set(_is_todo 0)
   endif()
-  target_compile_definitions(${target} PRIVATE COURSE_STAGE_ID="${stage}" COURSE_STAGE_FILE="${source}"
-                                               COURSE_STAGE_TODO=${_is_todo} COURSE_STAGE_TODO_IN="${todo_in}")
+  target_compile_definitions(
+    ${target} PRIVATE COURSE_STAGE_ID="${stage}" COURSE_STAGE_FILE="${source}"
+                      COURSE_STAGE_TODO=${_is_todo} COURSE_STAGE_TODO_IN="${todo_in}")
   _course_todo_warnings(${target} ${_is_todo})
   # Lesson headers: a stage file finds its own chapter's beside it; a wrong variant's copy in the
   # build tree finds the solutions' (or the edited copy beside it).
@@ -246,11 +252,24 @@ function(_course_stage_object target source chapter stage variant)
   endif()
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/chapters/${chapter})
   target_link_libraries(${target} PUBLIC course_common)
-  set_property(GLOBAL APPEND PROPERTY COURSE_STAGE_MANIFEST
-    "{\"id\": \"${chapter}/${stage}\", \"variant\": \"${variant}\", \"todo\": ${_is_todo}, \"objects\": [\"$<JOIN:$<TARGET_OBJECTS:${target}>,\"$<COMMA> \">\"], \"source\": \"${source}\"}")
+  set_property(
+    GLOBAL APPEND
+    PROPERTY
+      COURSE_STAGE_MANIFEST
+      "{\"id\": \"${chapter}/${stage}\", \"variant\": \"${variant}\", \"todo\": ${_is_todo}, \"objects\": [\"$<JOIN:$<TARGET_OBJECTS:${target}>,\"$<COMMA> \">\"], \"source\": \"${source}\"}"
+  )
 endfunction()
 
-function(_course_test_program name test_object stage_object variant chapter stage extra_args labels)
+function(
+  _course_test_program
+  name
+  test_object
+  stage_object
+  variant
+  chapter
+  stage
+  extra_args
+  labels)
   add_executable(${name} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${stage_object}>)
   target_link_libraries(${name} PRIVATE course_test_main course_common ${ARGN})
   get_property(has_large GLOBAL PROPERTY COURSE_HAS_LARGE_${test_object})
@@ -262,34 +281,43 @@ function(_course_test_program name test_object stage_object variant chapter stag
   else()
     # The stage's tests, then its seeded random sweep as a test of its own (label sweep), then its
     # [large] cases (past 2^31 elements) as one more, the only ones that hold the GPU alone.
-    course_add_test(NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]~[large]"
-                    OBJECT ${stage_object})
-    course_add_test(NAME ${variant}/${chapter}/${stage}/sweep COMMAND ${name} ${extra_args} "[sweep]"
-                    OBJECT ${stage_object})
-    set_tests_properties(${variant}/${chapter}/${stage}/sweep PROPERTIES LABELS "gpu;sweep;${chapter};${variant};${labels}")
+    course_add_test(
+      NAME ${variant}/${chapter}/${stage} COMMAND ${name} ${extra_args} "~[sweep]~[large]"
+      OBJECT ${stage_object})
+    course_add_test(
+      NAME ${variant}/${chapter}/${stage}/sweep COMMAND ${name} ${extra_args} "[sweep]"
+      OBJECT ${stage_object})
+    set_tests_properties(${variant}/${chapter}/${stage}/sweep
+                         PROPERTIES LABELS "gpu;sweep;${chapter};${variant};${labels}")
     set(tests ${variant}/${chapter}/${stage} ${variant}/${chapter}/${stage}/sweep)
     if(has_large)
-      course_add_test(NAME ${variant}/${chapter}/${stage}/large COMMAND ${name} ${extra_args} "[large]"
-                    OBJECT ${stage_object})
+      course_add_test(
+        NAME ${variant}/${chapter}/${stage}/large COMMAND ${name} ${extra_args} "[large]"
+        OBJECT ${stage_object})
       # One at a time: the [large] cases take up to 27 GB of device memory each.
-      set_tests_properties(${variant}/${chapter}/${stage}/large PROPERTIES RESOURCE_LOCK gpu
-                           LABELS "gpu;large;${chapter};${variant};${labels}")
+      set_tests_properties(
+        ${variant}/${chapter}/${stage}/large PROPERTIES RESOURCE_LOCK gpu LABELS
+                                                        "gpu;large;${chapter};${variant};${labels}")
       list(APPEND tests ${variant}/${chapter}/${stage}/large)
     endif()
     # Sanitizer runs (make sanitize; label sanitize, not in make check): the reference solutions
     # and the exercises (reported as skipped while TODO). Each runs in a process of its own, so
     # they share the GPU: no resource lock, make sanitize runs them in parallel.
     foreach(tool memcheck racecheck synccheck)
-      course_add_test(NAME sanitize/${tool}/${variant}/${chapter}/${stage}
-               COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${name}>)
-      set_tests_properties(sanitize/${tool}/${variant}/${chapter}/${stage} PROPERTIES
-        SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${chapter};${variant}")
+      course_add_test(
+        NAME sanitize/${tool}/${variant}/${chapter}/${stage}
+        COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${name}>)
+      set_tests_properties(
+        sanitize/${tool}/${variant}/${chapter}/${stage}
+        PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS
+                   "sanitize;${chapter};${variant}")
     endforeach()
   endif()
   set_tests_properties(${tests} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:")
   # The rest take little device memory and, since each test process counts only its own
   # allocations, run beside anything.
-  set_tests_properties(${variant}/${chapter}/${stage} PROPERTIES LABELS "gpu;${chapter};${variant};${labels}")
+  set_tests_properties(${variant}/${chapter}/${stage}
+                       PROPERTIES LABELS "gpu;${chapter};${variant};${labels}")
 endfunction()
 
 # The speed verdict's timing program of one stage object (harness/judge.h): the chapter's workload
@@ -318,22 +346,29 @@ function(_course_sass_test chapter stage object)
   if(NOT Python3_Interpreter_FOUND)
     return()
   endif()
-  course_add_test(NAME lesson/sass/solution/${chapter}/${stage}
-           COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${chapter}/${stage}
-                   --object $<TARGET_OBJECTS:${object}>)
-  set_tests_properties(lesson/sass/solution/${chapter}/${stage} PROPERTIES
-    SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "sass;${chapter};solution")
+  course_add_test(
+    NAME lesson/sass/solution/${chapter}/${stage}
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${chapter}/${stage}
+            --object $<TARGET_OBJECTS:${object}>)
+  set_tests_properties(
+    lesson/sass/solution/${chapter}/${stage} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
+                                                        LABELS "sass;${chapter};solution")
 endfunction()
 
 function(course_add_stages)
   cmake_parse_arguments(A "" "CHAPTER;TEST;JUDGE" "SOURCES;LIBS" ${ARGN})
-  course_stages(A_STAGES CHAPTER ${A_CHAPTER} KIND gpu TEST ${A_TEST})
+  course_stages(
+    A_STAGES
+    CHAPTER ${A_CHAPTER}
+    KIND gpu
+    TEST ${A_TEST})
   if(NOT A_STAGES)
     message(FATAL_ERROR "course_add_stages(CHAPTER ${A_CHAPTER} TEST ${A_TEST}): no stage of "
                         "chapters/${A_CHAPTER}/lessons.toml is tested by ${A_TEST}")
   endif()
   if(A_JUDGE)
-    set_property(GLOBAL PROPERTY COURSE_JUDGE_${A_CHAPTER} ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER}/${A_JUDGE})
+    set_property(GLOBAL PROPERTY COURSE_JUDGE_${A_CHAPTER}
+                                 ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER}/${A_JUDGE})
   endif()
   set(dir ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
   set(test_object ${A_CHAPTER}.${A_TEST}.test)
@@ -355,7 +390,16 @@ function(course_add_stages)
       set(obj ${variant}.${A_CHAPTER}.${stage})
       _course_stage_object(${obj} ${source} ${A_CHAPTER} ${stage} ${variant})
       target_sources(${obj} PRIVATE ${A_SOURCES})
-      _course_test_program(test.${obj} ${test_object} ${obj} ${variant} ${A_CHAPTER} ${stage} "" "" ${A_LIBS})
+      _course_test_program(
+        test.${obj}
+        ${test_object}
+        ${obj}
+        ${variant}
+        ${A_CHAPTER}
+        ${stage}
+        ""
+        ""
+        ${A_LIBS})
       _course_judge_program(judge.${obj} ${A_CHAPTER} ${obj} ${A_LIBS})
       if(variant STREQUAL "solution")
         _course_sass_test(${A_CHAPTER} ${stage} ${obj})
@@ -433,7 +477,8 @@ endfunction()
 
 function(course_add_wrong_variant)
   # PARSE_ARGV keeps a ";" inside FIND and REPLACE (with ${ARGN} the text would be cut at the first one).
-  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY;TOOL;FILE" "SOURCES;LIBS")
+  cmake_parse_arguments(PARSE_ARGV 0 A "" "CHAPTER;STAGE;TEST;NAME;FIND;REPLACE;WHY;TOOL;FILE"
+                        "SOURCES;LIBS")
   # FILE: the lesson header to edit (default: the stage file). The copy goes into a folder of its
   # own beside a copy of the stage file, so the stage includes the edited header.
   set(stage_file ${A_STAGE}.cu)
@@ -450,7 +495,10 @@ function(course_add_wrong_variant)
   _course_layout_free_regex(find_regex "${A_FIND}")
   string(REGEX MATCH "${find_regex}" found "${text}")
   if(found STREQUAL "")
-    message(FATAL_ERROR "wrong variant ${A_NAME}: '${A_FIND}' is not in ${solution}; update the variant with the stage")
+    message(
+      FATAL_ERROR
+        "wrong variant ${A_NAME}: '${A_FIND}' is not in ${solution}; update the variant with the stage"
+    )
   endif()
   string(FIND "${text}" "${found}" at)
   # A planted bug tests what a student writes: the edit must fall inside an EXERCISE region.
@@ -459,8 +507,10 @@ function(course_add_wrong_variant)
   string(FIND "${before}" "// EXERCISE END" last_end REVERSE)
   string(FIND "${A_FIND}" "// EXERCISE" crosses)
   if(last_begin EQUAL -1 OR last_end GREATER last_begin OR NOT crosses EQUAL -1)
-    message(FATAL_ERROR "wrong variant ${A_NAME}: '${A_FIND}' in ${solution} is outside its EXERCISE regions; "
-                        "a planted bug must edit code the student writes")
+    message(
+      FATAL_ERROR
+        "wrong variant ${A_NAME}: '${A_FIND}' in ${solution} is outside its EXERCISE regions; "
+        "a planted bug must edit code the student writes")
   endif()
   # Every occurrence is replaced, as string(REPLACE) would, each in whatever layout it has.
   set(edited "")
@@ -480,7 +530,8 @@ function(course_add_wrong_variant)
   configure_file(${wrong}.tmp ${wrong} COPYONLY)
   set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${solution})
   if(NOT A_FILE STREQUAL stage_file)
-    configure_file(${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${stage_file} ${folder}/${stage_file} COPYONLY)
+    configure_file(${PROJECT_SOURCE_DIR}/solutions/${A_CHAPTER}/${stage_file}
+                   ${folder}/${stage_file} COPYONLY)
     set(wrong ${folder}/${stage_file})
   endif()
   set(obj wrong.${A_CHAPTER}.${A_STAGE}.${A_NAME})
@@ -490,30 +541,49 @@ function(course_add_wrong_variant)
   string(REPLACE "/" "-" test_object "${test_object}")
   if(A_TOOL STREQUAL "sass")
     # A stage that is right but misses its lesson's instructions: its SASS signature must reject it.
-    course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
-             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass ${A_CHAPTER}/${A_STAGE}
-                     --object $<TARGET_OBJECTS:${obj}> --expect-reject)
-    set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
-      SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "sass;wrong;${A_CHAPTER}")
+    course_add_test(
+      NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py sass
+              ${A_CHAPTER}/${A_STAGE} --object $<TARGET_OBJECTS:${obj}> --expect-reject)
+    set_tests_properties(
+      wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
+                                                         LABELS "sass;wrong;${A_CHAPTER}")
   elseif(A_TOOL STREQUAL "speed")
     # A stage that is right but slow: the speed verdict against the solution must find it slow.
     _course_judge_program(judge.${obj} ${A_CHAPTER} ${obj} ${A_LIBS})
-    course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
-             COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py speed ${A_CHAPTER}/${A_STAGE}
-                     --reference $<TARGET_FILE:judge.solution.${A_CHAPTER}.${A_STAGE}> --candidate $<TARGET_FILE:judge.${obj}>
-                     --expect-slow)
-    set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
-      SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS "gpu;speed;wrong;${A_CHAPTER}")
+    course_add_test(
+      NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+      COMMAND
+        ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/harness/lesson.py speed ${A_CHAPTER}/${A_STAGE}
+        --reference $<TARGET_FILE:judge.solution.${A_CHAPTER}.${A_STAGE}> --candidate
+        $<TARGET_FILE:judge.${obj}> --expect-slow)
+    set_tests_properties(
+      wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+      PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS
+                 "gpu;speed;wrong;${A_CHAPTER}")
   elseif(A_TOOL)
     # A bug only a sanitizer sees (a warp race): the plain tests may pass; the tool must report it.
     add_executable(test.${obj} $<TARGET_OBJECTS:${test_object}> $<TARGET_OBJECTS:${obj}>)
     target_link_libraries(test.${obj} PRIVATE course_test_main course_common ${A_LIBS})
-    course_add_test(NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
-             COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh --expect-reject ${A_TOOL} $<TARGET_FILE:test.${obj}>)
-    set_tests_properties(wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME} PROPERTIES
-      SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;wrong;${A_CHAPTER}")
+    course_add_test(
+      NAME wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+      COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh --expect-reject ${A_TOOL}
+              $<TARGET_FILE:test.${obj}>)
+    set_tests_properties(
+      wrong/${A_CHAPTER}/${A_STAGE}.${A_NAME}
+      PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS
+                 "sanitize;wrong;${A_CHAPTER}")
   else()
-    _course_test_program(test.${obj} ${test_object} ${obj} wrong ${A_CHAPTER} ${A_STAGE}.${A_NAME} "--expect-reject" "" ${A_LIBS})
+    _course_test_program(
+      test.${obj}
+      ${test_object}
+      ${obj}
+      wrong
+      ${A_CHAPTER}
+      ${A_STAGE}.${A_NAME}
+      "--expect-reject"
+      ""
+      ${A_LIBS})
   endif()
 endfunction()
 
@@ -539,22 +609,25 @@ function(course_add_lab_test)
   if(A_SWEEP)
     course_add_test(NAME ${test} COMMAND ${program} "~[sweep]~[large]")
     course_add_test(NAME ${test}/sweep COMMAND ${program} "[sweep]")
-    set_tests_properties(${test}/sweep PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
-                         LABELS "gpu;sweep;${A_CHAPTER};lab")
+    set_tests_properties(${test}/sweep PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS
+                                                  "gpu;sweep;${A_CHAPTER};lab")
   else()
     course_add_test(NAME ${test} COMMAND ${program} "~[large]")
   endif()
-  set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS "gpu;${A_CHAPTER};lab")
+  set_tests_properties(${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS
+                                          "gpu;${A_CHAPTER};lab")
   if(large)
     course_add_test(NAME ${test}/large COMMAND ${program} "[large]")
-    set_tests_properties(${test}/large PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu
-                         LABELS "gpu;large;${A_CHAPTER};lab")
+    set_tests_properties(
+      ${test}/large PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" RESOURCE_LOCK gpu LABELS
+                               "gpu;large;${A_CHAPTER};lab")
   endif()
   foreach(tool memcheck racecheck synccheck)
-    course_add_test(NAME sanitize/${tool}/${test}
-             COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh ${tool} $<TARGET_FILE:${program}>)
-    set_tests_properties(sanitize/${tool}/${test} PROPERTIES
-                         SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS "sanitize;${A_CHAPTER};lab")
+    course_add_test(NAME sanitize/${tool}/${test} COMMAND ${PROJECT_SOURCE_DIR}/harness/sanitize.sh
+                                                          ${tool} $<TARGET_FILE:${program}>)
+    set_tests_properties(
+      sanitize/${tool}/${test} PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" TIMEOUT 600 LABELS
+                                          "sanitize;${A_CHAPTER};lab")
   endforeach()
 endfunction()
 
@@ -575,7 +648,8 @@ function(course_add_bench)
     target_include_directories(${target} PRIVATE ${dir})
     # Its options' defaults (lessons.toml's [workload.bench]: COURSE_BENCH_N, ...).
     target_compile_definitions(${target} PRIVATE ${COURSE_BENCH_DEFS_${A_CHAPTER}})
-    target_link_libraries(${target} PRIVATE course_bench course_test_support course_common ${A_LIBS})
+    target_link_libraries(${target} PRIVATE course_bench course_test_support course_common
+                                            ${A_LIBS})
   endforeach()
 endfunction()
 
@@ -587,9 +661,11 @@ function(course_write_stage_manifest)
     course_stages(gpu CHAPTER ${chapter} KIND gpu)
     foreach(stage IN LISTS gpu)
       if(NOT ${chapter}/${stage} IN_LIST built)
-        message(FATAL_ERROR "stage ${chapter}/${stage}: chapters/${chapter}/CMakeLists.txt has no "
-                            "course_add_stages(CHAPTER ${chapter} TEST ${COURSE_STAGE_TEST_${chapter}_${stage}}) "
-                            "for its test file (chapters/${chapter}/lessons.toml)")
+        message(
+          FATAL_ERROR
+            "stage ${chapter}/${stage}: chapters/${chapter}/CMakeLists.txt has no "
+            "course_add_stages(CHAPTER ${chapter} TEST ${COURSE_STAGE_TEST_${chapter}_${stage}}) "
+            "for its test file (chapters/${chapter}/lessons.toml)")
       endif()
     endforeach()
   endforeach()

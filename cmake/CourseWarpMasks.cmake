@@ -54,8 +54,10 @@ function(course_add_warp_mask_check)
       target_link_libraries(${program} PRIVATE course_test_main course_common ${A_LIBS})
       course_add_test(NAME ${variant}/${A_CHAPTER}/${stage}/masks COMMAND ${program}
                       OBJECT ${variant}.${A_CHAPTER}.${stage})
-      set_tests_properties(${variant}/${A_CHAPTER}/${stage}/masks PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:"
-                           LABELS "gpu;masks;${A_CHAPTER};${variant}")
+      set_tests_properties(
+        ${variant}/${A_CHAPTER}/${stage}/masks
+        PROPERTIES SKIP_REGULAR_EXPRESSION "COURSE_SKIP:" LABELS
+                   "gpu;masks;${A_CHAPTER};${variant}")
     endforeach()
   endforeach()
 endfunction()
@@ -64,7 +66,10 @@ function(course_warp_mask_check_variant)
   cmake_parse_arguments(A "" "CHAPTER;STAGE;NAME" "" ${ARGN})
   set(obj wrong.${A_CHAPTER}.${A_STAGE}.${A_NAME})
   if(NOT TARGET ${obj})
-    message(FATAL_ERROR "course_warp_mask_check_variant: no wrong variant ${obj}; declare it first with course_add_wrong_variant")
+    message(
+      FATAL_ERROR
+        "course_warp_mask_check_variant: no wrong variant ${obj}; declare it first with course_add_wrong_variant"
+    )
   endif()
   target_compile_options(${obj} PRIVATE ${COURSE_WARP_MASK_CHECK_OPTIONS})
 endfunction()

@@ -15,18 +15,21 @@ struct cuda_error : std::runtime_error {
   cuda_error(cudaError_t c, const std::string &what) : std::runtime_error(what), code(c) {}
 };
 
-[[noreturn]] inline void throw_cuda_error(cudaError_t code, const char *call, const char *file, int line) {
-  throw cuda_error(code, std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                             cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
+[[noreturn]] inline void throw_cuda_error(cudaError_t code, const char *call, const char *file,
+                                          int line) {
+  throw cuda_error(code, std::string(file) + ":" + std::to_string(line) + ": " + call +
+                             " failed: " + cudaGetErrorName(code) + " (" +
+                             cudaGetErrorString(code) + ")");
 }
 
 }  // namespace course
 
 // CUDA_CHECK(cudaMalloc(&p, bytes));
-#define CUDA_CHECK(call)                                                                     \
-  do {                                                                                       \
-    cudaError_t course_status_ = (call);                                                     \
-    if (course_status_ != cudaSuccess) course::throw_cuda_error(course_status_, #call, __FILE__, __LINE__); \
+#define CUDA_CHECK(call)                                                   \
+  do {                                                                     \
+    cudaError_t course_status_ = (call);                                   \
+    if (course_status_ != cudaSuccess)                                     \
+      course::throw_cuda_error(course_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // After a <<<...>>> launch: catches bad launch configurations at once (and clears them, so the

@@ -11,42 +11,49 @@ namespace course {
 options::options(std::string program, std::string summary)
     : program_(std::move(program)), summary_(std::move(summary)) {}
 
-options &options::add(const std::string &name, std::int64_t &value, std::int64_t min, std::int64_t max,
-                      const std::string &help) {
-  specs_.push_back({name, help, std::to_string(value), true, [&value, min, max](const std::string &text) -> std::string {
+options &options::add(const std::string &name, std::int64_t &value, std::int64_t min,
+                      std::int64_t max, const std::string &help) {
+  specs_.push_back({name, help, std::to_string(value), true,
+                    [&value, min, max](const std::string &text) -> std::string {
                       errno = 0;
                       char *end = nullptr;
                       long long v = std::strtoll(text.c_str(), &end, 10);
-                      if (text.empty() || *end || errno == ERANGE) return "expected a whole number, got '" + text + "'";
+                      if (text.empty() || *end || errno == ERANGE)
+                        return "expected a whole number, got '" + text + "'";
                       if (v < min || v > max)
-                        return "value " + text + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+                        return "value " + text + " is out of range [" + std::to_string(min) + ", " +
+                               std::to_string(max) + "]";
                       value = v;
                       return "";
                     }});
   return *this;
 }
 
-options &options::add(const std::string &name, double &value, double min, double max, const std::string &help) {
+options &options::add(const std::string &name, double &value, double min, double max,
+                      const std::string &help) {
   std::ostringstream def;
   def << value;
-  specs_.push_back({name, help, def.str(), true, [&value, min, max](const std::string &text) -> std::string {
-                      errno = 0;
-                      char *end = nullptr;
-                      double v = std::strtod(text.c_str(), &end);
-                      if (text.empty() || *end || errno == ERANGE || v != v) return "expected a number, got '" + text + "'";
-                      if (v < min || v > max) {
-                        std::ostringstream os;
-                        os << "value " << text << " is out of range [" << min << ", " << max << "]";
-                        return os.str();
-                      }
-                      value = v;
-                      return "";
-                    }});
+  specs_.push_back(
+      {name, help, def.str(), true, [&value, min, max](const std::string &text) -> std::string {
+         errno = 0;
+         char *end = nullptr;
+         double v = std::strtod(text.c_str(), &end);
+         if (text.empty() || *end || errno == ERANGE || v != v)
+           return "expected a number, got '" + text + "'";
+         if (v < min || v > max) {
+           std::ostringstream os;
+           os << "value " << text << " is out of range [" << min << ", " << max << "]";
+           return os.str();
+         }
+         value = v;
+         return "";
+       }});
   return *this;
 }
 
 options &options::add(const std::string &name, std::string &value, const std::string &help) {
-  specs_.push_back({name, help, value.empty() ? "\"\"" : value, true, [&value](const std::string &text) -> std::string {
+  specs_.push_back({name, help, value.empty() ? "\"\"" : value, true,
+                    [&value](const std::string &text) -> std::string {
                       value = text;
                       return "";
                     }});

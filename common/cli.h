@@ -16,8 +16,10 @@ class options {
   options(std::string program, std::string summary);
 
   // The variable keeps its value when the flag is absent; that value is shown as the default.
-  options &add(const std::string &name, std::int64_t &value, std::int64_t min, std::int64_t max, const std::string &help);
-  options &add(const std::string &name, double &value, double min, double max, const std::string &help);
+  options &add(const std::string &name, std::int64_t &value, std::int64_t min, std::int64_t max,
+               const std::string &help);
+  options &add(const std::string &name, double &value, double min, double max,
+               const std::string &help);
   options &add(const std::string &name, std::string &value, const std::string &help);
   options &flag(const std::string &name, bool &value, const std::string &help);
 

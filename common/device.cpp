@@ -15,7 +15,8 @@ gpu_status probe_gpu() {
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    return {false, std::string("no usable CUDA GPU (cudaGetDeviceCount: ") + cudaGetErrorName(e) + ")"};
+    return {false,
+            std::string("no usable CUDA GPU (cudaGetDeviceCount: ") + cudaGetErrorName(e) + ")"};
   }
   if (count == 0) return {false, "no CUDA GPU present"};
   const std::string no_code = device_code_problem();
@@ -23,7 +24,9 @@ gpu_status probe_gpu() {
   return {true, ""};
 }
 
-std::string cuda_version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+std::string cuda_version_string(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
 
 device_info query_device(int ordinal) {
   if (ordinal < 0) CUDA_CHECK(cudaGetDevice(&ordinal));

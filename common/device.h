@@ -32,12 +32,15 @@ struct device_info {
   int driver_version = 0;
 
   std::string cc() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
-  // 2 transfers per clock (DDR) x bus width: the datasheet figure, for reference beside measured ceilings.
-  double theoretical_bandwidth_gbs() const { return 2.0 * mem_clock_mhz * 1e6 * bus_width_bits / 8 / 1e9; }
+  // 2 transfers per clock (DDR) x bus width: the datasheet figure, for reference beside measured
+  // ceilings.
+  double theoretical_bandwidth_gbs() const {
+    return 2.0 * mem_clock_mhz * 1e6 * bus_width_bits / 8 / 1e9;
+  }
 };
 
 device_info query_device(int ordinal = -1);  // -1: the current device
-std::string cuda_version_string(int v);     // 13000 -> "13.0"
+std::string cuda_version_string(int v);      // 13000 -> "13.0"
 
 // The virtual architecture (compute_XY as XY: 75, 80, 90, ...) of the code of this build that the
 // current GPU runs: __CUDA_ARCH__ / 10 of the device code it executes. Usually the GPU's own
@@ -47,7 +50,8 @@ std::string cuda_version_string(int v);     // 13000 -> "13.0"
 // GPU's compute capability. 0: no GPU, or no code in this build that the GPU can run.
 int device_code_version();
 // Empty, or the line that says this build holds no code the GPU present can run (a build for
-// another GPU, or made where there was none: ARCH=90 on a T4) and how to rebuild. probe_gpu says it.
+// another GPU, or made where there was none: ARCH=90 on a T4) and how to rebuild. probe_gpu says
+// it.
 std::string device_code_problem();
 
 // Free and total device memory in bytes.

@@ -9,8 +9,9 @@ namespace {
 
 __global__ void probe_kernel() {}
 
-// Every object of the course is compiled for the same CUDA architectures (CMAKE_CUDA_ARCHITECTURES),
-// so what the driver loads for this kernel it loads for every kernel of the course.
+// Every object of the course is compiled for the same CUDA architectures
+// (CMAKE_CUDA_ARCHITECTURES), so what the driver loads for this kernel it loads for every kernel of
+// the course.
 cudaError_t probe(int &version) {
   cudaFuncAttributes a{};
   const cudaError_t e = cudaFuncGetAttributes(&a, probe_kernel);
@@ -39,7 +40,8 @@ std::string device_code_problem() {
   const std::string cc = std::to_string(p.major) + std::to_string(p.minor);
   return "this build has no code for the GPU present (" + std::string(p.name) + ", sm_" + cc +
          "): rebuild for it (make clean, then make: the build picks the GPU present if this CUDA Toolkit "
-         "builds for it, nvcc --list-gpu-arch; or ARCH=" + cc + ")";
+         "builds for it, nvcc --list-gpu-arch; or ARCH=" +
+         cc + ")";
 }
 
 }  // namespace course

@@ -14,7 +14,8 @@ int resident_blocks(Kernel kernel, int threads_per_block, std::size_t dynamic_sh
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads_per_block, dynamic_shared));
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads_per_block,
+                                                           dynamic_shared));
   return sms * (per_sm > 0 ? per_sm : 1);
 }
 

@@ -22,7 +22,11 @@ class device_buffer {
   }
   ~device_buffer() { release(); }
   device_buffer(device_buffer &&o) noexcept { swap(o); }
-  device_buffer &operator=(device_buffer &&o) noexcept { release(); swap(o); return *this; }
+  device_buffer &operator=(device_buffer &&o) noexcept {
+    release();
+    swap(o);
+    return *this;
+  }
   device_buffer(const device_buffer &) = delete;
   device_buffer &operator=(const device_buffer &) = delete;
 
@@ -31,8 +35,15 @@ class device_buffer {
   std::size_t bytes() const { return count_ * sizeof(T); }
 
  private:
-  void release() noexcept { if (ptr_) cudaFree(ptr_); ptr_ = nullptr; count_ = 0; }
-  void swap(device_buffer &o) noexcept { std::swap(ptr_, o.ptr_); std::swap(count_, o.count_); }
+  void release() noexcept {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = nullptr;
+    count_ = 0;
+  }
+  void swap(device_buffer &o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+  }
   T *ptr_ = nullptr;
   std::size_t count_ = 0;
 };
@@ -60,13 +71,18 @@ class host_buffer {
     if (kind == host_memory::pageable) {
       ptr_ = static_cast<T *>(::operator new(count * sizeof(T)));
     } else {
-      unsigned flags = kind == host_memory::mapped ? (cudaHostAllocMapped | cudaHostAllocPortable) : cudaHostAllocPortable;
+      unsigned flags = kind == host_memory::mapped ? (cudaHostAllocMapped | cudaHostAllocPortable)
+                                                   : cudaHostAllocPortable;
       CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void **>(&ptr_), count * sizeof(T), flags));
     }
   }
   ~host_buffer() { release(); }
   host_buffer(host_buffer &&o) noexcept { swap(o); }
-  host_buffer &operator=(host_buffer &&o) noexcept { release(); swap(o); return *this; }
+  host_buffer &operator=(host_buffer &&o) noexcept {
+    release();
+    swap(o);
+    return *this;
+  }
   host_buffer(const host_buffer &) = delete;
   host_buffer &operator=(const host_buffer &) = delete;
 
@@ -86,7 +102,9 @@ class host_buffer {
     count_ = 0;
   }
   void swap(host_buffer &o) noexcept {
-    std::swap(ptr_, o.ptr_); std::swap(count_, o.count_); std::swap(kind_, o.kind_);
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    std::swap(kind_, o.kind_);
   }
   T *ptr_ = nullptr;
   std::size_t count_ = 0;
@@ -96,9 +114,14 @@ class host_buffer {
 class stream {
  public:
   stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~stream() { if (s_) cudaStreamDestroy(s_); }
+  ~stream() {
+    if (s_) cudaStreamDestroy(s_);
+  }
   stream(stream &&o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
-  stream &operator=(stream &&o) noexcept { std::swap(s_, o.s_); return *this; }
+  stream &operator=(stream &&o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
   stream(const stream &) = delete;
   stream &operator=(const stream &) = delete;
   operator cudaStream_t() const { return s_; }
@@ -110,9 +133,14 @@ class stream {
 class event {
  public:
   event() { CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~event() { if (e_) cudaEventDestroy(e_); }
+  ~event() {
+    if (e_) cudaEventDestroy(e_);
+  }
   event(event &&o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  event &operator=(event &&o) noexcept { std::swap(e_, o.e_); return *this; }
+  event &operator=(event &&o) noexcept {
+    std::swap(e_, o.e_);
+    return *this;
+  }
   event(const event &) = delete;
   event &operator=(const event &) = delete;
   operator cudaEvent_t() const { return e_; }

@@ -13,9 +13,11 @@
 namespace course {
 
 gray_image gray_image::crop(int x, int y, int w, int h) const {
-  if (x < 0 || y < 0 || w <= 0 || h <= 0 || std::int64_t(x) + w > width || std::int64_t(y) + h > height)
-    throw std::runtime_error("rectangle " + std::to_string(w) + "x" + std::to_string(h) + " at (" + std::to_string(x) +
-                             "," + std::to_string(y) + ") does not lie inside the " + std::to_string(width) + "x" +
+  if (x < 0 || y < 0 || w <= 0 || h <= 0 || std::int64_t(x) + w > width ||
+      std::int64_t(y) + h > height)
+    throw std::runtime_error("rectangle " + std::to_string(w) + "x" + std::to_string(h) + " at (" +
+                             std::to_string(x) + "," + std::to_string(y) +
+                             ") does not lie inside the " + std::to_string(width) + "x" +
                              std::to_string(height) + " image");
   gray_image out(w, h);
   for (int r = 0; r < h; ++r)
@@ -28,7 +30,9 @@ namespace {
 class reader {
  public:
   reader(const std::string &bytes, const std::string &name) : s_(bytes), name_(name) {}
-  [[noreturn]] void fail(const std::string &why) const { throw std::runtime_error(name_ + ": " + why); }
+  [[noreturn]] void fail(const std::string &why) const {
+    throw std::runtime_error(name_ + ": " + why);
+  }
 
   // Skips whitespace and comments, then reads an unsigned decimal number (at most 9 digits).
   long number(const char *what) {
@@ -42,7 +46,8 @@ class reader {
     }
     if (pos_ >= s_.size()) fail(std::string("truncated header: no ") + what);
     if (!std::isdigit(static_cast<unsigned char>(s_[pos_])))
-      fail(std::string("expected a number for the ") + what + ", found '" + printable(s_[pos_]) + "'");
+      fail(std::string("expected a number for the ") + what + ", found '" + printable(s_[pos_]) +
+           "'");
     long v = 0;
     int digits = 0;
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
@@ -80,10 +85,11 @@ gray_image parse_pgm(const std::string &bytes, const std::string &name) {
   if (!r.at_end() && !std::isspace(static_cast<unsigned char>(r.peek())) && r.peek() != '#')
     r.fail("not a PGM file (the magic number must be P5 or P2)");
   const long w = r.number("width"), h = r.number("height"), maxval = r.number("maxval");
-  if (w <= 0 || h <= 0) r.fail("zero image dimension (" + std::to_string(w) + "x" + std::to_string(h) + ")");
+  if (w <= 0 || h <= 0)
+    r.fail("zero image dimension (" + std::to_string(w) + "x" + std::to_string(h) + ")");
   if (w > pgm_max_side || h > pgm_max_side || std::int64_t(w) * h > pgm_max_pixels)
-    r.fail("image dimensions too large (" + std::to_string(w) + "x" + std::to_string(h) + ", at most " +
-           std::to_string(pgm_max_side) + " a side and 2^28 pixels)");
+    r.fail("image dimensions too large (" + std::to_string(w) + "x" + std::to_string(h) +
+           ", at most " + std::to_string(pgm_max_side) + " a side and 2^28 pixels)");
   if (maxval <= 0 || maxval > 255)
     r.fail("maxval " + std::to_string(maxval) + " is not supported (8-bit images: 1..255)");
   gray_image img{int(w), int(h)};
@@ -91,14 +97,18 @@ gray_image parse_pgm(const std::string &bytes, const std::string &name) {
   auto scale = [&](long v) { return std::uint8_t((v * 255 + maxval / 2) / maxval); };
   if (binary) {
     // Exactly one whitespace character separates the maxval from the pixels.
-    if (r.at_end() || !std::isspace(static_cast<unsigned char>(r.peek()))) r.fail("truncated header after the maxval");
+    if (r.at_end() || !std::isspace(static_cast<unsigned char>(r.peek())))
+      r.fail("truncated header after the maxval");
     r.advance(1);
     const std::size_t have = bytes.size() - r.pos();
     if (have < count)
-      r.fail("truncated pixel data (" + std::to_string(have) + " of " + std::to_string(count) + " bytes)");
+      r.fail("truncated pixel data (" + std::to_string(have) + " of " + std::to_string(count) +
+             " bytes)");
     for (std::size_t i = 0; i < count; ++i) {
       const long v = static_cast<unsigned char>(bytes[r.pos() + i]);
-      if (v > maxval) r.fail("pixel " + std::to_string(i) + " is " + std::to_string(v) + ", over the maxval " + std::to_string(maxval));
+      if (v > maxval)
+        r.fail("pixel " + std::to_string(i) + " is " + std::to_string(v) + ", over the maxval " +
+               std::to_string(maxval));
       img.pixels[i] = scale(v);
     }
   } else {
@@ -107,10 +117,14 @@ gray_image parse_pgm(const std::string &bytes, const std::string &name) {
       try {
         v = r.number("pixel value");
       } catch (const std::runtime_error &) {
-        if (r.at_end()) r.fail("truncated pixel data (" + std::to_string(i) + " of " + std::to_string(count) + " values)");
+        if (r.at_end())
+          r.fail("truncated pixel data (" + std::to_string(i) + " of " + std::to_string(count) +
+                 " values)");
         throw;
       }
-      if (v > maxval) r.fail("pixel " + std::to_string(i) + " is " + std::to_string(v) + ", over the maxval " + std::to_string(maxval));
+      if (v > maxval)
+        r.fail("pixel " + std::to_string(i) + " is " + std::to_string(v) + ", over the maxval " +
+               std::to_string(maxval));
       img.pixels[i] = scale(v);
     }
   }
@@ -124,15 +138,18 @@ gray_image read_pgm(const std::string &path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (status.type() == fs::file_type::not_found) throw std::runtime_error(path + ": no such file");
-  if (status.type() == fs::file_type::directory) throw std::runtime_error(path + ": is a directory, not a PGM file");
+  if (status.type() == fs::file_type::directory)
+    throw std::runtime_error(path + ": is a directory, not a PGM file");
   if (ec) throw std::runtime_error(path + ": cannot open for reading (" + ec.message() + ")");
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int e = errno;
-    throw std::runtime_error(path + ": cannot open for reading" + (e ? " (" + std::string(std::strerror(e)) + ")" : ""));
+    throw std::runtime_error(path + ": cannot open for reading" +
+                             (e ? " (" + std::string(std::strerror(e)) + ")" : ""));
   }
-  // Read in chunks up to the bound, so that pipes and devices work too, and a huge file stops early.
+  // Read in chunks up to the bound, so that pipes and devices work too, and a huge file stops
+  // early.
   const std::uintmax_t most = std::uintmax_t(pgm_max_pixels) * 4 + 4096;
   std::string bytes;
   if (status.type() == fs::file_type::regular) {

@@ -20,9 +20,14 @@ struct gray_image {
   std::vector<std::uint8_t> pixels;  // row-major, width * height
 
   gray_image() = default;
-  gray_image(int w, int h, std::uint8_t fill = 0) : width(w), height(h), pixels(std::size_t(w) * std::size_t(h), fill) {}
-  std::uint8_t &at(int x, int y) { return pixels[std::size_t(y) * std::size_t(width) + std::size_t(x)]; }
-  std::uint8_t at(int x, int y) const { return pixels[std::size_t(y) * std::size_t(width) + std::size_t(x)]; }
+  gray_image(int w, int h, std::uint8_t fill = 0)
+      : width(w), height(h), pixels(std::size_t(w) * std::size_t(h), fill) {}
+  std::uint8_t &at(int x, int y) {
+    return pixels[std::size_t(y) * std::size_t(width) + std::size_t(x)];
+  }
+  std::uint8_t at(int x, int y) const {
+    return pixels[std::size_t(y) * std::size_t(width) + std::size_t(x)];
+  }
   // The w x h rectangle whose top left corner is (x, y); throws if it does not lie inside.
   gray_image crop(int x, int y, int w, int h) const;
 };
@@ -34,7 +39,8 @@ constexpr std::int64_t pgm_max_pixels = std::int64_t(1) << 28;
 gray_image parse_pgm(const std::string &bytes, const std::string &name);
 // Reads a PGM file (errors name the file, e.g. "coins.pgm: truncated pixel data (12 of 300 rows)";
 // a directory, a missing file and an unreadable one each say which: "photos: is a directory, not
-// a PGM file", "none.pgm: no such file", "locked.pgm: cannot open for reading (Permission denied)").
+// a PGM file", "none.pgm: no such file", "locked.pgm: cannot open for reading (Permission
+// denied)").
 gray_image read_pgm(const std::string &path);
 // The bytes of a PGM file, P5 (binary) or P2 (plain), maxval 255.
 std::string format_pgm(const gray_image &img, bool binary = true);

@@ -28,13 +28,15 @@ COURSE_HD inline std::uint64_t random_bits(std::uint64_t seed, std::uint64_t i) 
 }
 
 // Uniform in [lo, hi), 24 random bits: never all zeros, negative values when lo < 0.
-COURSE_HD inline float random_float(std::uint64_t seed, std::uint64_t i, float lo = -1.0f, float hi = 1.0f) {
+COURSE_HD inline float random_float(std::uint64_t seed, std::uint64_t i, float lo = -1.0f,
+                                    float hi = 1.0f) {
   float u = static_cast<float>(random_bits(seed, i) >> 40) * (1.0f / 16777216.0f);
   return lo + (hi - lo) * u;
 }
 
 // Uniform integer in [lo, hi].
-COURSE_HD inline std::int32_t random_int(std::uint64_t seed, std::uint64_t i, std::int32_t lo, std::int32_t hi) {
+COURSE_HD inline std::int32_t random_int(std::uint64_t seed, std::uint64_t i, std::int32_t lo,
+                                         std::int32_t hi) {
   std::uint64_t span = static_cast<std::uint64_t>(static_cast<std::int64_t>(hi) - lo) + 1;
   return static_cast<std::int32_t>(lo + static_cast<std::int64_t>(random_bits(seed, i) % span));
 }

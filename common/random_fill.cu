@@ -17,19 +17,24 @@ namespace {
 
 template <class T, class Gen>
 __global__ void fill_kernel(T *d, std::size_t n, Gen gen) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     d[i] = gen(i);
 }
 
 struct float_gen {
   std::uint64_t seed;
   float lo, hi;
-  __host__ __device__ float operator()(std::size_t i) const { return random_float(seed, i, lo, hi); }
+  __host__ __device__ float operator()(std::size_t i) const {
+    return random_float(seed, i, lo, hi);
+  }
 };
 struct int_gen {
   std::uint64_t seed;
   std::int32_t lo, hi;
-  __host__ __device__ std::int32_t operator()(std::size_t i) const { return random_int(seed, i, lo, hi); }
+  __host__ __device__ std::int32_t operator()(std::size_t i) const {
+    return random_int(seed, i, lo, hi);
+  }
 };
 
 template <class T, class Gen>
@@ -48,17 +53,19 @@ void fill_host(T *h, std::size_t n, Gen gen) {
 
 }  // namespace
 
-void fill_random_device(float *d, std::size_t n, std::uint64_t seed, float lo, float hi, cudaStream_t s) {
+void fill_random_device(float *d, std::size_t n, std::uint64_t seed, float lo, float hi,
+                        cudaStream_t s) {
   fill_device(d, n, float_gen{seed, lo, hi}, s);
 }
-void fill_random_device(std::int32_t *d, std::size_t n, std::uint64_t seed, std::int32_t lo, std::int32_t hi,
-                        cudaStream_t s) {
+void fill_random_device(std::int32_t *d, std::size_t n, std::uint64_t seed, std::int32_t lo,
+                        std::int32_t hi, cudaStream_t s) {
   fill_device(d, n, int_gen{seed, lo, hi}, s);
 }
 void fill_random_host(float *h, std::size_t n, std::uint64_t seed, float lo, float hi) {
   fill_host(h, n, float_gen{seed, lo, hi});
 }
-void fill_random_host(std::int32_t *h, std::size_t n, std::uint64_t seed, std::int32_t lo, std::int32_t hi) {
+void fill_random_host(std::int32_t *h, std::size_t n, std::uint64_t seed, std::int32_t lo,
+                      std::int32_t hi) {
   fill_host(h, n, int_gen{seed, lo, hi});
 }
 
@@ -69,7 +76,9 @@ std::uint64_t run_seed() {
       errno = 0;
       const unsigned long long v = std::strtoull(s, &end, 10);
       if (errno || end == s || *end != '\0') {
-        std::fprintf(stderr, "COURSE_SEED=%s is not a whole number (it takes the seed a failed test printed)\n", s);
+        std::fprintf(
+            stderr,
+            "COURSE_SEED=%s is not a whole number (it takes the seed a failed test printed)\n", s);
         std::exit(2);
       }
       return static_cast<std::uint64_t>(v);

@@ -6,7 +6,8 @@
 //   COURSE_STAGE_FILE  the source path, for messages
 //   COURSE_STAGE_TODO  1 while the exercise's COURSE_TODO stub is still there, in the stage file or
 //                      in a lesson header it includes
-//   COURSE_STAGE_TODO_IN  the files that still hold the stub ("chapters/13-scan/lesson_block_scan.cuh")
+//   COURSE_STAGE_TODO_IN  the files that still hold the stub
+//   ("chapters/13-scan/lesson_block_scan.cuh")
 #pragma once
 
 #include "common/todo.h"
@@ -58,7 +59,9 @@ struct registrar {
 }  // namespace course
 
 // The descriptor of the stage being compiled (a macro: the values differ per translation unit).
-#define COURSE_THIS_STAGE(title) (course::stage_info{COURSE_STAGE_ID, title, COURSE_STAGE_FILE, COURSE_STAGE_TODO != 0, COURSE_STAGE_TODO_IN})
+#define COURSE_THIS_STAGE(title)                                                         \
+  (course::stage_info{COURSE_STAGE_ID, title, COURSE_STAGE_FILE, COURSE_STAGE_TODO != 0, \
+                      COURSE_STAGE_TODO_IN})
 
 // A unique name for the registrar object of one translation unit.
 #define COURSE_CONCAT_(a, b) a##b

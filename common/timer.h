@@ -11,7 +11,9 @@ class host_timer {
  public:
   host_timer() : start_(clock::now()) {}
   void restart() { start_ = clock::now(); }
-  double elapsed_ms() const { return std::chrono::duration<double, std::milli>(clock::now() - start_).count(); }
+  double elapsed_ms() const {
+    return std::chrono::duration<double, std::milli>(clock::now() - start_).count();
+  }
 
  private:
   using clock = std::chrono::steady_clock;

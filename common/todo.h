@@ -11,4 +11,5 @@
 #define COURSE_STAGE_TODO 0
 #endif
 
-#define COURSE_TODO() static_assert(COURSE_STAGE_TODO, "COURSE_TODO left in a stage the build did not mark as TODO")
+#define COURSE_TODO() \
+  static_assert(COURSE_STAGE_TODO, "COURSE_TODO left in a stage the build did not mark as TODO")

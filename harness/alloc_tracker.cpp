@@ -40,7 +40,8 @@ void forget(bool device, const void *p) {
 extern "C" {
 cudaError_t __real_cudaMalloc(void **p, std::size_t bytes);
 cudaError_t __real_cudaMallocManaged(void **p, std::size_t bytes, unsigned flags);
-cudaError_t __real_cudaMallocPitch(void **p, std::size_t *pitch, std::size_t width, std::size_t height);
+cudaError_t __real_cudaMallocPitch(void **p, std::size_t *pitch, std::size_t width,
+                                   std::size_t height);
 cudaError_t __real_cudaMallocAsync(void **p, std::size_t bytes, cudaStream_t s);
 cudaError_t __real_cudaMallocHost(void **p, std::size_t bytes);
 cudaError_t __real_cudaHostAlloc(void **p, std::size_t bytes, unsigned flags);
@@ -58,7 +59,8 @@ cudaError_t __wrap_cudaMallocManaged(void **p, std::size_t bytes, unsigned flags
   if (e == cudaSuccess) record(true, *p, bytes);
   return e;
 }
-cudaError_t __wrap_cudaMallocPitch(void **p, std::size_t *pitch, std::size_t width, std::size_t height) {
+cudaError_t __wrap_cudaMallocPitch(void **p, std::size_t *pitch, std::size_t width,
+                                   std::size_t height) {
   const cudaError_t e = __real_cudaMallocPitch(p, pitch, width, height);
   if (e == cudaSuccess) record(true, *p, *pitch * height);
   return e;

@@ -20,8 +20,8 @@ struct allocations {
   std::size_t device_count = 0, device_bytes = 0;  // cudaMalloc*, not yet freed
   std::size_t host_count = 0, host_bytes = 0;      // page-locked host memory, not yet freed
   bool operator==(const allocations &o) const {
-    return device_count == o.device_count && device_bytes == o.device_bytes && host_count == o.host_count &&
-           host_bytes == o.host_bytes;
+    return device_count == o.device_count && device_bytes == o.device_bytes &&
+           host_count == o.host_count && host_bytes == o.host_bytes;
   }
   bool operator!=(const allocations &o) const { return !(*this == o); }
 };

@@ -25,7 +25,8 @@ timing summarize(std::vector<double> ms) {
 }
 
 std::string plot_hint::json() const {
-  std::string out = "{\"kind\": " + json_string(kind) + ", \"x\": " + json_string(x) + ", \"y\": " + json_string(y);
+  std::string out = "{\"kind\": " + json_string(kind) + ", \"x\": " + json_string(x) +
+                    ", \"y\": " + json_string(y);
   auto text = [&](const char *key, const std::string &v) {
     if (!v.empty()) out += std::string(", \"") + key + "\": " + json_string(v);
   };
@@ -37,7 +38,8 @@ std::string plot_hint::json() const {
   flag("columns_are_x", columns_are_x);
   if (!skip_columns.empty()) {
     out += ", \"skip_columns\": [";
-    for (std::size_t i = 0; i < skip_columns.size(); ++i) out += (i ? ", " : "") + json_string(skip_columns[i]);
+    for (std::size_t i = 0; i < skip_columns.size(); ++i)
+      out += (i ? ", " : "") + json_string(skip_columns[i]);
     out += "]";
   }
   text("ceiling_from_row", ceiling_from_row);
@@ -106,7 +108,8 @@ void make_dirs(const std::string &dir) {
   while (std::getline(ss, part, '/')) {
     if (part.empty()) continue;
     path += part + "/";
-    if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) throw std::runtime_error("cannot create directory " + path);
+    if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+      throw std::runtime_error("cannot create directory " + path);
   }
 }
 
@@ -156,7 +159,9 @@ std::string table::csv() const {
       if (c) os << ",";
       const cell &v = c < row.size() ? row[c] : cell{};
       if (const auto *s = std::get_if<std::string>(&v)) os << quote(*s);
-      else if (const auto *d = std::get_if<double>(&v)) { if (std::isfinite(*d)) os << json_cell(v); }
+      else if (const auto *d = std::get_if<double>(&v)) {
+        if (std::isfinite(*d)) os << json_cell(v);
+      }
     }
     os << "\n";
   }
@@ -165,12 +170,15 @@ std::string table::csv() const {
 
 std::string table::json() const {
   std::ostringstream os;
-  os << "{\"name\": " << json_string(name_) << ", \"title\": " << json_string(title_) << ", \"columns\": [";
-  for (std::size_t c = 0; c < columns_.size(); ++c) os << (c ? ", " : "") << json_string(columns_[c].name);
+  os << "{\"name\": " << json_string(name_) << ", \"title\": " << json_string(title_)
+     << ", \"columns\": [";
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    os << (c ? ", " : "") << json_string(columns_[c].name);
   os << "], \"rows\": [";
   for (std::size_t r = 0; r < rows_.size(); ++r) {
     os << (r ? ", " : "") << "[";
-    for (std::size_t c = 0; c < columns_.size(); ++c) os << (c ? ", " : "") << json_cell(c < rows_[r].size() ? rows_[r][c] : cell{});
+    for (std::size_t c = 0; c < columns_.size(); ++c)
+      os << (c ? ", " : "") << json_cell(c < rows_[r].size() ? rows_[r][c] : cell{});
     os << "]";
   }
   os << "]";
@@ -185,10 +193,17 @@ std::string table::json() const {
 }
 
 report::report(std::string bench, std::string title, device_info device)
-    : bench_(std::move(bench)), title_(std::move(title)), date_(iso_date_utc()), device_(std::move(device)) {}
+    : bench_(std::move(bench)),
+      title_(std::move(title)),
+      date_(iso_date_utc()),
+      device_(std::move(device)) {}
 
-void report::param(const std::string &name, double value) { params_.emplace_back(name, json_cell(value)); }
-void report::param(const std::string &name, const std::string &value) { params_.emplace_back(name, json_string(value)); }
+void report::param(const std::string &name, double value) {
+  params_.emplace_back(name, json_cell(value));
+}
+void report::param(const std::string &name, const std::string &value) {
+  params_.emplace_back(name, json_string(value));
+}
 
 void report::version(const std::string &library, const std::string &value) {
   for (auto &v : versions_)
@@ -202,17 +217,22 @@ void report::version(const std::string &library, const std::string &value) {
 void report::print_preamble(std::FILE *out) const {
   const auto &d = device_;
   std::fprintf(out, "%s\n", title_.c_str());
-  std::fprintf(out, "device %d: %s, compute capability %s, %d SMs, SM clock %d MHz (peak), memory %d MHz x %d bits "
-                    "(%.0f GB/s theoretical), L2 %.0f MB, %.1f GiB\n",
-               d.ordinal, d.name.c_str(), d.cc().c_str(), d.sms, d.sm_clock_mhz, d.mem_clock_mhz, d.bus_width_bits,
-               d.theoretical_bandwidth_gbs(), d.l2_bytes / 1048576.0, d.memory_bytes / 1073741824.0);
+  std::fprintf(
+      out,
+      "device %d: %s, compute capability %s, %d SMs, SM clock %d MHz (peak), memory %d MHz x %d bits "
+      "(%.0f GB/s theoretical), L2 %.0f MB, %.1f GiB\n",
+      d.ordinal, d.name.c_str(), d.cc().c_str(), d.sms, d.sm_clock_mhz, d.mem_clock_mhz,
+      d.bus_width_bits, d.theoretical_bandwidth_gbs(), d.l2_bytes / 1048576.0,
+      d.memory_bytes / 1073741824.0);
   std::fprintf(out, "CUDA runtime %s, driver %s", cuda_version_string(d.runtime_version).c_str(),
                cuda_version_string(d.driver_version).c_str());
   for (const auto &v : versions_) std::fprintf(out, ", %s %s", v.first.c_str(), v.second.c_str());
   std::fprintf(out, "; %s\n", date_.c_str());
   if (sustained_mhz_ > 0)
-    std::fprintf(out, "SM clock under an FMA load on every SM: %.0f MHz (clock64 against %%globaltimer; peak %d MHz)\n",
-                 sustained_mhz_, d.sm_clock_mhz);
+    std::fprintf(
+        out,
+        "SM clock under an FMA load on every SM: %.0f MHz (clock64 against %%globaltimer; peak %d MHz)\n",
+        sustained_mhz_, d.sm_clock_mhz);
   std::fflush(out);
 }
 
@@ -231,28 +251,35 @@ void report::write(const std::string &dir) const {
   const auto &d = device_;
   std::ostringstream os;
   os << "{\n  \"schema\": \"cuda-course-bench/2\",\n  \"bench\": " << json_string(bench_)
-     << ",\n  \"title\": " << json_string(title_) << ",\n  \"device\": {\"name\": " << json_string(d.name)
-     << ", \"cc\": " << json_string(d.cc()) << ", \"sms\": " << d.sms << ", \"sm_clock_mhz\": " << d.sm_clock_mhz
+     << ",\n  \"title\": " << json_string(title_)
+     << ",\n  \"device\": {\"name\": " << json_string(d.name) << ", \"cc\": " << json_string(d.cc())
+     << ", \"sms\": " << d.sms << ", \"sm_clock_mhz\": " << d.sm_clock_mhz
      << ", \"mem_clock_mhz\": " << d.mem_clock_mhz << ", \"bus_width_bits\": " << d.bus_width_bits
-     << ", \"l2_bytes\": " << d.l2_bytes << ", \"memory_bytes\": " << d.memory_bytes << "},\n  \"cuda\": {\"runtime\": "
-     << json_string(cuda_version_string(d.runtime_version)) << ", \"driver\": "
-     << json_string(cuda_version_string(d.driver_version)) << "},\n  \"clocks\": {\"sm_peak_mhz\": " << d.sm_clock_mhz
-     << ", \"sm_sustained_mhz\": " << (sustained_mhz_ > 0 ? json_cell(sustained_mhz_) : std::string("null"))
+     << ", \"l2_bytes\": " << d.l2_bytes << ", \"memory_bytes\": " << d.memory_bytes
+     << "},\n  \"cuda\": {\"runtime\": " << json_string(cuda_version_string(d.runtime_version))
+     << ", \"driver\": " << json_string(cuda_version_string(d.driver_version))
+     << "},\n  \"clocks\": {\"sm_peak_mhz\": " << d.sm_clock_mhz << ", \"sm_sustained_mhz\": "
+     << (sustained_mhz_ > 0 ? json_cell(sustained_mhz_) : std::string("null"))
      << ", \"sm_sustained_how\": \"clock64() against %globaltimer in an FMA loop on every SM\"},\n  \"versions\": {\"driver\": "
-     << json_string(cuda_version_string(d.driver_version)) << ", \"runtime\": " << json_string(cuda_version_string(d.runtime_version));
-  for (const auto &v : versions_) os << ", " << json_string(v.first) << ": " << json_string(v.second);
-  os << "},\n  \"timing\": " << (timing_.empty() ? std::string("{}") : timing_) << ",\n  \"headlines\": [";
-  for (std::size_t i = 0; i < headlines_.size(); ++i) os << (i ? ", " : "") << json_string(headlines_[i]);
-  os << "],\n  \"date\": " << json_string(date_)
-     << ",\n  \"params\": {";
+     << json_string(cuda_version_string(d.driver_version))
+     << ", \"runtime\": " << json_string(cuda_version_string(d.runtime_version));
+  for (const auto &v : versions_)
+    os << ", " << json_string(v.first) << ": " << json_string(v.second);
+  os << "},\n  \"timing\": " << (timing_.empty() ? std::string("{}") : timing_)
+     << ",\n  \"headlines\": [";
+  for (std::size_t i = 0; i < headlines_.size(); ++i)
+    os << (i ? ", " : "") << json_string(headlines_[i]);
+  os << "],\n  \"date\": " << json_string(date_) << ",\n  \"params\": {";
   for (std::size_t i = 0; i < params_.size(); ++i)
     os << (i ? ", " : "") << json_string(params_[i].first) << ": " << params_[i].second;
   os << "},\n  \"tables\": [\n";
-  for (std::size_t i = 0; i < tables_.size(); ++i) os << "    " << tables_[i].json() << (i + 1 < tables_.size() ? ",\n" : "\n");
+  for (std::size_t i = 0; i < tables_.size(); ++i)
+    os << "    " << tables_[i].json() << (i + 1 < tables_.size() ? ",\n" : "\n");
   os << "  ]\n}\n";
   std::string json_path = dir + "/" + slug + ".json";
   std::ofstream(json_path) << os.str();
-  for (const auto &t : tables_) std::ofstream(dir + "/" + slug + "." + t.name() + ".csv") << t.csv();
+  for (const auto &t : tables_)
+    std::ofstream(dir + "/" + slug + "." + t.name() + ".csv") << t.csv();
   std::printf("\nresults: %s (and one CSV per table beside it)\n", json_path.c_str());
 }
 

@@ -80,7 +80,8 @@ double dp4a_per_s();
 double rsqrt_mix_per_s(int chains, bool three_registers = false);
 
 struct pcie_rates {
-  double h2d_gbs = 0, d2h_gbs = 0, both_gbs = 0;  // both: bytes moved in the two directions at once / time
+  double h2d_gbs = 0, d2h_gbs = 0,
+         both_gbs = 0;  // both: bytes moved in the two directions at once / time
 };
 // Pinned-memory copies of `bytes` each way, on their own and overlapped in two streams.
 pcie_rates pinned_copy_rates(std::size_t bytes);
@@ -189,8 +190,8 @@ std::string json_string(const std::string &s);
 // usable GPU; print the device preamble; run body(report), which returns false when a stage
 // computed a wrong result; write the results; exit 1 on a wrong result or an exception, naming
 // the program.
-int run(const std::string &program, const std::string &bench, const std::string &title, const std::string &results_dir,
-        const std::function<bool(report &)> &body);
+int run(const std::string &program, const std::string &bench, const std::string &title,
+        const std::string &results_dir, const std::function<bool(report &)> &body);
 
 }  // namespace bench
 }  // namespace course

@@ -18,11 +18,11 @@ namespace course {
 namespace bench {
 
 struct gpu_goals {
-  const char *name;         // a part of the device name: "H100", "H200"
-  int sms;                  // and its SM count
-  double nbody;             // interactions/s, the best stage at the progression's N
-  double nbody_128k;        // interactions/s, the best stage at N = 128K
-  double ncc_bank;          // template-pixel products/s, 10_tensor_bank, K = 32, 16x16
+  const char *name;   // a part of the device name: "H100", "H200"
+  int sms;            // and its SM count
+  double nbody;       // interactions/s, the best stage at the progression's N
+  double nbody_128k;  // interactions/s, the best stage at N = 128K
+  double ncc_bank;    // template-pixel products/s, 10_tensor_bank, K = 32, 16x16
 };
 
 inline constexpr gpu_goals goals_by_gpu[] = {
@@ -47,8 +47,10 @@ inline std::string goal_gpus_text() {
   std::string out;
   const std::size_t n = sizeof goals_by_gpu / sizeof *goals_by_gpu;
   for (std::size_t i = 0; i < n; ++i)
-    out += std::string(i == 0 ? "" : i + 1 == n ? " and " : ", ") + goals_by_gpu[i].name + " (" +
-           std::to_string(goals_by_gpu[i].sms) + " SMs)";
+    out += std::string(i == 0       ? ""
+                       : i + 1 == n ? " and "
+                                    : ", ") +
+           goals_by_gpu[i].name + " (" + std::to_string(goals_by_gpu[i].sms) + " SMs)";
   return out;
 }
 

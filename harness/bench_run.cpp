@@ -9,13 +9,13 @@
 namespace course {
 namespace bench {
 
-int run(const std::string &program, const std::string &bench, const std::string &title, const std::string &results_dir,
-        const std::function<bool(report &)> &body) {
+int run(const std::string &program, const std::string &bench, const std::string &title,
+        const std::string &results_dir, const std::function<bool(report &)> &body) {
   gpu_status gpu = probe_gpu();
   if (!gpu.usable) {
     // 77: the course's one exit status for "needs a GPU" (every program and make target; README).
-    std::fprintf(stderr, "%s: needs a GPU: %s (the committed reference results: make tour)\n", program.c_str(),
-                 gpu.reason.c_str());
+    std::fprintf(stderr, "%s: needs a GPU: %s (the committed reference results: make tour)\n",
+                 program.c_str(), gpu.reason.c_str());
     return 77;
   }
   try {

@@ -22,12 +22,17 @@ stop_rule settings::rule() const {
 }
 
 void add_common_options(options &cli, settings &s) {
-  cli.add("only", s.only, "run only the rows whose label matches this regular expression (ceilings and baselines too)")
-      .add("repeats", s.repeats, 1, 100000, "timed calls per row, at least (more until the spread is under --max-noise)")
+  cli.add(
+         "only", s.only,
+         "run only the rows whose label matches this regular expression (ceilings and baselines too)")
+      .add("repeats", s.repeats, 1, 100000,
+           "timed calls per row, at least (more until the spread is under --max-noise)")
       .add("max-repeats", s.max_repeats, 1, 1000000, "timed calls per row, at most")
-      .add("max-noise", s.max_noise_pct, 0.0, 100.0,
-           "stop repeating once the spread (relative std-dev, %) is under this; 0: exactly --repeats")
-      .add("max-time", s.max_time_s, 0.0, 600.0, "seconds of repeats per row, at most (past --repeats)")
+      .add(
+          "max-noise", s.max_noise_pct, 0.0, 100.0,
+          "stop repeating once the spread (relative std-dev, %) is under this; 0: exactly --repeats")
+      .add("max-time", s.max_time_s, 0.0, 600.0,
+           "seconds of repeats per row, at most (past --repeats)")
       .add("warmup", s.warmup, 0, 1000, "untimed calls before a row's timed ones")
       .add("results", s.results, "directory for the CSV and JSON results");
 }
@@ -38,7 +43,8 @@ session::session(std::string chapter, report &rep, const settings &opt)
     try {
       only_ = std::regex(opt_.only, std::regex::ECMAScript);
     } catch (const std::regex_error &e) {
-      throw std::runtime_error("--only: not a regular expression: '" + opt_.only + "' (" + e.what() + ")");
+      throw std::runtime_error("--only: not a regular expression: '" + opt_.only + "' (" +
+                               e.what() + ")");
     }
   }
   std::ostringstream t;
@@ -53,7 +59,9 @@ session::session(std::string chapter, report &rep, const settings &opt)
   rep_.timing(t.str());
 }
 
-bool session::selected(const std::string &label) const { return !only_ || std::regex_search(label, *only_); }
+bool session::selected(const std::string &label) const {
+  return !only_ || std::regex_search(label, *only_);
+}
 
 void session::flush_l2(std::size_t working_set_bytes) {
   if (device_.l2_bytes <= 0 || working_set_bytes > std::size_t(device_.l2_bytes)) return;
@@ -91,7 +99,8 @@ void session::profile_one(const std::string &label, const std::function<void()> 
   nvtxRangePop();
 }
 
-measurement session::time(const std::string &label, const work &fn, std::size_t working_set_bytes, bool profiled) {
+measurement session::time(const std::string &label, const work &fn, std::size_t working_set_bytes,
+                          bool profiled) {
   for (int i = 0; i < opt_.warmup; ++i) fn(stream_);
   CUDA_CHECK(cudaStreamSynchronize(stream_));
   if (profiled) profile_one(label, [&] { fn(stream_); });
@@ -108,7 +117,8 @@ measurement session::time(const std::string &label, const work &fn, std::size_t 
   return m;
 }
 
-measurement session::time_host(const std::string &label, const std::function<void()> &fn, bool profiled) {
+measurement session::time_host(const std::string &label, const std::function<void()> &fn,
+                               bool profiled) {
   fn();
   if (profiled) profile_one(label, fn);
   stop_rule rule = opt_.rule();
@@ -133,12 +143,14 @@ std::optional<double> session::quick(const work &fn, std::size_t working_set_byt
     std::vector<double> ms;
     for (int i = 0; i < 5; ++i) ms.push_back(one_call_ms(fn, working_set_bytes));
     return describe(ms).median;
-  } catch (const std::invalid_argument &) {  // a configuration the stage refuses (block size, registers)
+  } catch (
+      const std::invalid_argument &) {  // a configuration the stage refuses (block size, registers)
     return std::nullopt;
   }
 }
 
-comparison session::interleaved(const work &baseline, const work &stage, std::size_t working_set_bytes) {
+comparison session::interleaved(const work &baseline, const work &stage,
+                                std::size_t working_set_bytes) {
   for (int i = 0; i < std::max<std::int64_t>(opt_.warmup, 1); ++i) {
     baseline(stream_);
     stage(stream_);
@@ -176,20 +188,24 @@ void session::finish(table t) {
 }
 
 std::vector<column> timing_columns() {
-  return {{"time_ms", 4}, {"min_ms", 4}, {"max_ms", 4}, {"repeats", 0}, {"spread%", 2}, {"batch_ms", 4}};
+  return {{"time_ms", 4}, {"min_ms", 4},  {"max_ms", 4},
+          {"repeats", 0}, {"spread%", 2}, {"batch_ms", 4}};
 }
 
 std::vector<cell> timing_cells(const measurement &m) {
   if (m.per_call.repeats == 0) return {cell(), cell(), cell(), cell(), cell(), cell()};
   const stats &s = m.per_call;
-  return {s.median, s.min, s.max, double(s.repeats), 100 * s.spread, std::isfinite(m.batch_ms) ? cell(m.batch_ms) : cell()};
+  return {s.median,          s.min,          s.max,
+          double(s.repeats), 100 * s.spread, std::isfinite(m.batch_ms) ? cell(m.batch_ms) : cell()};
 }
 
 void warn_if_noisy(table &t, const std::string &label, const measurement &m) {
   if (!noisy(m.per_call)) return;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "warning: %s: spread %.1f%% over %d repeats (min %.4f, max %.4f ms, stopped: %s)",
-                label.c_str(), 100 * m.per_call.spread, m.per_call.repeats, m.per_call.min, m.per_call.max, to_string(m.why));
+  std::snprintf(buf, sizeof buf,
+                "warning: %s: spread %.1f%% over %d repeats (min %.4f, max %.4f ms, stopped: %s)",
+                label.c_str(), 100 * m.per_call.spread, m.per_call.repeats, m.per_call.min,
+                m.per_call.max, to_string(m.why));
   t.note(buf);
 }
 
@@ -222,7 +238,8 @@ measurement progression::stage(const std::string &label, const std::string &conf
   return m;
 }
 
-void progression::row(const std::string &label, const std::string &config, const measurement &m, bool chain) {
+void progression::row(const std::string &label, const std::string &config, const measurement &m,
+                      bool chain) {
   std::vector<cell> r = {label, config};
   for (const auto &c : timing_cells(m)) r.push_back(c);
   const double ms = m.per_call.median;
@@ -245,9 +262,11 @@ void progression::library(const std::string &label, const measurement &m) {
   for (const auto &c : timing_cells(m)) r.push_back(c);
   const cell rt = rate(spec_.amount, m);
   r.push_back(rt);
-  r.push_back(ceiling_ > 0 && m.per_call.median > 0 ? cell(100 * std::get<double>(rt) / ceiling_) : cell());
+  r.push_back(ceiling_ > 0 && m.per_call.median > 0 ? cell(100 * std::get<double>(rt) / ceiling_)
+                                                    : cell());
   r.push_back(cell());
-  r.push_back(library_ms_ > 0 && m.per_call.median > 0 ? cell(library_ms_ / m.per_call.median) : cell());
+  r.push_back(library_ms_ > 0 && m.per_call.median > 0 ? cell(library_ms_ / m.per_call.median)
+                                                       : cell());
   table_.add_row(std::move(r));
   warn_if_noisy(table_, label, m);
 }
@@ -264,8 +283,8 @@ void progression::ceiling(const std::string &label, const std::string &config, d
 
 void progression::finish() { s_.finish(std::move(table_)); }
 
-int run(const std::string &program, const std::string &chapter, const std::string &title, const settings &opt,
-        const std::function<void(session &)> &body) {
+int run(const std::string &program, const std::string &chapter, const std::string &title,
+        const settings &opt, const std::function<void(session &)> &body) {
   return run(program, chapter, title, opt.results, [&](report &rep) {
     session s(chapter, rep, opt);
     body(s);
@@ -273,8 +292,10 @@ int run(const std::string &program, const std::string &chapter, const std::strin
   });
 }
 
-int bench_main(int argc, char **argv, const program &p, const std::function<void(options &)> &declare,
-               const std::function<void(session &)> &body, const std::function<std::string()> &check) {
+int bench_main(int argc, char **argv, const program &p,
+               const std::function<void(options &)> &declare,
+               const std::function<void(session &)> &body,
+               const std::function<std::string()> &check) {
   settings opt;
   options cli(p.name, p.summary);
   declare(cli);

@@ -39,12 +39,12 @@ namespace course {
 namespace bench {
 
 struct settings {
-  std::int64_t repeats = 10;       // at least this many timed calls per row
+  std::int64_t repeats = 10;  // at least this many timed calls per row
   std::int64_t max_repeats = 1000;
   std::int64_t warmup = 3;
-  double max_noise_pct = 1.0;      // stop when the spread is under this (0: exactly --repeats)
-  double max_time_s = 1.0;         // per row
-  std::string only;                // regex on row labels; empty: every row
+  double max_noise_pct = 1.0;  // stop when the spread is under this (0: exactly --repeats)
+  double max_time_s = 1.0;     // per row
+  std::string only;            // regex on row labels; empty: every row
   std::string results = "results";
   stop_rule rule() const;
 };
@@ -53,11 +53,11 @@ struct settings {
 void add_common_options(options &cli, settings &s);
 
 struct measurement {
-  stats per_call;                 // one event pair per call (ms)
-  double batch_ms = 0;            // per call, median of 3 batches of batch_k back-to-back calls
+  stats per_call;       // one event pair per call (ms)
+  double batch_ms = 0;  // per call, median of 3 batches of batch_k back-to-back calls
   int batch_k = 0;
   stop_reason why = stop_reason::go_on;
-  bool flushed = false;           // the L2 was flushed before each per-call sample
+  bool flushed = false;  // the L2 was flushed before each per-call sample
 };
 
 // The interleaved comparison of a stage with its library baseline.
@@ -82,17 +82,20 @@ class session {
 
   // A row's measurement (see the file comment). working_set_bytes decides the L2 flush;
   // profiled: the row belongs to the progression or is its library baseline (NVTX range).
-  measurement time(const std::string &label, const work &fn, std::size_t working_set_bytes, bool profiled = false);
+  measurement time(const std::string &label, const work &fn, std::size_t working_set_bytes,
+                   bool profiled = false);
   // Wall time of fn(), which returns with its work done (host<->device stages): warm-up 1, then
   // (a profiled row: one call in the NVTX range) the stopping rule with at least
   // min(--repeats, 5) samples. No flush, no batch.
-  measurement time_host(const std::string &label, const std::function<void()> &fn, bool profiled = false);
+  measurement time_host(const std::string &label, const std::function<void()> &fn,
+                        bool profiled = false);
   // A quick look for picking a configuration: 1 warm-up, 5 calls, the median (ms); nullopt when
   // fn throws std::invalid_argument (a configuration the stage refuses).
   std::optional<double> quick(const work &fn, std::size_t working_set_bytes);
   // The candidate whose quick time is least, with that time; nullopt when every one is refused.
   template <class C, class Make>
-  std::optional<std::pair<C, double>> best(const std::vector<C> &candidates, Make make, std::size_t working_set_bytes) {
+  std::optional<std::pair<C, double>> best(const std::vector<C> &candidates, Make make,
+                                           std::size_t working_set_bytes) {
     std::optional<std::pair<C, double>> b;
     for (const C &c : candidates) {
       const auto ms = quick(make(c), working_set_bytes);
@@ -109,7 +112,8 @@ class session {
   template <class T>
   bool expect(const std::string &who, std::size_t n, T got, T want) {
     if (got == want) return true;
-    fail(who + ", n=" + std::to_string(n) + ": expected " + std::to_string(want) + ", got " + std::to_string(got));
+    fail(who + ", n=" + std::to_string(n) + ": expected " + std::to_string(want) + ", got " +
+         std::to_string(got));
     return false;
   }
   bool ok() const { return failures_ == 0; }
@@ -151,10 +155,10 @@ struct progression_spec {
   std::string name, title;
   std::string config_column = "config";
   std::string rate_column = "GB/s";
-  double amount = 0;              // what one call moves, in the rate's unit x 1e6 per ms (bytes for GB/s)
-  std::string ceiling_column;     // "%d2d_copy"
-  std::string library_column;     // "vs_cuBLAS"
-  plot_hint plot;                 // the plot hint (none while its kind is empty)
+  double amount = 0;  // what one call moves, in the rate's unit x 1e6 per ms (bytes for GB/s)
+  std::string ceiling_column;  // "%d2d_copy"
+  std::string library_column;  // "vs_cuBLAS"
+  plot_hint plot;              // the plot hint (none while its kind is empty)
 };
 
 class progression {
@@ -164,9 +168,11 @@ class progression {
   void set_ceiling(double rate_value) { ceiling_ = rate_value; }
   void set_library(const measurement &m) { library_ms_ = m.per_call.median; }
   // Times a stage (a profiled row) and adds it; speed-up is over the previous stage row.
-  measurement stage(const std::string &label, const std::string &config, const work &fn, std::size_t working_set_bytes);
+  measurement stage(const std::string &label, const std::string &config, const work &fn,
+                    std::size_t working_set_bytes);
   // Adds an already timed row (a variant of the previous stage, not in the speed-up chain).
-  void row(const std::string &label, const std::string &config, const measurement &m, bool chain = true);
+  void row(const std::string &label, const std::string &config, const measurement &m,
+           bool chain = true);
   void todo(const std::string &label);
   void library(const std::string &label, const measurement &m);
   void ceiling(const std::string &label, const std::string &config, double rate_value);
@@ -183,8 +189,8 @@ class progression {
 // The frame of a migrated bench: skip (status 0) with the reason when there is no usable GPU;
 // print the device preamble (clocks, versions); run body(session); print the headlines; write
 // the results; exit 1 on a wrong result or an exception, naming the program.
-int run(const std::string &program, const std::string &chapter, const std::string &title, const settings &opt,
-        const std::function<void(session &)> &body);
+int run(const std::string &program, const std::string &chapter, const std::string &title,
+        const settings &opt, const std::function<void(session &)> &body);
 
 // What a chapter bench's main is made of: its names, its own options (declared before the common
 // ones, so --help lists them first), a check of their values ("" when fine, else the one-line
@@ -195,8 +201,10 @@ struct program {
   std::string title;    // the report's title
   std::string summary;  // --help's first line
 };
-int bench_main(int argc, char **argv, const program &p, const std::function<void(options &)> &declare,
-               const std::function<void(session &)> &body, const std::function<std::string()> &check = {});
+int bench_main(int argc, char **argv, const program &p,
+               const std::function<void(options &)> &declare,
+               const std::function<void(session &)> &body,
+               const std::function<std::string()> &check = {});
 
 }  // namespace bench
 }  // namespace course

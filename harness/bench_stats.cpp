@@ -38,7 +38,8 @@ const char *to_string(stop_reason r) {
   return "-";
 }
 
-stop_reason should_stop(const std::vector<double> &samples, double elapsed_s, const stop_rule &rule) {
+stop_reason should_stop(const std::vector<double> &samples, double elapsed_s,
+                        const stop_rule &rule) {
   const int n = static_cast<int>(samples.size());
   if (n < std::max(rule.min_repeats, 1)) return stop_reason::go_on;
   if (rule.max_noise <= 0 || describe(samples).spread < rule.max_noise) return stop_reason::quiet;
@@ -49,7 +50,8 @@ stop_reason should_stop(const std::vector<double> &samples, double elapsed_s, co
 
 bool noisy(const stats &s) { return s.spread > noisy_spread; }
 
-ratio_range pair_ratios(const std::vector<double> &baseline_ms, const std::vector<double> &stage_ms) {
+ratio_range pair_ratios(const std::vector<double> &baseline_ms,
+                        const std::vector<double> &stage_ms) {
   std::vector<double> ratios;
   for (std::size_t i = 0; i < std::min(baseline_ms.size(), stage_ms.size()); ++i)
     if (baseline_ms[i] > 0 && stage_ms[i] > 0) ratios.push_back(baseline_ms[i] / stage_ms[i]);

@@ -19,7 +19,8 @@ namespace bench {
 
 struct stats {
   double median = 0, min = 0, max = 0, mean = 0;
-  double spread = 0;  // relative standard deviation, sample std-dev / mean (0 with fewer than 2 samples)
+  double spread =
+      0;  // relative standard deviation, sample std-dev / mean (0 with fewer than 2 samples)
   int repeats = 0;
 };
 
@@ -27,10 +28,11 @@ struct stats {
 stats describe(std::vector<double> samples);
 
 struct stop_rule {
-  int min_repeats = 10;       // --repeats
-  int max_repeats = 1000;     // --max-repeats
-  double max_noise = 0.01;    // --max-noise, as a fraction (0: no noise criterion, exactly min_repeats)
-  double max_seconds = 1.0;   // --max-time, wall time per measurement
+  int min_repeats = 10;    // --repeats
+  int max_repeats = 1000;  // --max-repeats
+  double max_noise =
+      0.01;  // --max-noise, as a fraction (0: no noise criterion, exactly min_repeats)
+  double max_seconds = 1.0;  // --max-time, wall time per measurement
 };
 
 enum class stop_reason { go_on, quiet, max_repeats, time_cap };
@@ -39,19 +41,22 @@ const char *to_string(stop_reason r);  // "-", "quiet", "max repeats", "time cap
 // Whether a measurement with these samples, taken in `elapsed_s` seconds, is done. Never before
 // min_repeats samples; then when the spread is under max_noise (or max_noise is 0), when
 // max_repeats samples are in, or when max_seconds have passed.
-stop_reason should_stop(const std::vector<double> &samples, double elapsed_s, const stop_rule &rule);
+stop_reason should_stop(const std::vector<double> &samples, double elapsed_s,
+                        const stop_rule &rule);
 
 // A row whose spread exceeds this gets a warning line under its table.
 constexpr double noisy_spread = 0.05;
 bool noisy(const stats &s);
 
 // The ratio baseline[i] / stage[i] of interleaved pairs (> 1: the stage is faster than the
-// baseline): its median, min and max over the pairs. Pairs with a zero or missing time are left out.
+// baseline): its median, min and max over the pairs. Pairs with a zero or missing time are left
+// out.
 struct ratio_range {
   double median = 0, min = 0, max = 0;
   int pairs = 0;
 };
-ratio_range pair_ratios(const std::vector<double> &baseline_ms, const std::vector<double> &stage_ms);
+ratio_range pair_ratios(const std::vector<double> &baseline_ms,
+                        const std::vector<double> &stage_ms);
 
 // "1.02-1.04x" (two decimals; one figure when min and max print the same).
 std::string range_text(const ratio_range &r, int decimals = 2);

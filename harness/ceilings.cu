@@ -19,12 +19,16 @@ namespace bench {
 namespace {
 
 // Four independent 16-byte loads in flight per thread before the first store.
-__global__ void copy4_kernel(float4 *__restrict__ out, const float4 *__restrict__ in, std::size_t n4) {
+__global__ void copy4_kernel(float4 *__restrict__ out, const float4 *__restrict__ in,
+                             std::size_t n4) {
   std::size_t stride = std::size_t(blockDim.x) * gridDim.x;
   std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   for (; i + 3 * stride < n4; i += 4 * stride) {
     float4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
-    out[i] = a; out[i + stride] = b; out[i + 2 * stride] = c; out[i + 3 * stride] = d;
+    out[i] = a;
+    out[i + stride] = b;
+    out[i + 2 * stride] = c;
+    out[i + 3 * stride] = d;
   }
   for (; i < n4; i += stride) out[i] = in[i];
 }
@@ -35,7 +39,8 @@ __global__ void read4_kernel(float *sink, const float4 *__restrict__ in, std::si
   float acc = 0;
   for (; i + 3 * stride < n4; i += 4 * stride) {
     float4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
-    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) + (d.x + d.y + d.z + d.w);
+    acc += (a.x + a.y + a.z + a.w) + (b.x + b.y + b.z + b.w) + (c.x + c.y + c.z + c.w) +
+           (d.x + d.y + d.z + d.w);
   }
   for (; i < n4; i += stride) acc += in[i].x + in[i].y + in[i].z + in[i].w;
   if (acc == 12345.678f) *sink = acc;  // keeps the loads alive; (almost) never true
@@ -120,10 +125,13 @@ double rsqrt_mix_rate() {
   CUDA_CHECK(cudaMemcpy(multipliers.get(), m, sizeof m, cudaMemcpyHostToDevice));
   const int blocks = resident_blocks(rsqrt_mix_kernel<Chains, ThreeRegisters>, 256) * 4;
   stream s;
-  timing t = time_device([&](cudaStream_t st) {
-    rsqrt_mix_kernel<Chains, ThreeRegisters><<<blocks, 256, 0, st>>>(sink.get(), multipliers.get(), 1.0f);
-    CUDA_CHECK_LAUNCH();
-  }, s);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        rsqrt_mix_kernel<Chains, ThreeRegisters>
+            <<<blocks, 256, 0, st>>>(sink.get(), multipliers.get(), 1.0f);
+        CUDA_CHECK_LAUNCH();
+      },
+      s);
   return double(Chains) * rsqrt_mix_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
 }
 
@@ -135,7 +143,8 @@ __device__ __forceinline__ unsigned long long global_ns() {
 
 // The FMA chains of fma_kernel for `iterations`, thread 0 of each block timing its block in SM
 // cycles and in global nanoseconds.
-__global__ void clock_kernel(unsigned long long *cycles, unsigned long long *ns, float *sink, int iterations) {
+__global__ void clock_kernel(unsigned long long *cycles, unsigned long long *ns, float *sink,
+                             int iterations) {
   const long long c0 = clock64();
   const unsigned long long g0 = global_ns();
   float v[fma_chains];
@@ -159,7 +168,8 @@ __global__ void clock_kernel(unsigned long long *cycles, unsigned long long *ns,
 }  // namespace
 
 double sustained_sm_clock_mhz() {
-  const int blocks = resident_blocks(clock_kernel, 256);  // one wave: every block runs from start to end
+  const int blocks =
+      resident_blocks(clock_kernel, 256);  // one wave: every block runs from start to end
   device_buffer<unsigned long long> cycles(blocks), ns(blocks);
   device_buffer<float> sink(1);
   // 2^17 iterations of 8 FMA chains: about 15 ms at 2 GHz with 2048 threads per SM.
@@ -169,8 +179,10 @@ double sustained_sm_clock_mhz() {
   }
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<unsigned long long> c(blocks), t(blocks);
-  CUDA_CHECK(cudaMemcpy(c.data(), cycles.get(), blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(t.data(), ns.get(), blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(c.data(), cycles.get(), blocks * sizeof(unsigned long long),
+                        cudaMemcpyDeviceToHost));
+  CUDA_CHECK(
+      cudaMemcpy(t.data(), ns.get(), blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   std::vector<double> mhz;
   for (int b = 0; b < blocks; ++b)
     if (t[b] > 0) mhz.push_back(1e3 * double(c[b]) / double(t[b]));
@@ -186,7 +198,11 @@ double d2d_memcpy_gbs(std::size_t bytes) {
   device_buffer<char> a(bytes), b(bytes);
   fill_random_device(reinterpret_cast<float *>(a.get()), bytes / 4, 1);
   stream s;
-  timing t = time_device([&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st)); }, s);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st));
+      },
+      s);
   return 2.0 * bytes / (t.median_ms * 1e6);
 }
 
@@ -196,10 +212,12 @@ double copy_kernel_gbs(std::size_t bytes) {
   fill_random_device(reinterpret_cast<float *>(a.get()), n4 * 4, 2);
   int blocks = resident_blocks(copy4_kernel, 256);
   stream s;
-  timing t = time_device([&](cudaStream_t st) {
-    copy4_kernel<<<blocks, 256, 0, st>>>(b.get(), a.get(), n4);
-    CUDA_CHECK_LAUNCH();
-  }, s);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        copy4_kernel<<<blocks, 256, 0, st>>>(b.get(), a.get(), n4);
+        CUDA_CHECK_LAUNCH();
+      },
+      s);
   return 2.0 * n4 * 16 / (t.median_ms * 1e6);
 }
 
@@ -210,10 +228,12 @@ double read_kernel_gbs(std::size_t bytes) {
   fill_random_device(reinterpret_cast<float *>(a.get()), n4 * 4, 3);
   int blocks = resident_blocks(read4_kernel, 256);
   stream s;
-  timing t = time_device([&](cudaStream_t st) {
-    read4_kernel<<<blocks, 256, 0, st>>>(sink.get(), a.get(), n4);
-    CUDA_CHECK_LAUNCH();
-  }, s);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        read4_kernel<<<blocks, 256, 0, st>>>(sink.get(), a.get(), n4);
+        CUDA_CHECK_LAUNCH();
+      },
+      s);
   return 1.0 * n4 * 16 / (t.median_ms * 1e6);
 }
 
@@ -221,10 +241,12 @@ double fma_tflops() {
   device_buffer<float> sink(1);
   int blocks = resident_blocks(fma_kernel, 256) * 4;
   stream s;
-  timing t = time_device([&](cudaStream_t st) {
-    fma_kernel<<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
-    CUDA_CHECK_LAUNCH();
-  }, s);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        fma_kernel<<<blocks, 256, 0, st>>>(sink.get(), 1.0f);
+        CUDA_CHECK_LAUNCH();
+      },
+      s);
   double flops = 2.0 * fma_chains * fma_iterations * double(blocks) * 256;
   return flops / (t.median_ms * 1e9);
 }
@@ -235,7 +257,9 @@ double rsqrt_mix_per_s(int chains, bool three_registers) {
     case 2: return three_registers ? rsqrt_mix_rate<2, true>() : rsqrt_mix_rate<2, false>();
     case 4: return three_registers ? rsqrt_mix_rate<4, true>() : rsqrt_mix_rate<4, false>();
     case 8: return three_registers ? rsqrt_mix_rate<8, true>() : rsqrt_mix_rate<8, false>();
-    default: throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " + std::to_string(chains));
+    default:
+      throw std::invalid_argument("rsqrt_mix_per_s: chains must be 1, 2, 4 or 8, not " +
+                                  std::to_string(chains));
   }
 }
 
@@ -243,10 +267,12 @@ double dp4a_per_s() {
   device_buffer<int> sink(1);
   int blocks = resident_blocks(dp4a_kernel, 256) * 4;
   stream s;
-  timing t = time_device([&](cudaStream_t st) {
-    dp4a_kernel<<<blocks, 256, 0, st>>>(sink.get(), 1);
-    CUDA_CHECK_LAUNCH();
-  }, s);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        dp4a_kernel<<<blocks, 256, 0, st>>>(sink.get(), 1);
+        CUDA_CHECK_LAUNCH();
+      },
+      s);
   return double(dp4a_chains) * dp4a_iterations * double(blocks) * 256 / (t.median_ms * 1e-3);
 }
 
@@ -256,21 +282,32 @@ pcie_rates pinned_copy_rates(std::size_t bytes) {
   std::memset(h_up.get(), 1, bytes);
   stream up, down;
   pcie_rates r;
-  timing t = time_device([&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(d_up.get(), h_up.get(), bytes, cudaMemcpyHostToDevice, st)); }, up, 1, 5);
+  timing t = time_device(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(cudaMemcpyAsync(d_up.get(), h_up.get(), bytes, cudaMemcpyHostToDevice, st));
+      },
+      up, 1, 5);
   r.h2d_gbs = bytes / (t.median_ms * 1e6);
-  t = time_device([&](cudaStream_t st) { CUDA_CHECK(cudaMemcpyAsync(h_down.get(), d_down.get(), bytes, cudaMemcpyDeviceToHost, st)); }, down, 1, 5);
+  t = time_device(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(cudaMemcpyAsync(h_down.get(), d_down.get(), bytes, cudaMemcpyDeviceToHost, st));
+      },
+      down, 1, 5);
   r.d2h_gbs = bytes / (t.median_ms * 1e6);
   // Both directions at once: the second stream waits on an event recorded in the first, so both
   // copies start together and the events of `up` bracket the pair.
   event go, down_done;
-  t = time_device([&](cudaStream_t st) {
-    CUDA_CHECK(cudaEventRecord(go, st));
-    CUDA_CHECK(cudaStreamWaitEvent(down, go, 0));
-    CUDA_CHECK(cudaMemcpyAsync(h_down.get(), d_down.get(), bytes, cudaMemcpyDeviceToHost, down));
-    CUDA_CHECK(cudaEventRecord(down_done, down));
-    CUDA_CHECK(cudaMemcpyAsync(d_up.get(), h_up.get(), bytes, cudaMemcpyHostToDevice, st));
-    CUDA_CHECK(cudaStreamWaitEvent(st, down_done, 0));
-  }, up, 1, 5);
+  t = time_device(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(cudaEventRecord(go, st));
+        CUDA_CHECK(cudaStreamWaitEvent(down, go, 0));
+        CUDA_CHECK(
+            cudaMemcpyAsync(h_down.get(), d_down.get(), bytes, cudaMemcpyDeviceToHost, down));
+        CUDA_CHECK(cudaEventRecord(down_done, down));
+        CUDA_CHECK(cudaMemcpyAsync(d_up.get(), h_up.get(), bytes, cudaMemcpyHostToDevice, st));
+        CUDA_CHECK(cudaStreamWaitEvent(st, down_done, 0));
+      },
+      up, 1, 5);
   r.both_gbs = 2.0 * bytes / (t.median_ms * 1e6);
   return r;
 }

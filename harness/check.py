@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """The student's loop: `make check` and `make progress`.
 
-  check.py run [--build DIR] [--stage REGEX] [--jobs N] [--grades FOLDER [--grading FILE]]
-      Builds only what the selected tests need, keeps going past a stage that does not compile
-      (and names it), runs the tests with ctest, and, when the selection is one stage on a GPU
-      with compute-sanitizer, runs memcheck, racecheck and synccheck on it with a one-line
-      verdict each, then judges what the stage teaches (harness/lesson.py, chapters/*/lessons.toml):
-      its SASS against the stage's signature (with cuobjdump) and, on a GPU, its speed against the
-      reference solution's, interleaved. Ends with a summary per stage (passed, failed, correct but
-      slow, misses its SASS signature, compiled but not run, TODO, does not compile) and records it
-      in DIR/progress.json for `make progress`, and its verdicts in DIR/verdicts.json (harness/verdicts.py;
-      --grades FOLDER also writes them as JUnit XML and Gradescope's results.json there).
-  check.py progress [--build DIR]
-      Per chapter, each exercise stage's state from the last runs (instant: nothing is built or
-      run): TODO, compiles, answer, sanitizers, speed against the reference, SASS signature.
+check.py run [--build DIR] [--stage REGEX] [--jobs N] [--grades FOLDER [--grading FILE]]
+    Builds only what the selected tests need, keeps going past a stage that does not compile
+    (and names it), runs the tests with ctest, and, when the selection is one stage on a GPU
+    with compute-sanitizer, runs memcheck, racecheck and synccheck on it with a one-line
+    verdict each, then judges what the stage teaches (harness/lesson.py, chapters/*/lessons.toml):
+    its SASS against the stage's signature (with cuobjdump) and, on a GPU, its speed against the
+    reference solution's, interleaved. Ends with a summary per stage (passed, failed, correct but
+    slow, misses its SASS signature, compiled but not run, TODO, does not compile) and records it
+    in DIR/progress.json for `make progress`, and its verdicts in DIR/verdicts.json (harness/verdicts.py;
+    --grades FOLDER also writes them as JUnit XML and Gradescope's results.json there).
+check.py progress [--build DIR]
+    Per chapter, each exercise stage's state from the last runs (instant: nothing is built or
+    run): TODO, compiles, answer, sanitizers, speed against the reference, SASS signature.
 """
+
 import argparse
 import concurrent.futures
 import datetime
@@ -29,10 +30,10 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
-import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
-import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
-import sanitizer_report  # noqa: E402  (a sanitizer's reports explained)
 import hints  # noqa: E402  (the stages' hint ladders and unwritten prerequisites)
+import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
+import sanitizer_report  # noqa: E402  (a sanitizer's reports explained)
+import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
 
 ROOT = course.ROOT
 TOOLS = course.SANITIZERS
@@ -82,8 +83,10 @@ def read_test_manifest(build):
     try:
         return json.loads((build / "tests.json").read_text())["tests"]
     except (OSError, ValueError, KeyError):
-        raise SystemExit(f"check: {build / 'tests.json'} is missing or unreadable; configure again "
-                         f"(rm -rf {build} && make check)")
+        raise SystemExit(
+            f"check: {build / 'tests.json'} is missing or unreadable; configure again "
+            f"(rm -rf {build} && make check)"
+        )
 
 
 def programs_of(test, manifest):
@@ -104,10 +107,18 @@ FIRST_ERROR = re.compile(r"(^\S+?[:(]\d+[):]?.*\berror\b.*$)|(^.*\berror\b:.*$)"
 def failed_blocks(log):
     """{output path: first error line} for each FAILED: block of a ninja log."""
     blocks = {}
-    for m in re.finditer(r"^FAILED: (\S+).*?$(.*?)(?=^FAILED: |^ninja: |\Z)", log, re.MULTILINE | re.DOTALL):
+    for m in re.finditer(
+        r"^FAILED: (\S+).*?$(.*?)(?=^FAILED: |^ninja: |\Z)", log, re.MULTILINE | re.DOTALL
+    ):
         out, body = m.group(1), m.group(2)
         err = FIRST_ERROR.search(body)
-        line = err.group(0).strip() if err else body.strip().splitlines()[-1] if body.strip() else "failed"
+        line = (
+            err.group(0).strip()
+            if err
+            else body.strip().splitlines()[-1]
+            if body.strip()
+            else "failed"
+        )
         blocks[out] = line.replace(str(ROOT) + "/", "")
     return blocks
 
@@ -117,10 +128,14 @@ def stale_targets(build, targets):
     by their bin/ name, object libraries (a stage's objects) by their target name."""
     if not targets:
         return set()
-    run = subprocess.run(["ninja", "-C", str(build), "-n"] + sorted(targets), capture_output=True, text=True)
+    run = subprocess.run(
+        ["ninja", "-C", str(build), "-n"] + sorted(targets), capture_output=True, text=True
+    )
     stale = set()
     for line in run.stdout.splitlines():
-        m = re.search(r"Linking \S+ executable bin/(\S+)", line) or re.search(r"CMakeFiles/([^/\s]+)\.dir/", line)
+        m = re.search(r"Linking \S+ executable bin/(\S+)", line) or re.search(
+            r"CMakeFiles/([^/\s]+)\.dir/", line
+        )
         if m and m.group(1) in targets:
             stale.add(m.group(1))
     return stale
@@ -155,10 +170,14 @@ def build_targets(build, targets, jobs, everything):
     ninja = generator_is_ninja(build)
     width = max(len(g) for g in groups)
     shown = log.relative_to(ROOT) if log.is_relative_to(ROOT) else log
-    print(f"building ({len(targets) if not everything else 'every target'}; the compiler's output goes to {shown})")
+    print(
+        f"building ({len(targets) if not everything else 'every target'}; the compiler's output goes to {shown})"
+    )
     broken = {}
     for group, members in sorted(groups.items()):
-        cmd = ["cmake", "--build", str(build), "-j", str(jobs)] + ([] if everything else ["--target"] + members)
+        cmd = ["cmake", "--build", str(build), "-j", str(jobs)] + (
+            [] if everything else ["--target"] + members
+        )
         if ninja:
             cmd += ["--", "-k", "0"]
         start = time.monotonic()
@@ -172,7 +191,9 @@ def build_targets(build, targets, jobs, everything):
             print(f"  {group:<{width}}  done ({took})")
             continue
         if not ninja:
-            raise SystemExit(f"check: the build failed (see {shown}); with the Ninja generator check would go on")
+            raise SystemExit(
+                f"check: the build failed (see {shown}); with the Ninja generator check would go on"
+            )
         with open(log) as f:
             f.seek(mark)
             blocks = failed_blocks(f.read())
@@ -181,11 +202,14 @@ def build_targets(build, targets, jobs, everything):
             # A target no selected test needs (a benchmark, in a build of everything): still a failure.
             broken[f"({group})"] = next(iter(blocks.values()), "see the log")
         for target in failed:
-            stem = target[len("test."):] if target.startswith("test.") else target
+            stem = target[len("test.") :] if target.startswith("test.") else target
             broken[target] = next((e for out, e in blocks.items() if stem in out), None) or next(
-                iter(blocks.values()), "did not build")
-        print(f"  {group:<{width}}  {len(failed) or 'some'} target(s) did not build ({took}); "
-              f"the first error: {next(iter(blocks.values()), 'see the log')}")
+                iter(blocks.values()), "did not build"
+            )
+        print(
+            f"  {group:<{width}}  {len(failed) or 'some'} target(s) did not build ({took}); "
+            f"the first error: {next(iter(blocks.values()), 'see the log')}"
+        )
     return broken
 
 
@@ -208,8 +232,20 @@ def run_ctest(build, names, jobs):
         return {}
     junit = build / "check-results.xml"
     regex = "^(" + "|".join(re.escape(n) for n in sorted(names)) + ")$"
-    cmd = ["ctest", "--output-on-failure", "--no-label-summary", "--no-tests=error", "-j", str(jobs), "-LE", "sanitize", "-R", regex,
-           "--output-junit", str(junit)]
+    cmd = [
+        "ctest",
+        "--output-on-failure",
+        "--no-label-summary",
+        "--no-tests=error",
+        "-j",
+        str(jobs),
+        "-LE",
+        "sanitize",
+        "-R",
+        regex,
+        "--output-junit",
+        str(junit),
+    ]
     subprocess.run(cmd, cwd=build)
     results = {}
     if not junit.is_file():
@@ -218,13 +254,19 @@ def run_ctest(build, names, jobs):
         out = case.findtext("system-out") or ""
         status = case.get("status")
         skipped = case.find("skipped")
-        if "COURSE_SKIP:" in out or status == "disabled" or (
-                skipped is not None and "SKIP" in (skipped.get("message") or "")):
+        if (
+            "COURSE_SKIP:" in out
+            or status == "disabled"
+            or (skipped is not None and "SKIP" in (skipped.get("message") or ""))
+        ):
             results[case.get("name")] = ("skipped", out)
         elif status == "notrun":
             # ctest found no program to run: a build step this check did not take.
-            results[case.get("name")] = ("failed", out + "\nnot run: ctest found no program to run "
-                                         "(build it with: cmake --build " + str(build) + ")")
+            results[case.get("name")] = (
+                "failed",
+                out + "\nnot run: ctest found no program to run "
+                "(build it with: cmake --build " + str(build) + ")",
+            )
         elif status == "fail" or case.find("failure") is not None:
             results[case.get("name")] = ("failed", out)
         else:
@@ -232,8 +274,11 @@ def run_ctest(build, names, jobs):
     return results
 
 
-REPORT_LINE = re.compile(r"^=+\s+(Invalid .*|Error.*|Warning.*|Barrier error.*|Program hit .*|Race reported.*|"
-                         r"Uninitialized .*|Leaked .*|.*hazard.*)$", re.IGNORECASE)
+REPORT_LINE = re.compile(
+    r"^=+\s+(Invalid .*|Error.*|Warning.*|Barrier error.*|Program hit .*|Race reported.*|"
+    r"Uninitialized .*|Leaked .*|.*hazard.*)$",
+    re.IGNORECASE,
+)
 SOURCE_LINE = re.compile(r"in (\S+?:\d+)")
 
 
@@ -244,8 +289,10 @@ def sanitizer_verdict(tool, output, code):
     for i, line in enumerate(lines):
         if REPORT_LINE.match(line) and "SUMMARY" not in line:
             first = re.sub(r"^=+\s+", "", line).strip()
-            first = re.sub(r"\s+at\s+.*?\+0x[0-9a-fA-F]+\s+in\s+\S+:\d+", "", first)  # the place goes last
-            for follow in lines[i:i + 12]:
+            first = re.sub(
+                r"\s+at\s+.*?\+0x[0-9a-fA-F]+\s+in\s+\S+:\d+", "", first
+            )  # the place goes last
+            for follow in lines[i : i + 12]:
                 m = SOURCE_LINE.search(follow)
                 if m:
                     where = m.group(1).replace(str(ROOT) + "/", "")
@@ -274,15 +321,23 @@ def run_sanitizers(build, program, name):
         out = run.stdout + run.stderr
         (logs / f"{name.replace('/', '.')}.{tool}.log").write_text(out)
         if "COURSE_SKIP" in out and run.returncode == 0:
-            return tool, "skipped", f"{tool}: skipped: " + next(l for l in out.splitlines() if "COURSE_SKIP" in l).split(
-                "COURSE_SKIP:", 1)[1].strip()
+            return (
+                tool,
+                "skipped",
+                f"{tool}: skipped: "
+                + next(l for l in out.splitlines() if "COURSE_SKIP" in l)
+                .split("COURSE_SKIP:", 1)[1]
+                .strip(),
+            )
         state, line = sanitizer_verdict(tool, out, run.returncode)
         if state == "errors":
             # Both accesses of a race, the memory, the threads, what would order them (sanitizer_report.py).
             line += "".join("\n    " + more for more in sanitizer_report.explain(out, tool))
         return tool, state, line
 
-    print(f"\nsanitizers on {name} (small sizes; full logs in {logs.relative_to(ROOT) if logs.is_relative_to(ROOT) else logs}/):")
+    print(
+        f"\nsanitizers on {name} (small sizes; full logs in {logs.relative_to(ROOT) if logs.is_relative_to(ROOT) else logs}/):"
+    )
     verdicts = {}
     with concurrent.futures.ThreadPoolExecutor(len(TOOLS)) as pool:
         for tool, state, line in pool.map(one, TOOLS):
@@ -312,21 +367,31 @@ def lesson_checks(build, k, gpu):
     if variant != "exercise":
         checks["speed"] = {"verdict": "reference", "detail": "the reference solution itself"}
     elif not isinstance(speed, dict):
-        checks["speed"] = {"verdict": "not a speed lesson", "detail": speed or "no speed lesson declared"}
+        checks["speed"] = {
+            "verdict": "not a speed lesson",
+            "detail": speed or "no speed lesson declared",
+        }
         print("  speed: " + (speed or "no speed lesson declared"))
     elif not gpu:
         checks["speed"] = {"verdict": "needs a GPU", "detail": "speed not judged: no GPU"}
         print("  speed not judged: no GPU here")
     else:
-        res = lesson.speed_verdict(stage_id, build / "bin" / course.judge_program("solution", chapter, stage),
-                                   build / "bin" / course.judge_program("exercise", chapter, stage))
+        res = lesson.speed_verdict(
+            stage_id,
+            build / "bin" / course.judge_program("solution", chapter, stage),
+            build / "bin" / course.judge_program("exercise", chapter, stage),
+        )
         for line in res.lines:
             print("  " + line)
         checks["speed"] = {"verdict": res.state, "detail": res.lines[0]}
         if res.state == "slow":
-            checks["speed"]["detail"] = f"{res.ratio:.2f}x the reference's speed, below the stage's threshold"
+            checks["speed"]["detail"] = (
+                f"{res.ratio:.2f}x the reference's speed, below the stage's threshold"
+            )
         if res.pairs:
-            checks["speed"].update(ratio=round(res.ratio, 3), low=round(res.low, 3), high=round(res.high, 3))
+            checks["speed"].update(
+                ratio=round(res.ratio, 3), low=round(res.low, 3), high=round(res.high, 3)
+            )
     return checks
 
 
@@ -357,7 +422,7 @@ def first_failure(output):
         if not line.rstrip().endswith("FAILED:"):
             continue
         block = []
-        for follow in lines[i + 1:]:
+        for follow in lines[i + 1 :]:
             if not follow.startswith("  "):
                 if block:
                     break
@@ -378,7 +443,9 @@ def stage_state(kinds, results, broken_reason):
     if not states:
         return "not run", ""
     if any(s == "failed" for s, _ in states):
-        return "failed", next((first_failure(o) for s, o in states if s == "failed" and first_failure(o)), "")
+        return "failed", next(
+            (first_failure(o) for s, o in states if s == "failed" and first_failure(o)), ""
+        )
     if all(s == "skipped" for s, _ in states):
         text = " ".join(o for _, o in states)
         if "TODO" in text:
@@ -409,8 +476,11 @@ def run(args):
     refresh_configuration(build)
     selected = stage_selection(args.stage)
     if selected != args.stage:
-        yours = (f"; your stage is STAGE=exercise/{selected.split('/', 1)[1]}"
-                 if selected.startswith("solution/") else "")
+        yours = (
+            f"; your stage is STAGE=exercise/{selected.split('/', 1)[1]}"
+            if selected.startswith("solution/")
+            else ""
+        )
         print(f"check: STAGE={args.stage} selects {selected}{yours}")
     args.stage = selected
     # One exercise stage whose lesson headers from earlier stages are still stubs: say which, first.
@@ -419,8 +489,10 @@ def run(args):
     tests = list_tests(build, args.stage)
     if not tests:
         chapters = course.chapters(ROOT)
-        print(f"check: no test matches STAGE={args.stage}. Stages are named <variant>/<chapter>/<stage>, e.g. "
-              f"exercise/13-scan/04_two_level; chapters: {', '.join(chapters)}; `make help` lists every stage.")
+        print(
+            f"check: no test matches STAGE={args.stage}. Stages are named <variant>/<chapter>/<stage>, e.g. "
+            f"exercise/13-scan/04_two_level; chapters: {', '.join(chapters)}; `make help` lists every stage."
+        )
         return 2
     reason = gpu_reason()
     manifest = read_test_manifest(build)
@@ -429,9 +501,14 @@ def run(args):
     # wrong variants would only be skipped. ALL=1 (--everything) builds and runs every test anyway.
     offline = bool(reason) and not args.everything
     if reason:
-        print(f"note: {reason}: GPU tests are not run here" + (
-            "; every selected stage is compiled, and the host tests run (chapter 14's CPU stage among them)"
-            if offline else " (reported as Skipped); host tests run"))
+        print(
+            f"note: {reason}: GPU tests are not run here"
+            + (
+                "; every selected stage is compiled, and the host tests run (chapter 14's CPU stage among them)"
+                if offline
+                else " (reported as Skipped); host tests run"
+            )
+        )
 
     # Which programs the selected tests need (build/tests.json), and which stage each test belongs to.
     programs, by_stage, offline_skip = {}, {}, {}
@@ -451,21 +528,35 @@ def run(args):
     judged = sorted(by_stage)
     if len(judged) == 1 and not reason:
         variant, chapter, stage = judged[0].split("/")
-        if variant == "exercise" and isinstance(lesson.declaration(f"{chapter}/{stage}").get("speed"), dict):
+        if variant == "exercise" and isinstance(
+            lesson.declaration(f"{chapter}/{stage}").get("speed"), dict
+        ):
             for v in ("exercise", "solution"):
                 programs.setdefault(course.judge_program(v, chapter, stage), [])
-    broken = build_targets(build, set(programs), args.jobs, everything=not args.stage and not offline)
+    broken = build_targets(
+        build, set(programs), args.jobs, everything=not args.stage and not offline
+    )
     broken_tests = {n: broken[p] for p, names in programs.items() if p in broken for n in names}
     for program, reason_text in sorted(broken.items()):
         print(f"check: {program} does not compile, its tests are left out: {reason_text}")
 
-    runnable = [t["name"] for t in tests if t["name"] not in broken_tests and t["name"] not in offline_skip
-                and (not offline or "host" in labels_of(t))]
+    runnable = [
+        t["name"]
+        for t in tests
+        if t["name"] not in broken_tests
+        and t["name"] not in offline_skip
+        and (not offline or "host" in labels_of(t))
+    ]
     results = run_ctest(build, runnable, args.jobs)
-    todo = {f"{m['variant']}.{m['id'].replace('/', '.')}" for m in read_manifest(build) if m.get("todo")}
+    todo = {
+        f"{m['variant']}.{m['id'].replace('/', '.')}" for m in read_manifest(build) if m.get("todo")
+    }
     for n, obj in offline_skip.items():
         if n not in broken_tests:
-            results[n] = ("skipped", "COURSE_SKIP: TODO" if obj in todo else f"COURSE_SKIP: GPU tests skipped: {reason}")
+            results[n] = (
+                "skipped",
+                "COURSE_SKIP: TODO" if obj in todo else f"COURSE_SKIP: GPU tests skipped: {reason}",
+            )
     for n, why in broken_tests.items():
         results[n] = ("failed", "does not compile: " + why)
 
@@ -485,8 +576,11 @@ def run(args):
     lessons = {}
     if len(stage_keys) == 1:
         k = stage_keys[0]
-        state, _ = stage_state(by_stage[k], results, next((broken_tests[n] for n in by_stage[k].values()
-                                                           if n in broken_tests), None))
+        state, _ = stage_state(
+            by_stage[k],
+            results,
+            next((broken_tests[n] for n in by_stage[k].values() if n in broken_tests), None),
+        )
         clean = not any(v == "errors" for v in sanitizers.get(k, {}).values())
         if state in ("passed", UNTESTED) and clean:
             lessons[k] = lesson_checks(build, k, gpu=not reason)
@@ -499,7 +593,11 @@ def run(args):
         kinds = by_stage[k]
         reason_text = next((broken_tests[n] for n in kinds.values() if n in broken_tests), None)
         state, detail = stage_state(kinds, results, reason_text)
-        if k in sanitizers and state == "passed" and any(v == "errors" for v in sanitizers[k].values()):
+        if (
+            k in sanitizers
+            and state == "passed"
+            and any(v == "errors" for v in sanitizers[k].values())
+        ):
             state = "failed"
             detail = "the sanitizers report errors"
         if k in lessons:
@@ -518,7 +616,9 @@ def run(args):
         if k in sanitizers:
             entry["sanitizers"] = sanitizers[k]
         elif "sanitizers" in earlier and state != "TODO":
-            entry["sanitizers"] = earlier["sanitizers"]  # kept until the next sanitizer run of the stage
+            entry["sanitizers"] = earlier[
+                "sanitizers"
+            ]  # kept until the next sanitizer run of the stage
         if k in lessons:
             entry.update(lessons[k])
         elif state in ("TODO", "failed", "does not compile"):
@@ -528,14 +628,31 @@ def run(args):
                 if what in earlier:
                     entry[what] = earlier[what]
         progress["stages"][k] = entry
-        if state not in ("TODO",) and (k.startswith("exercise/") or state not in ("passed", UNTESTED)):
+        if state not in ("TODO",) and (
+            k.startswith("exercise/") or state not in ("passed", UNTESTED)
+        ):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
     save_progress(build, progress)
 
-    failed_other = [n for n, (s, _) in results.items() if s == "failed" and not course.stage_test(n)]
-    wrong_failed = [n for n, (s, _) in results.items() if s == "failed" and (course.stage_test(n) or ("",))[0] == "wrong"]
-    order = ["passed", "correct, but slow", "misses its SASS signature", "failed", UNTESTED, "TODO",
-             "does not compile", "skipped", "not run"]
+    failed_other = [
+        n for n, (s, _) in results.items() if s == "failed" and not course.stage_test(n)
+    ]
+    wrong_failed = [
+        n
+        for n, (s, _) in results.items()
+        if s == "failed" and (course.stage_test(n) or ("",))[0] == "wrong"
+    ]
+    order = [
+        "passed",
+        "correct, but slow",
+        "misses its SASS signature",
+        "failed",
+        UNTESTED,
+        "TODO",
+        "does not compile",
+        "skipped",
+        "not run",
+    ]
     print()
     for variant in ("exercise", "solution"):
         if variant in counts:
@@ -549,19 +666,48 @@ def run(args):
         print(f"  {n}: a deliberately wrong stage was accepted by the tests")
     for n in failed_other:
         out = results[n][1]
-        why = first_failure(out) or next((l.strip() for l in reversed(out.splitlines()) if l.strip()), "")
-        print(f"  {n}: failed" + (f": {why}" if why else "") + f" (ctest --test-dir {build} -R '^{n}$' "
-              "--output-on-failure shows it all)")
+        why = first_failure(out) or next(
+            (l.strip() for l in reversed(out.splitlines()) if l.strip()), ""
+        )
+        print(
+            f"  {n}: failed"
+            + (f": {why}" if why else "")
+            + f" (ctest --test-dir {build} -R '^{n}$' "
+            "--output-on-failure shows it all)"
+        )
     if not args.stage:
-        print("`make progress` shows every stage's state; `make check STAGE=exercise/<chapter>/<stage>` checks one "
-              "stage completely (its tests; on a GPU the sanitizers and its speed; with cuobjdump its SASS).")
+        print(
+            "`make progress` shows every stage's state; `make check STAGE=exercise/<chapter>/<stage>` checks one "
+            "stage completely (its tests; on a GPU the sanitizers and its speed; with cuobjdump its SASS)."
+        )
     # The same verdicts for graders: BUILD/verdicts.json, and with GRADES=DIR junit.xml and results.json.
-    verdicts.after_check(build, args.grades, args.grading, verdicts.from_check(
-        build, args.stage, results, by_stage, sanitizers, lessons,
-        {k: (progress["stages"][k]["state"], progress["stages"][k].get("detail", "")) for k in stage_keys},
-        reason, time.monotonic() - started, {n: first_failure(o) for n, (s, o) in results.items() if s == "failed"}))
-    bad = sum(c.get("failed", 0) + c.get("does not compile", 0) + c.get("correct, but slow", 0)
-              + c.get("misses its SASS signature", 0) for c in counts.values())
+    verdicts.after_check(
+        build,
+        args.grades,
+        args.grading,
+        verdicts.from_check(
+            build,
+            args.stage,
+            results,
+            by_stage,
+            sanitizers,
+            lessons,
+            {
+                k: (progress["stages"][k]["state"], progress["stages"][k].get("detail", ""))
+                for k in stage_keys
+            },
+            reason,
+            time.monotonic() - started,
+            {n: first_failure(o) for n, (s, o) in results.items() if s == "failed"},
+        ),
+    )
+    bad = sum(
+        c.get("failed", 0)
+        + c.get("does not compile", 0)
+        + c.get("correct, but slow", 0)
+        + c.get("misses its SASS signature", 0)
+        for c in counts.values()
+    )
     bad += len(wrong_failed) + len(failed_other) + len([p for p in broken if p not in programs])
     return 1 if bad else 0
 
@@ -593,9 +739,15 @@ def speed_cell(rec):
     sp = (rec or {}).get("speed") or {}
     verdict = sp.get("verdict", "")
     if "ratio" in sp:
-        return f"{sp['ratio']:.2f}x" + ("" if verdict == "passed" else " slow" if verdict == "slow" else " noisy")
-    return {"not a speed lesson": "not a lesson", "needs a GPU": "needs GPU", "": "not run",
-            "todo": "TODO"}.get(verdict, verdict)
+        return f"{sp['ratio']:.2f}x" + (
+            "" if verdict == "passed" else " slow" if verdict == "slow" else " noisy"
+        )
+    return {
+        "not a speed lesson": "not a lesson",
+        "needs a GPU": "needs GPU",
+        "": "not run",
+        "todo": "TODO",
+    }.get(verdict, verdict)
 
 
 def sass_cell(rec):
@@ -634,36 +786,61 @@ def progress(args):
             san = sp = sa = ""
             if not todo:
                 vals = (rec or {}).get("sanitizers")
-                san = ("clean" if all(v == "clean" for v in vals.values()) else ", ".join(
-                    f"{t} {v}" for t, v in vals.items() if v != "clean")) if vals else "not run"
+                san = (
+                    (
+                        "clean"
+                        if all(v == "clean" for v in vals.values())
+                        else ", ".join(f"{t} {v}" for t, v in vals.items() if v != "clean")
+                    )
+                    if vals
+                    else "not run"
+                )
                 sp, sa = speed_cell(rec), sass_cell(rec)
-            short = state if len(state) <= 28 else state[:25] + "..."  # two spaces before the next column
+            short = (
+                state if len(state) <= 28 else state[:25] + "..."
+            )  # two spaces before the next column
             total[state.split(":")[-1].strip()] = total.get(state.split(":")[-1].strip(), 0) + 1
             # Hints taken of the stage's ladder (make hint): blank when it has none.
             ladder = ladders.get(stage, 0)
             hint = f"{hints_taken.get(k, 0)}/{ladder}" if ladder else ""
             print(f"  {stage:26} {short:29} {san:16} {sp:12} {sa:12} {hint:6}".rstrip())
     print("\n" + "; ".join(f"{v} {k}" for k, v in sorted(total.items())))
-    print("speed: your stage's speed over the reference solution's, timed interleaved by make check STAGE=exercise/...;"
-          " SASS: its instructions against the stage's signature (chapters/<chapter>/lessons.toml);"
-          " hints: taken of the stage's ladder (make hint STAGE=exercise/<chapter>/<stage>)")
+    print(
+        "speed: your stage's speed over the reference solution's, timed interleaved by make check STAGE=exercise/...;"
+        " SASS: its instructions against the stage's signature (chapters/<chapter>/lessons.toml);"
+        " hints: taken of the stage's ladder (make hint STAGE=exercise/<chapter>/<stage>)"
+    )
     if not recorded:
-        print("(nothing recorded yet in " + str(build.relative_to(ROOT) if build.is_relative_to(ROOT) else build)
-              + "/progress.json: `make check` records each stage it runs)")
+        print(
+            "(nothing recorded yet in "
+            + str(build.relative_to(ROOT) if build.is_relative_to(ROOT) else build)
+            + "/progress.json: `make check` records each stage it runs)"
+        )
     return 0
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run")
     r.add_argument("--build", default="build")
     r.add_argument("--stage", default="")
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    r.add_argument("--everything", action="store_true",
-                   help="build and run every test even without a GPU (make check ALL=1; CI's strict pass)")
-    r.add_argument("--grades", default="", help="folder for junit.xml and results.json (make check GRADES=DIR)")
-    r.add_argument("--grading", default="", help="points, weights and visibility (GRADING=FILE; docs/grading.md)")
+    r.add_argument(
+        "--everything",
+        action="store_true",
+        help="build and run every test even without a GPU (make check ALL=1; CI's strict pass)",
+    )
+    r.add_argument(
+        "--grades", default="", help="folder for junit.xml and results.json (make check GRADES=DIR)"
+    )
+    r.add_argument(
+        "--grading",
+        default="",
+        help="points, weights and visibility (GRADING=FILE; docs/grading.md)",
+    )
     p = sub.add_parser("progress")
     p.add_argument("--build", default="build")
     args = parser.parse_args()

@@ -65,16 +65,23 @@ def gpu_reason():
 
 # ---------------------------------------------------------------- the tree
 
+
 def chapters(root=ROOT):
     """NN-topic names with both chapters/ and solutions/ folders, in order."""
-    return sorted(p.name for p in (root / "chapters").glob("[0-9][0-9]-*")
-                  if p.is_dir() and (root / "solutions" / p.name).is_dir())
+    return sorted(
+        p.name
+        for p in (root / "chapters").glob("[0-9][0-9]-*")
+        if p.is_dir() and (root / "solutions" / p.name).is_dir()
+    )
 
 
 def stages(chapter, root=ROOT):
     """Stage names (01_grid_stride) of one chapter, in order."""
-    return sorted(p.stem for p in (root / "solutions" / chapter).glob("[0-9][0-9]_*.cu")
-                  if STAGE_FILE.match(p.name))
+    return sorted(
+        p.stem
+        for p in (root / "solutions" / chapter).glob("[0-9][0-9]_*.cu")
+        if STAGE_FILE.match(p.name)
+    )
 
 
 def stage_ids(root=ROOT):
@@ -93,8 +100,11 @@ def is_stage_file(path):
 def lesson_headers(chapter, root=ROOT):
     """File names of a chapter's lesson headers: the mirrored files of solutions/<chapter>/ that
     are not stage files (a .cuh or .h holding a kernel a stage teaches), sorted."""
-    return sorted(p.name for p in (Path(root) / "solutions" / chapter).glob("*")
-                  if p.is_file() and p.suffix in MIRRORED and not is_stage_file(p))
+    return sorted(
+        p.name
+        for p in (Path(root) / "solutions" / chapter).glob("*")
+        if p.is_file() and p.suffix in MIRRORED and not is_stage_file(p)
+    )
 
 
 def _cmake_calls(chapter, command, root=ROOT):
@@ -115,8 +125,16 @@ def bench_chapters(root=ROOT):
 def program_chapter(program, root=ROOT):
     """The chapter whose CMakeLists.txt builds a program of its own (add_executable(nbody ...):
     what make nbody runs), or None."""
-    return next((c for c in chapters(root)
-                 if any(args.split()[:1] == [program] for args in _cmake_calls(c, "add_executable", root))), None)
+    return next(
+        (
+            c
+            for c in chapters(root)
+            if any(
+                args.split()[:1] == [program] for args in _cmake_calls(c, "add_executable", root)
+            )
+        ),
+        None,
+    )
 
 
 def wrong_variants(root=ROOT):
@@ -126,7 +144,9 @@ def wrong_variants(root=ROOT):
         for args in _cmake_calls(chapter, "course_add_wrong_variant", root):
             stage = re.search(r"\bSTAGE\s+(\S+)", args)
             name = re.search(r"\bNAME\s+(\S+)", args)
-            found.append((chapter, stage.group(1) if stage else "?", name.group(1) if name else "?"))
+            found.append(
+                (chapter, stage.group(1) if stage else "?", name.group(1) if name else "?")
+            )
     return found
 
 
@@ -151,9 +171,24 @@ KINDS = ("gpu", "cpu")
 # Every key a lessons.toml may hold (a stage's speed table and [workload] are the judge's and the
 # bench's parameters, checked by those programs): a misspelt key is an error, not a silent default.
 CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline")
-STAGE_KEYS = ("lesson", "speed", "sass", "needs", "local_memory", "test", "kind", "capture", "perf", "hints")
-ENTRY_KEYS = {"sass": ("rule", "kernels", "arch", "why"), "perf": ("metric", "min", "max", "why"),
-              "capture": ("kernels", "says"), "needs": ("cc", "gpus", "why")}
+STAGE_KEYS = (
+    "lesson",
+    "speed",
+    "sass",
+    "needs",
+    "local_memory",
+    "test",
+    "kind",
+    "capture",
+    "perf",
+    "hints",
+)
+ENTRY_KEYS = {
+    "sass": ("rule", "kernels", "arch", "why"),
+    "perf": ("metric", "min", "max", "why"),
+    "capture": ("kernels", "says"),
+    "needs": ("cc", "gpus", "why"),
+}
 
 try:
     import tomllib
@@ -190,6 +225,7 @@ def read_manifest(chapter, root=ROOT):
 def schema_error(data):
     """What is wrong with a lessons.toml's keys and the shapes of capture and perf, in a few
     words naming the table and the key; None when nothing is."""
+
     def unknown(where, table, known):
         bad = sorted(set(table) - set(known))
         return f"{where} unknown key '{bad[0]}' (known: {', '.join(known)})" if bad else None
@@ -205,8 +241,12 @@ def schema_error(data):
             return error
         for key, value in table.items():
             if key == "roofline" and not isinstance(value, str):
-                return f"[{name}] roofline is the name of the work a point counts (plots/roofline.py)"
-            if key == "profile_rows" and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                return (
+                    f"[{name}] roofline is the name of the work a point counts (plots/roofline.py)"
+                )
+            if key == "profile_rows" and not (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
                 return f"[{name}] profile_rows is a list of profile.py row keys"
             if key not in ENTRY_KEYS:
                 continue
@@ -215,7 +255,9 @@ def schema_error(data):
                 return f"[{name}] {key} is a table ({key} = {{ {', '.join(ENTRY_KEYS[key])} }})"
             for entry in entries:
                 if not isinstance(entry, dict):
-                    return f"[{name}] {key} is a list of tables ({{ {', '.join(ENTRY_KEYS[key])} }})"
+                    return (
+                        f"[{name}] {key} is a list of tables ({{ {', '.join(ENTRY_KEYS[key])} }})"
+                    )
                 error = unknown(f"[{name}] {key}:", entry, ENTRY_KEYS[key])
                 if error:
                     return error
@@ -245,8 +287,10 @@ def stage_hints(stage_id, root=ROOT):
     chapter, stage = stage_id.split("/", 1)
     ladder = read_manifest(chapter, root).get(stage, {}).get("hints", [])
     if not isinstance(ladder, list) or not all(isinstance(h, str) and h.strip() for h in ladder):
-        raise UsageError(f"lesson: {lessons_path(chapter, root).relative_to(root)}: [{stage}] hints must be "
-                         f"a list of non-empty strings")
+        raise UsageError(
+            f"lesson: {lessons_path(chapter, root).relative_to(root)}: [{stage}] hints must be "
+            f"a list of non-empty strings"
+        )
     return ladder
 
 
@@ -272,9 +316,12 @@ def capture_subset(stage_id, root=ROOT):
 def perf_bounds(root=ROOT):
     """make check-perf's counter bounds, every stage's lessons.toml `perf` in course order, each
     as {stage: <chapter>/<stage>, metric, min and/or max, why}."""
-    return [{"stage": f"{chapter}/{stage}", **bound} for chapter in chapters(root)
-            for stage, decl in sorted(stage_declarations(chapter, root).items())
-            for bound in decl.get("perf", [])]
+    return [
+        {"stage": f"{chapter}/{stage}", **bound}
+        for chapter in chapters(root)
+        for stage, decl in sorted(stage_declarations(chapter, root).items())
+        for bound in decl.get("perf", [])
+    ]
 
 
 def chapter_settings(chapter, root=ROOT):
@@ -299,8 +346,11 @@ def speed_params(speed, work):
 
 def definitions(prefix, table):
     """Compile definitions of a table's numbers: {"cpu-N": 16} -> ["COURSE_BENCH_CPU_N=16"]."""
-    return [f"{prefix}_{re.sub(r'[^A-Za-z0-9]', '_', k).upper()}={v}" for k, v in table.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return [
+        f"{prefix}_{re.sub(r'[^A-Za-z0-9]', '_', k).upper()}={v}"
+        for k, v in table.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    ]
 
 
 def build_facts(chapter, root=ROOT):
@@ -313,18 +363,26 @@ def build_facts(chapter, root=ROOT):
     facts = {}
     for stage in stages(chapter, root):
         if stage not in data:
-            raise UsageError(f"course: stage {chapter}/{stage} (solutions/{chapter}/{stage}.cu) has no "
-                             f"entry in {shown}: add a [{stage}] table with its lesson")
+            raise UsageError(
+                f"course: stage {chapter}/{stage} (solutions/{chapter}/{stage}.cu) has no "
+                f"entry in {shown}: add a [{stage}] table with its lesson"
+            )
         if not (Path(root) / "chapters" / chapter / f"{stage}.cu").is_file():
-            raise UsageError(f"course: stage {chapter}/{stage} has no exercise file chapters/{chapter}/"
-                             f"{stage}.cu: make exercises writes it from the solution")
+            raise UsageError(
+                f"course: stage {chapter}/{stage} has no exercise file chapters/{chapter}/"
+                f"{stage}.cu: make exercises writes it from the solution"
+            )
         decl = {**defaults, **data[stage]}
         kind = decl.get("kind", "gpu")
         if kind not in KINDS:
-            raise UsageError(f"course: {shown}: [{stage}] kind = '{kind}'; one of {', '.join(KINDS)}")
+            raise UsageError(
+                f"course: {shown}: [{stage}] kind = '{kind}'; one of {', '.join(KINDS)}"
+            )
         if kind == "gpu" and not decl.get("test"):
-            raise UsageError(f"course: {shown}: [{stage}] names no test file: say test = \"test_x.cpp\" "
-                             f"in it or in [chapter]")
+            raise UsageError(
+                f'course: {shown}: [{stage}] names no test file: say test = "test_x.cpp" '
+                f"in it or in [chapter]"
+            )
         facts[stage] = {"test": decl.get("test", ""), "kind": kind}
     return facts
 
@@ -332,8 +390,12 @@ def build_facts(chapter, root=ROOT):
 def gpu_stages(root=ROOT):
     """Stage ids of kind gpu (lessons.toml): tested on a GPU; the others (chapter 14's CPU stage)
     are built and tested on their own, on the host."""
-    return [f"{c}/{s}" for c in chapters(root) for s, f in build_facts(c, root).items()
-            if f["kind"] == "gpu"]
+    return [
+        f"{c}/{s}"
+        for c in chapters(root)
+        for s, f in build_facts(c, root).items()
+        if f["kind"] == "gpu"
+    ]
 
 
 def cmake_code(root=ROOT):
@@ -344,12 +406,12 @@ def cmake_code(root=ROOT):
         facts = build_facts(chapter, root)
         lines.append(f"set(COURSE_STAGES_{chapter} {';'.join(facts)})")
         for stage, f in facts.items():
-            lines.append(f"set(COURSE_STAGE_TEST_{chapter}_{stage} \"{f['test']}\")")
+            lines.append(f'set(COURSE_STAGE_TEST_{chapter}_{stage} "{f["test"]}")')
             lines.append(f"set(COURSE_STAGE_KIND_{chapter}_{stage} {f['kind']})")
         work = definitions("COURSE_WORKLOAD", workload(chapter, root))
         bench = definitions("COURSE_BENCH", bench_defaults(chapter, root))
-        lines.append(f"set(COURSE_WORKLOAD_DEFS_{chapter} \"{';'.join(work)}\")")
-        lines.append(f"set(COURSE_BENCH_DEFS_{chapter} \"{';'.join(bench)}\")")
+        lines.append(f'set(COURSE_WORKLOAD_DEFS_{chapter} "{";".join(work)}")')
+        lines.append(f'set(COURSE_BENCH_DEFS_{chapter} "{";".join(bench)}")')
     return "\n".join(lines)
 
 
@@ -383,8 +445,10 @@ def capture_header(path):
 
 # ---------------------------------------------------------------- stage references
 
+
 class StageRef(NamedTuple):
     """A stage as a command names it: [solution/|exercise/|wrong/]<chapter>/<stage>[.<wrong name>]."""
+
     variant: str
     chapter: str
     stage: str
@@ -397,7 +461,9 @@ class StageRef(NamedTuple):
     @property
     def target(self):
         """The stage's object library (solution.<chapter>.<stage>, wrong.<chapter>.<stage>.<name>)."""
-        return ".".join([self.variant, self.chapter, self.stage] + ([self.wrong] if self.wrong else []))
+        return ".".join(
+            [self.variant, self.chapter, self.stage] + ([self.wrong] if self.wrong else [])
+        )
 
 
 def stage_text(arg, prefixes=VARIANTS, root=ROOT):
@@ -463,8 +529,10 @@ def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_v
     """None when arg names one stage (or is a file: a .cu, an object, a capture), else the
     one-line message."""
     if not arg:
-        return (f"{what}: say which stage, e.g. {example} (or exercise/<chapter>/<stage>); "
-                f"stages: {stage_choices(root)}")
+        return (
+            f"{what}: say which stage, e.g. {example} (or exercise/<chapter>/<stage>); "
+            f"stages: {stage_choices(root)}"
+        )
     if Path(arg).is_file():
         return None
     found, candidates = parse_stage(arg, root)
@@ -473,8 +541,9 @@ def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_v
     if candidates:
         more = f" and {len(candidates) - 8} more" if len(candidates) > 8 else ""
         return f"{what}: '{arg}' names several stages: {', '.join(candidates[:8])}{more}; say which"
-    return (f"{what}: no stage '{arg}'; use [exercise/]<chapter>/<stage>, one of: "
-            f"{stage_choices(root)}")
+    return (
+        f"{what}: no stage '{arg}'; use [exercise/]<chapter>/<stage>, one of: {stage_choices(root)}"
+    )
 
 
 # A bench's library row (CUB, cuBLAS, ...), as make profile names it: <chapter>/baseline (or
@@ -486,26 +555,33 @@ def profile_stage(arg, root=ROOT):
     """(variant, chapter, stage) for make profile's STAGE: a stage, or a chapter's library row
     (stage BASELINE); UsageError (status 2) naming the choices."""
     if not arg:
-        raise UsageError("profile: say which stage, e.g. make profile STAGE=12-reduction/10_fastest "
-                         f"(or <chapter>/{BASELINE} for the library row); stages: {stage_choices(root)}")
+        raise UsageError(
+            "profile: say which stage, e.g. make profile STAGE=12-reduction/10_fastest "
+            f"(or <chapter>/{BASELINE} for the library row); stages: {stage_choices(root)}"
+        )
     variant, rest = split_variant(arg)
     chapter, _, name = rest.partition("/")
     if chapter in chapters(root) and name in (BASELINE, "library"):
         return variant, chapter, BASELINE
     error = stage_error("profile", arg, root, "make profile STAGE=12-reduction/10_fastest")
     if error or Path(arg).is_file():
-        raise UsageError(error or f"profile: '{arg}' is a file; name a stage, e.g. 12-reduction/10_fastest")
+        raise UsageError(
+            error or f"profile: '{arg}' is a file; name a stage, e.g. 12-reduction/10_fastest"
+        )
     found, _ = parse_stage(arg, root)
     return found.variant, found.chapter, found.stage
 
 
-def resolve_stage(arg, what, root=ROOT, wrong=False,
-                  example="make sass STAGE=11-streaming/03_vectorized_float4"):
+def resolve_stage(
+    arg, what, root=ROOT, wrong=False, example="make sass STAGE=11-streaming/03_vectorized_float4"
+):
     """The StageRef an argument names, else UsageError with stage_error's line."""
     found, _ = parse_stage(arg, root, wrong)
     if found:
         return found
-    raise UsageError(stage_error(what, arg, root, example) or f"{what}: '{arg}' is a file; name a stage")
+    raise UsageError(
+        stage_error(what, arg, root, example) or f"{what}: '{arg}' is a file; name a stage"
+    )
 
 
 def reset_target(arg, root=ROOT):
@@ -513,9 +589,13 @@ def reset_target(arg, root=ROOT):
     'chapters/13-scan/04_two_level.cu' -> '13-scan/04_two_level'; a lesson header by its file
     name ('13-scan/lesson_block_scan.cuh'). Only exact names (a reset overwrites a student's work);
     UsageError (one line) for anything else."""
-    names = sorted([f"{c}/{s}" for c in chapters(root) for s in stages(c, root)]
-                   + [f"{c}/{h}" for c in chapters(root) for h in lesson_headers(c, root)])
-    how = "make reset STAGE=<chapter>/<stage>, e.g. " + (names[0] if names else "11-streaming/01_grid_stride")
+    names = sorted(
+        [f"{c}/{s}" for c in chapters(root) for s in stages(c, root)]
+        + [f"{c}/{h}" for c in chapters(root) for h in lesson_headers(c, root)]
+    )
+    how = "make reset STAGE=<chapter>/<stage>, e.g. " + (
+        names[0] if names else "11-streaming/01_grid_stride"
+    )
     stage = (arg or "").strip()
     if not stage:
         raise UsageError(f"reset: say which stage: {how} (make help lists every stage)")
@@ -530,11 +610,15 @@ def reset_target(arg, root=ROOT):
     chapter = stage.split("/")[0]
     in_chapter = [s.split("/", 1)[1] for s in names if s.split("/")[0] == chapter]
     if in_chapter:
-        raise UsageError(f"reset: no stage '{arg}'; {chapter} has {', '.join(in_chapter)} "
-                         f"(make reset STAGE={chapter}/<one of them>)")
+        raise UsageError(
+            f"reset: no stage '{arg}'; {chapter} has {', '.join(in_chapter)} "
+            f"(make reset STAGE={chapter}/<one of them>)"
+        )
     found = sorted({s.split("/")[0] for s in names})
-    raise UsageError(f"reset: no stage '{arg}'; the chapters are {', '.join(found)} ({how}; make help "
-                     "lists every stage)")
+    raise UsageError(
+        f"reset: no stage '{arg}'; the chapters are {', '.join(found)} ({how}; make help "
+        "lists every stage)"
+    )
 
 
 # ---------------------------------------------------------------- test names
@@ -544,6 +628,7 @@ def reset_target(arg, root=ROOT):
 #   sanitize/<tool>/<variant>/<chapter>/<stage>         a sanitizer run (kind sanitize:<tool>)
 #   wrong/<chapter>/<stage>.<name>                      a planted wrong variant (kind wrong)
 #   lesson/sass/<variant>/<chapter>/<stage>             a SASS signature check (kind lesson-sass)
+
 
 class TestRef(NamedTuple):
     variant: str
@@ -583,7 +668,12 @@ def parse_test_name(name):
     if parts[0] in VARIANTS and len(parts) >= 3 and STAGE_NAME.match(parts[2]):
         kind = parts[3] if len(parts) == 4 and parts[3] in ("sweep", "masks", "large") else "tests"
         return TestRef(parts[0], parts[1], parts[2], kind)
-    if parts[0] == "host" and len(parts) == 4 and parts[1] in VARIANTS and STAGE_NAME.match(parts[3]):
+    if (
+        parts[0] == "host"
+        and len(parts) == 4
+        and parts[1] in VARIANTS
+        and STAGE_NAME.match(parts[3])
+    ):
         return TestRef(parts[1], parts[2], parts[3], "host")
     if parts[0] == "sanitize" and len(parts) == 5:
         return TestRef(parts[2], parts[3], parts[4], "sanitize:" + parts[1])
@@ -597,6 +687,7 @@ def parse_test_name(name):
 # ---------------------------------------------------------------- program names
 # cmake/CourseStages.cmake names the programs (in bin/ of the build) and targets; the tools ask here.
 
+
 def judge_program(variant, chapter, stage):
     """The program that times one stage for its speed verdict (harness/judge.h)."""
     return f"judge.{variant}.{chapter}.{stage}"
@@ -608,6 +699,7 @@ def bench_program(chapter, variant="solution"):
 
 
 # ---------------------------------------------------------------- make targets
+
 
 def _option_values(args, name):
     """Values given to --name in an ARGS string (--name V or --name=V)."""
@@ -634,20 +726,28 @@ def validate(goal, variables, root=ROOT):
         if chapter in benches:
             return None
         if chapter in all_chapters:
-            return (f"bench: {chapter} has no benchmark (its lesson is the tests and the SASS: "
-                    f"make check STAGE={chapter}, make sass STAGE={chapter}/...); "
-                    f"chapters with one: {', '.join(benches)}")
+            return (
+                f"bench: {chapter} has no benchmark (its lesson is the tests and the SASS: "
+                f"make check STAGE={chapter}, make sass STAGE={chapter}/...); "
+                f"chapters with one: {', '.join(benches)}"
+            )
         return f"bench: no chapter '{chapter}'; CHAPTER= one of {', '.join(benches)}"
     if goal == "hint":
-        return stage_error(goal, get("STAGE"), root, "make hint STAGE=exercise/12-reduction/04_single_pass")
+        return stage_error(
+            goal, get("STAGE"), root, "make hint STAGE=exercise/12-reduction/04_single_pass"
+        )
     if goal in ("sass", "sass-count"):
-        return stage_error(goal, get("STAGE"), root, f"make {goal} STAGE=11-streaming/03_vectorized_float4")
+        return stage_error(
+            goal, get("STAGE"), root, f"make {goal} STAGE=11-streaming/03_vectorized_float4"
+        )
     if goal == "sass-diff":
         missing = [v for v in ("A", "B") if not get(v)]
         if missing:
-            return (f"sass-diff: say which two stages: make sass-diff A=<stage> B=<stage>, e.g. "
-                    f"A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4; "
-                    f"stages: {stage_choices(root)}")
+            return (
+                f"sass-diff: say which two stages: make sass-diff A=<stage> B=<stage>, e.g. "
+                f"A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4; "
+                f"stages: {stage_choices(root)}"
+            )
         for v in ("A", "B"):
             error = stage_error(f"sass-diff: {v}", get(v), root)
             if error:
@@ -662,12 +762,18 @@ def validate(goal, variables, root=ROOT):
     if goal in ("check", "sanitize") and get("STAGE"):
         # A regex over test names: only a plain name that matches nothing is an error.
         stage = get("STAGE")
-        if re.search(r"[\\^$.*+?()\[\]{}|]", stage.replace("_", "").replace("-", "").replace("/", "")):
+        if re.search(
+            r"[\\^$.*+?()\[\]{}|]", stage.replace("_", "").replace("-", "").replace("/", "")
+        ):
             return None
         names = [test_name(v, *i.split("/", 1)) for i in stage_ids(root) for v in VARIANTS]
         names += [f"wrong/{i}" for i in stage_ids(root)]
-        names += [f"host/{c}" for c in all_chapters] + ["host/harness", "host/pgm", "host/exercises-in-sync",
-                                                        "host/python-tools"]
+        names += [f"host/{c}" for c in all_chapters] + [
+            "host/harness",
+            "host/pgm",
+            "host/exercises-in-sync",
+            "host/python-tools",
+        ]
         for c in all_chapters:  # the labs' tests: lab/<chapter>/<name> (course_add_lab_test)
             for call in _cmake_calls(c, "course_add_lab_test"):
                 m = re.search(r"\bNAME\s+(\S+)", call)
@@ -675,24 +781,34 @@ def validate(goal, variables, root=ROOT):
                     names.append(f"lab/{c}/{m.group(1)}")
         if any(stage in n for n in names):
             return None
-        return (f"{goal}: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "
-                f"(solution/, exercise/, wrong/), e.g. STAGE=exercise/11-streaming/01_grid_stride; "
-                f"chapters: {', '.join(all_chapters)}")
+        return (
+            f"{goal}: STAGE='{stage}' matches no test; use a chapter, a stage or a variant "
+            f"(solution/, exercise/, wrong/), e.g. STAGE=exercise/11-streaming/01_grid_stride; "
+            f"chapters: {', '.join(all_chapters)}"
+        )
     if goal in ("profile", "profile-diff"):
         names = ("STAGE",) if goal == "profile" else ("A", "B")
         if goal == "profile-diff" and not (get("A") and get("B")):
-            return ("profile-diff: say which two stages: make profile-diff A=12-reduction/09_shuffle "
-                    f"B=12-reduction/10_fastest; stages: {stage_choices(root)}")
+            return (
+                "profile-diff: say which two stages: make profile-diff A=12-reduction/09_shuffle "
+                f"B=12-reduction/10_fastest; stages: {stage_choices(root)}"
+            )
         for name in names:
             try:
                 profile_stage(get(name), root)
             except UsageError as err:
-                return str(err) if goal == "profile" else str(err).replace("profile:", f"profile-diff: {name}:", 1)
+                return (
+                    str(err)
+                    if goal == "profile"
+                    else str(err).replace("profile:", f"profile-diff: {name}:", 1)
+                )
         return None
     if goal == "profile-capture" and get("CHAPTER"):
         if get("CHAPTER") not in bench_chapters(root):
-            return (f"profile-capture: no chapter with a benchmark '{get('CHAPTER')}'; CHAPTER= one of "
-                    f"{', '.join(bench_chapters(root))}")
+            return (
+                f"profile-capture: no chapter with a benchmark '{get('CHAPTER')}'; CHAPTER= one of "
+                f"{', '.join(bench_chapters(root))}"
+            )
         return None
     if goal == "nbody":
         values = _option_values(get("ARGS"), "stage")
@@ -702,8 +818,10 @@ def validate(goal, variables, root=ROOT):
         names = stages(chapter, root) if chapter else []
         for value in values:
             if value != "cpu" and not any(s.startswith(value) for s in names):
-                return (f"nbody: no stage '{value}'; --stage takes cpu or one of {', '.join(names)} "
-                        f"(or its number)")
+                return (
+                    f"nbody: no stage '{value}'; --stage takes cpu or one of {', '.join(names)} "
+                    f"(or its number)"
+                )
         return None
     if goal == "ncc":
         values = _option_values(get("ARGS"), "image")
@@ -729,6 +847,7 @@ def _goals_and_variables(argv):
 
 # ---------------------------------------------------------------- the README's quick start
 
+
 def quickstart(root=ROOT):
     """The commands of the README's quick start (the first code block under '## Quick start'),
     without their comments: what a new student types first, and what CI runs first, as written."""
@@ -741,6 +860,7 @@ def quickstart(root=ROOT):
 
 
 # ---------------------------------------------------------------- reference results
+
 
 def load_result(path):
     """A benchmark result file (schema cuda-course-bench/*) as a dict, or None."""
@@ -767,7 +887,10 @@ def short_date(doc):
 
 def committed_results(chapter, root=ROOT):
     """[(path, doc)] of a chapter's committed result files (reference/<gpu>/<chapter>/*.json), by path."""
-    found = [(path, load_result(path)) for path in sorted((root / "reference").glob(f"*/{chapter}/*.json"))]
+    found = [
+        (path, load_result(path))
+        for path in sorted((root / "reference").glob(f"*/{chapter}/*.json"))
+    ]
     return [(path, doc) for path, doc in found if doc]
 
 
@@ -775,8 +898,11 @@ def newest_result(chapter, gpu=None, root=ROOT):
     """(path, doc) of a chapter's newest committed result, on a GPU whose device name contains gpu
     when given: the latest date, then the later file name (so the choice does not depend on the
     order of the files); (None, None) when there is none."""
-    found = [(path, doc) for path, doc in committed_results(chapter, root)
-             if gpu is None or gpu in doc.get("device", {}).get("name", "")]
+    found = [
+        (path, doc)
+        for path, doc in committed_results(chapter, root)
+        if gpu is None or gpu in doc.get("device", {}).get("name", "")
+    ]
     if not found:
         return None, None
     return max(found, key=lambda f: (result_date(f[1]), f[0].as_posix()))
@@ -822,9 +948,13 @@ def main(argv=None):
         return 0
     if argv[:1] == ["list"] and len(argv) == 2:
         what = argv[1]
-        rows = {"chapters": chapters, "stages": stage_ids, "benches": bench_chapters,
-                "gpu-stages": gpu_stages,
-                "wrong-variants": lambda: ["/".join(v) for v in wrong_variants()]}.get(what)
+        rows = {
+            "chapters": chapters,
+            "stages": stage_ids,
+            "benches": bench_chapters,
+            "gpu-stages": gpu_stages,
+            "wrong-variants": lambda: ["/".join(v) for v in wrong_variants()],
+        }.get(what)
         if rows:
             print("\n".join(rows()))
             return 0

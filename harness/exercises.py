@@ -40,6 +40,7 @@ stages that it only runs (a reset of 13-scan/07_compact would otherwise wipe sta
                                   (its lesson is all in lesson_two_level.cuh); a lesson header alone by its
                                   file name, e.g. STAGE=13-scan/lesson_block_scan.cuh
 """
+
 import argparse
 import datetime
 import difflib
@@ -97,29 +98,39 @@ def parse(text, path, hints=None):
         hint_len = None
         if hints is not None:
             k = len(region_hints)
-            candidates = ([hints[k]] if k < len(hints) else []) + sorted(hints, key=len, reverse=True)
+            candidates = ([hints[k]] if k < len(hints) else []) + sorted(
+                hints, key=len, reverse=True
+            )
             for hint in candidates:
-                window = [line.strip() for line in lines[i:i + len(hint)]]
-                if tuple(window) == tuple(hint) and not any(END.match(line) for line in lines[i + 1:i + len(hint)]):
+                window = [line.strip() for line in lines[i : i + len(hint)]]
+                if tuple(window) == tuple(hint) and not any(
+                    END.match(line) for line in lines[i + 1 : i + len(hint)]
+                ):
                     hint_len = len(hint)
                     break
         if hint_len is None:
             hint_len = 1
-            while (i + hint_len < len(lines) and lines[i + hint_len].strip().startswith("//")
-                   and not END.match(lines[i + hint_len]) and not BEGIN.match(lines[i + hint_len])):
+            while (
+                i + hint_len < len(lines)
+                and lines[i + hint_len].strip().startswith("//")
+                and not END.match(lines[i + hint_len])
+                and not BEGIN.match(lines[i + hint_len])
+            ):
                 hint_len += 1  # the hint's continuation lines
             if hints is not None and len(region_hints) < len(hints):
                 # A reworded hint most often keeps its number of lines: the student's comments
                 # after it stay theirs.
                 hint_len = min(hint_len, len(hints[len(region_hints)]))
-        current.extend(lines[i:i + hint_len])
-        region_hints.append(tuple(line.strip() for line in lines[i:i + hint_len]))
+        current.extend(lines[i : i + hint_len])
+        region_hints.append(tuple(line.strip() for line in lines[i : i + hint_len]))
         i += hint_len
         parts.append("".join(current))
         body = []
         while i < len(lines) and not END.match(lines[i]):
             if BEGIN.match(lines[i]):
-                raise ParseError(f"{path}:{i + 1}: EXERCISE BEGIN inside the region opened on line {begin + 1}")
+                raise ParseError(
+                    f"{path}:{i + 1}: EXERCISE BEGIN inside the region opened on line {begin + 1}"
+                )
             body.append(lines[i])
             i += 1
         if i == len(lines):
@@ -158,8 +169,12 @@ def split_opening(text):
     lines = text.splitlines(keepends=True)
     start = 1 if lines and SPDX.match(lines[0]) else 0
     end = start
-    while (end < len(lines) and lines[end].lstrip().startswith("//")
-           and not BEGIN.match(lines[end]) and not END.match(lines[end])):
+    while (
+        end < len(lines)
+        and lines[end].lstrip().startswith("//")
+        and not BEGIN.match(lines[end])
+        and not END.match(lines[end])
+    ):
         end += 1
     return "".join(lines[:start]), "".join(lines[start:end]), "".join(lines[end:])
 
@@ -179,17 +194,27 @@ CHAPTERS = None  # --chapter: limit check and generate to these chapters
 def stage_pairs(root=None):
     """(solution, exercise) for every mirrored file: stage files, then lesson headers, by chapter."""
     root = root or ROOT
-    files = [p for p in (root / "solutions").glob("*/*") if p.is_file() and p.suffix in course.MIRRORED
-             and (CHAPTERS is None or p.parent.name in CHAPTERS)]
-    for solution in sorted(files, key=lambda p: (p.parent.name, not course.is_stage_file(p), p.name)):
+    files = [
+        p
+        for p in (root / "solutions").glob("*/*")
+        if p.is_file()
+        and p.suffix in course.MIRRORED
+        and (CHAPTERS is None or p.parent.name in CHAPTERS)
+    ]
+    for solution in sorted(
+        files, key=lambda p: (p.parent.name, not course.is_stage_file(p), p.name)
+    ):
         yield solution, root / "chapters" / solution.parent.name / solution.name
 
 
 def lesson_headers(root=None):
     """{chapter: {header file name}} of the chapters worked on (course.lesson_headers)."""
     root = root or ROOT
-    found = {c: set(course.lesson_headers(c, root)) for c in course.chapters(root)
-             if CHAPTERS is None or c in CHAPTERS}
+    found = {
+        c: set(course.lesson_headers(c, root))
+        for c in course.chapters(root)
+        if CHAPTERS is None or c in CHAPTERS
+    }
     return {c: names for c, names in found.items() if names}
 
 
@@ -247,15 +272,24 @@ def check(root=None):
             problems.append(str(err))
             continue
         if len(s_parts) != len(e_parts):
-            problems.append(f"{rel(exercise, root)}: {len(e_parts) // 2} EXERCISE regions, the solution has {len(s_parts) // 2}")
+            problems.append(
+                f"{rel(exercise, root)}: {len(e_parts) // 2} EXERCISE regions, the solution has {len(s_parts) // 2}"
+            )
             continue
         expected = with_opening(exercise_text(s_parts, e_parts[1::2]), actual)
         if expected != actual:
-            diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected (from the solution)",
-                                        rel(exercise, root), lineterm="", n=1)
-            problems.append(f"{rel(exercise, root)} differs from {rel(solution, root)} outside the EXERCISE regions "
-                            f"and the opening comment:\n"
-                            + "\n".join(list(diff)[:40]))
+            diff = difflib.unified_diff(
+                expected.splitlines(),
+                actual.splitlines(),
+                "expected (from the solution)",
+                rel(exercise, root),
+                lineterm="",
+                n=1,
+            )
+            problems.append(
+                f"{rel(exercise, root)} differs from {rel(solution, root)} outside the EXERCISE regions "
+                f"and the opening comment:\n" + "\n".join(list(diff)[:40])
+            )
     for exercise in sorted((root / "chapters").glob("*/[0-9]*.cu")):
         if CHAPTERS is not None and exercise.parent.name not in CHAPTERS:
             continue
@@ -264,24 +298,34 @@ def check(root=None):
     lessons = lesson_headers(root)
     for chapter, names in sorted(lessons.items()):
         for shared in sorted((root / "chapters" / chapter).glob("*")):
-            if (not shared.is_file() or shared.name in names or course.is_stage_file(shared)
-                    or (root / "solutions" / chapter / shared.name).exists()):
+            if (
+                not shared.is_file()
+                or shared.name in names
+                or course.is_stage_file(shared)
+                or (root / "solutions" / chapter / shared.name).exists()
+            ):
                 continue
             try:
                 included = set(INCLUDE.findall(shared.read_text(errors="replace"))) & names
             except OSError:
                 continue
             for name in sorted(included):
-                problems.append(f"{rel(shared, root)} includes the lesson header {name}: the solutions would "
-                                f"build on the exercise's stub; include it from the stage files instead")
+                problems.append(
+                    f"{rel(shared, root)} includes the lesson header {name}: the solutions would "
+                    f"build on the exercise's stub; include it from the stage files instead"
+                )
     if problems:
         print("\n".join(problems))
-        print(f"exercises out of sync: {len(problems)} problem(s); 'make exercises' regenerates chapters/ from solutions/")
+        print(
+            f"exercises out of sync: {len(problems)} problem(s); 'make exercises' regenerates chapters/ from solutions/"
+        )
         return 1
     headers = sum(len(v) for v in lessons.values())
     what = f"{count - headers} stage files" + (f" and {headers} lesson headers" if headers else "")
-    print(f"exercises in sync: {what}, chapters/ equals solutions/ outside the EXERCISE regions "
-          f"and the opening comments")
+    print(
+        f"exercises in sync: {what}, chapters/ equals solutions/ outside the EXERCISE regions "
+        f"and the opening comments"
+    )
     return 0
 
 
@@ -359,23 +403,32 @@ def generate(root=None):
                 why = f"the hint of {regions(changed)} changed in the solution"
             for j, i in enumerate(assign):
                 if i is None:
-                    notes.append(f"region {j + 1} {label(s_hints[j])} is new: it starts as the stub")
+                    notes.append(
+                        f"region {j + 1} {label(s_hints[j])} is new: it starts as the stub"
+                    )
                 elif is_stub(e_bodies[i]):
                     continue
                 elif e_hints[i] == s_hints[j]:
                     notes.append(f"kept your region {label(s_hints[j])} (same hint)")
                 else:
-                    notes.append(f"kept your region {i + 1} under the solution's region {j + 1} "
-                                 f"{label(s_hints[j])} (by position; the hint changed)")
+                    notes.append(
+                        f"kept your region {i + 1} under the solution's region {j + 1} "
+                        f"{label(s_hints[j])} (by position; the hint changed)"
+                    )
             for i, body in enumerate(e_bodies):
                 if i not in assign and not is_stub(body):
-                    notes.append(f"your region {i + 1} {label(e_hints[i])} has no place in the solution now: "
-                                 f"its text is only in the backup")
+                    notes.append(
+                        f"your region {i + 1} {label(e_hints[i])} has no place in the solution now: "
+                        f"its text is only in the backup"
+                    )
         text = with_opening(exercise_text(s_parts, bodies), old)
         if text == old:
             continue
         if written:
-            why = why or "the text outside its EXERCISE regions changed (an updated solution, or edits outside a region)"
+            why = (
+                why
+                or "the text outside its EXERCISE regions changed (an updated solution, or edits outside a region)"
+            )
             saved = backup(exercise, root)
             print(f"saved your version of {rel(exercise, root)} to {rel(saved, root)}: {why}")
             for note in notes:
@@ -447,16 +500,23 @@ def reset_file(name, chapter, root, stage=None):
         return f"{rel(exercise, root)} was missing; wrote the stub{role}", True
     stub = with_opening(stub, exercise.read_text())
     if exercise.read_bytes() == stub.encode():
-        return f"{rel(exercise, root)} is already the stub: nothing to save, nothing reset{role}", False
+        return (
+            f"{rel(exercise, root)} is already the stub: nothing to save, nothing reset{role}",
+            False,
+        )
     saved = backup(exercise, root)
     exercise.write_text(stub)
     # The command that puts the student's version back, to paste from the repository root.
     undo = f"; to undo: cp {shlex.quote(rel(saved, root))} {shlex.quote(rel(exercise, root))}"
     if stage:
-        return (f"saved your version of {stage} to {rel(saved, root)}; "
-                f"reset {rel(exercise, root)} to the stub{undo}"), True
-    return (f"saved your version of {rel(exercise, root)} to {rel(saved, root)}; "
-            f"reset it to the stub{role}{undo}"), True
+        return (
+            f"saved your version of {stage} to {rel(saved, root)}; "
+            f"reset {rel(exercise, root)} to the stub{undo}"
+        ), True
+    return (
+        f"saved your version of {rel(exercise, root)} to {rel(saved, root)}; "
+        f"reset it to the stub{role}{undo}"
+    ), True
 
 
 def reset(stage_arg, root=None):
@@ -476,24 +536,35 @@ def reset(stage_arg, root=None):
     has_region = len(split(solution.read_text(), rel(solution, root))) > 1
     line, changed = reset_file(f"{name}.cu", chapter, root, stage)
     if has_region or changed or not teaches:
-        print(line)  # a stage with no region of its own: its file is only worth a line if it changed
+        print(
+            line
+        )  # a stage with no region of its own: its file is only worth a line if it changed
     for header in teaches:
         print(reset_file(header, chapter, root)[0])
     if runs:
         kept = ", ".join(f"{h} ({users[h][0]})" for h in runs)
-        print(f"kept the lessons of earlier stages that {stage} runs: {kept}; "
-              f"make reset STAGE={chapter}/{runs[0]} resets one")
+        print(
+            f"kept the lessons of earlier stages that {stage} runs: {kept}; "
+            f"make reset STAGE={chapter}/{runs[0]} resets one"
+        )
     return 0
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=pathlib.Path, default=ROOT,
-                        help="the course's root (default: this repository; the tests use copies)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--root",
+        type=pathlib.Path,
+        default=ROOT,
+        help="the course's root (default: this repository; the tests use copies)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("check", "generate"):
-        sub.add_parser(name).add_argument("--chapter", action="append",
-                                          help="only this chapter (e.g. 13-scan); may be repeated")
+        sub.add_parser(name).add_argument(
+            "--chapter", action="append", help="only this chapter (e.g. 13-scan); may be repeated"
+        )
     r = sub.add_parser("reset")
     r.add_argument("stage", nargs="?", default="")
     args = parser.parse_args(argv)

@@ -18,6 +18,7 @@ idea; the ladder holds the steps, so a student takes them only when they choose 
 How many hints a student took is recorded in BUILD/progress.json ("hints": {stage key: count}),
 beside the states `make check` records there, so `make progress` shows it.
 """
+
 import argparse
 import json
 import os
@@ -75,8 +76,10 @@ def resolve(arg, root=ROOT):
     solution/ and a bare <chapter>/<stage> name the same stage here). UsageError: one line."""
     found, _ = course.parse_stage(arg or "", root)
     if not found or (arg or "").strip().startswith("wrong/"):
-        raise course.UsageError(course.stage_error("hint", arg, root, EXAMPLE)
-                                or f"hint: '{arg}' is a file; name a stage, e.g. {EXAMPLE}")
+        raise course.UsageError(
+            course.stage_error("hint", arg, root, EXAMPLE)
+            or f"hint: '{arg}' is a file; name a stage, e.g. {EXAMPLE}"
+        )
     return f"exercise/{found.id}", found.id
 
 
@@ -88,8 +91,11 @@ def render(k, ladder, text):
         if all(line.startswith("  ") or not line.strip() for line in lines):
             out += [("    " + line).rstrip() for line in textwrap.dedent(para).split("\n")]
         else:
-            out.append(textwrap.fill(" ".join(para.split()), width=96, initial_indent="  ",
-                                     subsequent_indent="  "))
+            out.append(
+                textwrap.fill(
+                    " ".join(para.split()), width=96, initial_indent="  ", subsequent_indent="  "
+                )
+            )
     return "\n".join(out)
 
 
@@ -97,8 +103,10 @@ def show(args, root=ROOT):
     stage_key, stage_id = resolve(args.stage, root)
     ladder = course.stage_hints(stage_id, root)
     if not ladder:
-        print(f"hint: {stage_id} has no hints yet (its README section and the region's BEGIN line "
-              f"are all there is); `make lessons CHAPTER={stage_id.split('/')[0]}` says what it is judged on")
+        print(
+            f"hint: {stage_id} has no hints yet (its README section and the region's BEGIN line "
+            f"are all there is); `make lessons CHAPTER={stage_id.split('/')[0]}` says what it is judged on"
+        )
         return 1
     build = build_dir(args.build, root)
     before = taken(build).get(stage_key, 0)
@@ -107,18 +115,24 @@ def show(args, root=ROOT):
             print(f"hint: N={args.n}: {stage_id} has hints 1 to {len(ladder)}")
             return 2
         if args.n > before:
-            print(f"hint: hint {args.n} of {len(ladder)} is further than you have gone "
-                  f"({before} taken); `make hint STAGE={stage_key}` shows hint {before + 1}")
+            print(
+                f"hint: hint {args.n} of {len(ladder)} is further than you have gone "
+                f"({before} taken); `make hint STAGE={stage_key}` shows hint {before + 1}"
+            )
             return 2
         shown = [args.n]
     elif args.all:
         if before == 0:
-            print(f"hint: no hint of {stage_id} taken yet; `make hint STAGE={stage_key}` shows the first")
+            print(
+                f"hint: no hint of {stage_id} taken yet; `make hint STAGE={stage_key}` shows the first"
+            )
             return 2
         shown = list(range(1, before + 1))
     else:
         if before >= len(ladder):
-            print(f"hint: all {len(ladder)} hints of {stage_id} taken; ALL=1 shows them again, N=k one of them")
+            print(
+                f"hint: all {len(ladder)} hints of {stage_id} taken; ALL=1 shows them again, N=k one of them"
+            )
             return 0
         shown = [before + 1]
         record(build, stage_key, before + 1)
@@ -127,8 +141,10 @@ def show(args, root=ROOT):
         print(render(k, ladder, ladder[k - 1]))
     last = max(shown)
     if not (args.all or args.n) and last < len(ladder):
-        print(f"(the next, hint {last + 1}: make hint STAGE={stage_key}; "
-              f"ALL=1 shows again those you took)")
+        print(
+            f"(the next, hint {last + 1}: make hint STAGE={stage_key}; "
+            f"ALL=1 shows again those you took)"
+        )
     return 0
 
 
@@ -139,6 +155,7 @@ def prerequisites(stage_id, root=ROOT):
     (header file, region number, region label, the stage that teaches it), in course order. The
     stage reports TODO until they are written: `make check` names them before it builds."""
     import exercises  # the mirror's parser and the lesson headers' users (harness/exercises.py)
+
     chapter, stage = stage_id.split("/", 1)
     users = exercises.lesson_users(chapter, pathlib.Path(root))
     found = []
@@ -170,11 +187,15 @@ def prerequisite_lines(stage_key, root=ROOT):
         return []
     chapter = found_stage.chapter
     teachers = list(dict.fromkeys(t for *_, t in todo))
-    head = (f"check: {found_stage.id} runs {len(todo)} region(s) of earlier stages that are still stubs, and "
-            f"reports TODO until they are written (the stages that teach them: {', '.join(teachers)}):")
+    head = (
+        f"check: {found_stage.id} runs {len(todo)} region(s) of earlier stages that are still stubs, and "
+        f"reports TODO until they are written (the stages that teach them: {', '.join(teachers)}):"
+    )
     lines = textwrap.wrap(head, width=100, subsequent_indent="  ", break_on_hyphens=False)
-    lines += [f"  chapters/{chapter}/{header}, region {k} {name} (taught by {teacher})"
-              for header, k, name, teacher in todo]
+    lines += [
+        f"  chapters/{chapter}/{header}, region {k} {name} (taught by {teacher})"
+        for header, k, name, teacher in todo
+    ]
     return lines
 
 
@@ -187,7 +208,9 @@ def list_taken(args, root=ROOT):
 def main(argv=None):
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `make hint ... | head` ends quietly
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("show")
     s.add_argument("stage", nargs="?", default="")

@@ -33,13 +33,15 @@ std::int64_t params::integer(const std::string &key, std::int64_t fallback) cons
   } catch (const std::exception &) {
     used = 0;
   }
-  if (used != it->second.size()) throw std::invalid_argument(key + "=" + it->second + " is not an integer");
+  if (used != it->second.size())
+    throw std::invalid_argument(key + "=" + it->second + " is not an integer");
   return v;
 }
 
 std::int64_t params::integer(const std::string &key) const {
   if (!has(key))
-    throw std::invalid_argument(key + ": missing (lessons.toml sets it for this stage; lesson.py passes it)");
+    throw std::invalid_argument(
+        key + ": missing (lessons.toml sets it for this stage; lesson.py passes it)");
   return integer(key, 0);
 }
 
@@ -51,7 +53,9 @@ double time_calls(const workload &w, cudaStream_t s, event &start, event &stop, 
     const auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < k; i++) w.call(s);
     CUDA_CHECK(cudaStreamSynchronize(s));
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / k;
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+               .count() /
+           k;
   }
   CUDA_CHECK(cudaEventRecord(start, s));
   for (long i = 0; i < k; i++) w.call(s);

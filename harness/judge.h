@@ -8,9 +8,9 @@
 //
 // Each chapter provides make_workload (chapters/<chapter>/judge_<chapter>.cpp), linked with one
 // stage object: registered<...>() holds that one stage. The protocol on stdin/stdout:
-//   start    -> "ready <description>"  or  "todo <file>"  or  "skip <reason>"  or  "error <message>"
-//   "t K\n"  -> "ms <per-call milliseconds over K back-to-back calls>"  (or "error <message>")
-//   "q\n"    -> exit 0
+//   start    -> "ready <description>"  or  "todo <file>"  or  "skip <reason>"  or  "error
+//   <message>" "t K\n"  -> "ms <per-call milliseconds over K back-to-back calls>"  (or "error
+//   <message>") "q\n"    -> exit 0
 // Parameters come as key=value arguments (lessons.toml's speed table over the chapter's
 // [workload]); params::get reads them. The workload's defaults are compiled in from the same
 // table (COURSE_WORKLOAD_N, ...: cmake/CourseStages.cmake), never written here.
@@ -45,10 +45,10 @@ class params {
 
 // What make_workload returns: the timed call with everything it needs already on the device.
 struct workload {
-  std::string description;                    // "n = 67108864 floats, 256 threads x 4"
-  std::function<void(cudaStream_t)> call;     // one call of the stage, enqueued on the stream
-  bool host_timed = false;                    // a stage that synchronises itself: timed by the host clock
-  std::shared_ptr<void> keep;                 // the buffers the call uses, alive as long as the workload
+  std::string description;                 // "n = 67108864 floats, 256 threads x 4"
+  std::function<void(cudaStream_t)> call;  // one call of the stage, enqueued on the stream
+  bool host_timed = false;     // a stage that synchronises itself: timed by the host clock
+  std::shared_ptr<void> keep;  // the buffers the call uses, alive as long as the workload
 };
 
 // A stage still holding its exercise stub: not timed (the checker says TODO).

@@ -26,7 +26,8 @@ void check_no_net_allocations(const std::string &who, F &&call) {
   for (int i = 0; i < 3; ++i) call();
   CUDA_CHECK(cudaDeviceSynchronize());
   const allocations after = live_allocations();
-  INFO(who << ": after the first call " << describe(before) << "; after three more " << describe(after));
+  INFO(who << ": after the first call " << describe(before) << "; after three more "
+           << describe(after));
   CHECK(after == before);
 }
 

@@ -55,7 +55,6 @@ the status is inverted (the checker checking itself on a deliberately wrong stag
 
 import argparse
 import math
-import os
 import re
 import select
 import statistics
@@ -75,8 +74,10 @@ DEFAULT_MIN_RATIO = 0.90
 NO_LOCAL_MEMORY = "LDL|STL == 0"
 # A STAGE argument as course.resolve_stage reads it (wrong/ taken too): the example its errors show.
 EXAMPLE = "lesson.py sass 11-streaming/03_vectorized_float4"
-NO_LOCAL_WHY = ("no local memory: a spill or an array indexed at run time lives in slow local memory "
-                "(LDL/STL in the SASS; the build's -Xptxas -v reports the stack frame)")
+NO_LOCAL_WHY = (
+    "no local memory: a spill or an array indexed at run time lives in slow local memory "
+    "(LDL/STL in the SASS; the build's -Xptxas -v reports the stack frame)"
+)
 
 
 # A wrong argument or declaration: one line, exit status 2.
@@ -84,6 +85,7 @@ Usage = course.UsageError
 
 
 # ---------------------------------------------------------------- the declarations
+
 
 def lessons_path(chapter):
     return course.lessons_path(chapter, ROOT)
@@ -107,6 +109,7 @@ def declaration(stage_id):
 
 # ---------------------------------------------------------------- SASS rules
 
+
 @dataclass
 class Pattern:
     base: str
@@ -129,7 +132,7 @@ class Rule:
     text: str
     patterns: list
     low: int
-    high: float          # math.inf for no upper bound
+    high: float  # math.inf for no upper bound
     kernels: str = ""
     arch: str = ""
     why: str = ""
@@ -138,7 +141,9 @@ class Rule:
         return self.low <= n <= self.high
 
 
-RULE_RE = re.compile(r"^\s*(?P<alts>[A-Z0-9_.!|]+)\s*(?:(?P<op>>=|<=|==|>|<)\s*(?P<n>\d+)|in\s+(?P<a>\d+)\s*\.\.\s*(?P<b>\d+))\s*$")
+RULE_RE = re.compile(
+    r"^\s*(?P<alts>[A-Z0-9_.!|]+)\s*(?:(?P<op>>=|<=|==|>|<)\s*(?P<n>\d+)|in\s+(?P<a>\d+)\s*\.\.\s*(?P<b>\d+))\s*$"
+)
 
 
 def parse_rule(entry):
@@ -148,20 +153,41 @@ def parse_rule(entry):
     text = entry.get("rule", "")
     m = RULE_RE.match(text)
     if not m:
-        raise Usage(f"lesson: bad SASS rule '{text}' (want e.g. 'LDG.128 >= 2', 'LDL|STL == 0', 'SHFL.BFLY in 5..15')")
+        raise Usage(
+            f"lesson: bad SASS rule '{text}' (want e.g. 'LDG.128 >= 2', 'LDL|STL == 0', 'SHFL.BFLY in 5..15')"
+        )
     patterns = []
     for alt in m.group("alts").split("|"):
         base, *mods = alt.split(".")
         if not base:
             raise Usage(f"lesson: bad opcode pattern '{alt}' in rule '{text}'")
-        patterns.append(Pattern(base, [x for x in mods if not x.startswith("!")],
-                                [x[1:] for x in mods if x.startswith("!")]))
+        patterns.append(
+            Pattern(
+                base,
+                [x for x in mods if not x.startswith("!")],
+                [x[1:] for x in mods if x.startswith("!")],
+            )
+        )
     if m.group("op"):
         n, op = int(m.group("n")), m.group("op")
-        low, high = {">=": (n, math.inf), "<=": (0, n), "==": (n, n), ">": (n + 1, math.inf), "<": (0, n - 1)}[op]
+        low, high = {
+            ">=": (n, math.inf),
+            "<=": (0, n),
+            "==": (n, n),
+            ">": (n + 1, math.inf),
+            "<": (0, n - 1),
+        }[op]
     else:
         low, high = int(m.group("a")), int(m.group("b"))
-    return Rule(text.strip(), patterns, low, high, entry.get("kernels", ""), entry.get("arch", ""), entry.get("why", ""))
+    return Rule(
+        text.strip(),
+        patterns,
+        low,
+        high,
+        entry.get("kernels", ""),
+        entry.get("arch", ""),
+        entry.get("why", ""),
+    )
 
 
 def rules_of(stage_id):
@@ -183,7 +209,10 @@ def nearest(kernel, patterns):
     for insn in kernel.body:
         if insn.base in bases:
             found[insn.opcode] = found.get(insn.opcode, 0) + 1
-    return ", ".join(f"{n} x {op}" for op, n in sorted(found.items(), key=lambda kv: -kv[1])[:3]) or "none of them"
+    return (
+        ", ".join(f"{n} x {op}" for op, n in sorted(found.items(), key=lambda kv: -kv[1])[:3])
+        or "none of them"
+    )
 
 
 def pick_arch(kernels):
@@ -196,7 +225,7 @@ def pick_arch(kernels):
 def short_name(kernel):
     title = kernel.title.replace("(anonymous namespace)::", "")
     title = title.split("(", 1)[0] if "(" in title else title
-    return title[len("void "):] if title.startswith("void ") else title
+    return title[len("void ") :] if title.startswith("void ") else title
 
 
 def check_rules(kernels, rules):
@@ -211,7 +240,14 @@ def check_rules(kernels, rules):
             chosen = [k for k in chosen if rx.search(short_name(k)) or rx.search(k.title)]
             if not chosen:
                 names = ", ".join(sorted({short_name(k) for k in kernels}))
-                misses.append((rule, rule.kernels, 0, f"no kernel named like '{rule.kernels}' (kernels: {names})"))
+                misses.append(
+                    (
+                        rule,
+                        rule.kernels,
+                        0,
+                        f"no kernel named like '{rule.kernels}' (kernels: {names})",
+                    )
+                )
                 continue
         for k in chosen:
             n = count_matching(k, rule.patterns)
@@ -242,8 +278,10 @@ def sass_verdict(variant, stage_id, objects=(), captured=False, build="build"):
     """(state, lines): state 'met', 'missed', 'not checked' or 'none' (no GPU code)."""
     rules = rules_of(stage_id)
     if not captured and sass.find_tool("cuobjdump") is None:
-        return "not checked", ["SASS not checked: cuobjdump not found (it comes with the CUDA Toolkit from NVIDIA: "
-                               "the cuda-cuobjdump package of NVIDIA's repository, or the runfile installer)"]
+        return "not checked", [
+            "SASS not checked: cuobjdump not found (it comes with the CUDA Toolkit from NVIDIA: "
+            "the cuda-cuobjdump package of NVIDIA's repository, or the runfile installer)"
+        ]
     try:
         kernels, where = stage_sass(variant, stage_id, list(objects), captured, build)
     except (sass.UsageError, sass.ToolMissing) as err:
@@ -256,13 +294,20 @@ def sass_verdict(variant, stage_id, objects=(), captured=False, build="build"):
     kernels = [k for k in kernels if k.arch == arch]
     rules = [r for r in rules if not r.arch or r.arch == arch]
     misses = check_rules(kernels, rules)
-    on = "" if arch == course.REFERENCE_ARCH else f" (on {arch}; the rules are written for {course.REFERENCE_ARCH})"
+    on = (
+        ""
+        if arch == course.REFERENCE_ARCH
+        else f" (on {arch}; the rules are written for {course.REFERENCE_ARCH})"
+    )
     if not misses:
         return "met", [f"SASS signature met{on}: " + "; ".join(r.text for r in rules)]
     lines = []
     ex = stage_id if variant == "solution" else f"{variant}/{stage_id}"
     for rule, kernel, n, found in misses:
-        lines.append(f"SASS signature missed{on}: '{rule.text}' in {kernel}: {found}" + (f". {rule.why}" if rule.why else ""))
+        lines.append(
+            f"SASS signature missed{on}: '{rule.text}' in {kernel}: {found}"
+            + (f". {rule.why}" if rule.why else "")
+        )
     if variant != "solution":
         lines.append(f"compare with the reference: make sass-diff A={stage_id} B={ex}")
     return "missed", lines
@@ -276,8 +321,8 @@ def sass_verdict(variant, stage_id, objects=(), captured=False, build="build"):
 # patterns as lessons.toml writes them, less SASS's .E (a 64-bit address, which PTX says in the
 # operand); values: (regex on the whole PTX opcode, the PTX as shown, a note where they differ in
 # kind). One table for every chapter; harness/tests/test_ptx.py checks it covers every rule.
-_M = r"(\.[\w:]+)*"                                     # any modifiers
-_V128 = r"\.(v4\.[bfsu]32|v2\.[bfsu]64|v8\.[bfsu]16|b128)$"   # 16 bytes at once
+_M = r"(\.[\w:]+)*"  # any modifiers
+_V128 = r"\.(v4\.[bfsu]32|v2\.[bfsu]64|v8\.[bfsu]16|b128)$"  # 16 bytes at once
 _NOT128 = rf"(?!.*{_V128})"
 _ATOM_NOTE = "ptxas makes a RED of an atom whose result is unused"
 PTX_ANALOGUES = {
@@ -287,21 +332,39 @@ PTX_ANALOGUES = {
     "STG": (rf"^st{_M}\.global\b", "st.global", ""),
     "STG.128": (rf"^st{_M}\.global\b.*{_V128}", "st.global.v4 (128-bit)", ""),
     "STG.!128": (rf"^st{_NOT128}{_M}\.global\b", "st.global (not 128-bit)", ""),
-    "LDG.64.STRONG.GPU": (r"^ld\.(relaxed|acquire)\.gpu\.global(\.v\d)?\.[bsu]64$",
-                          "ld.relaxed.gpu.global.64", ""),
-    "LD.64.STRONG.GPU": (r"^ld\.(relaxed|acquire)\.gpu(\.v\d)?\.[bsu]64$",
-                         "ld.relaxed.gpu.64 (generic)", ""),
-    "STG.64.STRONG.GPU": (r"^st\.(relaxed|release)\.gpu\.global(\.v\d)?\.[bsu]64$",
-                          "st.relaxed.gpu.global.64", ""),
-    "ST.64.STRONG.GPU": (r"^st\.(relaxed|release)\.gpu(\.v\d)?\.[bsu]64$",
-                         "st.relaxed.gpu.64 (generic)", ""),
+    "LDG.64.STRONG.GPU": (
+        r"^ld\.(relaxed|acquire)\.gpu\.global(\.v\d)?\.[bsu]64$",
+        "ld.relaxed.gpu.global.64",
+        "",
+    ),
+    "LD.64.STRONG.GPU": (
+        r"^ld\.(relaxed|acquire)\.gpu(\.v\d)?\.[bsu]64$",
+        "ld.relaxed.gpu.64 (generic)",
+        "",
+    ),
+    "STG.64.STRONG.GPU": (
+        r"^st\.(relaxed|release)\.gpu\.global(\.v\d)?\.[bsu]64$",
+        "st.relaxed.gpu.global.64",
+        "",
+    ),
+    "ST.64.STRONG.GPU": (
+        r"^st\.(relaxed|release)\.gpu(\.v\d)?\.[bsu]64$",
+        "st.relaxed.gpu.64 (generic)",
+        "",
+    ),
     "LDS": (rf"^ld{_M}\.shared\b", "ld.shared", ""),
     "LDS.128": (rf"^ld{_M}\.shared\b.*{_V128}", "ld.shared.v4 (128-bit)", ""),
     "STS": (rf"^st{_M}\.shared\b", "st.shared", ""),
-    "LDL": (rf"^ld{_M}\.local\b", "ld.local",
-            "in PTX a local array; spills are added by ptxas and show only in the SASS"),
-    "STL": (rf"^st{_M}\.local\b", "st.local",
-            "in PTX a local array; spills are added by ptxas and show only in the SASS"),
+    "LDL": (
+        rf"^ld{_M}\.local\b",
+        "ld.local",
+        "in PTX a local array; spills are added by ptxas and show only in the SASS",
+    ),
+    "STL": (
+        rf"^st{_M}\.local\b",
+        "st.local",
+        "in PTX a local array; spills are added by ptxas and show only in the SASS",
+    ),
     "LDC.U8": (rf"^ld{_M}\.const{_M}\.[bsu]8$", "ld.const.u8", ""),
     "ATOMG": (rf"^atom{_M}\.global\b", "atom.global", _ATOM_NOTE),
     "ATOMG.ADD": (rf"^atom{_M}\.global\.add\b", "atom.global.add", _ATOM_NOTE),
@@ -345,14 +408,16 @@ PTX_ANALOGUES.update({key: _ADD64 for key in ("IADD3.X", "IMAD.X", "IADD.64", "U
 NO_PTX_ANALOGUE = {
     "BSSY": "convergence barriers are ptxas's",
     "WARPSYNC.!COLLECTIVE.!ALL.!EXCLUSIVE": "which WARPSYNC form a __syncwarp or shuffle mask "
-                                            "becomes is ptxas's choice",
+    "becomes is ptxas's choice",
 }
 
 
 def ptx_analogue(pattern):
     """(regex, shown, note) that stands for a rule's opcode pattern in PTX, or (None, why)."""
-    keys = [str(pattern), str(Pattern(pattern.base, [m for m in pattern.need if m != "E"],
-                                      pattern.forbid))]
+    keys = [
+        str(pattern),
+        str(Pattern(pattern.base, [m for m in pattern.need if m != "E"], pattern.forbid)),
+    ]
     for key in keys:
         if key in PTX_ANALOGUES:
             regex, shown, note = PTX_ANALOGUES[key]
@@ -371,12 +436,15 @@ def _grouped(counts, most=4):
         groups.setdefault(n, []).append(name)
     if len(groups) > most:
         (lo, low_names), (hi, high_names) = min(groups.items()), max(groups.items())
-        return (f"from {lo} in {low_names[0]} to {hi} in {high_names[0]} "
-                f"({len(counts)} kernels, {len(groups)} different counts)")
+        return (
+            f"from {lo} in {low_names[0]} to {hi} in {high_names[0]} "
+            f"({len(counts)} kernels, {len(groups)} different counts)"
+        )
     parts = []
     for n, names in groups.items():
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more kernels"
-                                        if len(names) > 3 else "")
+        shown = ", ".join(names[:3]) + (
+            f" and {len(names) - 3} more kernels" if len(names) > 3 else ""
+        )
         parts.append(f"{n} in {shown}")
     return "; ".join(parts)
 
@@ -385,9 +453,11 @@ def ptx_hints(stage_id, kernels):
     """Lines: each rule of the stage's signature with its PTX analogue's count per kernel in the
     PTX kernels given (ptx.parse, demangled). Never a verdict: no 'met', no 'missed'."""
     arch = "sm_" + (kernels[0].arch.split("_", 1)[-1] if kernels else "")
-    lines = ["The SASS signature of this stage, and for each rule the count of its PTX analogue",
-             "in this PTX (a hint, not the verdict: ptxas may unroll, merge, split or drop",
-             "instructions, so the SASS count can differ):"]
+    lines = [
+        "The SASS signature of this stage, and for each rule the count of its PTX analogue",
+        "in this PTX (a hint, not the verdict: ptxas may unroll, merge, split or drop",
+        "instructions, so the SASS count can differ):",
+    ]
     for rule in rules_of(stage_id):
         if rule.arch and rule.arch != arch:
             continue
@@ -405,15 +475,21 @@ def ptx_hints(stage_id, kernels):
         if not chosen:
             lines.append(f"  {rule.text}  ->  {shown}: no kernel named like '{rule.kernels}'")
             continue
-        counts = [(short_name(k), sum(1 for insn in k.body
-                                      if any(rx.search(insn.opcode) for rx, _, _ in found)))
-                  for k in chosen]
-        lines.append(f"  {rule.text}  ->  {shown}: {_grouped(counts)}"
-                     + (f" ({notes})" if notes else ""))
+        counts = [
+            (
+                short_name(k),
+                sum(1 for insn in k.body if any(rx.search(insn.opcode) for rx, _, _ in found)),
+            )
+            for k in chosen
+        ]
+        lines.append(
+            f"  {rule.text}  ->  {shown}: {_grouped(counts)}" + (f" ({notes})" if notes else "")
+        )
     return lines
 
 
 # ---------------------------------------------------------------- speed
+
 
 class Judge:
     """One judge program, serving timed calls over a pipe (harness/judge.h)."""
@@ -421,8 +497,14 @@ class Judge:
     def __init__(self, program, params, label):
         self.label = label
         args = [str(program)] + [f"{k}={v}" for k, v in params.items()]
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
         self.status, self.detail = self._read()
 
     def _read(self, timeout=120):
@@ -461,7 +543,7 @@ def quantile(xs, q):
 
 @dataclass
 class SpeedResult:
-    state: str            # passed, slow, not judged, skipped, todo, error
+    state: str  # passed, slow, not judged, skipped, todo, error
     lines: list
     ratio: float = 0.0
     low: float = 0.0
@@ -527,25 +609,32 @@ def speed_verdict(stage_id, reference, candidate, budget_s=8.0, overrides=None):
     q1, q3 = quantile(ratios, 0.25), quantile(ratios, 0.75)
     spread = (q3 - q1) / med * 100
     ref_med, cand_med = statistics.median(ref_ms), statistics.median(cand_ms)
-    summary = (f"{med:.2f}x the reference (middle half of {len(ratios)} interleaved pairs {q1:.2f}-{q3:.2f}; "
-               f"yours {cand_med:.3f} ms, reference {ref_med:.3f} ms; {what})")
+    summary = (
+        f"{med:.2f}x the reference (middle half of {len(ratios)} interleaved pairs {q1:.2f}-{q3:.2f}; "
+        f"yours {cand_med:.3f} ms, reference {ref_med:.3f} ms; {what})"
+    )
     result = SpeedResult("", [], med, q1, q3, len(ratios))
     if med >= min_ratio:
         result.state = "passed"
         result.lines = [f"speed: {summary}: passed (threshold {min_ratio:.2f}x)"]
     elif spread > 10 and q3 >= min_ratio * 0.8:
         result.state = "not judged"
-        result.lines = [f"speed not judged: spread {spread:.0f}% between pairs (a busy GPU?): {summary}; run it again"]
+        result.lines = [
+            f"speed not judged: spread {spread:.0f}% between pairs (a busy GPU?): {summary}; run it again"
+        ]
     else:
         result.state = "slow"
-        result.lines = [f"speed: correct, but {med:.2f}x the reference at {what} (threshold {min_ratio:.2f}x): "
-                        f"this stage's lesson is {lesson or 'its speed'}",
-                        f"  {summary}",
-                        f"  compare with the reference: make sass-diff A={stage_id} B=exercise/{stage_id}"]
+        result.lines = [
+            f"speed: correct, but {med:.2f}x the reference at {what} (threshold {min_ratio:.2f}x): "
+            f"this stage's lesson is {lesson or 'its speed'}",
+            f"  {summary}",
+            f"  compare with the reference: make sass-diff A={stage_id} B=exercise/{stage_id}",
+        ]
     return result
 
 
 # ---------------------------------------------------------------- commands
+
 
 def cmd_sass(args):
     ref = course.resolve_stage(args.stage, "lesson", ROOT, wrong=True, example=EXAMPLE)
@@ -557,8 +646,11 @@ def cmd_sass(args):
     for line in lines:
         print(line)
     if args.expect_reject:
-        print("the checker rejects this deliberately wrong stage: good" if state == "missed" else
-              "a deliberately wrong stage met the SASS signature: the signature is too weak")
+        print(
+            "the checker rejects this deliberately wrong stage: good"
+            if state == "missed"
+            else "a deliberately wrong stage met the SASS signature: the signature is too weak"
+        )
         return 0 if state == "missed" else 1
     return 1 if state == "missed" else 0
 
@@ -578,8 +670,11 @@ def cmd_speed(args):
     for line in res.lines:
         print(line)
     if args.expect_slow:
-        print("the checker finds this deliberately slow stage slow: good" if res.state == "slow" else
-              "a deliberately slow stage was not found slow")
+        print(
+            "the checker finds this deliberately slow stage slow: good"
+            if res.state == "slow"
+            else "a deliberately slow stage was not found slow"
+        )
         return 0 if res.state == "slow" else (0 if res.state == "not judged" else 1)
     return 1 if res.state in ("slow", "error") else 0
 
@@ -588,15 +683,22 @@ def cmd_show(args):
     chapters = [args.chapter] if args.chapter else course.chapters(ROOT)
     for chapter in chapters:
         if chapter not in course.chapters(ROOT):
-            raise Usage(f"lesson: no chapter '{chapter}'; chapters: {', '.join(course.chapters(ROOT))}")
+            raise Usage(
+                f"lesson: no chapter '{chapter}'; chapters: {', '.join(course.chapters(ROOT))}"
+            )
         lessons = load_lessons(chapter)
         print(chapter)
         for stage in course.stages(chapter):
             decl = lessons.get(stage, {})
             speed = decl.get("speed")
-            sp = ("not declared" if speed is None else speed if isinstance(speed, str) else
-                  f">= {float(speed.get('min_ratio', DEFAULT_MIN_RATIO)):.2f}x the reference at " +
-                  " ".join(f"{k}={v}" for k, v in speed.items() if k != "min_ratio"))
+            sp = (
+                "not declared"
+                if speed is None
+                else speed
+                if isinstance(speed, str)
+                else f">= {float(speed.get('min_ratio', DEFAULT_MIN_RATIO)):.2f}x the reference at "
+                + " ".join(f"{k}={v}" for k, v in speed.items() if k != "min_ratio")
+            )
             print(f"  {stage}: {decl.get('lesson', '(no lesson declared)')}")
             print(f"    speed: {sp}")
             for rule in rules_of(f"{chapter}/{stage}"):
@@ -629,16 +731,29 @@ def cmd_calibrate(args):
             mark = "ok  " if ok else "wide" if holds else "----"
             bad += 0 if ok or holds or res.state == "skipped" else 1
             wide += 0 if ok or not holds else 1
-            print(f"{mark}  {chapter}/{stage}: " + (
-                f"{res.ratio:.3f}x itself, middle half {res.low:.3f}-{res.high:.3f} over {res.pairs} pairs"
-                + ("" if ok else f" (threshold {min_ratio:.2f}x)")
-                if res.pairs else res.lines[0]))
+            print(
+                f"{mark}  {chapter}/{stage}: "
+                + (
+                    f"{res.ratio:.3f}x itself, middle half {res.low:.3f}-{res.high:.3f} over {res.pairs} pairs"
+                    + ("" if ok else f" (threshold {min_ratio:.2f}x)")
+                    if res.pairs
+                    else res.lines[0]
+                )
+            )
     if bad:
-        print(f"calibrate: {bad} stage(s) whose verdict this GPU cannot support: a correct stage may be "
-              "called slow there (a busy GPU or host?)")
+        print(
+            f"calibrate: {bad} stage(s) whose verdict this GPU cannot support: a correct stage may be "
+            "called slow there (a busy GPU or host?)"
+        )
     else:
-        print("calibrate: every judged stage times itself at 1.00x within 5%" + (
-            f", but {wide} whose pairs spread wider, still above their own threshold" if wide else ""))
+        print(
+            "calibrate: every judged stage times itself at 1.00x within 5%"
+            + (
+                f", but {wide} whose pairs spread wider, still above their own threshold"
+                if wide
+                else ""
+            )
+        )
     return 1 if bad else 0
 
 
@@ -652,15 +767,24 @@ def cmd_needs(args):
             cc = tuple(int(x) for x in str(need.get("cc", "7.5")).split("."))
             gpus = int(need.get("gpus", 1))
             if cc > have_cc or gpus > args.gpus:
-                what = " and ".join(([f"compute capability {need['cc']}"] if cc > have_cc else [])
-                                    + ([f"{gpus} GPUs"] if gpus > args.gpus else []))
-                lacking.append(f"{stage} needs {what}" + (f" ({need['why']})" if need.get("why") else ""))
-        print(f"  {chapter:<18} " + ("every stage" if not lacking else "every stage, but " + "; ".join(lacking)))
+                what = " and ".join(
+                    ([f"compute capability {need['cc']}"] if cc > have_cc else [])
+                    + ([f"{gpus} GPUs"] if gpus > args.gpus else [])
+                )
+                lacking.append(
+                    f"{stage} needs {what}" + (f" ({need['why']})" if need.get("why") else "")
+                )
+        print(
+            f"  {chapter:<18} "
+            + ("every stage" if not lacking else "every stage, but " + "; ".join(lacking))
+        )
     return 0
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("sass")
     s.add_argument("stage")
@@ -674,7 +798,9 @@ def main(argv=None):
     p.add_argument("--candidate", required=True)
     p.add_argument("--budget", type=float, default=8.0)
     p.add_argument("--expect-slow", action="store_true")
-    p.add_argument("--set", action="append", help="key=value: a judge parameter other than lessons.toml's")
+    p.add_argument(
+        "--set", action="append", help="key=value: a judge parameter other than lessons.toml's"
+    )
     w = sub.add_parser("show")
     w.add_argument("chapter", nargs="?")
     c = sub.add_parser("calibrate")
@@ -686,8 +812,13 @@ def main(argv=None):
     n.add_argument("--gpus", type=int, default=1)
     args = parser.parse_args(argv)
     try:
-        return {"sass": cmd_sass, "speed": cmd_speed, "show": cmd_show, "needs": cmd_needs,
-                "calibrate": cmd_calibrate}[args.command](args)
+        return {
+            "sass": cmd_sass,
+            "speed": cmd_speed,
+            "show": cmd_show,
+            "needs": cmd_needs,
+            "calibrate": cmd_calibrate,
+        }[args.command](args)
     except Usage as err:
         print(err, file=sys.stderr)
         return 2

@@ -59,14 +59,26 @@ def python(cell_id, text, tags=()):
 
 # name, default, comment: the settings cell, and the script's environment defaults.
 SETTINGS = [
-    ("COURSE_REPO", "https://github.com/<you>/cuda-handbook-course",
-     "Your fork's URL (section 2), or the course's own."),
-    ("COURSE_DIR", "/content/cuda-handbook-course",
-     "Where the course goes (Kaggle: /kaggle/working/cuda-handbook-course)."),
-    ("BUILD", "/content/build",
-     "The build folder, on local disk: fast, and gone when the runtime ends."),
-    ("STAGE", "exercise/11-streaming/01_grid_stride",
-     "Your stage; without exercise/ the reference solution's."),
+    (
+        "COURSE_REPO",
+        "https://github.com/<you>/cuda-handbook-course",
+        "Your fork's URL (section 2), or the course's own.",
+    ),
+    (
+        "COURSE_DIR",
+        "/content/cuda-handbook-course",
+        "Where the course goes (Kaggle: /kaggle/working/cuda-handbook-course).",
+    ),
+    (
+        "BUILD",
+        "/content/build",
+        "The build folder, on local disk: fast, and gone when the runtime ends.",
+    ),
+    (
+        "STAGE",
+        "exercise/11-streaming/01_grid_stride",
+        "Your stage; without exercise/ the reference solution's.",
+    ),
     ("CHAPTER", "11-streaming", "The chapter whose benchmark runs."),
     ("ARCH", "", "Empty: from the GPU's compute capability (a T4's 7.5 gives 75)."),
     ("PYTHON", "python3", "The course's tools need Python 3.11 or newer."),
@@ -76,20 +88,28 @@ SETTINGS = [
 
 
 def settings_source():
-    lines = ["# Edit, then run this cell (again after each change): the %%bash cells below read",
-             "# these from the environment.", "import os", ""]
+    lines = [
+        "# Edit, then run this cell (again after each change): the %%bash cells below read",
+        "# these from the environment.",
+        "import os",
+        "",
+    ]
     for name, value, comment in SETTINGS:
         lines += [f"# {comment}", f"{name} = {json.dumps(value)}"]
     update = "os.environ.update(" + ", ".join(f"{name}={name}" for name, _, _ in SETTINGS) + ")"
     lines += [""] + textwrap.wrap(update, width=92, subsequent_indent="                  ")
-    lines += ["# nvcc and the CUDA tools: the hosted images keep them in /usr/local/cuda/bin.",
-              'if "/usr/local/cuda/bin" not in os.environ["PATH"].split(":"):',
-              '    os.environ["PATH"] += ":/usr/local/cuda/bin"']
+    lines += [
+        "# nvcc and the CUDA tools: the hosted images keep them in /usr/local/cuda/bin.",
+        'if "/usr/local/cuda/bin" not in os.environ["PATH"].split(":"):',
+        '    os.environ["PATH"] += ":/usr/local/cuda/bin"',
+    ]
     return "\n".join(lines)
 
 
 CELLS = [
-    md("intro", """
+    md(
+        "intro",
+        """
         # The CUDA Handbook course on a free hosted GPU
 
         This notebook checks your stages on a borrowed GPU: Google Colab's free T4, or Kaggle's T4.
@@ -113,12 +133,18 @@ CELLS = [
         **Pick a GPU first.** Colab: Runtime > Change runtime type > T4 GPU. Kaggle: Settings >
         Accelerator > GPU T4 x2 (not the P100: its compute capability, 6.0, is below the course's
         7.5), and Settings > Internet on (Kaggle asks for a verified phone number).
-        """),
-    md("settings-title", """
+        """,
+    ),
+    md(
+        "settings-title",
+        """
         ## 1. Settings
-        """),
+        """,
+    ),
     python("settings", settings_source(), tags=[SETTINGS_TAG]),
-    md("keep-title", """
+    md(
+        "keep-title",
+        """
         ## 2. Keeping your work between sessions
 
         A hosted runtime loses its disk when the session ends. Two ways to keep your stages:
@@ -142,19 +168,29 @@ CELLS = [
         so use (a) there.
 
         The cells marked *Optional* are left out when the course tests this notebook.
-        """),
-    python("drive", """
+        """,
+    ),
+    python(
+        "drive",
+        """
         # Optional (Colab): keep the course on your Google Drive; run before the clone cell.
         from google.colab import drive
 
         drive.mount("/content/drive")
         # The settings cell puts /content back: set COURSE_DIR there too to make this stick.
         COURSE_DIR = os.environ["COURSE_DIR"] = "/content/drive/MyDrive/cuda-handbook-course"
-        """, tags=[OPTIONAL]),
-    md("gpu-title", """
+        """,
+        tags=[OPTIONAL],
+    ),
+    md(
+        "gpu-title",
+        """
         ## 3. The GPU, the course and its tools
-        """),
-    bash("gpu", """
+        """,
+    ),
+    bash(
+        "gpu",
+        """
         # The GPU and its compute capability: the build compiles for this GPU only.
         set -euo pipefail
         if ! gpu=$(nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader 2>/dev/null) ||
@@ -171,8 +207,11 @@ CELLS = [
           exit 1
         fi
         echo "building for ARCH=${ARCH:-${cc/./}}"
-        """),
-    bash("clone", """
+        """,
+    ),
+    bash(
+        "clone",
+        """
         # The course, or your fork: cloned once. A folder that already holds it is kept as it is.
         set -euo pipefail
         if [ -d "$COURSE_DIR/.git" ] || [ -f "$COURSE_DIR/harness/course.py" ]; then
@@ -189,8 +228,11 @@ CELLS = [
           echo "cloned $COURSE_REPO into $COURSE_DIR"
         fi
         if [ -d "$COURSE_DIR/.git" ]; then git -C "$COURSE_DIR" log -1 --format='at %h %s'; fi
-        """),
-    bash("setup", """
+        """,
+    ),
+    bash(
+        "setup",
+        """
         # What the build needs: cmake >= 3.24, Catch2 and ninja (harness/deps.sh installs them with
         # apt-get: the runtime runs as root; it is quiet when all is there), then what runs here.
         set -euo pipefail
@@ -209,8 +251,11 @@ CELLS = [
         harness/deps.sh
         "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" --version | grep release
         make --no-print-directory doctor
-        """),
-    bash("configure", """
+        """,
+    ),
+    bash(
+        "configure",
+        """
         # Configure the build for this GPU (ARCH, e.g. 75 on a T4): the first run takes a minute.
         set -euo pipefail
         cd "$COURSE_DIR"
@@ -221,8 +266,11 @@ CELLS = [
         make --no-print-directory configure BUILD="$BUILD" ARCH="$arch" PYTHON="$PYTHON"
         cache="$BUILD/CMakeCache.txt"
         echo "$BUILD builds for: $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES[^=]*=//p' "$cache")"
-        """),
-    md("stage-title", """
+        """,
+    ),
+    md(
+        "stage-title",
+        """
         ## 4. Your stage
 
         Write the stage's `EXERCISE` region: `STAGE = "exercise/11-streaming/01_grid_stride"` is
@@ -232,39 +280,57 @@ CELLS = [
         sanitizers, its speed against the reference and its SASS signature. A failure names the
         case and the `COURSE_SEED=...` that replays it. `STAGE = "11-streaming/01_grid_stride"`
         checks the reference solution instead: what passing looks like on this GPU.
-        """),
-    bash("check", """
+        """,
+    ),
+    bash(
+        "check",
+        """
         # The stage, completely: builds only what it needs.
         set -euo pipefail
         cd "$COURSE_DIR"
         make --no-print-directory check STAGE="$STAGE" BUILD="$BUILD" PYTHON="$PYTHON"
-        """),
-    bash("sass", """
+        """,
+    ),
+    bash(
+        "sass",
+        """
         # The stage's SASS (cuobjdump), its source lines interleaved.
         set -euo pipefail
         cd "$COURSE_DIR"
         make --no-print-directory sass STAGE="$STAGE" BUILD="$BUILD" PYTHON="$PYTHON"
-        """),
-    md("bench-title", """
+        """,
+    ),
+    md(
+        "bench-title",
+        """
         ## 5. The chapter's benchmark
 
         Every stage of the chapter, its library (cuBLAS, CUB, NPP) and its measured ceilings on this
         GPU, in one table; `EXERCISE = "1"` times your stages instead of the reference's. The
         goals it prints are the reference H100's; a T4 has about a tenth of its memory bandwidth.
-        """),
-    bash("bench", """
+        """,
+    ),
+    bash(
+        "bench",
+        """
         # One chapter's benchmark (minutes; BENCH_ARGS="--N 32 --deviceN 64" makes it shorter).
         set -euo pipefail
         cd "$COURSE_DIR"
         make --no-print-directory bench CHAPTER="$CHAPTER" EXERCISE="$EXERCISE" \\
           ARGS="$BENCH_ARGS" BUILD="$BUILD" PYTHON="$PYTHON"
-        """),
-    md("push-title", """
+        """,
+    ),
+    md(
+        "push-title",
+        """
         ## 6. Save your work to your fork
 
         Commits `chapters/` and pushes to `COURSE_REPO` (see section 2 for the token).
-        """),
-    python("push", """
+        """,
+    ),
+    python(
+        "push",
+        """
         # Optional: commit chapters/ and push it to your fork. The token is read here and handed
         # to this one push through its environment: never saved in the notebook or in .git/config.
         import base64
@@ -302,11 +368,14 @@ CELLS = [
                    GIT_CONFIG_KEY_0="http.https://github.com/.extraheader",
                    GIT_CONFIG_VALUE_0=f"Authorization: Basic {basic}")
         print("pushed" if git("push", "origin", "HEAD", env=env) == 0 else "push failed (above)")
-        """, tags=[OPTIONAL]),
+        """,
+        tags=[OPTIONAL],
+    ),
 ]
 
 
 # --- the notebook file ---------------------------------------------------------------------------
+
 
 def lines(text):
     """A cell's source as Jupyter stores it: lines, each but the last ending in a newline."""
@@ -316,11 +385,21 @@ def lines(text):
 def cell_json(cell):
     metadata = {"tags": list(cell.tags)} if cell.tags else {}
     if cell.kind == "markdown":
-        return {"cell_type": "markdown", "id": cell.id, "metadata": metadata,
-                "source": lines(cell.text)}
+        return {
+            "cell_type": "markdown",
+            "id": cell.id,
+            "metadata": metadata,
+            "source": lines(cell.text),
+        }
     text = "%%bash\n" + cell.text if cell.kind == "bash" else cell.text
-    return {"cell_type": "code", "execution_count": None, "id": cell.id, "metadata": metadata,
-            "outputs": [], "source": lines(text)}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": cell.id,
+        "metadata": metadata,
+        "outputs": [],
+        "source": lines(text),
+    }
 
 
 def render():
@@ -330,8 +409,11 @@ def render():
         "metadata": {
             "accelerator": "GPU",
             "colab": {"gpuType": "T4", "provenance": []},
-            "kaggle": {"accelerator": "nvidiaTeslaT4", "isGpuEnabled": True,
-                       "isInternetEnabled": True},
+            "kaggle": {
+                "accelerator": "nvidiaTeslaT4",
+                "isGpuEnabled": True,
+                "isInternetEnabled": True,
+            },
             "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
             "language_info": {"name": "python"},
         },
@@ -342,6 +424,7 @@ def render():
 
 
 # --- the script ----------------------------------------------------------------------------------
+
 
 class NotebookError(Exception):
     pass
@@ -360,19 +443,25 @@ def settings_of(source):
     has no use for."""
     found = []
     for node in ast.parse(source).body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
             found.append((node.targets[0].id, node.value.value))
     return found
 
 
 def script(path, only=None):
     cells = read_cells(path)
-    out = ["#!/usr/bin/env bash",
-           f"# The shell cells of {Path(path).name} in order (python3 harness/notebook.py script).",
-           "# The settings cell's values are defaults: the environment overrides them.",
-           "set -uo pipefail"]
+    out = [
+        "#!/usr/bin/env bash",
+        f"# The shell cells of {Path(path).name} in order (python3 harness/notebook.py script).",
+        "# The settings cell's values are defaults: the environment overrides them.",
+        "set -uo pipefail",
+    ]
     shell, known = [], set()
     for cell in cells:
         if cell["cell_type"] != "code":
@@ -383,39 +472,53 @@ def script(path, only=None):
         if SETTINGS_TAG in tags:
             for name, value in settings_of(source):
                 # Set in the environment, even empty, wins: ARCH= keeps "read it from the GPU".
-                out.append(f'[ -n "${{{name}+set}}" ] || {name}={shlex.quote(value)}; '
-                           f'export {name}')
+                out.append(
+                    f'[ -n "${{{name}+set}}" ] || {name}={shlex.quote(value)}; export {name}'
+                )
         elif OPTIONAL in tags:
             continue
         elif source.startswith("%%bash\n"):
-            body = source[len("%%bash\n"):]
+            body = source[len("%%bash\n") :]
             # The cell stops at its first failing command in the notebook as in the script.
             if "\nset -euo pipefail\n" not in "\n" + body:
                 raise NotebookError(f"notebook: shell cell '{cell['id']}' lacks set -euo pipefail")
             shell.append((cell["id"], body))
         else:
-            raise NotebookError(f"notebook: cell '{cell['id']}' is Python and not tagged "
-                                f"'{OPTIONAL}': the script cannot run it")
+            raise NotebookError(
+                f"notebook: cell '{cell['id']}' is Python and not tagged "
+                f"'{OPTIONAL}': the script cannot run it"
+            )
     if only is not None:
         unknown = sorted(set(only) - {cell_id for cell_id, _ in shell})
         if unknown:
-            raise NotebookError(f"notebook: no shell cell {', '.join(unknown)}; the shell cells: "
-                                + ", ".join(cell_id for cell_id, _ in shell))
+            raise NotebookError(
+                f"notebook: no shell cell {', '.join(unknown)}; the shell cells: "
+                + ", ".join(cell_id for cell_id, _ in shell)
+            )
         shell = [(cell_id, body) for cell_id, body in shell if cell_id in only]
     for number, (cell_id, body) in enumerate(shell, 1):
         # set -e is ignored in a subshell that is the left side of || or &&: the status is
         # tested on its own line instead.
-        out += ["", f'echo "== notebook cell {number} of {len(shell)}: {cell_id} =="',
-                "(", body.rstrip("\n"), ")", "status=$?",
-                f'if [ "$status" != 0 ]; then echo "notebook script: cell \'{cell_id}\' failed '
-                f'(exit status $status): the lines above say why" >&2; exit "$status"; fi']
+        out += [
+            "",
+            f'echo "== notebook cell {number} of {len(shell)}: {cell_id} =="',
+            "(",
+            body.rstrip("\n"),
+            ")",
+            "status=$?",
+            f'if [ "$status" != 0 ]; then echo "notebook script: cell \'{cell_id}\' failed '
+            f'(exit status $status): the lines above say why" >&2; exit "$status"; fi',
+        ]
     out += ["", f'echo "notebook script: {len(shell)} cells ran"']
     return "\n".join(out) + "\n"
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="notebook.py", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="notebook.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--notebook", type=Path, default=NOTEBOOK, help="default: %(default)s")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("write", help="write the notebook")
@@ -434,11 +537,14 @@ def main(argv=None):
             print(f"notebook: {shown} {'unchanged' if old == new else 'written'}")
         elif args.command == "check":
             if not args.notebook.is_file():
-                raise NotebookError(f"notebook: {shown} is missing: "
-                                    "run python3 harness/notebook.py write")
+                raise NotebookError(
+                    f"notebook: {shown} is missing: run python3 harness/notebook.py write"
+                )
             if args.notebook.read_text() != render():
-                raise NotebookError(f"notebook: {shown} is not what harness/notebook.py writes: "
-                                    "run python3 harness/notebook.py write (make notebook)")
+                raise NotebookError(
+                    f"notebook: {shown} is not what harness/notebook.py writes: "
+                    "run python3 harness/notebook.py write (make notebook)"
+                )
         else:
             only = [c for c in args.cells.split(",") if c] if args.cells is not None else None
             sys.stdout.write(script(args.notebook, only))

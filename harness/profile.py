@@ -53,9 +53,11 @@ import stamps  # noqa: E402
 ROOT = course.ROOT
 ARCH = course.REFERENCE_ARCH
 PREFIX = "profile"
-PERMISSION_FIX = ("load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0 (echo 'options nvidia "
-                  "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/nvidia-profiling.conf, "
-                  "then reboot), or run as root / with CAP_SYS_ADMIN")
+PERMISSION_FIX = (
+    "load the NVIDIA driver with NVreg_RestrictProfilingToAdminUsers=0 (echo 'options nvidia "
+    "NVreg_RestrictProfilingToAdminUsers=0' | sudo tee /etc/modprobe.d/nvidia-profiling.conf, "
+    "then reboot), or run as root / with CAP_SYS_ADMIN"
+)
 
 
 # A message for the user, with the exit status.
@@ -67,9 +69,26 @@ UsageError = course.UsageError
 # Warp states (WarpStateStats): smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio is
 # the number of warps waiting for that reason per issued instruction, so the reasons add up to the
 # average latency between two instructions of a warp (in cycles).
-STALL_REASONS = ["long_scoreboard", "short_scoreboard", "barrier", "membar", "wait", "math_pipe_throttle",
-                 "mio_throttle", "lg_throttle", "tex_throttle", "not_selected", "selected", "dispatch_stall",
-                 "drain", "imc_miss", "no_instruction", "branch_resolving", "sleeping", "misc"]
+STALL_REASONS = [
+    "long_scoreboard",
+    "short_scoreboard",
+    "barrier",
+    "membar",
+    "wait",
+    "math_pipe_throttle",
+    "mio_throttle",
+    "lg_throttle",
+    "tex_throttle",
+    "not_selected",
+    "selected",
+    "dispatch_stall",
+    "drain",
+    "imc_miss",
+    "no_instruction",
+    "branch_resolving",
+    "sleeping",
+    "misc",
+]
 
 
 def stall_metric(reason):
@@ -80,22 +99,61 @@ def stall_metric(reason):
 # named only for the reader (ncu --section would add metrics we do not print, and passes).
 METRICS = [
     ("gpu__time_duration.sum", "SpeedOfLight", "kernel duration (ns)"),
-    ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "SpeedOfLight", "compute (SM) throughput, % of peak"),
-    ("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "SpeedOfLight",
-     "memory throughput (busiest unit), % of peak"),
-    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "SpeedOfLight", "DRAM throughput, % of peak"),
+    (
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "SpeedOfLight",
+        "compute (SM) throughput, % of peak",
+    ),
+    (
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+        "SpeedOfLight",
+        "memory throughput (busiest unit), % of peak",
+    ),
+    (
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+        "SpeedOfLight",
+        "DRAM throughput, % of peak",
+    ),
     ("dram__bytes_read.sum", "MemoryWorkloadAnalysis", "DRAM bytes read"),
     ("dram__bytes_write.sum", "MemoryWorkloadAnalysis", "DRAM bytes written"),
     ("lts__t_sector_hit_rate.pct", "MemoryWorkloadAnalysis", "L2 hit rate"),
     ("l1tex__t_sector_hit_rate.pct", "MemoryWorkloadAnalysis", "L1/TEX hit rate"),
-    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "MemoryWorkloadAnalysis", "global load sectors (32 B)"),
-    ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "MemoryWorkloadAnalysis", "global load requests (one per warp instruction)"),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "MemoryWorkloadAnalysis", "shared load bank conflicts"),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "MemoryWorkloadAnalysis", "shared store bank conflicts"),
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "MemoryWorkloadAnalysis", "shared load wavefronts"),
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "MemoryWorkloadAnalysis", "shared store wavefronts"),
+    (
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        "MemoryWorkloadAnalysis",
+        "global load sectors (32 B)",
+    ),
+    (
+        "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "MemoryWorkloadAnalysis",
+        "global load requests (one per warp instruction)",
+    ),
+    (
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "MemoryWorkloadAnalysis",
+        "shared load bank conflicts",
+    ),
+    (
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        "MemoryWorkloadAnalysis",
+        "shared store bank conflicts",
+    ),
+    (
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "MemoryWorkloadAnalysis",
+        "shared load wavefronts",
+    ),
+    (
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "MemoryWorkloadAnalysis",
+        "shared store wavefronts",
+    ),
     ("smsp__inst_executed_op_shared_ld.sum", "InstructionStats", "shared load instructions (warp)"),
-    ("smsp__inst_executed_op_shared_st.sum", "InstructionStats", "shared store instructions (warp)"),
+    (
+        "smsp__inst_executed_op_shared_st.sum",
+        "InstructionStats",
+        "shared store instructions (warp)",
+    ),
     ("sm__warps_active.avg.pct_of_peak_sustained_active", "Occupancy", "achieved occupancy"),
     ("sm__maximum_warps_per_active_cycle_pct", "Occupancy", "theoretical occupancy"),
     ("launch__registers_per_thread", "LaunchStats", "registers per thread"),
@@ -106,12 +164,36 @@ METRICS = [
     ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "InstructionStats", "FFMA (thread)"),
     ("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "InstructionStats", "FADD (thread)"),
     ("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "InstructionStats", "FMUL (thread)"),
-    ("sass__inst_executed_per_opcode", "InstructionStats", "warp instructions by opcode (IMAD, IDP, MUFU, ...)"),
-    ("sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "FMA pipe (FP32, IMAD, IDP)"),
-    ("sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "FMA-heavy pipe"),
-    ("sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "ALU pipe (integer, logic)"),
-    ("sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "XU pipe (MUFU: rsqrt, ...)"),
-    ("sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", "ComputeWorkloadAnalysis", "LSU pipe (loads, stores, shuffles)"),
+    (
+        "sass__inst_executed_per_opcode",
+        "InstructionStats",
+        "warp instructions by opcode (IMAD, IDP, MUFU, ...)",
+    ),
+    (
+        "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+        "ComputeWorkloadAnalysis",
+        "FMA pipe (FP32, IMAD, IDP)",
+    ),
+    (
+        "sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active",
+        "ComputeWorkloadAnalysis",
+        "FMA-heavy pipe",
+    ),
+    (
+        "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+        "ComputeWorkloadAnalysis",
+        "ALU pipe (integer, logic)",
+    ),
+    (
+        "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+        "ComputeWorkloadAnalysis",
+        "XU pipe (MUFU: rsqrt, ...)",
+    ),
+    (
+        "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+        "ComputeWorkloadAnalysis",
+        "LSU pipe (loads, stores, shuffles)",
+    ),
 ] + [(stall_metric(r), "WarpStateStats", f"stall: {r.replace('_', ' ')}") for r in STALL_REASONS]
 
 METRIC_NAMES = [m for m, _, _ in METRICS]
@@ -121,46 +203,61 @@ DURATION = "gpu__time_duration.sum"
 
 # ---------------------------------------------------------------- what is shown
 
+
 @dataclass
 class Row:
     key: str
     title: str
     fmt: str = "{:.1f}"
-    higher_is: str = ""     # for the reader of a diff: "better", "worse" or ""
+    higher_is: str = ""  # for the reader of a diff: "better", "worse" or ""
 
 
-ROWS = {r.key: r for r in [
-    Row("kernels", "kernels launched", "{:.0f}"),
-    Row("time_us", "duration (us)", "{:.1f}", "worse"),
-    Row("dram_pct", "DRAM throughput (% of peak)", "{:.1f}", "better"),
-    Row("dram_gbs", "DRAM GB/s (read + write)", "{:.0f}", "better"),
-    Row("dram_mb", "DRAM MB moved", "{:.1f}"),
-    Row("mem_pct", "memory throughput, busiest unit (%)", "{:.1f}"),
-    Row("sm_pct", "SM throughput (% of peak)", "{:.1f}"),
-    Row("l1_hit", "L1/TEX hit rate (%)", "{:.1f}"),
-    Row("l2_hit", "L2 hit rate (%)", "{:.1f}"),
-    Row("ld_bytes_per_request", "global load bytes per request", "{:.0f}"),
-    Row("occupancy", "achieved occupancy (%)", "{:.1f}"),
-    Row("occupancy_theoretical", "theoretical occupancy (%)", "{:.1f}"),
-    Row("registers", "registers per thread", "{:.0f}"),
-    Row("stall_total", "cycles between a warp's instructions", "{:.1f}"),
-    Row("stalls", "top stalls (warps per issue)", "{}"),
-    Row("bank_conflicts", "shared bank conflicts", "{:.0f}", "worse"),
-    Row("shared_wavefronts", "shared wavefronts per instruction", "{:.2f}", "worse"),
-    Row("pipe_fma", "FMA pipe (% of peak)", "{:.1f}"),
-    Row("pipe_fmaheavy", "FMA-heavy pipe (% of peak)", "{:.1f}"),
-    Row("pipe_alu", "ALU pipe (% of peak)", "{:.1f}"),
-    Row("pipe_xu", "XU pipe, MUFU (% of peak)", "{:.1f}"),
-    Row("pipe_lsu", "LSU pipe (% of peak)", "{:.1f}"),
-    Row("inst", "warp instructions executed (M)", "{:.2f}"),
-    Row("ffma", "FFMA executed (M, warp)", "{:.2f}"),
-    Row("imad", "IMAD executed (M, warp)", "{:.2f}"),
-    Row("idp", "IDP4A executed (M, warp)", "{:.2f}"),
-    Row("mufu", "MUFU executed (M, warp)", "{:.2f}"),
-]}
+ROWS = {
+    r.key: r
+    for r in [
+        Row("kernels", "kernels launched", "{:.0f}"),
+        Row("time_us", "duration (us)", "{:.1f}", "worse"),
+        Row("dram_pct", "DRAM throughput (% of peak)", "{:.1f}", "better"),
+        Row("dram_gbs", "DRAM GB/s (read + write)", "{:.0f}", "better"),
+        Row("dram_mb", "DRAM MB moved", "{:.1f}"),
+        Row("mem_pct", "memory throughput, busiest unit (%)", "{:.1f}"),
+        Row("sm_pct", "SM throughput (% of peak)", "{:.1f}"),
+        Row("l1_hit", "L1/TEX hit rate (%)", "{:.1f}"),
+        Row("l2_hit", "L2 hit rate (%)", "{:.1f}"),
+        Row("ld_bytes_per_request", "global load bytes per request", "{:.0f}"),
+        Row("occupancy", "achieved occupancy (%)", "{:.1f}"),
+        Row("occupancy_theoretical", "theoretical occupancy (%)", "{:.1f}"),
+        Row("registers", "registers per thread", "{:.0f}"),
+        Row("stall_total", "cycles between a warp's instructions", "{:.1f}"),
+        Row("stalls", "top stalls (warps per issue)", "{}"),
+        Row("bank_conflicts", "shared bank conflicts", "{:.0f}", "worse"),
+        Row("shared_wavefronts", "shared wavefronts per instruction", "{:.2f}", "worse"),
+        Row("pipe_fma", "FMA pipe (% of peak)", "{:.1f}"),
+        Row("pipe_fmaheavy", "FMA-heavy pipe (% of peak)", "{:.1f}"),
+        Row("pipe_alu", "ALU pipe (% of peak)", "{:.1f}"),
+        Row("pipe_xu", "XU pipe, MUFU (% of peak)", "{:.1f}"),
+        Row("pipe_lsu", "LSU pipe (% of peak)", "{:.1f}"),
+        Row("inst", "warp instructions executed (M)", "{:.2f}"),
+        Row("ffma", "FFMA executed (M, warp)", "{:.2f}"),
+        Row("imad", "IMAD executed (M, warp)", "{:.2f}"),
+        Row("idp", "IDP4A executed (M, warp)", "{:.2f}"),
+        Row("mufu", "MUFU executed (M, warp)", "{:.2f}"),
+    ]
+}
 
-COMMON_ROWS = ["kernels", "time_us", "dram_pct", "dram_gbs", "sm_pct", "occupancy", "occupancy_theoretical",
-               "registers", "stall_total", "stalls", "inst"]
+COMMON_ROWS = [
+    "kernels",
+    "time_us",
+    "dram_pct",
+    "dram_gbs",
+    "sm_pct",
+    "occupancy",
+    "occupancy_theoretical",
+    "registers",
+    "stall_total",
+    "stalls",
+    "inst",
+]
 ALL_ROWS = list(ROWS)
 
 
@@ -175,21 +272,26 @@ def rows_for(chapter, sections=None):
             return ALL_ROWS
         keys = [k for k in ALL_ROWS if any(w in k or w in ROWS[k].title.lower() for w in words)]
         if not keys:
-            raise UsageError(f"profile: SECTIONS='{sections}' matches no metric; words like dram, stall, "
-                             f"occupancy, pipe, shared, l2, or all (the metrics: {', '.join(ALL_ROWS)})")
+            raise UsageError(
+                f"profile: SECTIONS='{sections}' matches no metric; words like dram, stall, "
+                f"occupancy, pipe, shared, l2, or all (the metrics: {', '.join(ALL_ROWS)})"
+            )
     return keys
 
 
 # ---------------------------------------------------------------- parsing ncu's raw CSV
 
+
 @dataclass
 class Launch:
-    label: str              # the NVTX range's label (10_fastest), '' when outside any profile: range
-    index: int              # ncu's result ID
+    label: str  # the NVTX range's label (10_fastest), '' when outside any profile: range
+    index: int  # ncu's result ID
     kernel: str
-    values: dict = field(default_factory=dict)      # metric -> float
-    units: dict = field(default_factory=dict)       # metric -> unit
-    opcodes: dict = field(default_factory=dict)     # opcode -> warp instructions (sass__inst_executed_per_opcode)
+    values: dict = field(default_factory=dict)  # metric -> float
+    units: dict = field(default_factory=dict)  # metric -> unit
+    opcodes: dict = field(
+        default_factory=dict
+    )  # opcode -> warp instructions (sass__inst_executed_per_opcode)
 
     def get(self, metric):
         return self.values.get(metric)
@@ -220,7 +322,7 @@ def instances(text):
         return {}
     found = {}
     # Instance values may carry grouping commas (1,024): split on ';', else on ', ' before a key.
-    body = text[open_at + 1:-1]
+    body = text[open_at + 1 : -1]
     parts = body.split(";") if ";" in body else re.split(r",\s+(?=[A-Za-z_])", body)
     for part in parts:
         m = _INSTANCE.fullmatch(part)
@@ -268,7 +370,7 @@ def parse_raw(text, chapter=None):
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     header, rows = rows[0], rows[1:]
     units = {}
-    if rows and not rows[0][0].strip():      # the units row: no ID
+    if rows and not rows[0][0].strip():  # the units row: no ID
         units = dict(zip(header, rows[0]))
         rows = rows[1:]
     col = {name: i for i, name in enumerate(header)}
@@ -284,7 +386,9 @@ def parse_raw(text, chapter=None):
             if found:
                 label = found[1]
                 break
-        launch = Launch(label, int(number(row[0]) or 0), row[kernel_col] if kernel_col is not None else "?")
+        launch = Launch(
+            label, int(number(row[0]) or 0), row[kernel_col] if kernel_col is not None else "?"
+        )
         for name in header:
             if name in METRIC_NAMES or re.match(r"^[a-z0-9]+__", name):
                 cell = row[col[name]]
@@ -347,11 +451,27 @@ def write_capture(path, header, launches):
     writer.writerow(CAPTURE_COLUMNS)
     for n, launch in enumerate(launches):
         for metric in sorted(launch.values):
-            writer.writerow([launch.label, n, launch.kernel, metric, launch.units.get(metric, ""),
-                             f"{launch.values[metric]:.12g}"])
+            writer.writerow(
+                [
+                    launch.label,
+                    n,
+                    launch.kernel,
+                    metric,
+                    launch.units.get(metric, ""),
+                    f"{launch.values[metric]:.12g}",
+                ]
+            )
         for opcode, count in sorted(launch.opcodes.items()):
-            writer.writerow([launch.label, n, launch.kernel, f"sass__inst_executed_per_opcode[{opcode}]",
-                             "inst", f"{count:.12g}"])
+            writer.writerow(
+                [
+                    launch.label,
+                    n,
+                    launch.kernel,
+                    f"sass__inst_executed_per_opcode[{opcode}]",
+                    "inst",
+                    f"{count:.12g}",
+                ]
+            )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(out.getvalue())
 
@@ -379,13 +499,18 @@ def read_capture(path):
 
 # ---------------------------------------------------------------- stages and labels
 
+
 def label_stage(label, stage_names):
     """The stage a bench row's label belongs to: '10_fastest' and '08_predicate (count, ...)' to
     their stages, a library row (CUB DeviceReduce::Sum) to the baseline; None for neither."""
     for stage in stage_names:
         if label == stage or label.startswith(stage + " "):
             return stage
-    if label and not re.match(r"^\d\d_", label) and not label.lower().startswith(("ceiling", "floor")):
+    if (
+        label
+        and not re.match(r"^\d\d_", label)
+        and not label.lower().startswith(("ceiling", "floor"))
+    ):
         return course.BASELINE
     return None
 
@@ -409,13 +534,17 @@ def nvtx_filter(chapter, stage=None):
 
 def check_profilable(chapter, stage, root=ROOT):
     if chapter not in course.bench_chapters(root):
-        raise UsageError(f"profile: {chapter} has no benchmark, so nothing runs its stages at a bench size; "
-                         f"its lesson is the tests and the SASS (make sass STAGE={chapter}/...)", 1)
+        raise UsageError(
+            f"profile: {chapter} has no benchmark, so nothing runs its stages at a bench size; "
+            f"its lesson is the tests and the SASS (make sass STAGE={chapter}/...)",
+            1,
+        )
     if stage != course.BASELINE and f"{chapter}/{stage}" not in course.gpu_stages(root):
         raise UsageError(f"profile: {chapter}/{stage} runs on the CPU: no kernels to profile", 1)
 
 
 # ---------------------------------------------------------------- the numbers of a stage
+
 
 def _sum(launches, metric):
     values = [l.get(metric) for l in launches if l.get(metric) is not None]
@@ -434,7 +563,11 @@ def _weighted(launches, metric):
 
 
 def _opcode(launches, prefix):
-    counts = [sum(v for k, v in l.opcodes.items() if k.split(".")[0] == prefix) for l in launches if l.opcodes]
+    counts = [
+        sum(v for k, v in l.opcodes.items() if k.split(".")[0] == prefix)
+        for l in launches
+        if l.opcodes
+    ]
     return sum(counts) / 1e6 if counts else None
 
 
@@ -451,22 +584,32 @@ def summarize(launches):
     read, write = _sum(launches, "dram__bytes_read.sum"), _sum(launches, "dram__bytes_write.sum")
     dram = None if read is None and write is None else (read or 0.0) + (write or 0.0)
     s["dram_mb"] = None if dram is None else dram / 1e6
-    s["dram_gbs"] = _ratio(dram, duration)          # bytes per ns = GB/s
-    for key, metric in [("dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
-                        ("mem_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
-                        ("sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-                        ("l1_hit", "l1tex__t_sector_hit_rate.pct"), ("l2_hit", "lts__t_sector_hit_rate.pct"),
-                        ("occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"),
-                        ("occupancy_theoretical", "sm__maximum_warps_per_active_cycle_pct"),
-                        ("pipe_fma", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"),
-                        ("pipe_fmaheavy", "sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active"),
-                        ("pipe_alu", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"),
-                        ("pipe_xu", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"),
-                        ("pipe_lsu", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active")]:
+    s["dram_gbs"] = _ratio(dram, duration)  # bytes per ns = GB/s
+    for key, metric in [
+        ("dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+        ("mem_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+        ("sm_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+        ("l1_hit", "l1tex__t_sector_hit_rate.pct"),
+        ("l2_hit", "lts__t_sector_hit_rate.pct"),
+        ("occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"),
+        ("occupancy_theoretical", "sm__maximum_warps_per_active_cycle_pct"),
+        ("pipe_fma", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active"),
+        ("pipe_fmaheavy", "sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active"),
+        ("pipe_alu", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"),
+        ("pipe_xu", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"),
+        ("pipe_lsu", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"),
+    ]:
         s[key] = _weighted(launches, metric)
-    s["ld_bytes_per_request"] = _ratio(_sum(launches, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
-                                       _sum(launches, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 32.0)
-    registers = [l.get("launch__registers_per_thread") for l in launches if l.get("launch__registers_per_thread")]
+    s["ld_bytes_per_request"] = _ratio(
+        _sum(launches, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+        _sum(launches, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
+        32.0,
+    )
+    registers = [
+        l.get("launch__registers_per_thread")
+        for l in launches
+        if l.get("launch__registers_per_thread")
+    ]
     s["registers"] = max(registers) if registers else None
     stalls = {r: _weighted(launches, stall_metric(r)) for r in STALL_REASONS}
     stalls = {r: v for r, v in stalls.items() if v is not None}
@@ -474,19 +617,30 @@ def summarize(launches):
     top = sorted(stalls.items(), key=lambda kv: -kv[1])[:3]
     s["stalls"] = ", ".join(f"{r} {v:.1f}" for r, v in top if v > 0) or None
     s["stall_by_reason"] = stalls
-    conflicts = [_sum(launches, f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum") for op in ("ld", "st")]
+    conflicts = [
+        _sum(launches, f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
+        for op in ("ld", "st")
+    ]
     s["bank_conflicts"] = None if conflicts == [None, None] else sum(c or 0.0 for c in conflicts)
-    waves = [_sum(launches, f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum") for op in ("ld", "st")]
+    waves = [
+        _sum(launches, f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum")
+        for op in ("ld", "st")
+    ]
     insts = [_sum(launches, f"smsp__inst_executed_op_shared_{op}.sum") for op in ("ld", "st")]
-    s["shared_wavefronts"] = (None if waves == [None, None] or not sum(i or 0.0 for i in insts)
-                              else sum(w or 0.0 for w in waves) / sum(i or 0.0 for i in insts))
+    s["shared_wavefronts"] = (
+        None
+        if waves == [None, None] or not sum(i or 0.0 for i in insts)
+        else sum(w or 0.0 for w in waves) / sum(i or 0.0 for i in insts)
+    )
     inst = _sum(launches, "smsp__inst_executed.sum")
     s["inst"] = None if inst is None else inst / 1e6
     for key, opcode in [("ffma", "FFMA"), ("imad", "IMAD"), ("idp", "IDP"), ("mufu", "MUFU")]:
         s[key] = _opcode(launches, opcode)
     # For the roofline: work per chapter, in operations (thread level).
-    ffma, fadd, fmul = (_sum(launches, f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum")
-                        for op in ("ffma", "fadd", "fmul"))
+    ffma, fadd, fmul = (
+        _sum(launches, f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum")
+        for op in ("ffma", "fadd", "fmul")
+    )
     s["fp32_flop"] = None if ffma is None else 2 * ffma + (fadd or 0.0) + (fmul or 0.0)
     s["thread_inst"] = _sum(launches, "smsp__thread_inst_executed.sum")
     imad, idp = _opcode(launches, "IMAD"), _opcode(launches, "IDP")
@@ -515,7 +669,7 @@ def short_kernel(name, width=28):
             cut = i
             break
     name = name[:cut]
-    return name if len(name) <= width else name[:width - 3] + "..."
+    return name if len(name) <= width else name[: width - 3] + "..."
 
 
 def fmt(key, value):
@@ -526,8 +680,10 @@ def fmt(key, value):
 
 def table(rows, headers):
     widths = [max(len(str(r[i])) for r in [headers] + rows) for i in range(len(headers))]
-    line = lambda r: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
-                               for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    line = lambda r: "  ".join(
+        str(c).ljust(w) if i == 0 else str(c).rjust(w)  # noqa: E731
+        for i, (c, w) in enumerate(zip(r, widths))
+    ).rstrip()
     return [line(headers)] + [line(r) for r in rows]
 
 
@@ -540,13 +696,19 @@ def stage_table(chapter, stage, launches, keys):
         columns = [(label or "(no range)", summarize(ls)) for label, ls in groups.items()]
     else:
         if len(launches) > 1:
-            columns = [(f"{n + 1}: {short_kernel(l.kernel)}", summarize([l])) for n, l in enumerate(launches)]
+            columns = [
+                (f"{n + 1}: {short_kernel(l.kernel)}", summarize([l]))
+                for n, l in enumerate(launches)
+            ]
         columns.append(("stage" if len(launches) <= 1 else "all kernels", summarize(launches)))
     rows = [[ROWS[k].title] + [fmt(k, c[k]) for _, c in columns] for k in keys]
     lines = table(rows, ["metric"] + [name for name, _ in columns])
-    kernels = [f"  {n + 1}) {short_kernel(l.kernel, 70)}  grid {fmt('kernels', l.get('launch__grid_size'))} x "
-               f"{fmt('kernels', l.get('launch__block_size'))} threads" + (f"  [{l.label}]" if len(groups) > 1 else "")
-               for n, l in enumerate(launches)]
+    kernels = [
+        f"  {n + 1}) {short_kernel(l.kernel, 70)}  grid {fmt('kernels', l.get('launch__grid_size'))} x "
+        f"{fmt('kernels', l.get('launch__block_size'))} threads"
+        + (f"  [{l.label}]" if len(groups) > 1 else "")
+        for n, l in enumerate(launches)
+    ]
     return ["kernels:"] + kernels + [""] + lines
 
 
@@ -566,7 +728,8 @@ gpu_reason = course.gpu_reason
 
 
 def find_ncu():
-    import sass   # its tool lookup: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin
+    import sass  # its tool lookup: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin
+
     return sass.find_tool("ncu")
 
 
@@ -588,11 +751,33 @@ def permission_denied(text):
 
 
 def ncu_command(ncu, bench, chapter, stage, metrics, log, results):
-    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
-            "--clock-control", "none", "--nvtx", "--nvtx-include", nvtx_filter(chapter, stage),
-            "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
-            str(bench), "--only", only_regex(stage) if stage else chapter_only(chapter),
-            "--repeats", "3", "--results", str(results)]
+    return [
+        ncu,
+        "--csv",
+        "--page",
+        "raw",
+        "--print-units",
+        "base",
+        "--print-metric-instances",
+        "details",
+        "--clock-control",
+        "none",
+        "--nvtx",
+        "--nvtx-include",
+        nvtx_filter(chapter, stage),
+        "--metrics",
+        ",".join(metrics),
+        "--log-file",
+        str(log),
+        "--force-overwrite",
+        str(bench),
+        "--only",
+        only_regex(stage) if stage else chapter_only(chapter),
+        "--repeats",
+        "3",
+        "--results",
+        str(results),
+    ]
 
 
 def chapter_only(chapter, root=ROOT):
@@ -609,26 +794,34 @@ def run_ncu(ncu, bench, chapter, stage, quiet=False):
         log = Path(scratch) / "ncu.csv"
         for _attempt in range(3):
             cmd = ncu_command(ncu, bench, chapter, stage, metrics, log, Path(scratch) / "results")
-            env = dict(os.environ, LC_ALL="C")      # 1,234.5 and not 1.234,5
+            env = dict(os.environ, LC_ALL="C")  # 1,234.5 and not 1.234,5
             run = subprocess.run(cmd, capture_output=True, text=True, env=env)
             text = log.read_text() if log.is_file() else ""
             output = run.stdout + run.stderr + text
             if permission_denied(output):
-                raise Offline("ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM); fix: "
-                              + PERMISSION_FIX)
+                raise Offline(
+                    "ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM); fix: "
+                    + PERMISSION_FIX
+                )
             errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
             unknown = [m for m in metrics if any(m in l for l in errors)]
             if unknown and len(unknown) < len(metrics):
-                print(f"profile: this ncu does not know {', '.join(unknown)}; profiling without them",
-                      file=sys.stderr)
+                print(
+                    f"profile: this ncu does not know {', '.join(unknown)}; profiling without them",
+                    file=sys.stderr,
+                )
                 metrics = [m for m in metrics if m not in unknown]
                 continue
             launches = parse_raw(text, chapter)
             if run.returncode != 0 and not launches:
-                tail = "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
+                tail = (
+                    "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
+                )
                 raise UsageError(f"profile: ncu failed (status {run.returncode}): {tail}", 1)
             printable = " ".join(shlex.quote(str(c)) for c in cmd)
-            printable = printable.replace(f" {','.join(metrics)} ", " <metrics: profile.py metrics> ")
+            printable = printable.replace(
+                f" {','.join(metrics)} ", " <metrics: profile.py metrics> "
+            )
             printable = re.sub(r"--log-file \S+ ", "", printable)
             printable = re.sub(r"--results \S+", "--results <scratch>", printable)
             return launches, printable
@@ -647,10 +840,15 @@ def build_bench(args, chapter, variant):
         if subprocess.run(cmd, shell=True, cwd=ROOT).returncode != 0:
             raise UsageError(f"profile: configuring {build} failed ({cmd})", 1)
     target = bench_binary(build, chapter, variant).name
-    run = subprocess.run(["cmake", "--build", str(build), "-j", str(args.jobs), "--target", target],
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        ["cmake", "--build", str(build), "-j", str(args.jobs), "--target", target],
+        capture_output=True,
+        text=True,
+    )
     if run.returncode != 0:
-        raise UsageError(f"profile: building {target} failed:\n{(run.stdout + run.stderr)[-3000:]}", 1)
+        raise UsageError(
+            f"profile: building {target} failed:\n{(run.stdout + run.stderr)[-3000:]}", 1
+        )
     return check_migrated(bench_binary(build, chapter, variant))
 
 
@@ -658,8 +856,11 @@ def check_migrated(binary):
     """The bench, when its --help offers --only (the profiling contract); else UsageError."""
     help_text = subprocess.run([str(binary), "--help"], capture_output=True, text=True)
     if "--only" not in help_text.stdout + help_text.stderr:
-        raise UsageError(f"profile: this chapter's bench is not migrated yet ({Path(binary).name} has no --only, "
-                         "so ncu cannot pick one stage's call and its profile: range)", 1)
+        raise UsageError(
+            f"profile: this chapter's bench is not migrated yet ({Path(binary).name} has no --only, "
+            "so ncu cannot pick one stage's call and its profile: range)",
+            1,
+        )
     return binary
 
 
@@ -669,7 +870,9 @@ def live_reason():
     if reason:
         return f"no GPU here ({reason})"
     if find_ncu() is None:
-        return "ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (cuda-nsight-compute)"
+        return (
+            "ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (cuda-nsight-compute)"
+        )
     return None
 
 
@@ -680,8 +883,16 @@ def header_line(stage_id, gpu, version, command):
 
 def gpu_name():
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=30).stdout.strip().splitlines()
+        out = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            .stdout.strip()
+            .splitlines()
+        )
     except (OSError, subprocess.TimeoutExpired):
         out = []
     return out[0] if out else "unknown GPU"
@@ -689,14 +900,18 @@ def gpu_name():
 
 # ---------------------------------------------------------------- getting a stage's launches
 
+
 def captured(chapter, stage, why=None, variant="solution", quiet=False):
     """(source words, launches) from the committed capture; the note goes to stderr."""
     path, older_gpu = read_path(f"{chapter}/{stage}")
     rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     if not path.is_file():
         where = f"{why}, and " if why else ""
-        raise UsageError(f"profile: {where}no capture of {chapter}/{stage} yet ({rel}); make reference "
-                         "takes it on a GPU machine", 1)
+        raise UsageError(
+            f"profile: {where}no capture of {chapter}/{stage} yet ({rel}); make reference "
+            "takes it on a GPU machine",
+            1,
+        )
     header, launches = read_capture(path)
     if not launches:
         raise UsageError(f"profile: {rel} holds no kernels ({header})", 1)
@@ -704,7 +919,10 @@ def captured(chapter, stage, why=None, variant="solution", quiet=False):
         whose = "" if variant == "solution" else " (the reference solution's, not your exercise's)"
         where = f"{why}; " if why else ""
         on = f"captured on the {older_gpu}" if older_gpu else "captured on the reference GPU"
-        print(f"profile: {where}showing the profile {on}, {rel}{whose}{stamps.stale_note(path, ROOT)}", file=sys.stderr)
+        print(
+            f"profile: {where}showing the profile {on}, {rel}{whose}{stamps.stale_note(path, ROOT)}",
+            file=sys.stderr,
+        )
     return header, launches
 
 
@@ -721,14 +939,25 @@ def stage_launches(args, variant, chapter, stage, quiet=False):
         launches, command = run_ncu(find_ncu(), binary, chapter, stage)
     except Offline as why:
         return captured(chapter, stage, str(why), variant, quiet)
-    launches = [l for l in launches if label_stage(l.label, [stage] if stage != course.BASELINE else []) == stage]
+    launches = [
+        l
+        for l in launches
+        if label_stage(l.label, [stage] if stage != course.BASELINE else []) == stage
+    ]
     if not launches:
-        raise UsageError(f"profile: ncu profiled no kernel in a {PREFIX}:{chapter}:{stage} range; does the "
-                         "bench wrap its call in the NVTX range (the contract)?", 1)
-    return f"{chapter}/{stage}: {gpu_name()}, {ncu_version(find_ncu())}, this run; {command}", launches
+        raise UsageError(
+            f"profile: ncu profiled no kernel in a {PREFIX}:{chapter}:{stage} range; does the "
+            "bench wrap its call in the NVTX range (the contract)?",
+            1,
+        )
+    return (
+        f"{chapter}/{stage}: {gpu_name()}, {ncu_version(find_ncu())}, this run; {command}",
+        launches,
+    )
 
 
 # ---------------------------------------------------------------- commands
+
 
 def cmd_show(args):
     variant, chapter, stage = course.profile_stage(args.stage)
@@ -742,17 +971,28 @@ def cmd_show(args):
 def cmd_diff(args):
     a, b = course.profile_stage(args.a), course.profile_stage(args.b)
     chapter = a[1] if a[1] == b[1] else None
-    keys = rows_for(chapter or "", args.sections) if chapter else COMMON_ROWS + [
-        k for k in ALL_ROWS if k not in COMMON_ROWS]
+    keys = (
+        rows_for(chapter or "", args.sections)
+        if chapter
+        else COMMON_ROWS + [k for k in ALL_ROWS if k not in COMMON_ROWS]
+    )
     sides = []
     for variant, ch, stage in (a, b):
         header, launches = stage_launches(args, variant, ch, stage)
         groups = by_label(launches)
         label = next(iter(groups))
         if len(groups) > 1:
-            print(f"profile: {ch}/{stage} has {len(groups)} bench rows; comparing '{label}'", file=sys.stderr)
-        sides.append((f"{ch}/{stage}" if not chapter else stage, summarize(groups[label]),
-                      header.split("; ")[0].split(": ", 1)[-1]))
+            print(
+                f"profile: {ch}/{stage} has {len(groups)} bench rows; comparing '{label}'",
+                file=sys.stderr,
+            )
+        sides.append(
+            (
+                f"{ch}/{stage}" if not chapter else stage,
+                summarize(groups[label]),
+                header.split("; ")[0].split(": ", 1)[-1],
+            )
+        )
     (an, asum, asrc), (bn, bsum, bsrc) = sides
     print(f"A: {an}  ({asrc})")
     print(f"B: {bn}  ({bsrc})")
@@ -764,7 +1004,9 @@ def migrated_chapters(args):
     chapters = [args.chapter] if args.chapter else course.bench_chapters()
     for chapter in chapters:
         if chapter not in course.chapters():
-            raise UsageError(f"profile: no chapter '{chapter}'; one of {', '.join(course.bench_chapters())}")
+            raise UsageError(
+                f"profile: no chapter '{chapter}'; one of {', '.join(course.bench_chapters())}"
+            )
     return chapters
 
 
@@ -808,11 +1050,18 @@ def cmd_capture(args):
         for stage in wanted:
             path = capture_path(f"{chapter}/{stage}", gpu=args.gpu)
             if stage not in by_stage:
-                print(f"{path.relative_to(ROOT)}: no kernel in a {PREFIX}:{chapter}:{stage} range (is it a "
-                      "progression row of the bench?)", file=sys.stderr)
+                print(
+                    f"{path.relative_to(ROOT)}: no kernel in a {PREFIX}:{chapter}:{stage} range (is it a "
+                    "progression row of the bench?)",
+                    file=sys.stderr,
+                )
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_capture(path, header_line(f"{chapter}/{stage}", gpu, version, commands[stage]), by_stage[stage])
+            write_capture(
+                path,
+                header_line(f"{chapter}/{stage}", gpu, version, commands[stage]),
+                by_stage[stage],
+            )
             print(f"{path.relative_to(ROOT)}: {len(by_stage[stage])} kernels")
     if skipped:
         print(f"profile-capture: not captured: {', '.join(skipped)}", file=sys.stderr)
@@ -821,6 +1070,7 @@ def cmd_capture(args):
 
 
 # ---------------------------------------------------------------- bounds
+
 
 def load_bounds():
     """make check-perf's bounds: each stage's lessons.toml `perf` (course.perf_bounds)."""
@@ -836,12 +1086,22 @@ def check_bounds(bounds, summaries):
         limits = [(op, bound[op]) for op in ("min", "max") if op in bound]
         text = " and ".join(f"{'>=' if op == 'min' else '<='} {v:g}" for op, v in limits)
         if value is None:
-            results.append((False, f"FAIL  {stage}  {ROWS[key].title if key in ROWS else key}: no value "
-                                   f"(wanted {text})"))
+            results.append(
+                (
+                    False,
+                    f"FAIL  {stage}  {ROWS[key].title if key in ROWS else key}: no value "
+                    f"(wanted {text})",
+                )
+            )
             continue
         ok = all(value >= v if op == "min" else value <= v for op, v in limits)
-        results.append((ok, f"{'pass' if ok else 'FAIL'}  {stage}  {ROWS[key].title if key in ROWS else key}: "
-                            f"{value:.3g} {text}"))
+        results.append(
+            (
+                ok,
+                f"{'pass' if ok else 'FAIL'}  {stage}  {ROWS[key].title if key in ROWS else key}: "
+                f"{value:.3g} {text}",
+            )
+        )
     return results
 
 
@@ -852,13 +1112,17 @@ def cmd_check_perf(args):
         if reason:
             # As make profile does: without a GPU, ncu or counter permission, the captures committed
             # from the reference GPU are what can be checked.
-            print(f"check-perf: {reason}; checking the captures committed from the reference GPU instead")
+            print(
+                f"check-perf: {reason}; checking the captures committed from the reference GPU instead"
+            )
             args.offline = True
     summaries, uncaptured = {}, []
     for stage_id in dict.fromkeys(b["stage"] for b in bounds):
         variant, chapter, stage = course.profile_stage(stage_id)
         if args.offline and not read_path(stage_id)[0].is_file():
-            uncaptured.append(stage_id)     # offline, a stage never captured is not checked (said below)
+            uncaptured.append(
+                stage_id
+            )  # offline, a stage never captured is not checked (said below)
             continue
         _, launches = stage_launches(args, variant, chapter, stage, quiet=True)
         summaries[stage_id] = summarize(by_label(launches)[launches[0].label])
@@ -869,8 +1133,14 @@ def cmd_check_perf(args):
     for stage_id in uncaptured:
         print(f"----  {stage_id}: no capture committed yet, its bounds not checked")
     failed = sum(1 for ok, _ in results if not ok)
-    print(f"check-perf: {len(results) - failed} of {len(results)} bounds hold"
-          + (f" (on the committed captures; {len(bounds) - len(checked)} not checked)" if args.offline else ""))
+    print(
+        f"check-perf: {len(results) - failed} of {len(results)} bounds hold"
+        + (
+            f" (on the committed captures; {len(bounds) - len(checked)} not checked)"
+            if args.offline
+            else ""
+        )
+    )
     return 1 if failed else 0
 
 
@@ -881,18 +1151,28 @@ def cmd_metrics(_args):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="profile.py", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 2)[2])
+    parser = argparse.ArgumentParser(
+        prog="profile.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n", 2)[2],
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name, help_text, run):
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.add_argument("--build", default="build", help="build folder (default: build)")
         p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-        p.add_argument("--configure", help="command that configures the build folder when it is missing")
-        p.add_argument("--offline", action="store_true", help="read the committed captures, run nothing")
-        p.add_argument("--sections", help="metric words to show instead of the chapter's (dram, stall, all, ...)")
+        p.add_argument(
+            "--configure", help="command that configures the build folder when it is missing"
+        )
+        p.add_argument(
+            "--offline", action="store_true", help="read the committed captures, run nothing"
+        )
+        p.add_argument(
+            "--sections",
+            help="metric words to show instead of the chapter's (dram, stall, all, ...)",
+        )
         p.set_defaults(run=run)
         return p
 
@@ -902,11 +1182,21 @@ def build_parser():
     diff.add_argument("b", metavar="B")
     capture = add("capture", "capture every stage's profile (GPU machine)", cmd_capture)
     capture.add_argument("--chapter", help="one chapter only")
-    capture.add_argument("--gpu", default=course.REFERENCE_DIR,
-                         help=f"the GPU's folder under reference/ (default {course.REFERENCE_DIR})")
-    capture.add_argument("--per-stage", action="store_true",
-                         help="one ncu run per stage (slower) instead of one per chapter")
-    add("check-perf", "check the stages' lessons.toml perf bounds against fresh profiles", cmd_check_perf)
+    capture.add_argument(
+        "--gpu",
+        default=course.REFERENCE_DIR,
+        help=f"the GPU's folder under reference/ (default {course.REFERENCE_DIR})",
+    )
+    capture.add_argument(
+        "--per-stage",
+        action="store_true",
+        help="one ncu run per stage (slower) instead of one per chapter",
+    )
+    add(
+        "check-perf",
+        "check the stages' lessons.toml perf bounds against fresh profiles",
+        cmd_check_perf,
+    )
     add("metrics", "list the metrics collected", cmd_metrics)
     return parser
 

@@ -47,9 +47,21 @@ class Failed(Exception):
 # instructions go by their state space, arithmetic by its type (an f16/f32/f64 operand type is
 # fp, any other int), the rest by their first word.
 CLASSES = [
-    "global memory", "local memory", "shared memory", "constant memory", "parameters",
-    "generic memory", "texture/surface", "shuffle", "vote", "barrier/fence",
-    "branch/convergence", "predicate/select", "fp arithmetic", "int arithmetic", "conversion",
+    "global memory",
+    "local memory",
+    "shared memory",
+    "constant memory",
+    "parameters",
+    "generic memory",
+    "texture/surface",
+    "shuffle",
+    "vote",
+    "barrier/fence",
+    "branch/convergence",
+    "predicate/select",
+    "fp arithmetic",
+    "int arithmetic",
+    "conversion",
     "move",
 ]
 OTHER = "other"
@@ -67,30 +79,62 @@ CLASS_DOC = {
     "branch/convergence": "bra brx call ret exit trap nanosleep bar.warp.sync",
     "predicate/select": "setp selp slct set testp",
     "fp arithmetic": "add sub mul fma mad div min max abs neg rcp sqrt rsqrt sin cos lg2 ex2 "
-                     "tanh mma on .f16 .bf16 .tf32 .f32 .f64",
+    "tanh mma on .f16 .bf16 .tf32 .f32 .f64",
     "int arithmetic": "the same on integer types; and or xor not shl shr shf lop3 bfe bfi brev "
-                      "popc clz bfind prmt dp4a dp2a; mma on integer types",
+    "popc clz bfind prmt dp4a dp2a; mma on integer types",
     "conversion": "cvt",
     "move": "mov cvta",
 }
 _FP_TYPES = {"f16", "f16x2", "bf16", "bf16x2", "tf32", "f32", "f64", "e4m3", "e5m2"}
-_ARITHMETIC = set("add sub mul mad fma div rem abs neg min max rcp sqrt rsqrt sin cos lg2 ex2 "
-                  "tanh copysign mul24 mad24 sad mma wmma wgmma addc subc madc".split())
-_INT_ONLY = set("and or xor not cnot shl shr shf lop3 bfe bfi brev popc clz bfind fns prmt dp4a "
-                "dp2a bmsk szext".split())
-_SPACES = {"global": "global memory", "local": "local memory", "shared": "shared memory",
-           "const": "constant memory", "param": "parameters"}
+_ARITHMETIC = set(
+    "add sub mul mad fma div rem abs neg min max rcp sqrt rsqrt sin cos lg2 ex2 "
+    "tanh copysign mul24 mad24 sad mma wmma wgmma addc subc madc".split()
+)
+_INT_ONLY = set(
+    "and or xor not cnot shl shr shf lop3 bfe bfi brev popc clz bfind fns prmt dp4a "
+    "dp2a bmsk szext".split()
+)
+_SPACES = {
+    "global": "global memory",
+    "local": "local memory",
+    "shared": "shared memory",
+    "const": "constant memory",
+    "param": "parameters",
+}
 _BY_BASE = {
-    "tex": "texture/surface", "tld4": "texture/surface", "txq": "texture/surface",
-    "suld": "texture/surface", "sust": "texture/surface", "sured": "texture/surface",
-    "suq": "texture/surface", "shfl": "shuffle", "vote": "vote", "match": "vote",
-    "redux": "vote", "activemask": "vote", "bar": "barrier/fence", "barrier": "barrier/fence",
-    "membar": "barrier/fence", "fence": "barrier/fence", "mbarrier": "barrier/fence",
-    "bra": "branch/convergence", "brx": "branch/convergence", "call": "branch/convergence",
-    "ret": "branch/convergence", "exit": "branch/convergence", "trap": "branch/convergence",
-    "nanosleep": "branch/convergence", "setp": "predicate/select", "selp": "predicate/select",
-    "slct": "predicate/select", "set": "predicate/select", "testp": "predicate/select",
-    "cvt": "conversion", "mov": "move", "cvta": "move", "ldmatrix": "shared memory",
+    "tex": "texture/surface",
+    "tld4": "texture/surface",
+    "txq": "texture/surface",
+    "suld": "texture/surface",
+    "sust": "texture/surface",
+    "sured": "texture/surface",
+    "suq": "texture/surface",
+    "shfl": "shuffle",
+    "vote": "vote",
+    "match": "vote",
+    "redux": "vote",
+    "activemask": "vote",
+    "bar": "barrier/fence",
+    "barrier": "barrier/fence",
+    "membar": "barrier/fence",
+    "fence": "barrier/fence",
+    "mbarrier": "barrier/fence",
+    "bra": "branch/convergence",
+    "brx": "branch/convergence",
+    "call": "branch/convergence",
+    "ret": "branch/convergence",
+    "exit": "branch/convergence",
+    "trap": "branch/convergence",
+    "nanosleep": "branch/convergence",
+    "setp": "predicate/select",
+    "selp": "predicate/select",
+    "slct": "predicate/select",
+    "set": "predicate/select",
+    "testp": "predicate/select",
+    "cvt": "conversion",
+    "mov": "move",
+    "cvta": "move",
+    "ldmatrix": "shared memory",
     "stmatrix": "shared memory",
 }
 
@@ -99,14 +143,15 @@ def classify(opcode):
     parts = opcode.split(".")
     base, mods = parts[0], [m.split("::", 1)[0] for m in parts[1:]]
     if base in ("ld", "st", "ldu", "atom", "red", "prefetch", "prefetchu") or (
-            base == "wmma" and mods[:1] in (["load"], ["store"])):
+        base == "wmma" and mods[:1] in (["load"], ["store"])
+    ):
         space = next((_SPACES[m] for m in mods if m in _SPACES), None)
         return space or "generic memory"
     if base == "cp":
         waits = {"wait_group", "wait_all", "commit_group"}
         return "barrier/fence" if waits & set(mods) else "global memory"
     if base == "bar" and "warp" in mods:
-        return "branch/convergence"    # __syncwarp: WARPSYNC in the SASS
+        return "branch/convergence"  # __syncwarp: WARPSYNC in the SASS
     if base == "wmma" and mods[:1] == ["mma"] or base in _ARITHMETIC:
         return "fp arithmetic" if _FP_TYPES & set(mods) else "int arithmetic"
     if base in _INT_ONLY:
@@ -116,13 +161,14 @@ def classify(opcode):
 
 # ---------------------------------------------------------------- parsing
 
+
 @dataclass
 class Instruction:
-    guard: str          # "@%p1", "@!%p2" or ""
-    opcode: str         # full form, e.g. "ld.global.nc.v4.f32"
+    guard: str  # "@%p1", "@!%p2" or ""
+    opcode: str  # full form, e.g. "ld.global.nc.v4.f32"
     operands: str
     labels: list = field(default_factory=list)
-    where: tuple = ()   # (file shown, line) of the source it comes from, when -lineinfo
+    where: tuple = ()  # (file shown, line) of the source it comes from, when -lineinfo
 
     @property
     def base(self):
@@ -136,9 +182,9 @@ class Instruction:
 @dataclass
 class Kernel:
     name: str
-    arch: str           # "compute_90"
+    arch: str  # "compute_90"
     instructions: list = field(default_factory=list)
-    title: str = ""     # demangled name; the raw name until sass.demangle() runs
+    title: str = ""  # demangled name; the raw name until sass.demangle() runs
     entry: bool = True  # a kernel (.entry), else a device function ptxas was not asked to inline
 
     @property
@@ -146,8 +192,10 @@ class Kernel:
         return self.instructions
 
 
-_HEADER_RE = re.compile(r"^\s*(?:\.(?:visible|weak|extern)\s+)*\.(entry|func)\s+"
-                        r"(?:\([^)]*\)\s*)?([\w$.]+)")
+_HEADER_RE = re.compile(
+    r"^\s*(?:\.(?:visible|weak|extern)\s+)*\.(entry|func)\s+"
+    r"(?:\([^)]*\)\s*)?([\w$.]+)"
+)
 _TARGET_RE = re.compile(r"^\s*\.target\s+(\w+)")
 _FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
 _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+))?")
@@ -173,8 +221,14 @@ def _short_static(match):
 def parse(text):
     """Kernels (.entry) and device functions (.func with a body) in PTX text, in file order."""
     files = {m.group(1): m.group(2) for line in text.splitlines() if (m := _FILE_RE.match(line))}
-    arch = next((f"compute_{m.group(1)[3:]}" for line in text.splitlines()
-                 if (m := _TARGET_RE.match(line))), "")
+    arch = next(
+        (
+            f"compute_{m.group(1)[3:]}"
+            for line in text.splitlines()
+            if (m := _TARGET_RE.match(line))
+        ),
+        "",
+    )
     kernels, kernel, state, depth, labels, pending, where = [], None, "", 0, [], "", ()
     for raw in text.splitlines():
         line = raw.split("//", 1)[0].strip()
@@ -208,7 +262,7 @@ def parse(text):
             continue
         pending += " " + line
         if ";" not in pending:
-            continue    # a call's argument list spans lines
+            continue  # a call's argument list spans lines
         *statements, pending = pending.split(";")
         for statement in statements:
             insn = _instruction(statement, kernel.name)
@@ -246,6 +300,7 @@ def _instruction(statement, kernel_name):
 
 # ---------------------------------------------------------------- counting
 
+
 def count(kernel):
     """Instruction mix of one kernel, as a JSON-ready dict (the keys of sass.count less the
     SASS-only ones: no padding and no uniform datapath in PTX)."""
@@ -270,9 +325,10 @@ def listing(kernel, sources=None, guard_width=7, width=120):
         lines += [f"{label}:" for label in insn.labels]
         if insn.where and insn.where != shown:
             shown = insn.where
-            line = (f"        // {Path(shown[0]).name}:{shown[1]}  "
-                    f"{_source_line(sources, *shown)}").rstrip()
-            lines.append(line if len(line) <= width else line[:width - 1] + "~")
+            line = (
+                f"        // {Path(shown[0]).name}:{shown[1]}  {_source_line(sources, *shown)}"
+            ).rstrip()
+            lines.append(line if len(line) <= width else line[: width - 1] + "~")
         lines.append(f"{insn.guard:>{guard_width}} {insn.text}")
     return lines
 
@@ -289,12 +345,13 @@ def _source_line(sources, path, number):
 
 # ---------------------------------------------------------------- making it
 
+
 @dataclass
 class Made:
-    texts: list         # PTX text per object of the stage
-    arch: str           # "compute_90"
-    todo_in: str        # where the COURSE_TODO stub still is ("" once written)
-    files: list         # the PTX files written, for the curious
+    texts: list  # PTX text per object of the stage
+    arch: str  # "compute_90"
+    todo_in: str  # where the COURSE_TODO stub still is ("" once written)
+    files: list  # the PTX files written, for the curious
 
 
 def _ninja(build):
@@ -328,7 +385,7 @@ def _arch_flags(argv):
             continue
         keep.append(word)
     if not found:
-        return argv, ""     # -arch=native or all: left to nvcc
+        return argv, ""  # -arch=native or all: left to nvcc
     number = lambda v: (int(re.match(r"\d+", v).group()), v)  # noqa: E731
     arch = PREFERRED_ARCH if PREFERRED_ARCH in found else max(found, key=number)
     return keep + [f"-arch=compute_{arch}"], f"compute_{arch}"
@@ -370,8 +427,11 @@ def make(stage, build, label):
     build = Path(build).resolve()
     ninja = _ninja(build)
     if not (build / "build.ninja").is_file() or ninja is None:
-        raise Failed(f"sass: PTX is made from the build's compile commands, which needs a Ninja "
-                     f"build; {build} is not one (configure it with cmake -G Ninja)", 2)
+        raise Failed(
+            f"sass: PTX is made from the build's compile commands, which needs a Ninja "
+            f"build; {build} is not one (configure it with cmake -G Ninja)",
+            2,
+        )
     # A stage file edited since the last configure (its COURSE_TODO stub written, or put back)
     # changes the stage's flags: cmake re-runs first, as a build would.
     run = subprocess.run([ninja, "-C", str(build), "build.ninja"], capture_output=True, text=True)
@@ -384,23 +444,33 @@ def make(stage, build, label):
     objects = stage.get("objects") or [stage["object"]]
     for k, obj in enumerate(objects):
         target = os.path.relpath(obj, build)
-        run = subprocess.run([ninja, "-C", str(build), "-t", "commands", "-s", target],
-                             capture_output=True, text=True)
+        run = subprocess.run(
+            [ninja, "-C", str(build), "-t", "commands", "-s", target],
+            capture_output=True,
+            text=True,
+        )
         command = run.stdout.strip().splitlines()[-1:] if run.returncode == 0 else []
         if not command:
-            raise Failed(f"sass: the build has no compile command for {target} "
-                         f"(re-configure: cmake -B {build})")
+            raise Failed(
+                f"sass: the build has no compile command for {target} "
+                f"(re-configure: cmake -B {build})"
+            )
         name = f"{stage['variant']}.{stage['id'].replace('/', '.')}" + (f".{k}" if k else "")
         out = out_dir / f"{name}.ptx"
         argv, arch = ptx_command(command[0], out)
-        todo_in = todo_in or (_define(argv, "COURSE_STAGE_TODO_IN")
-                              if _define(argv, "COURSE_STAGE_TODO") == "1" else "")
+        todo_in = todo_in or (
+            _define(argv, "COURSE_STAGE_TODO_IN")
+            if _define(argv, "COURSE_STAGE_TODO") == "1"
+            else ""
+        )
         run = subprocess.run(argv, cwd=build, capture_output=True, text=True)
         if run.returncode != 0:
             log = out.with_suffix(".log")
             log.write_text(run.stdout + run.stderr)
-            raise Failed(f"sass: {label} does not compile: {first_error(run.stdout + run.stderr)}"
-                         f" (the compiler's whole output: {log})")
+            raise Failed(
+                f"sass: {label} does not compile: {first_error(run.stdout + run.stderr)}"
+                f" (the compiler's whole output: {log})"
+            )
         texts.append(out.read_text())
         files.append(out)
     return Made(texts, arch, todo_in, files)
@@ -409,8 +479,9 @@ def make(stage, build, label):
 def first_error(output):
     """The compiler's first error line, paths shown relative to the course, and how many."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = ([line for line in lines if re.search(r"\berror\s*:", line)]
-              or [line for line in lines if re.search(r"\berror\b", line, re.I)])
+    errors = [line for line in lines if re.search(r"\berror\s*:", line)] or [
+        line for line in lines if re.search(r"\berror\b", line, re.I)
+    ]
     first = errors[0] if errors else (lines[0] if lines else "no output")
     first = first.replace(f"{ROOT}/", "")
     m = re.search(r"(\d+) errors? detected", output)

@@ -100,6 +100,7 @@ def rel(path, root=ROOT):
 
 # ---------------------------------------------------------------- markers
 
+
 def parse_spec(text, where):
     """'progression columns=a,b rows=^0' -> {'table': 'progression', 'columns': [...], ...}."""
     try:
@@ -108,20 +109,28 @@ def parse_spec(text, where):
         raise BlockError(f"{where}: results marker: {err} in '{text}'") from None
     names = [w for w in words if "=" not in w]
     if len(names) != 1:
-        raise BlockError(f"{where}: results marker names {len(names)} tables ('{text}'); "
-                         f"write <!-- results: TABLE [columns=a,b] [rows=REGEX] ... -->")
+        raise BlockError(
+            f"{where}: results marker names {len(names)} tables ('{text}'); "
+            f"write <!-- results: TABLE [columns=a,b] [rows=REGEX] ... -->"
+        )
     spec = {"table": names[0]}
     for word in words:
         if "=" not in word:
             continue
         key, value = word.split("=", 1)
         if key not in OPTIONS:
-            raise BlockError(f"{where}: results marker: unknown option '{key}' (options: {', '.join(OPTIONS)})")
+            raise BlockError(
+                f"{where}: results marker: unknown option '{key}' (options: {', '.join(OPTIONS)})"
+            )
         spec[key] = value
     if spec.get("gpu") == "":
-        raise BlockError(f"{where}: results marker: gpu= names no GPU; write a part of its device name (gpu=H200)")
+        raise BlockError(
+            f"{where}: results marker: gpu= names no GPU; write a part of its device name (gpu=H200)"
+        )
     if "gpu" in spec and "file" in spec:
-        raise BlockError(f"{where}: results marker: gpu= and file= both say whose results; give one")
+        raise BlockError(
+            f"{where}: results marker: gpu= and file= both say whose results; give one"
+        )
     if spec.get("format", "text") not in ("text", "markdown"):
         raise BlockError(f"{where}: results marker: format={spec['format']}; use text or markdown")
     if spec.get("notes", "no") not in ("yes", "no"):
@@ -130,7 +139,9 @@ def parse_spec(text, where):
         try:
             re.compile(spec["rows"])
         except re.error as err:
-            raise BlockError(f"{where}: results marker: rows={spec['rows']} is not a regex ({err})") from None
+            raise BlockError(
+                f"{where}: results marker: rows={spec['rows']} is not a regex ({err})"
+            ) from None
     if "columns" in spec:
         spec["columns"] = [c for c in spec["columns"].split(",") if c]
     return spec
@@ -144,10 +155,18 @@ def find_blocks(text, name):
     for i, line in enumerate(lines):
         if open_at is not None:
             if BEGIN.match(line):
-                raise BlockError(f"{name}:{i + 1}: results block inside the one opened on line {open_at + 1} "
-                                 f"(each needs its <!-- end results -->)")
+                raise BlockError(
+                    f"{name}:{i + 1}: results block inside the one opened on line {open_at + 1} "
+                    f"(each needs its <!-- end results -->)"
+                )
             if END.match(line):
-                blocks.append((open_at, i, parse_spec(BEGIN.match(lines[open_at]).group(1), f"{name}:{open_at + 1}")))
+                blocks.append(
+                    (
+                        open_at,
+                        i,
+                        parse_spec(BEGIN.match(lines[open_at]).group(1), f"{name}:{open_at + 1}"),
+                    )
+                )
                 open_at = None
             continue
         if FENCE.match(line):
@@ -155,7 +174,9 @@ def find_blocks(text, name):
         elif not fenced and BEGIN.match(line):
             open_at = i
         elif not fenced and END.match(line):
-            raise BlockError(f"{name}:{i + 1}: <!-- end results --> without a <!-- results: ... --> before it")
+            raise BlockError(
+                f"{name}:{i + 1}: <!-- end results --> without a <!-- results: ... --> before it"
+            )
     if open_at is not None:
         raise BlockError(f"{name}:{open_at + 1}: results block without <!-- end results -->")
     return blocks
@@ -163,13 +184,20 @@ def find_blocks(text, name):
 
 # ---------------------------------------------------------------- what a block holds
 
+
 def device_name(doc):
     return doc.get("device", {}).get("name", "")
 
 
 def devices_with_results(chapters, root):
     """The device names of the chapters' committed results, for an error message."""
-    names = sorted({device_name(d) or "unknown GPU" for c in chapters for _, d in course.committed_results(c, root)})
+    names = sorted(
+        {
+            device_name(d) or "unknown GPU"
+            for c in chapters
+            for _, d in course.committed_results(c, root)
+        }
+    )
     return ", ".join(names) or "none"
 
 
@@ -187,18 +215,24 @@ def result_for(spec, readme, root, where):
         if parent.parent == (root / "chapters").resolve():
             chapter = parent.name
         else:
-            raise BlockError(f"{where}: results marker: say whose results, chapter=NN-topic or file=PATH "
-                             f"(only a chapter's README has a default)")
+            raise BlockError(
+                f"{where}: results marker: say whose results, chapter=NN-topic or file=PATH "
+                f"(only a chapter's README has a default)"
+            )
     if "gpu" in spec:
         path, doc = course.newest_result(chapter, spec["gpu"], root)
         if doc is None:
-            raise BlockError(f"{where}: gpu={spec['gpu']}: no committed result of {chapter} on a GPU whose "
-                             f"name contains '{spec['gpu']}' (its results are from: "
-                             f"{devices_with_results([chapter], root)})")
+            raise BlockError(
+                f"{where}: gpu={spec['gpu']}: no committed result of {chapter} on a GPU whose "
+                f"name contains '{spec['gpu']}' (its results are from: "
+                f"{devices_with_results([chapter], root)})"
+            )
         return path, doc
     path, doc = course.reference_result(chapter, root)
     if doc is None:
-        raise BlockError(f"{where}: no committed results for {chapter} (reference/*/{chapter}/*.json)")
+        raise BlockError(
+            f"{where}: no committed results for {chapter} (reference/*/{chapter}/*.json)"
+        )
     return path, doc
 
 
@@ -208,30 +242,45 @@ def select(table, spec, where):
     wanted = spec.get("columns") or columns
     missing = [c for c in wanted if c not in columns]
     if missing:
-        raise BlockError(f"{where}: table '{table.get('name')}' has no column {', '.join(missing)} "
-                         f"(its columns: {', '.join(columns)})")
+        raise BlockError(
+            f"{where}: table '{table.get('name')}' has no column {', '.join(missing)} "
+            f"(its columns: {', '.join(columns)})"
+        )
     index = [columns.index(c) for c in wanted]
     rows = table.get("rows", [])
     if "rows" in spec:
         rows = [r for r in rows if r and re.search(spec["rows"], tour.cell_text(r[0]))]
         if not rows:
-            raise BlockError(f"{where}: rows={spec['rows']} matches no row of table '{table.get('name')}'")
+            raise BlockError(
+                f"{where}: rows={spec['rows']} matches no row of table '{table.get('name')}'"
+            )
     rows = [[r[i] if i < len(r) else None for i in index] for r in rows]
-    return {"name": table.get("name"), "title": table.get("title"), "columns": wanted, "rows": rows,
-            "notes": table.get("notes", []) if spec.get("notes") == "yes" else []}
+    return {
+        "name": table.get("name"),
+        "title": table.get("title"),
+        "columns": wanted,
+        "rows": rows,
+        "notes": table.get("notes", []) if spec.get("notes") == "yes" else [],
+    }
 
 
 def shown(path):
     """A result file as a link's text: its GPU, chapter and name (h200/12-reduction/bench.json)."""
     parts = Path(path).parts
-    return "/".join(parts[len(parts) - parts[::-1].index("reference"):]) if "reference" in parts else Path(path).name
+    return (
+        "/".join(parts[len(parts) - parts[::-1].index("reference") :])
+        if "reference" in parts
+        else Path(path).name
+    )
 
 
 def provenance(doc, path, readme):
     """The block's first line: GPU, CUDA runtime and driver, date, command, and the file."""
     device = doc.get("device", {}).get("name", "unknown GPU")
     cuda = doc.get("cuda", {})
-    versions = f"CUDA {cuda.get('runtime', '?')}" + (f" (driver {cuda['driver']})" if cuda.get("driver") else "")
+    versions = f"CUDA {cuda.get('runtime', '?')}" + (
+        f" (driver {cuda['driver']})" if cuda.get("driver") else ""
+    )
     command = doc.get("command") or f"make bench CHAPTER={doc.get('bench', '?')}"
     link = os.path.relpath(Path(path).resolve(), Path(readme).resolve().parent).replace(os.sep, "/")
     return f"{device}, {versions}, {course.short_date(doc)}, `{command}` ([{shown(path)}]({link}))"
@@ -239,6 +288,7 @@ def provenance(doc, path, readme):
 
 def markdown_table(table):
     """A Markdown table, aligned in the source: names left, numbers right, as the benchmark."""
+
     def cell(value):
         return tour.cell_text(value).replace("|", "\\|")
 
@@ -250,9 +300,16 @@ def markdown_table(table):
         parts = [f"{cells[0]:<{widths[0]}}"] + [f"{c:>{w}}" for c, w in zip(cells[1:], widths[1:])]
         return "| " + " | ".join(parts) + " |"
 
-    rule = "|" + "|".join([":" + "-" * (widths[0] + 1)] + ["-" * (w + 1) + ":" for w in widths[1:]]) + "|"
-    return [line(columns), rule] + [line(r) for r in rows] + ([""] + [str(n) for n in table["notes"]]
-                                                             if table["notes"] else [])
+    rule = (
+        "|"
+        + "|".join([":" + "-" * (widths[0] + 1)] + ["-" * (w + 1) + ":" for w in widths[1:]])
+        + "|"
+    )
+    return (
+        [line(columns), rule]
+        + [line(r) for r in rows]
+        + ([""] + [str(n) for n in table["notes"]] if table["notes"] else [])
+    )
 
 
 def render_summary(readme, root, gpu=None, where=""):
@@ -260,19 +317,40 @@ def render_summary(readme, root, gpu=None, where=""):
     chapter's reference result (what make tour ends with), or with gpu, from each chapter's newest
     result on that GPU (a chapter without one left out), as a Markdown table."""
     chapters = course.bench_chapters(root)
-    found = [(c, p, d) for c in chapters
-             for p, d in [course.newest_result(c, gpu, root) if gpu is not None else course.reference_result(c, root)] if d]
+    found = [
+        (c, p, d)
+        for c in chapters
+        for p, d in [
+            course.newest_result(c, gpu, root)
+            if gpu is not None
+            else course.reference_result(c, root)
+        ]
+        if d
+    ]
     if not found and gpu is not None:
-        raise BlockError(f"{where}: summary gpu={gpu}: no chapter has a committed result on a GPU whose name "
-                         f"contains '{gpu}' (results are from: {devices_with_results(chapters, root)})")
+        raise BlockError(
+            f"{where}: summary gpu={gpu}: no chapter has a committed result on a GPU whose name "
+            f"contains '{gpu}' (results are from: {devices_with_results(chapters, root)})"
+        )
     if not found:
         raise BlockError(f"{where}: no committed results (reference/*/*/*.json) for the summary")
     entries = [e for chapter, _, doc in found for e in tour.summary_entries(doc, chapter)]
-    table = {"columns": ["chapter", "best stage", "rate", "against the library", "against the ceiling"],
-             "rows": [tour.summary_row(*e) for e in entries], "notes": []}
-    runs = sorted({f"{d.get('device', {}).get('name', '?')}, CUDA {d.get('cuda', {}).get('runtime', '?')}, "
-                   f"{course.short_date(d)}" for _, _, d in found})
-    links = ", ".join(f"[{c}]({os.path.relpath(Path(p).resolve(), Path(readme).resolve().parent)})" for c, p, _ in found)
+    table = {
+        "columns": ["chapter", "best stage", "rate", "against the library", "against the ceiling"],
+        "rows": [tour.summary_row(*e) for e in entries],
+        "notes": [],
+    }
+    runs = sorted(
+        {
+            f"{d.get('device', {}).get('name', '?')}, CUDA {d.get('cuda', {}).get('runtime', '?')}, "
+            f"{course.short_date(d)}"
+            for _, _, d in found
+        }
+    )
+    links = ", ".join(
+        f"[{c}]({os.path.relpath(Path(p).resolve(), Path(readme).resolve().parent)})"
+        for c, p, _ in found
+    )
     return [f"{'; '.join(runs)}, `make tour` (results: {links})", ""] + markdown_table(table)
 
 
@@ -284,7 +362,9 @@ def render(spec, readme, root=ROOT, where=""):
     table = next((t for t in doc.get("tables", []) if t.get("name") == spec["table"]), None)
     if table is None:
         names = ", ".join(str(t.get("name")) for t in doc.get("tables", [])) or "none"
-        raise BlockError(f"{where}: {rel(path, root)} has no table '{spec['table']}' (its tables: {names})")
+        raise BlockError(
+            f"{where}: {rel(path, root)} has no table '{spec['table']}' (its tables: {names})"
+        )
     table = select(table, spec, where)
     if spec.get("format") == "markdown":
         body = markdown_table(table)
@@ -300,8 +380,8 @@ def regenerate(text, readme, root=ROOT):
     out, changed, last = [], [], 0
     for begin, end, spec in find_blocks(text, name):
         body = render(spec, readme, root, f"{name}:{begin + 1}")
-        out += lines[last:begin + 1] + body
-        if lines[begin + 1:end] != body:
+        out += lines[last : begin + 1] + body
+        if lines[begin + 1 : end] != body:
             changed.append((begin + 1, spec["table"]))
         last = end
     out += lines[last:]
@@ -309,6 +389,7 @@ def regenerate(text, readme, root=ROOT):
 
 
 # ---------------------------------------------------------------- commands
+
 
 def stale_blocks(files, root=ROOT):
     """One line per block that differs from its JSON or cannot be generated (empty: all fine)."""
@@ -319,8 +400,11 @@ def stale_blocks(files, root=ROOT):
         except BlockError as err:
             problems.append(str(err))
             continue
-        problems += [f"{rel(readme, root)}:{line}: the results block '{table}' differs from its JSON; "
-                     f"run `{FIX}` and commit the README" for line, table in changed]
+        problems += [
+            f"{rel(readme, root)}:{line}: the results block '{table}' differs from its JSON; "
+            f"run `{FIX}` and commit the README"
+            for line, table in changed
+        ]
     return problems
 
 
@@ -330,7 +414,9 @@ def cmd_check(files, root):
         print("\n".join(problems))
         return 1
     count = sum(len(find_blocks(Path(f).read_text(), rel(f, root))) for f in files)
-    print(f"tables: {count} results block(s) in {len(files)} README(s), all as the committed results say")
+    print(
+        f"tables: {count} results block(s) in {len(files)} README(s), all as the committed results say"
+    )
     return 0
 
 
@@ -350,22 +436,35 @@ def cmd_write(files, root):
         if new != text:
             Path(readme).write_text(new)
             written += 1
-            print(f"tables: {rel(readme, root)}: rewrote {len(changed)} block(s): "
-                  + ", ".join(f"'{t}' (line {n})" for n, t in changed))
+            print(
+                f"tables: {rel(readme, root)}: rewrote {len(changed)} block(s): "
+                + ", ".join(f"'{t}' (line {n})" for n, t in changed)
+            )
     if status == 0 and not written:
         print(f"tables: {blocks} results block(s) in {len(files)} README(s), all up to date")
     return status
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="readme_tables.py", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=ROOT, help="the course's root (the tests use copies)")
+    parser = argparse.ArgumentParser(
+        prog="readme_tables.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--root", type=Path, default=ROOT, help="the course's root (the tests use copies)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, what in (("write", "fill every marked block"), ("check", "fail when a block is stale")):
-        sub.add_parser(name, help=what).add_argument("files", nargs="*", type=Path,
-                                                     help="pages (default: README.md, chapters/*/README.md "
-                                                          "and notes.md, docs/*.md)")
+    for name, what in (
+        ("write", "fill every marked block"),
+        ("check", "fail when a block is stale"),
+    ):
+        sub.add_parser(name, help=what).add_argument(
+            "files",
+            nargs="*",
+            type=Path,
+            help="pages (default: README.md, chapters/*/README.md and notes.md, docs/*.md)",
+        )
     args = parser.parse_args(argv)
     root = args.root.resolve()
     files = args.files or readmes(root)

@@ -48,15 +48,26 @@ WRITTEN = "reference-written.txt"
 def gpu_folder(name):
     """A GPU's folder under reference/: 'NVIDIA H200' -> 'h200', 'NVIDIA H100 80GB HBM3' -> 'h100',
     'NVIDIA GeForce RTX 4090' -> 'geforce-rtx-4090' (plots/plot.py's short form)."""
-    words = [w for w in re.split(r"[\s_-]+", name or "")
-             if w and w.upper() != "NVIDIA" and not re.fullmatch(r"\d+GB|HBM\d*E?|GDDR\d*X?", w, re.I)]
+    words = [
+        w
+        for w in re.split(r"[\s_-]+", name or "")
+        if w and w.upper() != "NVIDIA" and not re.fullmatch(r"\d+GB|HBM\d*E?|GDDR\d*X?", w, re.I)
+    ]
     return re.sub(r"[^\w.+-]", "-", "-".join(words).lower()) or "unknown-gpu"
 
 
 def gpu_name():
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+        out = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            .stdout.strip()
+            .splitlines()
+        )
     except (OSError, subprocess.TimeoutExpired):
         out = []
     return out[0].strip() if out else None
@@ -66,7 +77,11 @@ def plot_python():
     """An interpreter with matplotlib (the Makefile's PLOT_PYTHON), or None."""
     for candidate in dict.fromkeys([sys.executable, "python3", "/usr/bin/python3"]):
         exe = shutil.which(candidate) or candidate
-        if Path(exe).exists() and subprocess.run([exe, "-c", "import matplotlib"], capture_output=True).returncode == 0:
+        if (
+            Path(exe).exists()
+            and subprocess.run([exe, "-c", "import matplotlib"], capture_output=True).returncode
+            == 0
+        ):
             return exe
     return None
 
@@ -96,8 +111,13 @@ class Run:
         with open(log, "w") as err:
             out = open(stdout, "w") if stdout else None
             try:
-                done = subprocess.run([str(c) for c in cmd], cwd=ROOT, stdout=out or err,
-                                      stderr=err if out else subprocess.STDOUT, env=dict(os.environ, **(env or {})))
+                done = subprocess.run(
+                    [str(c) for c in cmd],
+                    cwd=ROOT,
+                    stdout=out or err,
+                    stderr=err if out else subprocess.STDOUT,
+                    env=dict(os.environ, **(env or {})),
+                )
             finally:
                 if out:
                     out.close()
@@ -144,6 +164,7 @@ def newer(folder, since):
 
 # ---------------------------------------------------------------- the steps
 
+
 def step_build(r):
     jobs = str(r.args.jobs)
     benches = [f"bench-{c}" for c in course.bench_chapters()]
@@ -152,12 +173,18 @@ def step_build(r):
     ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
     gen = [] if (r.build / "CMakeCache.txt").is_file() else ninja
     ok = r.sh("configure", ["cmake", "-S", ".", "-B", r.build, *gen])
-    ok = ok and r.sh("build", ["cmake", "--build", r.build, "-j", jobs, "--target", *benches, *stage_targets])
+    ok = ok and r.sh(
+        "build", ["cmake", "--build", r.build, "-j", jobs, "--target", *benches, *stage_targets]
+    )
     archs = ";".join(f"{a[3:]}-real" for a in OTHER_ARCHS)
     gen = [] if (r.sass_build / "CMakeCache.txt").is_file() else ninja
-    ok2 = r.sh("configure-sass", ["cmake", "-S", ".", "-B", r.sass_build, *gen,
-                                  f"-DCMAKE_CUDA_ARCHITECTURES={archs}"])
-    ok2 = ok2 and r.sh("build-sass", ["cmake", "--build", r.sass_build, "-j", jobs, "--target", *stage_targets])
+    ok2 = r.sh(
+        "configure-sass",
+        ["cmake", "-S", ".", "-B", r.sass_build, *gen, f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
+    )
+    ok2 = ok2 and r.sh(
+        "build-sass", ["cmake", "--build", r.sass_build, "-j", jobs, "--target", *stage_targets]
+    )
     return f"benchmarks and stages in {rel(r.build)}/, {', '.join(OTHER_ARCHS)} stages in {rel(r.sass_build)}/"
 
 
@@ -172,7 +199,11 @@ def step_bench(r):
             scratch.mkdir(parents=True, exist_ok=True)
             (scratch / f"{chapter}.json").unlink(missing_ok=True)
         text = folder / "bench.txt"
-        if r.sh(f"bench-{chapter}", [r.build / "bin" / f"bench-{chapter}", "--results", scratch], stdout=text):
+        if r.sh(
+            f"bench-{chapter}",
+            [r.build / "bin" / f"bench-{chapter}", "--results", scratch],
+            stdout=text,
+        ):
             if not r.plan:
                 result = scratch / f"{chapter}.json"
                 if not result.is_file():
@@ -181,7 +212,9 @@ def step_bench(r):
                     continue
                 shutil.copy(result, folder / "bench.json")
                 r.wrote([folder / "bench.json", text])
-                print(f"    {chapter}: {rel(folder / 'bench.json')}, bench.txt ({time.time() - start:.0f} s)")
+                print(
+                    f"    {chapter}: {rel(folder / 'bench.json')}, bench.txt ({time.time() - start:.0f} s)"
+                )
             done.append(chapter)
     if r.plan:
         print(f"    each result copied to reference/{r.gpu}/<chapter>/bench.json")
@@ -191,11 +224,37 @@ def step_bench(r):
 def step_sass(r):
     start = time.time()
     py = sys.executable
-    r.sh("sass-sm_90", [py, "harness/sass.py", "capture-all", "--build", r.build, "--jobs", r.args.jobs,
-                        "--arch", course.REFERENCE_ARCH, "--no-build"])
+    r.sh(
+        "sass-sm_90",
+        [
+            py,
+            "harness/sass.py",
+            "capture-all",
+            "--build",
+            r.build,
+            "--jobs",
+            r.args.jobs,
+            "--arch",
+            course.REFERENCE_ARCH,
+            "--no-build",
+        ],
+    )
     for arch in OTHER_ARCHS:
-        r.sh(f"sass-{arch}", [py, "harness/sass.py", "capture-all", "--build", r.sass_build, "--jobs",
-                              r.args.jobs, "--arch", arch, "--no-build"])
+        r.sh(
+            f"sass-{arch}",
+            [
+                py,
+                "harness/sass.py",
+                "capture-all",
+                "--build",
+                r.sass_build,
+                "--jobs",
+                r.args.jobs,
+                "--arch",
+                arch,
+                "--no-build",
+            ],
+        )
     folders = [course.evidence_dir(c) / "sass" for c in course.chapters()]
     if r.plan:
         return f"reference/{course.REFERENCE_DIR}/<chapter>/sass/{{{course.REFERENCE_ARCH},{','.join(OTHER_ARCHS)}}}/<stage>.sass"
@@ -207,16 +266,36 @@ def step_sass(r):
 def step_profile(r):
     start = time.time()
     py = sys.executable
-    r.sh("profile", [py, "harness/profile.py", "capture", "--build", r.build, "--jobs", r.args.jobs,
-                     "--gpu", r.gpu])
+    r.sh(
+        "profile",
+        [
+            py,
+            "harness/profile.py",
+            "capture",
+            "--build",
+            r.build,
+            "--jobs",
+            r.args.jobs,
+            "--gpu",
+            r.gpu,
+        ],
+    )
     for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
         r.sh(f"profile-{script.parent.name}-{script.stem}", [py, rel(script), "--build", r.build])
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the chapters' own captures"
-    written = [p for c in course.bench_chapters() for p in newer(r.folder(c) / "profiles", start)
-               if (r.folder(c) / "profiles").is_dir()]
-    written += [p for c in course.bench_chapters()
-                for p in newer(course.evidence_dir(c) / "profiles", start) if (course.evidence_dir(c) / "profiles").is_dir()]
+    written = [
+        p
+        for c in course.bench_chapters()
+        for p in newer(r.folder(c) / "profiles", start)
+        if (r.folder(c) / "profiles").is_dir()
+    ]
+    written += [
+        p
+        for c in course.bench_chapters()
+        for p in newer(course.evidence_dir(c) / "profiles", start)
+        if (course.evidence_dir(c) / "profiles").is_dir()
+    ]
     r.wrote(written)
     return f"{len(set(written))} profiles"
 
@@ -225,22 +304,43 @@ def step_charts(r):
     start = time.time()
     py = sys.executable if r.plan else plot_python()
     if py is None:
-        print("    charts: skipped, matplotlib not found (apt-get install python3-matplotlib); the charts "
-              "keep their stamps (stale where the results changed)")
+        print(
+            "    charts: skipped, matplotlib not found (apt-get install python3-matplotlib); the charts "
+            "keep their stamps (stale where the results changed)"
+        )
         r.failed.append("charts (no matplotlib)")
         return "no charts"
     for chapter in course.bench_chapters():
         folder = r.folder(chapter)
         if not r.plan and not (folder / "bench.json").is_file():
             continue
-        r.sh(f"charts-{chapter}", [py, "plots/plot.py", "--plain", "--out", rel(folder), rel(folder / "bench.json")])
-        r.sh(f"roofline-{chapter}", [py, "plots/roofline.py", "--plain", "--out", rel(folder),
-                                     "--results", rel(r.build / "reference-results"), chapter])
+        r.sh(
+            f"charts-{chapter}",
+            [py, "plots/plot.py", "--plain", "--out", rel(folder), rel(folder / "bench.json")],
+        )
+        r.sh(
+            f"roofline-{chapter}",
+            [
+                py,
+                "plots/roofline.py",
+                "--plain",
+                "--out",
+                rel(folder),
+                "--results",
+                rel(r.build / "reference-results"),
+                chapter,
+            ],
+        )
     scan = r.folder("13-scan")
     r.sh("scan_circuits", [py, "plots/scan_circuits.py", "--out", rel(scan / "scan_circuits.png")])
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/<table>.png, roofline.png"
-    written = [p for c in course.bench_chapters() for p in r.folder(c).glob("*.png") if p.stat().st_mtime >= start]
+    written = [
+        p
+        for c in course.bench_chapters()
+        for p in r.folder(c).glob("*.png")
+        if p.stat().st_mtime >= start
+    ]
     r.wrote(written)
     return f"{len(written)} charts"
 
@@ -253,8 +353,10 @@ def step_tables(r):
 def step_stamps(r):
     listing = r.build / WRITTEN
     if r.plan:
-        print(f"    stamps.json of each reference/{r.gpu}/<chapter>/ (and the SASS folders'): every file "
-              f"listed in {rel(listing)}, with commit, date, GPU and command")
+        print(
+            f"    stamps.json of each reference/{r.gpu}/<chapter>/ (and the SASS folders'): every file "
+            f"listed in {rel(listing)}, with commit, date, GPU and command"
+        )
         return "stamps"
     names = sorted(set(listing.read_text().split())) if listing.is_file() else []
     by_folder = {}
@@ -290,11 +392,17 @@ def main(argv=None):
             print(f"reference: needs a GPU ({why}); it runs on a GPU machine")
             return 77
     gpu = gpu_folder(name) if name else course.REFERENCE_DIR
-    where = f"{name} -> reference/{gpu}/" if name else f"no GPU here: reference/{gpu}/ on the reference GPU"
-    print(f"make reference{' (plan: nothing is run)' if args.cmd == 'plan' else ''}: {where}; steps: {' '.join(steps)}")
+    where = (
+        f"{name} -> reference/{gpu}/"
+        if name
+        else f"no GPU here: reference/{gpu}/ on the reference GPU"
+    )
+    print(
+        f"make reference{' (plan: nothing is run)' if args.cmd == 'plan' else ''}: {where}; steps: {' '.join(steps)}"
+    )
     r = Run(args, gpu)
     if not r.plan and "build" in steps:
-        (r.build / WRITTEN).unlink(missing_ok=True)     # a fresh run: stamp only what it writes
+        (r.build / WRITTEN).unlink(missing_ok=True)  # a fresh run: stamp only what it writes
     times = []
     total = time.time()
     for step in (s for s in STEPS if s in steps):
@@ -306,13 +414,18 @@ def main(argv=None):
             print(f"   {step}: {said} ({time.time() - start:.0f} s)")
     if r.plan:
         return 0
-    print("\nmake reference: " + "; ".join(f"{s} {t:.0f} s" for s, t, _ in times)
-          + f"; {time.time() - total:.0f} s in all")
+    print(
+        "\nmake reference: "
+        + "; ".join(f"{s} {t:.0f} s" for s, t, _ in times)
+        + f"; {time.time() - total:.0f} s in all"
+    )
     if r.failed:
         print(f"make reference: failed: {', '.join(r.failed)} (logs in {rel(r.logs)}/)")
         return 1
-    print(f"make reference: done; commit reference/ and the READMEs (python3 harness/stamps.py stale "
-          f"lists what is still not stamped)")
+    print(
+        "make reference: done; commit reference/ and the READMEs (python3 harness/stamps.py stale "
+        "lists what is still not stamped)"
+    )
     return 0
 
 

@@ -28,6 +28,7 @@ so a log with test output between the reports reads the same):
         by thread (x,y,z) in block (x,y,z)
   and, from any tool, "Program hit ..." and "Leaked N bytes ..." lines, kept as they are.
 """
+
 import argparse
 import pathlib
 import re
@@ -50,27 +51,31 @@ SPACE = re.compile(r"__(shared|global|local)__")
 
 @dataclass
 class Access:
-    kind: str                      # "read" or "write"
+    kind: str  # "read" or "write"
     file: str = ""
     line: int = 0
     function: str = ""
-    thread: str = ""               # "(x,y,z)" where the log says it
+    thread: str = ""  # "(x,y,z)" where the log says it
     block: str = ""
 
     @property
     def place(self):
-        return f"{self.file}:{self.line}" if self.file else "(no source line in the log: build with -lineinfo)"
+        return (
+            f"{self.file}:{self.line}"
+            if self.file
+            else "(no source line in the log: build with -lineinfo)"
+        )
 
 
 @dataclass
 class Report:
-    tool: str                      # racecheck, memcheck, synccheck, or "" (any tool's line)
-    severity: str                  # "Error", "Warning" (racecheck) or ""
-    header: str                    # the report's first line, without the prefix
+    tool: str  # racecheck, memcheck, synccheck, or "" (any tool's line)
+    severity: str  # "Error", "Warning" (racecheck) or ""
+    header: str  # the report's first line, without the prefix
     accesses: List[Access] = field(default_factory=list)
-    space: str = ""                # shared, global, local, or "" when the log does not say
+    space: str = ""  # shared, global, local, or "" when the log does not say
     hazards: Optional[int] = None
-    hazard_type: str = ""          # WAW, WAR, RAW (racecheck's hazard mode)
+    hazard_type: str = ""  # WAW, WAR, RAW (racecheck's hazard mode)
     detail: List[str] = field(default_factory=list)
 
 
@@ -78,7 +83,7 @@ def relative(path, root=ROOT):
     text = str(path)
     for base in (str(root) + "/", str(pathlib.Path(root).resolve()) + "/"):
         if text.startswith(base):
-            return text[len(base):]
+            return text[len(base) :]
     return text
 
 
@@ -105,10 +110,18 @@ def short_function(func):
 def where(text, root=ROOT):
     m = WHERE_NEW.search(text)
     if m:
-        return relative(m.group("file"), root), int(m.group("line")), short_function(m.group("func"))
+        return (
+            relative(m.group("file"), root),
+            int(m.group("line")),
+            short_function(m.group("func")),
+        )
     m = WHERE_OLD.search(text)
     if m:
-        return relative(m.group("file"), root), int(m.group("line")), short_function(m.group("func") or "")
+        return (
+            relative(m.group("file"), root),
+            int(m.group("line")),
+            short_function(m.group("func") or ""),
+        )
     return "", 0, ""
 
 
@@ -137,7 +150,9 @@ def parse(text, root=ROOT):
             h = re.search(r"\[(\d+) hazards?\]", joined)
             rep.hazards = int(h.group(1)) if h else None
             sp = SPACE.search(joined)
-            rep.space = sp.group(1) if sp else "shared"  # racecheck's analysis mode is of shared memory
+            rep.space = (
+                sp.group(1) if sp else "shared"
+            )  # racecheck's analysis mode is of shared memory
             reports.append(rep)
         elif re.match(r"Potential (WAW|WAR|RAW) hazard detected", body):
             rep = Report("racecheck", severity, line)
@@ -150,13 +165,22 @@ def parse(text, root=ROOT):
                 a = re.match(r"^\s*(Read|Write) Thread \(([\d, ]+)\)", lines[j])
                 if a:
                     f, n, fn = where(lines[j], root)
-                    rep.accesses.append(Access(a.group(1).lower(), f, n, fn, f"({a.group(2).replace(' ', '')})",
-                                               f"({blk.group('b').replace(' ', '')})" if blk else ""))
+                    rep.accesses.append(
+                        Access(
+                            a.group(1).lower(),
+                            f,
+                            n,
+                            fn,
+                            f"({a.group(2).replace(' ', '')})",
+                            f"({blk.group('b').replace(' ', '')})" if blk else "",
+                        )
+                    )
                 j += 1
             i = j - 1
             reports.append(rep)
-        elif re.match(r"Invalid (__\w+__ )?(read|write|atomic)", body, re.IGNORECASE) or body.startswith(
-                ("Misaligned", "Out-of-range", "Uninitialized")):
+        elif re.match(
+            r"Invalid (__\w+__ )?(read|write|atomic)", body, re.IGNORECASE
+        ) or body.startswith(("Misaligned", "Out-of-range", "Uninitialized")):
             rep = Report("memcheck", "Error", line)
             sp = SPACE.search(body)
             rep.space = sp.group(1) if sp else ""
@@ -165,8 +189,9 @@ def parse(text, root=ROOT):
             i = _follow(lines, i, rep, acc, root)
             rep.accesses.append(acc)
             reports.append(rep)
-        elif body.startswith("Barrier error") or re.match(r"(Divergent|Invalid) .*(barrier|warp|mask)", body,
-                                                             re.IGNORECASE):
+        elif body.startswith("Barrier error") or re.match(
+            r"(Divergent|Invalid) .*(barrier|warp|mask)", body, re.IGNORECASE
+        ):
             rep = Report("synccheck", "Error", line)
             acc = Access("barrier")
             i = _follow(lines, i, rep, acc, root)
@@ -219,13 +244,17 @@ def lane_of(thread):
 
 
 SEVERITY = {
-    "Warning": ("a Warning: racecheck found both accesses in threads of one warp. Its documentation files "
-                "such hazards as warnings because code written for warps that move in lock-step makes them "
-                "on purpose; since Volta the lanes of a warp are scheduled independently, so nothing keeps "
-                "one lane's access after the other's, and the course counts a Warning as an error."),
-    "Error": ("an Error: racecheck's highest level, a hazard very likely to be a real race, typically "
-              "between threads of different warps (or lanes of one warp with nothing that could order "
-              "them)."),
+    "Warning": (
+        "a Warning: racecheck found both accesses in threads of one warp. Its documentation files "
+        "such hazards as warnings because code written for warps that move in lock-step makes them "
+        "on purpose; since Volta the lanes of a warp are scheduled independently, so nothing keeps "
+        "one lane's access after the other's, and the course counts a Warning as an error."
+    ),
+    "Error": (
+        "an Error: racecheck's highest level, a hazard very likely to be a real race, typically "
+        "between threads of different warps (or lanes of one warp with nothing that could order "
+        "them)."
+    ),
 }
 
 
@@ -233,23 +262,32 @@ def explain_race(rep, root=ROOT):
     out = []
     acc = rep.accesses
     kinds = " and a ".join(a.kind for a in acc) or "two accesses"
-    memory = {"shared": "shared memory", "global": "global memory", "local": "local memory"}.get(rep.space,
-                                                                                                 "memory")
+    memory = {"shared": "shared memory", "global": "global memory", "local": "local memory"}.get(
+        rep.space, "memory"
+    )
     count = f", {rep.hazards} hazards" if rep.hazards else ""
     kind = f" ({rep.hazard_type})" if rep.hazard_type else ""
-    out.append(f"race{kind} on {memory} between a {kinds}{count}:" if acc else f"race{kind} on {memory}{count}:")
+    out.append(
+        f"race{kind} on {memory} between a {kinds}{count}:"
+        if acc
+        else f"race{kind} on {memory}{count}:"
+    )
     for a in acc:
         who = ""
         if a.thread:
             lane = lane_of(a.thread)
-            who = f", thread {a.thread}{' (' + lane + ')' if lane else ''}" + (f" of block {a.block}" if a.block else "")
+            who = f", thread {a.thread}{' (' + lane + ')' if lane else ''}" + (
+                f" of block {a.block}" if a.block else ""
+            )
         out.append(f"  {a.kind:5} at {a.place}" + (f" in {a.function}" if a.function else "") + who)
         text = source_line(a, root)
         if text:
             out.append(f"        {text}")
     if acc and not any(a.thread for a in acc):
-        out.append("  (this report names no threads: racecheck's default analysis mode gives the two places; "
-                   "--racecheck-report hazard lists each pair of threads)")
+        out.append(
+            "  (this report names no threads: racecheck's default analysis mode gives the two places; "
+            "--racecheck-report hazard lists each pair of threads)"
+        )
     if rep.severity in SEVERITY:
         out.append("  It is " + SEVERITY[rep.severity])
     out += ["  " + line for line in ordering(rep, root)]
@@ -267,25 +305,34 @@ def ordering(rep, root=ROOT):
     lines = []
     same_warp = rep.severity == "Warning"
     if a.thread and b.thread and lane_of(a.thread) and lane_of(b.thread):
-        same_warp = lane_of(a.thread).split(",")[0] == lane_of(b.thread).split(",")[0] and a.block == b.block
+        same_warp = (
+            lane_of(a.thread).split(",")[0] == lane_of(b.thread).split(",")[0]
+            and a.block == b.block
+        )
     if rep.space == "global":
-        lines.append("What orders them: blocks cannot wait for each other; a fence (__threadfence()) on the "
-                     "writer's side and on the reader's, with a flag or an atomic between them, or a second launch.")
+        lines.append(
+            "What orders them: blocks cannot wait for each other; a fence (__threadfence()) on the "
+            "writer's side and on the reader's, with a flag or an atomic between them, or a second launch."
+        )
         return lines
     barrier = "__syncwarp() (with a mask naming both lanes)" if same_warp else "__syncthreads()"
     if reader and writer:
-        lines.append(f"What orders them: a {barrier} that every thread involved reaches after the read at "
-                     f"{reader.place} and before the write at {writer.place} (or, if the write must come first, "
-                     f"after the write and before the read). A shuffle orders registers, not memory; a fence "
-                     f"alone orders one thread's accesses, not two threads' against each other.")
+        lines.append(
+            f"What orders them: a {barrier} that every thread involved reaches after the read at "
+            f"{reader.place} and before the write at {writer.place} (or, if the write must come first, "
+            f"after the write and before the read). A shuffle orders registers, not memory; a fence "
+            f"alone orders one thread's accesses, not two threads' against each other."
+        )
     else:
         lines.append(f"What orders them: a {barrier} between the two writes, or one writer.")
     text = source_line(reader, root) if reader else ""
     if reader and re.search(r"\?.*\[|&&.*\[|\|\|.*\[", text):
-        lines.append(f"The read at {reader.place} sits in a condition (?:, && or ||) that only some lanes need: "
-                     "the compiler may load the slot in every lane and drop the value in the lanes that do not "
-                     "use it, and racecheck sees every load. Read into a register first, then a "
-                     f"{barrier.split(' ')[0]}, then the call or the store that writes the slot.")
+        lines.append(
+            f"The read at {reader.place} sits in a condition (?:, && or ||) that only some lanes need: "
+            "the compiler may load the slot in every lane and drop the value in the lanes that do not "
+            "use it, and racecheck sees every load. Read into a register first, then a "
+            f"{barrier.split(' ')[0]}, then the call or the store that writes the slot."
+        )
     return lines
 
 
@@ -295,7 +342,11 @@ def explain(text, tool="", root=ROOT, limit=4):
     reports = parse(text, root)
     seen, shown = set(), []
     for rep in reports:
-        k = (rep.tool, rep.header.split(" at ")[0], tuple((a.kind, a.file, a.line) for a in rep.accesses))
+        k = (
+            rep.tool,
+            rep.header.split(" at ")[0],
+            tuple((a.kind, a.file, a.line) for a in rep.accesses),
+        )
         if k not in seen:
             seen.add(k)
             shown.append(rep)
@@ -305,25 +356,42 @@ def explain(text, tool="", root=ROOT, limit=4):
             out += explain_race(rep, root)
         elif rep.tool == "memcheck":
             a = rep.accesses[0]
-            who = f" by thread {a.thread}" + (f" ({lane_of(a.thread)})" if lane_of(a.thread) else "") + (
-                f" in block {a.block}" if a.block else "") if a.thread else ""
-            out.append(f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who)
+            who = (
+                f" by thread {a.thread}"
+                + (f" ({lane_of(a.thread)})" if lane_of(a.thread) else "")
+                + (f" in block {a.block}" if a.block else "")
+                if a.thread
+                else ""
+            )
+            out.append(
+                f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who
+            )
             src = source_line(a, root)
             if src:
                 out.append(f"        {src}")
             out += ["  " + d for d in rep.detail[:2]]
-            out.append("  An access outside any allocation (or misaligned for its size): check the index against "
-                       "the bound that line assumes, for the thread named, and the alignment a vector load needs.")
+            out.append(
+                "  An access outside any allocation (or misaligned for its size): check the index against "
+                "the bound that line assumes, for the thread named, and the alignment a vector load needs."
+            )
         elif rep.tool == "synccheck":
             a = rep.accesses[0]
-            who = f" by thread {a.thread}" + (f" in block {a.block}" if a.block else "") if a.thread else ""
-            out.append(f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who)
+            who = (
+                f" by thread {a.thread}" + (f" in block {a.block}" if a.block else "")
+                if a.thread
+                else ""
+            )
+            out.append(
+                f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who
+            )
             src = source_line(a, root)
             if src:
                 out.append(f"        {src}")
-            out.append("  A barrier that some threads of the warp or block reach and others do not, or a "
-                       "__syncwarp() mask naming lanes that do not call it: keep every thread on the barrier's "
-                       "path (test the bound inside, not around it) and name only the lanes that arrive.")
+            out.append(
+                "  A barrier that some threads of the warp or block reach and others do not, or a "
+                "__syncwarp() mask naming lanes that do not call it: keep every thread on the barrier's "
+                "path (test the bound inside, not around it) and name only the lanes that arrive."
+            )
         else:
             out.append(rep.header)
     if len(shown) > limit:
@@ -336,12 +404,20 @@ def wrap(line, width=100):
     if len(line) <= width or line.startswith("        "):
         return [line]
     indent = " " * (len(line) - len(line.lstrip()))
-    return textwrap.wrap(line, width=width, initial_indent="", subsequent_indent=indent + "  ",
-                         break_long_words=False, break_on_hyphens=False)
+    return textwrap.wrap(
+        line,
+        width=width,
+        initial_indent="",
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tool", default="")
     parser.add_argument("log")
     args = parser.parse_args(argv)
@@ -352,7 +428,9 @@ def main(argv=None):
         return 2
     lines = explain(text, args.tool)
     if lines:
-        print(f"what {args.tool or 'the sanitizer'} found, explained (harness/sanitizer_report.py):")
+        print(
+            f"what {args.tool or 'the sanitizer'} found, explained (harness/sanitizer_report.py):"
+        )
         print("\n".join("  " + line for line in lines))
     return 0
 

@@ -79,7 +79,7 @@ REFERENCE_ARCH = course.REFERENCE_ARCH
 # Ordered: this is also the row order of the count tables.
 CLASSES = {
     "global memory": "LDG STG LD ST ATOM ATOMG RED REDG LDGSTS "
-                     "UTMALDG UTMASTG UTMAPF UTMAREDG UBLKCP UBLKRED UBLKPF",
+    "UTMALDG UTMASTG UTMAPF UTMAREDG UBLKCP UBLKRED UBLKPF",
     "local memory": "LDL STL",
     "shared memory": "LDS STS ATOMS LDSM STSM",
     "constant memory": "LDC ULDC LDCU",
@@ -87,17 +87,17 @@ CLASSES = {
     "shuffle": "SHFL",
     "vote": "VOTE VOTEU MATCH REDUX",
     "barrier/fence": "BAR MEMBAR FENCE DEPBAR ERRBAR CCTL CCTLL LDGDEPBAR ARRIVES SYNCS "
-                     "WARPGROUP UCGABAR_ARV UCGABAR_WAIT UTMACCTL UTMACMDFLUSH",
+    "WARPGROUP UCGABAR_ARV UCGABAR_WAIT UTMACCTL UTMACMDFLUSH",
     "branch/convergence": "BRA BRX BRXU JMP JMX JMXU CALL RET EXIT BSSY BSYNC WARPSYNC BREAK "
-                          "BPT YIELD KILL BMOV NANOSLEEP SSY SYNC PBK BRK PCNT CONT",
+    "BPT YIELD KILL BMOV NANOSLEEP SSY SYNC PBK BRK PCNT CONT",
     "predicate/select": "ISETP FSETP DSETP HSETP2 PSETP PLOP3 SEL FSEL P2R R2P FCHK "
-                        "FSET DSET HSET2 ISET",
+    "FSET DSET HSET2 ISET",
     "fp arithmetic": "FFMA FFMA32I FADD FADD32I FMUL FMUL32I FMNMX FMNMX3 FFMA2 FADD2 FMUL2 "
-                     "MUFU FSWZADD DFMA DADD DMUL DMNMX HFMA2 HADD2 HMUL2 HMNMX2 "
-                     "HMMA HGMMA DMMA QGMMA BMMA",
+    "MUFU FSWZADD DFMA DADD DMUL DMNMX HFMA2 HADD2 HMUL2 HMNMX2 "
+    "HMMA HGMMA DMMA QGMMA BMMA",
     "int arithmetic": "IMAD IMAD32I IMADSP IMUL IMUL32I IADD IADD3 IADD32I ISCADD XMAD LEA SHF SHL SHR "
-                      "LOP LOP3 LOP32I IMNMX VIMNMX VIMNMX3 VIADD VIADDMNMX POPC FLO IDP IDP4A "
-                      "IABS BREV BMSK BFE BFI SGXT PRMT VABSDIFF VABSDIFF4 IMMA IGMMA",
+    "LOP LOP3 LOP32I IMNMX VIMNMX VIMNMX3 VIADD VIADDMNMX POPC FLO IDP IDP4A "
+    "IABS BREV BMSK BFE BFI SGXT PRMT VABSDIFF VABSDIFF4 IMMA IGMMA",
     "conversion": "F2I I2F F2F I2I F2FP I2FP F2IP I2IP FRND DRND",
     "move": "MOV MOV32I MOVM S2R CS2R S2UR R2UR B2R R2B LEPC",
 }
@@ -132,8 +132,8 @@ class ToolMissing(Exception):
 @dataclass
 class Instruction:
     address: int
-    guard: str          # "@P0", "@!PT" or "" when unpredicated
-    opcode: str         # full form with modifiers, e.g. "LDG.E.128"
+    guard: str  # "@P0", "@!PT" or "" when unpredicated
+    opcode: str  # full form with modifiers, e.g. "LDG.E.128"
     operands: str
     labels: list = field(default_factory=list)
     padding: bool = False
@@ -165,7 +165,7 @@ class Kernel:
     name: str
     arch: str
     instructions: list = field(default_factory=list)
-    title: str = ""     # demangled name; the raw name until demangle() runs
+    title: str = ""  # demangled name; the raw name until demangle() runs
 
     @property
     def body(self):
@@ -181,6 +181,7 @@ def classify(opcode):
 
 
 # ---------------------------------------------------------------- parsing
+
 
 def parse(text):
     """Kernels in `cuobjdump -sass` (or nvdisasm-style) text, in file order."""
@@ -256,7 +257,7 @@ def _label_hex_targets(instructions):
     for insn in by_address.values():
         m = _HEX_TARGET_RE.search(insn.operands)
         if insn.base in _TARGETED and m and int(m.group(1), 16) in names:
-            insn.operands = insn.operands[:m.start()] + f"`({names[int(m.group(1), 16)]})"
+            insn.operands = insn.operands[: m.start()] + f"`({names[int(m.group(1), 16)]})"
 
 
 def keep_functions(text, names):
@@ -273,6 +274,7 @@ def keep_functions(text, names):
 
 
 # ---------------------------------------------------------------- counting
+
 
 def count(kernel):
     """Instruction mix of one kernel (padding excluded), as a JSON-ready dict."""
@@ -295,8 +297,9 @@ def _opcode_rows(opcodes):
     """(class, opcode, count) sorted by class order, then by count; PTX opcodes (lower case)
     by the PTX classes."""
     ptx_ops = any(op[:1].islower() for op in opcodes)
-    classes, classify_op = ([*ptx.CLASSES, ptx.OTHER], ptx.classify) if ptx_ops else \
-        ([*CLASSES, OTHER], classify)
+    classes, classify_op = (
+        ([*ptx.CLASSES, ptx.OTHER], ptx.classify) if ptx_ops else ([*CLASSES, OTHER], classify)
+    )
     order = {cls: i for i, cls in enumerate(classes)}
     rows = [(classify_op(op), op, n) for op, n in opcodes.items()]
     return sorted(rows, key=lambda row: (order[row[0]], -row[2], row[1]))
@@ -304,16 +307,17 @@ def _opcode_rows(opcodes):
 
 # ---------------------------------------------------------------- inputs
 
+
 @dataclass
 class Source:
-    label: str          # what the user asked for, for headings
-    text: str           # cuobjdump -sass output (PTX when kind is "ptx")
-    name: str = ""      # capture file stem, for stages and objects
+    label: str  # what the user asked for, for headings
+    text: str  # cuobjdump -sass output (PTX when kind is "ptx")
+    name: str = ""  # capture file stem, for stages and objects
     kind: str = "sass"  # "ptx": an exercise's PTX, made where cuobjdump is missing
-    kernels: list = None    # PTX: the kernels, parsed (each object's PTX has its own .file table)
+    kernels: list = None  # PTX: the kernels, parsed (each object's PTX has its own .file table)
     stage_id: str = ""  # PTX: the stage, for its signature's PTX analogues
-    notes: list = field(default_factory=list)   # PTX: what the listing is, said before it
-    todo_in: str = ""   # PTX: where the stage's COURSE_TODO stub still is
+    notes: list = field(default_factory=list)  # PTX: what the listing is, said before it
+    todo_in: str = ""  # PTX: where the stage's COURSE_TODO stub still is
 
 
 def _is_binary(path):
@@ -347,7 +351,8 @@ def _missing_cuobjdump(stage=None):
         where = f"{course.capture_dir(stage['id'].split('/', 1)[0], ROOT).relative_to(ROOT)}/"
     return ToolMissing(
         "sass: cuobjdump not found (it ships with the CUDA Toolkit's cuda-cuobjdump package); "
-        f"the SASS captured on the reference GPU is committed under {where}")
+        f"the SASS captured on the reference GPU is committed under {where}"
+    )
 
 
 def disassemble(obj, stage=None):
@@ -365,8 +370,10 @@ def disassemble(obj, stage=None):
 def _read_manifest(build):
     manifest = Path(build) / "stages.json"
     if not manifest.is_file():
-        raise UsageError(f"sass: {manifest} not found; configure the build first "
-                         f"(cmake -B {build}) or pass a captured .sass file")
+        raise UsageError(
+            f"sass: {manifest} not found; configure the build first "
+            f"(cmake -B {build}) or pass a captured .sass file"
+        )
     return json.loads(manifest.read_text())["stages"]
 
 
@@ -376,12 +383,16 @@ def find_stage(arg, build):
     variant, stage_id = course.split_variant(arg)
     stages = [s for s in _read_manifest(build) if s["variant"] == variant]
     ref, candidates = course.parse_stage(arg, ROOT)
-    matches = [s for s in stages if ref and s["id"] == ref.id] or [s for s in stages if s["id"] in candidates]
+    matches = [s for s in stages if ref and s["id"] == ref.id] or [
+        s for s in stages if s["id"] in candidates
+    ]
     if len(matches) == 1:
         return matches[0]
     known = sorted(s["id"] for s in (matches or stages))
-    raise UsageError(f"sass: {'ambiguous' if matches else 'unknown'} {variant} stage "
-                     f"'{stage_id}'; known: {', '.join(known) or 'none'}")
+    raise UsageError(
+        f"sass: {'ambiguous' if matches else 'unknown'} {variant} stage "
+        f"'{stage_id}'; known: {', '.join(known) or 'none'}"
+    )
 
 
 def _stage_for_source(path, build):
@@ -410,8 +421,12 @@ def _tree_stage(arg):
     if found:
         return found.variant, found.id
     _, rest = course.split_variant(arg)
-    if arg.endswith(".sass") or "/sass/" in arg or rest.startswith(("chapters/", "solutions/", "/", ".")) \
-            or arg.startswith(("chapters/", "solutions/", "/", ".")):
+    if (
+        arg.endswith(".sass")
+        or "/sass/" in arg
+        or rest.startswith(("chapters/", "solutions/", "/", "."))
+        or arg.startswith(("chapters/", "solutions/", "/", "."))
+    ):
         raise UsageError(f"sass: {arg}: no such file")
     raise UsageError(course.stage_error("sass", arg, ROOT))
 
@@ -425,16 +440,26 @@ def captured(stage_id, variant="solution", quiet=False):
     path = course.capture_path(stage_id, ROOT)
     rel = path.relative_to(ROOT)
     if not path.is_file():
-        raise UsageError(f"sass: no capture of {stage_id} yet ({rel}); it is taken on a GPU machine "
-                         "by make reference. With the CUDA Toolkit's cuobjdump installed, make sass "
-                         "reads the stage's own object instead", 1)
+        raise UsageError(
+            f"sass: no capture of {stage_id} yet ({rel}); it is taken on a GPU machine "
+            "by make reference. With the CUDA Toolkit's cuobjdump installed, make sass "
+            "reads the stage's own object instead",
+            1,
+        )
     header = course.capture_header(path)
     if header.split(": ", 1)[-1].startswith(course.NO_KERNELS):
         raise UsageError(f"sass: {stage_id} has no GPU kernels of its own ({rel}: {header})", 1)
     if not quiet:
-        print(f"sass: cuobjdump not found; showing the reference solution's SASS captured on the "
-              f"reference GPU ({rel}){stamps.stale_note(path, ROOT)}", file=sys.stderr)
-    return Source(f"{stage_id} ({REFERENCE_ARCH}, captured{stamps.stale_note(path, ROOT)})", path.read_text(), path.stem)
+        print(
+            f"sass: cuobjdump not found; showing the reference solution's SASS captured on the "
+            f"reference GPU ({rel}){stamps.stale_note(path, ROOT)}",
+            file=sys.stderr,
+        )
+    return Source(
+        f"{stage_id} ({REFERENCE_ARCH}, captured{stamps.stale_note(path, ROOT)})",
+        path.read_text(),
+        path.stem,
+    )
 
 
 def ptx_source(variant, stage_id, build, stage=None):
@@ -446,16 +471,25 @@ def ptx_source(variant, stage_id, build, stage=None):
     kernels = [k for text in made.texts for k in ptx.parse(text)]
     source = stage.get("source", "")
     shown = ptx.shown_path(source) if source else label
-    notes = [f"PTX of {label} ({shown} as it is now), for {made.arch or 'the build target'}",
-             "cuobjdump is not installed, so this is PTX, not SASS: the virtual ISA nvcc hands to "
-             "ptxas, before ptxas optimises it and allocates registers.",
-             "It is not the verdict: the SASS signature is judged on SASS (with cuobjdump, or on "
-             "a GPU machine); make check says 'SASS not checked' here."]
+    notes = [
+        f"PTX of {label} ({shown} as it is now), for {made.arch or 'the build target'}",
+        "cuobjdump is not installed, so this is PTX, not SASS: the virtual ISA nvcc hands to "
+        "ptxas, before ptxas optimises it and allocates registers.",
+        "It is not the verdict: the SASS signature is judged on SASS (with cuobjdump, or on "
+        "a GPU machine); make check says 'SASS not checked' here.",
+    ]
     if made.todo_in:
         notes.append(f"still TODO (COURSE_TODO(); in {made.todo_in}): this is the stub's PTX")
-    return Source(f"{label} (PTX, {made.arch or '?'})", "".join(made.texts),
-                  f"{stage_id.rsplit('/', 1)[-1]}.{variant}", "ptx", kernels, stage_id, notes,
-                  made.todo_in)
+    return Source(
+        f"{label} (PTX, {made.arch or '?'})",
+        "".join(made.texts),
+        f"{stage_id.rsplit('/', 1)[-1]}.{variant}",
+        "ptx",
+        kernels,
+        stage_id,
+        notes,
+        made.todo_in,
+    )
 
 
 def _which(arg, build):
@@ -513,13 +547,19 @@ def kernels_of(source, pattern, arch=None):
     if not kernels and source.kind == "ptx":
         stage = source.label.split(" ", 1)[0]
         if source.todo_in:
-            raise UsageError(f"sass: {stage} has no GPU kernels yet: it is still TODO "
-                             f"(COURSE_TODO(); in {source.todo_in}), and its kernels are only "
-                             "compiled once you write them", 1)
+            raise UsageError(
+                f"sass: {stage} has no GPU kernels yet: it is still TODO "
+                f"(COURSE_TODO(); in {source.todo_in}), and its kernels are only "
+                "compiled once you write them",
+                1,
+            )
         raise UsageError(f"sass: {stage} has no GPU kernels of its own (its PTX holds none)", 1)
     if not kernels:
-        raise UsageError(f"sass: no SASS in {source.label} (compiled for PTX only? "
-                         "set CMAKE_CUDA_ARCHITECTURES to a real architecture such as 90)", 1)
+        raise UsageError(
+            f"sass: no SASS in {source.label} (compiled for PTX only? "
+            "set CMAKE_CUDA_ARCHITECTURES to a real architecture such as 90)",
+            1,
+        )
     demangle(kernels)
     if pattern:
         try:
@@ -529,8 +569,9 @@ def kernels_of(source, pattern, arch=None):
         chosen = [k for k in kernels if regex.search(k.name) or regex.search(k.title)]
         if not chosen:
             names = ", ".join(sorted({k.title for k in kernels}))
-            raise UsageError(f"sass: no kernel in {source.label} matches '{pattern}'; "
-                             f"kernels: {names}", 1)
+            raise UsageError(
+                f"sass: no kernel in {source.label} matches '{pattern}'; kernels: {names}", 1
+            )
         kernels = chosen
     if arch:
         # PTX is for a virtual architecture: compute_90 stands for sm_90.
@@ -543,6 +584,7 @@ def kernels_of(source, pattern, arch=None):
 
 
 # ---------------------------------------------------------------- output
+
 
 def heading(kernel, extra=""):
     return f"// {kernel.title}  [{kernel.arch or '?'}]{extra}"
@@ -564,7 +606,7 @@ def count_table(stats, opcodes=False):
     lines += [f"  {cls:<{width}} {n:>6} {100 * n / total:>6.1f}" for cls, n in rows]
     lines.append(f"  {'total':<{width}} {stats['total']:>6} {100.0 if stats['total'] else 0:>6.1f}")
     lines.append(f"  {'predicated (@P)':<{width}} {stats['predicated']:>6}")
-    if "uniform" in stats:     # SASS only: PTX has no uniform datapath
+    if "uniform" in stats:  # SASS only: PTX has no uniform datapath
         lines.append(f"  {'uniform datapath':<{width}} {stats['uniform']:>6}")
     if opcodes:
         lines.append("  opcodes:")
@@ -575,8 +617,9 @@ def count_table(stats, opcodes=False):
 def _align(left, right, keys):
     """Pairs (a, b), None on the side that lacks a row: aligned on keys[0], then on
     keys[1:] inside each stretch that differs."""
-    matcher = difflib.SequenceMatcher(a=[keys[0](r) for r in left], b=[keys[0](r) for r in right],
-                                      autojunk=False)
+    matcher = difflib.SequenceMatcher(
+        a=[keys[0](r) for r in left], b=[keys[0](r) for r in right], autojunk=False
+    )
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal" or len(keys) == 1:
             yield from itertools.zip_longest(left[i1:i2], right[j1:j2])
@@ -590,7 +633,7 @@ def side_by_side(left, right, width):
     column = max(20, (width - 3) // 2)
 
     def fit(text):
-        return text if len(text) <= column else text[:column - 1] + "~"
+        return text if len(text) <= column else text[: column - 1] + "~"
 
     keys = (lambda row: row[0], lambda row: row[0].split(".", 1)[0])
     lines = []
@@ -613,12 +656,17 @@ def _diff_rows(kernel):
 
 def compare_tables(a, b, kind="sass"):
     """Two instruction mixes (count() of SASS, or ptx.count() of PTX when kind is "ptx")."""
-    order, classify_op = ([*ptx.CLASSES, ptx.OTHER], ptx.classify) if kind == "ptx" else \
-        ([*CLASSES, OTHER], classify)
+    order, classify_op = (
+        ([*ptx.CLASSES, ptx.OTHER], ptx.classify)
+        if kind == "ptx"
+        else ([*CLASSES, OTHER], classify)
+    )
     classes = [cls for cls in order if cls in a["classes"] or cls in b["classes"]]
     rows = [(cls, a["classes"].get(cls, 0), b["classes"].get(cls, 0)) for cls in classes]
-    rows += [("total", a["total"], b["total"]),
-             ("predicated (@P)", a["predicated"], b["predicated"])]
+    rows += [
+        ("total", a["total"], b["total"]),
+        ("predicated (@P)", a["predicated"], b["predicated"]),
+    ]
     if "uniform" in a and "uniform" in b:
         rows.append(("uniform datapath", a["uniform"], b["uniform"]))
     # Memory opcodes with modifiers show vectorisation (LDG.E -> LDG.E.128) at a glance.
@@ -651,16 +699,22 @@ def _pairs(kernels_a, kernels_b):
                     unpaired.remove(kb)
                     break
     if not pairs:
+
         def names(kernels):
             return "; ".join(f"{k.title} [{k.arch}]" for k in kernels)
-        raise UsageError("sass: A and B have several kernels and none in common; pick one on "
-                         f"each side with --kernel/--kernel-b (and --arch).\n  A: {names(kernels_a)}"
-                         f"\n  B: {names(kernels_b)}", 1)
+
+        raise UsageError(
+            "sass: A and B have several kernels and none in common; pick one on "
+            f"each side with --kernel/--kernel-b (and --arch).\n  A: {names(kernels_a)}"
+            f"\n  B: {names(kernels_b)}",
+            1,
+        )
     order = {id(k): i for i, k in enumerate(kernels_a)}
     return sorted(pairs, key=lambda pair: order[id(pair[0])])
 
 
 # ---------------------------------------------------------------- commands
+
 
 def _print_notes(*sources):
     for source in sources:
@@ -673,6 +727,7 @@ def _print_notes(*sources):
 def _print_ptx_hints(source):
     """The stage's signature with its PTX analogue counted per kernel (lesson.ptx_hints)."""
     import lesson  # here, not above: lesson imports this module
+
     kernels = list(source.kernels)
     demangle(kernels)
     try:
@@ -691,8 +746,10 @@ def cmd_dump(args):
         for kernel in kernels:
             what = "" if kernel.entry else " (a device function)"
             n = len(kernel.body)
-            print(f"// {kernel.title}  [PTX {kernel.arch or '?'}]{what}  "
-                  f"{n} instruction{'' if n == 1 else 's'}")
+            print(
+                f"// {kernel.title}  [PTX {kernel.arch or '?'}]{what}  "
+                f"{n} instruction{'' if n == 1 else 's'}"
+            )
             print("\n".join(ptx.listing(kernel, sources)))
             print()
         _print_ptx_hints(source)
@@ -733,17 +790,23 @@ def diff_sources(a, b, build):
     which = [_which(a, build), _which(b, build)]
     if all(w and w[0] == "solution" for w in which):
         if which[0][1] == which[1][1]:
-            raise UsageError(f"sass-diff: A and B are the same reference stage ({which[0][1]}): "
-                             "nothing to compare", 1)
+            raise UsageError(
+                f"sass-diff: A and B are the same reference stage ({which[0][1]}): "
+                "nothing to compare",
+                1,
+            )
         return load(a, build), load(b, build)
     if not any(w and w[0] != "solution" for w in which):
         return load(a, build), load(b, build)
     if None in which:
         other = a if which[0] is None else b
-        raise UsageError(f"sass-diff: without cuobjdump an exercise can only be shown as PTX, and "
-                         f"{other} is a file, not a stage whose PTX can be made: name two stages "
-                         "(e.g. A=11-streaming/03_vectorized_float4 "
-                         "B=exercise/11-streaming/03_vectorized_float4)", 2)
+        raise UsageError(
+            f"sass-diff: without cuobjdump an exercise can only be shown as PTX, and "
+            f"{other} is a file, not a stage whose PTX can be made: name two stages "
+            "(e.g. A=11-streaming/03_vectorized_float4 "
+            "B=exercise/11-streaming/03_vectorized_float4)",
+            2,
+        )
     return tuple(ptx_source(w[0], w[1], build, w[2]) for w in which)
 
 
@@ -755,8 +818,12 @@ def cmd_diff(args):
     kind = source_a.kind
     if kind == "ptx":
         # Each side's first note says whose PTX it is; the others are the same for both.
-        notes = [f"A: {source_a.notes[0]}", f"B: {source_b.notes[0]}", *source_b.notes[1:3],
-                 *(n for s in (source_a, source_b) for n in s.notes[3:])]
+        notes = [
+            f"A: {source_a.notes[0]}",
+            f"B: {source_b.notes[0]}",
+            *source_b.notes[1:3],
+            *(n for s in (source_a, source_b) for n in s.notes[3:]),
+        ]
         _print_notes(Source("", "", notes=notes))
     counter = ptx.count if kind == "ptx" else count
     for ka, kb in _pairs(kernels_a, kernels_b):
@@ -798,9 +865,12 @@ def _keep_arch(text, arch):
             current = []
         current.append(line)
     sections.append(current)
-    kept = [sec for sec in sections
-            if not any(line.startswith("Fatbin") for line in sec)
-            or any(re.match(rf"^\s*(arch = |code for ){arch}\b", line) for line in sec)]
+    kept = [
+        sec
+        for sec in sections
+        if not any(line.startswith("Fatbin") for line in sec)
+        or any(re.match(rf"^\s*(arch = |code for ){arch}\b", line) for line in sec)
+    ]
     return "".join(line for sec in kept for line in sec)
 
 
@@ -810,17 +880,23 @@ def subset_of(stage_id, text):
     kernels = parse(text)
     subset = course.capture_subset(stage_id, ROOT)
     if subset is None or not kernels:
-        return text, (f"every kernel compiled into the stage's object ({len(kernels)} functions: "
-                      "each instantiation the tests and the benchmark can pick)")
+        return text, (
+            f"every kernel compiled into the stage's object ({len(kernels)} functions: "
+            "each instantiation the tests and the benchmark can pick)"
+        )
     pattern, words = subset
     demangle(kernels)
     regex = re.compile(pattern)
     chosen = [k for k in kernels if regex.search(k.title) or regex.search(k.name)]
     if not chosen:
-        raise UsageError(f"sass: capture subset '{pattern}' of {stage_id} matches none of its kernels", 1)
-    return (keep_functions(text, {k.name for k in chosen}),
-            f"a subset, {words} ({len(chosen)} of the {len(kernels)} functions compiled; "
-            "make sass STAGE=... shows them all)")
+        raise UsageError(
+            f"sass: capture subset '{pattern}' of {stage_id} matches none of its kernels", 1
+        )
+    return (
+        keep_functions(text, {k.name for k in chosen}),
+        f"a subset, {words} ({len(chosen)} of the {len(kernels)} functions compiled; "
+        "make sass STAGE=... shows them all)",
+    )
 
 
 def without_encodings(text):
@@ -844,12 +920,24 @@ def cmd_capture_all(args):
     if tool is None:
         raise _missing_cuobjdump()
     if not args.no_build:
-        targets = [course.StageRef("solution", *i.split("/", 1)).target for i in ids if i in manifest]
-        run = subprocess.run(["cmake", "--build", str(args.build), "-j", str(args.jobs), "--target", *targets],
-                             capture_output=True, text=True)
+        targets = [
+            course.StageRef("solution", *i.split("/", 1)).target for i in ids if i in manifest
+        ]
+        run = subprocess.run(
+            ["cmake", "--build", str(args.build), "-j", str(args.jobs), "--target", *targets],
+            capture_output=True,
+            text=True,
+        )
         if run.returncode != 0:
-            raise UsageError(f"sass: building the stages' objects failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}", 1)
-    version = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+            raise UsageError(
+                f"sass: building the stages' objects failed:\n{run.stdout[-3000:]}{run.stderr[-2000:]}",
+                1,
+            )
+    version = (
+        subprocess.run([tool, "--version"], capture_output=True, text=True)
+        .stdout.strip()
+        .splitlines()
+    )
     version = version[-1].strip() if version else "cuobjdump"
     missing_arch = []
     for stage_id in ids:
@@ -862,9 +950,12 @@ def cmd_capture_all(args):
             text = _keep_arch(_stage_source(stage).text, args.arch)
         kernels = parse(text)
         if not kernels:
-            why = ("not a GPU stage: built without device code" if stage is None else
-                   "the stage's object holds no device code; it calls kernels compiled elsewhere "
-                   "(see the stage file)")
+            why = (
+                "not a GPU stage: built without device code"
+                if stage is None
+                else "the stage's object holds no device code; it calls kernels compiled elsewhere "
+                "(see the stage file)"
+            )
             header = f"# {stage_id}: {course.NO_KERNELS}: {why}\n"
             if stage is not None and parse(_stage_source(stage).text):
                 missing_arch.append(stage_id)
@@ -875,7 +966,9 @@ def cmd_capture_all(args):
         text, words = subset_of(stage_id, text)
         header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}\n"
         target.write_text(header + without_encodings(text))
-        print(f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines")
+        print(
+            f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines"
+        )
     current = {course.capture_path(i, ROOT, args.arch) for i in ids}
     for chapter in course.chapters(ROOT):
         for old in sorted(course.capture_dir(chapter, ROOT, args.arch).glob("*.sass")):
@@ -883,81 +976,123 @@ def cmd_capture_all(args):
                 old.unlink()
                 print(f"{old.relative_to(ROOT)}: removed (no such stage now)")
     if missing_arch:
-        raise UsageError(f"sass: no {args.arch} code for {', '.join(missing_arch)}: configure with "
-                         f"ARCH={args.arch[3:]} (make sass-capture ARCH={args.arch[3:]})", 1)
+        raise UsageError(
+            f"sass: no {args.arch} code for {', '.join(missing_arch)}: configure with "
+            f"ARCH={args.arch[3:]} (make sass-capture ARCH={args.arch[3:]})",
+            1,
+        )
 
 
 def _class_table():
-    return "\n".join(textwrap.fill(" ".join(ops.split()), 79, initial_indent=f"  {cls:<19} ",
-                                   subsequent_indent=" " * 22) for cls, ops in CLASSES.items())
+    return "\n".join(
+        textwrap.fill(
+            " ".join(ops.split()), 79, initial_indent=f"  {cls:<19} ", subsequent_indent=" " * 22
+        )
+        for cls, ops in CLASSES.items()
+    )
 
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog="sass.py", description=__doc__.split("\n\n")[0],
+        prog="sass.py",
+        description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="SRC: a stage id (11-streaming/01_grid_stride, exercise/11-streaming/...), "
-               "a .cu stage source, an object/cubin/executable, or a captured .sass file.\n"
-               "Exit status: 0 ok, 1 nothing found, 2 usage, 3 cuobjdump missing.")
+        "a .cu stage source, an object/cubin/executable, or a captured .sass file.\n"
+        "Exit status: 0 ok, 1 nothing found, 2 usage, 3 cuobjdump missing.",
+    )
     parser.add_argument("--build", default="build", help="build directory holding stages.json")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name, help_text, **kwargs):
-        command = sub.add_parser(name, help=help_text, description=help_text,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
-        command.add_argument("--build", default=argparse.SUPPRESS,
-                             help="build directory holding stages.json (default: build)")
-        command.add_argument("--kernel", metavar="REGEX",
-                             help="only kernels whose raw or demangled name matches")
+        command = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            **kwargs,
+        )
+        command.add_argument(
+            "--build",
+            default=argparse.SUPPRESS,
+            help="build directory holding stages.json (default: build)",
+        )
+        command.add_argument(
+            "--kernel", metavar="REGEX", help="only kernels whose raw or demangled name matches"
+        )
         if name != "capture":
-            command.add_argument("--arch", metavar="SM",
-                                 help="only code for this architecture, e.g. sm_90")
+            command.add_argument(
+                "--arch", metavar="SM", help="only code for this architecture, e.g. sm_90"
+            )
         return command
 
     dump = add("dump", "print the cleaned SASS listing of each kernel")
     dump.add_argument("src", metavar="SRC")
     dump.set_defaults(run=cmd_dump)
 
-    count_cmd = add("count", "print the instruction mix of each kernel",
-                    epilog="Counts exclude the end-of-kernel padding (the branch-to-self after "
-                           "the last\ninstruction and the NOPs after it), which never runs. "
-                           "Predicated instructions\n(@P0 ..., @!PT ...) count by their opcode. "
-                           "Classes, by base opcode (modifiers\nstripped, U prefix dropped when "
-                           "the rest is known):\n" + _class_table())
+    count_cmd = add(
+        "count",
+        "print the instruction mix of each kernel",
+        epilog="Counts exclude the end-of-kernel padding (the branch-to-self after "
+        "the last\ninstruction and the NOPs after it), which never runs. "
+        "Predicated instructions\n(@P0 ..., @!PT ...) count by their opcode. "
+        "Classes, by base opcode (modifiers\nstripped, U prefix dropped when "
+        "the rest is known):\n" + _class_table(),
+    )
     count_cmd.add_argument("src", metavar="SRC")
-    count_cmd.add_argument("--json", action="store_true",
-                           help="JSON, with per-opcode counts including modifiers (LDG.E.128)")
-    count_cmd.add_argument("--opcodes", action="store_true",
-                           help="also list every opcode with its modifiers")
+    count_cmd.add_argument(
+        "--json",
+        action="store_true",
+        help="JSON, with per-opcode counts including modifiers (LDG.E.128)",
+    )
+    count_cmd.add_argument(
+        "--opcodes", action="store_true", help="also list every opcode with its modifiers"
+    )
     count_cmd.set_defaults(run=cmd_count)
 
-    diff = add("diff", "show two kernels' SASS and instruction mixes side by side",
-               epilog="Markers: ' ' same, '|' changed, '<' only in A, '>' only in B.")
+    diff = add(
+        "diff",
+        "show two kernels' SASS and instruction mixes side by side",
+        epilog="Markers: ' ' same, '|' changed, '<' only in A, '>' only in B.",
+    )
     diff.add_argument("a", metavar="A")
     diff.add_argument("b", metavar="B")
-    diff.add_argument("--kernel-b", metavar="REGEX",
-                      help="B's kernels, when they differ from A's (default: --kernel)")
+    diff.add_argument(
+        "--kernel-b",
+        metavar="REGEX",
+        help="B's kernels, when they differ from A's (default: --kernel)",
+    )
     diff.add_argument("--width", type=int, help="output width (default: terminal, else 160)")
     diff.set_defaults(run=cmd_diff)
 
-    capture = add("capture", "save raw `cuobjdump -sass` output as <DIR>/<stage name>.sass",
-                  epilog="With --kernel, only the matching functions are kept (the file stays "
-                         "raw cuobjdump output).")
+    capture = add(
+        "capture",
+        "save raw `cuobjdump -sass` output as <DIR>/<stage name>.sass",
+        epilog="With --kernel, only the matching functions are kept (the file stays "
+        "raw cuobjdump output).",
+    )
     capture.add_argument("--out", required=True, metavar="DIR")
     capture.add_argument("stages", nargs="+", metavar="STAGE")
     capture.set_defaults(run=cmd_capture)
 
     capture_all = sub.add_parser(
-        "capture-all", help="capture every solution stage into reference/<gpu>/<chapter>/sass/<arch>/",
+        "capture-all",
+        help="capture every solution stage into reference/<gpu>/<chapter>/sass/<arch>/",
         description="Builds every solution stage's object, and writes its SASS (one architecture) "
-                    "to reference/<gpu>/<chapter>/sass/<arch>/<stage>.sass, opening with a '#' line that "
-                    "says what it holds (or that the stage has no kernels); removes the captures "
-                    "of stages that no longer exist. Needs cuobjdump (a GPU machine's toolkit).")
-    capture_all.add_argument("--build", default=argparse.SUPPRESS,
-                             help="build directory holding stages.json (default: build)")
+        "to reference/<gpu>/<chapter>/sass/<arch>/<stage>.sass, opening with a '#' line that "
+        "says what it holds (or that the stage has no kernels); removes the captures "
+        "of stages that no longer exist. Needs cuobjdump (a GPU machine's toolkit).",
+    )
+    capture_all.add_argument(
+        "--build",
+        default=argparse.SUPPRESS,
+        help="build directory holding stages.json (default: build)",
+    )
     capture_all.add_argument("--arch", default=REFERENCE_ARCH, help=f"default {REFERENCE_ARCH}")
     capture_all.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    capture_all.add_argument("--no-build", action="store_true", help="the objects are built already")
+    capture_all.add_argument(
+        "--no-build", action="store_true", help="the objects are built already"
+    )
     capture_all.set_defaults(run=cmd_capture_all)
     return parser
 

@@ -50,7 +50,8 @@ SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".h")
 # Tokens of C, C++ and CUDA: comments (dropped), raw strings, strings and characters (kept whole,
 # so that '//' inside one is no comment), pp-numbers (1'000'000 stays one token), identifiers, and
 # any other character on its own (so that 'a+b' and 'a + b' are the same tokens).
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<comment>//[^\n]*|/\*.*?\*/)
   | (?P<raw>R"(?P<delim>[^(\s]*)\(.*?\)(?P=delim)")
   | (?P<string>"(?:\\.|[^"\\\n])*")
@@ -59,7 +60,9 @@ _TOKEN = re.compile(r"""
   | (?P<word>[A-Za-z_]\w*)
   | (?P<space>\s+)
   | (?P<other>.)
-""", re.S | re.X)
+""",
+    re.S | re.X,
+)
 
 
 def normalise_c(text):
@@ -69,7 +72,7 @@ def normalise_c(text):
         kind = m.lastgroup
         if kind in ("comment", "space"):
             continue
-        if kind == "delim":     # the raw string's inner group: the whole match is the token
+        if kind == "delim":  # the raw string's inner group: the whole match is the token
             kind = "raw"
         tokens.append(m.group(0))
     return " ".join(tokens)
@@ -80,9 +83,13 @@ def normalise_python(text):
     tree = ast.parse(text)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                and isinstance(body[0].value.value, str):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(getattr(body[0], "value", None), ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             node.body = body[1:] or [ast.Pass()]
     return ast.dump(tree, annotate_fields=False)
 
@@ -107,6 +114,7 @@ def rel(path, root=ROOT):
 
 
 # ---------------------------------------------------------------- sources of an artefact
+
 
 def include_dirs(chapter, root=ROOT):
     return [root / "solutions" / chapter, root / "chapters" / chapter, root]
@@ -138,12 +146,22 @@ def bench_sources(chapter, root=ROOT, stages=True):
     profile), and the bench and common libraries."""
     solutions = [p for p in (root / "solutions" / chapter).glob("*") if p.suffix in SOURCE_SUFFIXES]
     twins = {p.name for p in solutions}
-    own = [p for p in (root / "chapters" / chapter).iterdir()
-           if p.suffix in SOURCE_SUFFIXES and not p.name.startswith(("test_", "judge_"))
-           and not STAGE_FILE.match(p.stem) and p.name not in twins]
-    library = [*(root / "harness").glob("bench*.cpp"), *(root / "common").glob("*.cpp"),
-               *(root / "common").glob("*.cu")]
-    return with_includes([p.resolve() for p in own + (solutions if stages else []) + library], chapter, root)
+    own = [
+        p
+        for p in (root / "chapters" / chapter).iterdir()
+        if p.suffix in SOURCE_SUFFIXES
+        and not p.name.startswith(("test_", "judge_"))
+        and not STAGE_FILE.match(p.stem)
+        and p.name not in twins
+    ]
+    library = [
+        *(root / "harness").glob("bench*.cpp"),
+        *(root / "common").glob("*.cpp"),
+        *(root / "common").glob("*.cu"),
+    ]
+    return with_includes(
+        [p.resolve() for p in own + (solutions if stages else []) + library], chapter, root
+    )
 
 
 # The scripts that draw a chart (plots/README.md says which draws which).
@@ -161,18 +179,19 @@ def sources_of(chapter, artefact, root=ROOT):
     elif parts[0] == "profiles" and len(parts) == 2 and is_stage and artefact.endswith(".csv"):
         found = stage_sources(chapter, stem, root)
     elif parts[0] == "profiles" and len(parts) == 2 and stem == "baseline":
-        found = bench_sources(chapter, root, stages=False)     # the library's row: no stage in it
+        found = bench_sources(chapter, root, stages=False)  # the library's row: no stage in it
     else:
         found = bench_sources(chapter, root)
         if artefact.endswith(".png"):
             script = next((s for k, s in CHART_SCRIPTS.items() if k in stem), "plots/plot.py")
             found.add((root / script).resolve())
-        if parts[0] == "profiles" and len(parts) > 2:     # a capture script of the chapter's own
+        if parts[0] == "profiles" and len(parts) > 2:  # a capture script of the chapter's own
             found |= {p.resolve() for p in (root / "chapters" / chapter).glob("capture_*.py")}
     return sorted(rel(p, root) for p in found)
 
 
 # ---------------------------------------------------------------- the stamp files
+
 
 def gpu_dirs(root=ROOT, gpu=None):
     base = root / "reference"
@@ -183,8 +202,11 @@ def gpu_dirs(root=ROOT, gpu=None):
 
 def artefacts(folder):
     """The artefacts of one reference/<gpu>/<chapter>/ folder (paths inside it), stamps aside."""
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
-                  if p.is_file() and p.name != STAMPS)
+    return sorted(
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != STAMPS
+    )
 
 
 def load(folder):
@@ -272,19 +294,42 @@ def stamp(folder, chapter, run, root=ROOT, names=None):
 
 def run_facts(gpu_name, command, root=ROOT):
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                                timeout=30).stdout.strip() or None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "solutions", "chapters", "common",
-                                "harness", "plots"], cwd=root, capture_output=True, text=True,
-                               timeout=30).stdout.strip()
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=30
+            ).stdout.strip()
+            or None
+        )
+        dirty = subprocess.run(
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--",
+                "solutions",
+                "chapters",
+                "common",
+                "harness",
+                "plots",
+            ],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         commit, dirty = None, ""
-    return {"commit": commit, "uncommitted_changes": bool(dirty),
-            "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "gpu": gpu_name, "command": command}
+    return {
+        "commit": commit,
+        "uncommitted_changes": bool(dirty),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "gpu": gpu_name,
+        "command": command,
+    }
 
 
 # ---------------------------------------------------------------- command line
+
 
 def cmd_stale(args):
     rows = report(ROOT, args.gpu)

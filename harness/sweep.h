@@ -3,10 +3,10 @@
 //   - sweep_rng draws the cases (sizes, block sizes, offsets, modes) from one seed, so a failure
 //     replays with the COURSE_SEED line the test main prints;
 //   - guarded<T> is a device array placed `offset` elements into its allocation (so any alignment
-//     can be asked for, each pointer on its own) with guard elements before and after it. An input's
-//     guards hold a value that changes the result if a stage reads it (NaN, a large int, a heavy
-//     body), so a read past the end fails the plain test and not only memcheck; an output's hold
-//     poison bytes that must still be there afterwards.
+//     can be asked for, each pointer on its own) with guard elements before and after it. An
+//     input's guards hold a value that changes the result if a stage reads it (NaN, a large int, a
+//     heavy body), so a read past the end fails the plain test and not only memcheck; an output's
+//     hold poison bytes that must still be there afterwards.
 #pragma once
 
 #include "harness/test_support.h"
@@ -73,7 +73,8 @@ class sweep_rng {
   // A size in [0, max] that breaks lazy code: 0 or 1, a prime, a multiple of one of `boundaries`
   // (warp, block, tile sizes) or one off it, or a size spread evenly over the orders of magnitude.
   std::size_t awkward_size(const std::vector<std::size_t> &boundaries, std::size_t max) {
-    static const std::size_t primes[] = {2, 3, 5, 7, 13, 31, 127, 257, 1021, 4099, 65521, 1000003, 16777259};
+    static const std::size_t primes[] = {2,   3,    5,    7,     13,      31,      127,
+                                         257, 1021, 4099, 65521, 1000003, 16777259};
     const std::size_t kind = below(20);
     std::size_t n;
     if (kind == 0) {
@@ -82,7 +83,8 @@ class sweep_rng {
       n = primes[below(sizeof primes / sizeof *primes)];
     } else if (kind < 13 && !boundaries.empty()) {
       const std::size_t b = pick(boundaries);
-      const std::size_t k = b ? between(1, std::max<std::size_t>(1, std::min<std::size_t>(max / b, 64))) : 0;
+      const std::size_t k =
+          b ? between(1, std::max<std::size_t>(1, std::min<std::size_t>(max / b, 64))) : 0;
       n = b * k + between(0, 2) - 1;  // b*k - 1, b*k or b*k + 1
     } else {
       std::size_t bits_max = 0;
@@ -122,7 +124,8 @@ template <class T>
 class guarded {
  public:
   // An input: the guards hold guard_value; upload() puts the n elements in.
-  static guarded input(std::size_t n, std::size_t offset, T guard_value, std::size_t guard = guard_elements) {
+  static guarded input(std::size_t n, std::size_t offset, T guard_value,
+                       std::size_t guard = guard_elements) {
     guarded g(n, offset, guard);
     g.fill_guards(guard_value);
     return g;
@@ -158,7 +161,8 @@ class guarded {
   // the first changed one is: "element 3 past the end", "element 1 before the start".
   std::string guard_damage() const {
     const std::vector<T> now = copy_to_host(buf_.get(), buf_.size());
-    return guard_zone_damage(now.data(), offset_, n_, guard_, [&](std::size_t i) { return before_[i]; });
+    return guard_zone_damage(now.data(), offset_, n_, guard_,
+                             [&](std::size_t i) { return before_[i]; });
   }
 
  private:

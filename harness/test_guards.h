@@ -38,7 +38,8 @@ inline std::vector<int> random_ints(std::size_t n, std::uint64_t seed, int lo, i
   fill_random_host(v.data(), n, seed, lo, hi);
   return v;
 }
-inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+inline std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo = -1.0f,
+                                        float hi = 1.0f) {
   std::vector<float> v(n);
   fill_random_host(v.data(), n, seed, lo, hi);
   return v;
@@ -63,7 +64,8 @@ void check_input_untouched(const std::string &who, const guarded<T> &in, const s
   const std::string damage = in.guard_damage();
   if (!damage.empty()) FAIL(who << ": the input's guard changed (" << damage << ")");
   const std::vector<T> now = in.download();
-  if (now.size() != h.size() || (!h.empty() && std::memcmp(now.data(), h.data(), h.size() * sizeof(T)) != 0))
+  if (now.size() != h.size() ||
+      (!h.empty() && std::memcmp(now.data(), h.data(), h.size() * sizeof(T)) != 0))
     FAIL(who << ": the input was modified");
 }
 
@@ -89,7 +91,8 @@ struct answer_slot {
   T read(const std::string &who) const {
     const std::vector<T> h = copy_to_host(buf.get(), buf.size());
     const std::size_t written = first_written(h, 1);
-    if (written != h.size()) FAIL(who << ": wrote past the answer, at element " << written << " of the guard zone");
+    if (written != h.size())
+      FAIL(who << ": wrote past the answer, at element " << written << " of the guard zone");
     return h[0];
   }
 };
@@ -116,8 +119,8 @@ inline std::string hex(int v) {
 inline std::string guard_hint(int got, int want, int guard) {
   const int k = guard_multiple(got, want, guard, 4);
   if (!k) return "";
-  return " (off by " + std::to_string(k) + " x the input's guard value " + hex(guard) + ": it read " +
-         std::to_string(k < 0 ? -k : k) + " element(s) outside [0, n))";
+  return " (off by " + std::to_string(k) + " x the input's guard value " + hex(guard) +
+         ": it read " + std::to_string(k < 0 ? -k : k) + " element(s) outside [0, n))";
 }
 
 // Threads the GPU holds at once in blocks of `threads` (as many blocks per SM as its resident

@@ -38,8 +38,9 @@ void start_watchdog(bool expect_reject) {
   if (seconds <= 0) return;
   std::thread([seconds, expect_reject] {
     std::this_thread::sleep_for(std::chrono::seconds(seconds));
-    std::printf("\nTIMEOUT: the tests did not finish in %ld s: the stage hangs (a wait that never ends?)%s\n", seconds,
-                expect_reject ? "; expected: the deliberately wrong stage was rejected" : "");
+    std::printf(
+        "\nTIMEOUT: the tests did not finish in %ld s: the stage hangs (a wait that never ends?)%s\n",
+        seconds, expect_reject ? "; expected: the deliberately wrong stage was rejected" : "");
     std::fflush(stdout);
     std::_Exit(expect_reject ? 0 : 3);
   }).detach();
@@ -56,8 +57,8 @@ int main(int argc, char **argv) {
   }
 
   for (const auto &s : course::todo_stages()) {
-    std::printf("COURSE_SKIP: TODO %s is not yet implemented: fill in the EXERCISE region of %s\n", s.id.c_str(),
-                (s.todo_in.empty() ? s.file : s.todo_in).c_str());
+    std::printf("COURSE_SKIP: TODO %s is not yet implemented: fill in the EXERCISE region of %s\n",
+                s.id.c_str(), (s.todo_in.empty() ? s.file : s.todo_in).c_str());
   }
   if (!course::todo_stages().empty()) return 0;
 
@@ -80,9 +81,12 @@ int main(int argc, char **argv) {
   }
   if (!expect_reject) return failed;
   if (failed) {
-    std::printf("\nexpected: the tests rejected this deliberately wrong stage (%d failed assertion(s) above).\n", failed);
+    std::printf(
+        "\nexpected: the tests rejected this deliberately wrong stage (%d failed assertion(s) above).\n",
+        failed);
     return 0;
   }
-  std::printf("\nWRONG STAGE ACCEPTED: every test passed on a stage built to be wrong; the tests are too weak.\n");
+  std::printf(
+      "\nWRONG STAGE ACCEPTED: every test passed on a stage built to be wrong; the tests are too weak.\n");
   return 1;
 }

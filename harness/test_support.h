@@ -82,14 +82,17 @@ std::size_t first_written(const std::vector<T> &got, std::size_t from) {
 // byte, what before(i) says element i of buf held; else the first changed one, "element 3 past the
 // end" or "element 1 before the start" (checked in that order).
 template <class T, class Before>
-std::string guard_zone_damage(const T *buf, std::size_t offset, std::size_t n, std::size_t guard, Before before) {
+std::string guard_zone_damage(const T *buf, std::size_t offset, std::size_t n, std::size_t guard,
+                              Before before) {
   for (std::size_t k = 0; k < guard; ++k) {
     const T was = before(offset + n + k);
-    if (std::memcmp(&buf[offset + n + k], &was, sizeof(T)) != 0) return "element " + std::to_string(k) + " past the end";
+    if (std::memcmp(&buf[offset + n + k], &was, sizeof(T)) != 0)
+      return "element " + std::to_string(k) + " past the end";
   }
   for (std::size_t k = 1; k <= offset; ++k) {
     const T was = before(offset - k);
-    if (std::memcmp(&buf[offset - k], &was, sizeof(T)) != 0) return "element " + std::to_string(k) + " before the start";
+    if (std::memcmp(&buf[offset - k], &was, sizeof(T)) != 0)
+      return "element " + std::to_string(k) + " before the start";
   }
   return "";
 }
@@ -98,7 +101,8 @@ std::string guard_zone_damage(const T *buf, std::size_t offset, std::size_t n, s
 template <class Stage>
 const Stage &stage_under_test() {
   auto &stages = registered<Stage>();
-  if (stages.size() != 1) throw std::logic_error("a test program links exactly one stage of its kind");
+  if (stages.size() != 1)
+    throw std::logic_error("a test program links exactly one stage of its kind");
   return stages.front();
 }
 
@@ -149,12 +153,14 @@ element_report check_elements(std::size_t n, Got got, Want want, Ok ok) {
   return r;
 }
 
-// "stage 02_unrolled_templated, n=1000003: 3 of 1000003 elements wrong; first [1000000]: expected 0.25, got never written (poison)"
-inline std::string describe(const std::string &stage, const std::string &what, std::size_t n, const element_report &r) {
+// "stage 02_unrolled_templated, n=1000003: 3 of 1000003 elements wrong; first [1000000]: expected
+// 0.25, got never written (poison)"
+inline std::string describe(const std::string &stage, const std::string &what, std::size_t n,
+                            const element_report &r) {
   std::ostringstream os;
   os.precision(9);
-  os << "stage " << stage << ", " << what << ": " << r.wrong << " of " << n << " elements wrong; first [" << r.first
-     << "]: expected " << r.expected << ", got ";
+  os << "stage " << stage << ", " << what << ": " << r.wrong << " of " << n
+     << " elements wrong; first [" << r.first << "]: expected " << r.expected << ", got ";
   if (r.actual_is_poison) os << "never written (poison)";
   else os << r.actual;
   return os.str();

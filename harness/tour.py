@@ -43,9 +43,14 @@ STATISTICS = ("min_ms", "max_ms", "repeats", "spread%", "batch_ms")
 def wrap(text, indent="", hanging="  ", width=WIDTH):
     """Prose as lines of at most width columns; a word longer than that (a path) stays whole."""
     # Hyphens are not break points: chapter names (11-streaming) and ranges (1.03-1.08x) stay whole.
-    return textwrap.wrap(str(text), width, initial_indent=indent,
-                         subsequent_indent=indent + hanging, break_long_words=False,
-                         break_on_hyphens=False) or [indent]
+    return textwrap.wrap(
+        str(text),
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + hanging,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent]
 
 
 def split_header(name):
@@ -75,9 +80,13 @@ def fit_rows(rows, left, width, sep="  ", indent=""):
     # Splitting a name costs one header line; wrapping cells costs lines in every row it touches.
     # A split that saves a column or two only makes names hard to read: those come last, below.
     while sum(widths_now()) > room:
-        saving = [max(len(heads[i][0]), cell_width[i])
-                  - max([cell_width[i]] + [len(h) for h in split_header(heads[i][0])])
-                  if len(heads[i]) == 1 else 0 for i in range(ncols)]
+        saving = [
+            max(len(heads[i][0]), cell_width[i])
+            - max([cell_width[i]] + [len(h) for h in split_header(heads[i][0])])
+            if len(heads[i]) == 1
+            else 0
+            for i in range(ncols)
+        ]
         i = max(range(ncols), key=lambda i: saving[i])
         if saving[i] < 3:
             break
@@ -86,16 +95,23 @@ def fit_rows(rows, left, width, sep="  ", indent=""):
     while sum(widths_now()) > room:
         widths = widths_now()
         # A column's cells can narrow down to its name and its longest word.
-        narrowable = [i for i in range(ncols)
-                      if widths[i] > max([words[i]] + [len(h) for h in heads[i]])]
+        narrowable = [
+            i for i in range(ncols) if widths[i] > max([words[i]] + [len(h) for h in heads[i]])
+        ]
         if narrowable:
             i = max(narrowable, key=lambda i: widths[i])
-            cell_width[i] = max(len(piece) for r in body
-                                for piece in wrap(r[i], hanging="", width=widths[i] - 1))
+            cell_width[i] = max(
+                len(piece) for r in body for piece in wrap(r[i], hanging="", width=widths[i] - 1)
+            )
             continue
         # Every column is down to its name or its longest word: names on two lines, then again.
-        unsplit = [i for i in range(ncols) if len(heads[i]) == 1 and len(heads[i][0]) > words[i]
-                   and len(split_header(heads[i][0])) == 2]
+        unsplit = [
+            i
+            for i in range(ncols)
+            if len(heads[i]) == 1
+            and len(heads[i][0]) > words[i]
+            and len(split_header(heads[i][0])) == 2
+        ]
         if not unsplit:
             break
         i = max(unsplit, key=lambda i: len(heads[i][0]))
@@ -109,12 +125,18 @@ def fit_rows(rows, left, width, sep="  ", indent=""):
     for cells in [header] + wrapped:
         for k in range(max(len(c) for c in cells)):
             parts = [(c[k] if k < len(c) else "") for c in cells]
-            out.append(indent + sep.join(f"{t:<{w}}" if i in left else f"{t:>{w}}"
-                                         for i, (t, w) in enumerate(zip(parts, widths))).rstrip())
+            out.append(
+                indent
+                + sep.join(
+                    f"{t:<{w}}" if i in left else f"{t:>{w}}"
+                    for i, (t, w) in enumerate(zip(parts, widths))
+                ).rstrip()
+            )
     return out, depth
 
 
 # ---------------------------------------------------------------- tables
+
 
 def cell_text(value):
     """A number as the benchmarks print it: about four significant digits, no exponent."""
@@ -135,15 +157,21 @@ def format_table(table):
     """The lines the benchmark printed for a table: title, header, rule, rows aligned like
     harness/bench.cpp (names left, numbers right)."""
     columns = table.get("columns", [])
-    rows = [[cell_text(row[i]) if i < len(row) else "-" for i in range(len(columns))]
-            for row in table.get("rows", [])]
+    rows = [
+        [cell_text(row[i]) if i < len(row) else "-" for i in range(len(columns))]
+        for row in table.get("rows", [])
+    ]
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
 
     def line(cells):
         parts = [f"{cells[0]:<{widths[0]}}"] + [f"{c:>{w}}" for c, w in zip(cells[1:], widths[1:])]
         return "  ".join(parts).rstrip()
 
-    out = [table.get("title") or table.get("name", ""), line(columns), "-" * (sum(widths) + 2 * (len(widths) - 1))]
+    out = [
+        table.get("title") or table.get("name", ""),
+        line(columns),
+        "-" * (sum(widths) + 2 * (len(widths) - 1)),
+    ]
     return out + [line(r) for r in rows] + [str(n) for n in table.get("notes", [])]
 
 
@@ -153,8 +181,9 @@ def fitted_table(table, width=WIDTH):
     columns = table.get("columns", [])
     keep = [i for i, c in enumerate(columns) if c not in STATISTICS]
     rows = [[columns[i] for i in keep]]
-    rows += [[cell_text(row[i]) if i < len(row) else "-" for i in keep]
-             for row in table.get("rows", [])]
+    rows += [
+        [cell_text(row[i]) if i < len(row) else "-" for i in keep] for row in table.get("rows", [])
+    ]
     lines, depth = fit_rows(rows, {0}, width)
     rule = "-" * max(len(line) for line in lines)
     title = wrap(table.get("title") or table.get("name", ""))
@@ -165,11 +194,13 @@ def fitted_table(table, width=WIDTH):
 def repeats(headline, notes):
     """Whether a headline says again what a table's note says: the benchmark prints its goals
     under the table and again, with the chapter's name for a prefix, as headlines."""
+
     def shared_tail(a, b):
         n = 0
         while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
             n += 1
         return n
+
     return any(shared_tail(str(headline), str(note)) >= 0.8 * len(str(headline)) for note in notes)
 
 
@@ -194,20 +225,42 @@ def summarize(table):
     col = columns.index(metric)
     lower = bool(hint.get("lower_is_better"))
     rows = [r for r in table.get("rows", []) if r and col < len(r)]
-    stages = [(r[0], r[col]) for r in rows
-              if isinstance(r[0], str) and course.STAGE_LABEL.match(r[0]) and _number(r[col])]
+    stages = [
+        (r[0], r[col])
+        for r in rows
+        if isinstance(r[0], str) and course.STAGE_LABEL.match(r[0]) and _number(r[col])
+    ]
     if not stages:
         return None
     best = (min if lower else max)(stages, key=lambda s: s[1])
     library = next(((r[0], r[col]) for r in rows if "library" in r[1:] and _number(r[col])), None)
     ceiling_name = hint.get("ceiling_from_row")
-    ceiling = next(((r[0], r[col]) for r in rows if ceiling_name is not None and r[0] == ceiling_name
-                    and _number(r[col])), None)
+    ceiling = next(
+        (
+            (r[0], r[col])
+            for r in rows
+            if ceiling_name is not None and r[0] == ceiling_name and _number(r[col])
+        ),
+        None,
+    )
     if ceiling is None:
-        ceiling = next(((r[0], r[col]) for r in rows if isinstance(r[0], str) and _number(r[col])
-                        and re.search(r"^(ceiling|floor)\b|\bceiling\b", r[0])), None)
-    return {"metric": metric, "lower_is_better": lower, "best": best, "library": library,
-            "ceiling": ceiling}
+        ceiling = next(
+            (
+                (r[0], r[col])
+                for r in rows
+                if isinstance(r[0], str)
+                and _number(r[col])
+                and re.search(r"^(ceiling|floor)\b|\bceiling\b", r[0])
+            ),
+            None,
+        )
+    return {
+        "metric": metric,
+        "lower_is_better": lower,
+        "best": best,
+        "library": library,
+        "ceiling": ceiling,
+    }
 
 
 def _ratio(s, other):
@@ -227,10 +280,18 @@ def interleaved_range(doc):
     schema /2 file's first "vs_*" table with min and max columns (the aligned case); else None."""
     for table in doc.get("tables", []):
         columns = table.get("columns", [])
-        if not str(table.get("name", "")).startswith("vs_") or "min" not in columns or "max" not in columns:
+        if (
+            not str(table.get("name", "")).startswith("vs_")
+            or "min" not in columns
+            or "max" not in columns
+        ):
             continue
         rows = table.get("rows", [])
-        if rows and _number(rows[0][columns.index("min")]) and _number(rows[0][columns.index("max")]):
+        if (
+            rows
+            and _number(rows[0][columns.index("min")])
+            and _number(rows[0][columns.index("max")])
+        ):
             return rows[0][columns.index("min")], rows[0][columns.index("max")]
     return None
 
@@ -246,8 +307,13 @@ def summary_row(name, s, interleaved=None):
     against = f"{lib:.2f}x {s['library'][0]}" if lib else "-"
     if lib and interleaved:
         against += f" ({interleaved[0]:.2f}-{interleaved[1]:.2f}x interleaved)"
-    return [name, best_label, f"{cell_text(best_value)} {s['metric']}", against,
-            f"{100 * ceil:.0f}% of {_strip(s['ceiling'][0])}" if ceil else "-"]
+    return [
+        name,
+        best_label,
+        f"{cell_text(best_value)} {s['metric']}",
+        against,
+        f"{100 * ceil:.0f}% of {_strip(s['ceiling'][0])}" if ceil else "-",
+    ]
 
 
 def summary_lines(entries, width=WIDTH):
@@ -266,7 +332,9 @@ def summary_entries(doc, chapter):
     for i, t in enumerate(tables):
         name = chapter
         if len(tables) > 1:
-            name += " " + t["name"].replace("_progression", "").replace("progression", "").strip("_")
+            name += " " + t["name"].replace("_progression", "").replace("progression", "").strip(
+                "_"
+            )
         entries.append((name, summarize(t), interleaved_range(doc) if i == 0 else None))
     return entries
 
@@ -323,8 +391,11 @@ def summary_block(found, reference):
         dates.setdefault(doc.get("device", {}).get("name", "?"), set()).add(course.short_date(doc))
     runs = "; ".join(f"{device}, {', '.join(sorted(d))}" for device, d in sorted(dates.items()))
     where = "reference runs, not this machine" if reference else "this machine"
-    return (["", "Summary: each chapter's best stage against its library and its measured ceiling"]
-            + wrap(f"({where}: {runs})", hanging=" ") + summary_lines(entries))
+    return (
+        ["", "Summary: each chapter's best stage against its library and its measured ceiling"]
+        + wrap(f"({where}: {runs})", hanging=" ")
+        + summary_lines(entries)
+    )
 
 
 # ---------------------------------------------------------------- the machine
@@ -340,11 +411,20 @@ def minutes(seconds):
 def error_excerpt(text, limit=40):
     """The failing part of a build log: from the first FAILED:/error line, else its end."""
     lines = text.splitlines()
-    start = next((i for i, l in enumerate(lines) if l.startswith("FAILED:") or " error" in l
-                  or l.startswith("CMake Error") or l.startswith("deps:")), None)
+    start = next(
+        (
+            i
+            for i, l in enumerate(lines)
+            if l.startswith("FAILED:")
+            or " error" in l
+            or l.startswith("CMake Error")
+            or l.startswith("deps:")
+        ),
+        None,
+    )
     if start is None:
         return lines[-limit:]
-    return lines[start:start + limit]
+    return lines[start : start + limit]
 
 
 def step(label, command, log, width):
@@ -357,8 +437,9 @@ def step(label, command, log, width):
         f.write(f"\n=== {label}: {command if isinstance(command, str) else shlex.join(command)}\n")
         f.flush()
         mark = f.tell()
-        status = subprocess.run(command, shell=isinstance(command, str), stdout=f,
-                                stderr=subprocess.STDOUT, cwd=ROOT).returncode
+        status = subprocess.run(
+            command, shell=isinstance(command, str), stdout=f, stderr=subprocess.STDOUT, cwd=ROOT
+        ).returncode
     took = minutes(time.monotonic() - start)
     if status == 0:
         print(f"{back}done ({took})")
@@ -372,7 +453,9 @@ def step(label, command, log, width):
 
 def host_test_count(build):
     try:
-        run = subprocess.run(["ctest", "-N", "-L", "host"], cwd=build, capture_output=True, text=True)
+        run = subprocess.run(
+            ["ctest", "-N", "-L", "host"], cwd=build, capture_output=True, text=True
+        )
     except OSError:
         return None
     m = re.search(r"Total Tests:\s*(\d+)", run.stdout)
@@ -388,7 +471,9 @@ def region_file(stage_id):
     if "EXERCISE BEGIN" not in text:
         for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
             header = ROOT / "chapters" / chapter / name
-            if (ROOT / "solutions" / chapter / name).is_file() and "EXERCISE BEGIN" in header.read_text(errors="replace"):
+            if (
+                ROOT / "solutions" / chapter / name
+            ).is_file() and "EXERCISE BEGIN" in header.read_text(errors="replace"):
                 return f"chapters/{chapter}/{name}"
     return f"chapters/{stage_id}.cu"
 
@@ -398,17 +483,24 @@ def offline_ending(build, reason):
     first = course.stage_ids()[0] if course.stage_ids() else "11-streaming/01_grid_stride"
     first_bench = course.bench_chapters()[0] if course.bench_chapters() else "11-streaming"
     first_stage = next((i for i in course.stage_ids() if i.startswith(first_bench + "/")), first)
-    fastest = next((f"{c}/{course.stages(c)[-1]}" for c in course.chapters() if c.endswith("-reduction")),
-                   first_stage)
+    fastest = next(
+        (f"{c}/{course.stages(c)[-1]}" for c in course.chapters() if c.endswith("-reduction")),
+        first_stage,
+    )
     hosts = host_test_count(build)
     hosts = f"the {hosts} host tests run" if hosts else "the host tests run"
     rows = [("make check", f"every stage compiled; {hosts}")]
     if nbody:
-        rows.append(("make nbody ARGS='--stage cpu'",
-                     "the N-body simulation on its CPU stage (SIMD x threads)"))
-    rows += [(f"make sass STAGE={fastest}",
-              "the reference GPU's SASS; also make sass-count, sass-diff"),
-             ("make progress", "your exercises' state: answer, sanitizers, speed, SASS")]
+        rows.append(
+            (
+                "make nbody ARGS='--stage cpu'",
+                "the N-body simulation on its CPU stage (SIMD x threads)",
+            )
+        )
+    rows += [
+        (f"make sass STAGE={fastest}", "the reference GPU's SASS; also make sass-count, sass-diff"),
+        ("make progress", "your exercises' state: answer, sanitizers, speed, SASS"),
+    ]
     plots = plot_python()
     if plots:
         rows.insert(-1, ("make plots", "charts of the reference results above"))
@@ -416,8 +508,10 @@ def offline_ending(build, reason):
     lines += fit_rows([["", ""]] + [list(r) for r in rows], {0, 1}, WIDTH, indent="  ")[0][1:]
     if not plots:
         lines += wrap(f"make plots needs matplotlib: {install_command('python3-matplotlib')}", "  ")
-    lines += [""] + wrap(f"Next: make check, then fill in the EXERCISE region of "
-                         f"{region_file(first_stage)} (make check STAGE=exercise/{first_stage}).")
+    lines += [""] + wrap(
+        f"Next: make check, then fill in the EXERCISE region of "
+        f"{region_file(first_stage)} (make check STAGE=exercise/{first_stage})."
+    )
     return lines
 
 
@@ -442,6 +536,7 @@ def install_command(package):
 
 # ---------------------------------------------------------------- commands
 
+
 def cmd_run(args):
     build = Path(args.build)
     if not build.is_absolute():
@@ -456,32 +551,65 @@ def cmd_run(args):
     if reason is not None:
         # Nothing to run here: the committed reference results need no build (make check builds
         # what this machine can check).
-        print("\n".join(wrap(f"make tour: no GPU here ({reason}), so nothing is built or run. "
-                             "Below, each chapter's progression from the committed reference "
-                             "results: a reference run, not this machine (time_ms is the median; "
-                             "min, max and spread are in each result file).")))
+        print(
+            "\n".join(
+                wrap(
+                    f"make tour: no GPU here ({reason}), so nothing is built or run. "
+                    "Below, each chapter's progression from the committed reference "
+                    "results: a reference run, not this machine (time_ms is the median; "
+                    "min, max and spread are in each result file)."
+                )
+            )
+        )
         if args.args.strip():
-            print("\n".join(wrap(f"note: ARGS='{args.args.strip()}' is for the benchmarks, which "
-                                 "need a GPU: not used here")))
+            print(
+                "\n".join(
+                    wrap(
+                        f"note: ARGS='{args.args.strip()}' is for the benchmarks, which "
+                        "need a GPU: not used here"
+                    )
+                )
+            )
         found = results_for(benches)
         for chapter, path, doc in found:
             print("\n".join(chapter_report(chapter, path, doc)))
         for chapter in others:
             print()
-            print("\n".join(wrap(f"== {chapter}: no benchmark (its lessons are the tests and the "
-                                 f"SASS: make check STAGE={chapter}, "
-                                 f"make sass STAGE={chapter}/...)", hanging="   ")))
+            print(
+                "\n".join(
+                    wrap(
+                        f"== {chapter}: no benchmark (its lessons are the tests and the "
+                        f"SASS: make check STAGE={chapter}, "
+                        f"make sass STAGE={chapter}/...)",
+                        hanging="   ",
+                    )
+                )
+            )
         print("\n".join(summary_block(found, reference=True)))
         print("\n".join(offline_ending(build, reason)))
         return 0
-    print(f"make tour: building the reference stages' benchmarks ({len(benches)} chapters; "
-          f"the full output goes to {log.relative_to(ROOT) if log.is_relative_to(ROOT) else log})")
+    print(
+        f"make tour: building the reference stages' benchmarks ({len(benches)} chapters; "
+        f"the full output goes to {log.relative_to(ROOT) if log.is_relative_to(ROOT) else log})"
+    )
     start = time.monotonic()
     if args.configure and not step("configure", args.configure, log, width):
         return 1
     for chapter in benches:
-        if not step(chapter, ["cmake", "--build", str(build), "-j", str(args.jobs), "--target",
-                              course.bench_program(chapter)], log, width):
+        if not step(
+            chapter,
+            [
+                "cmake",
+                "--build",
+                str(build),
+                "-j",
+                str(args.jobs),
+                "--target",
+                course.bench_program(chapter),
+            ],
+            log,
+            width,
+        ):
             return 1
     print(f"  built in {minutes(time.monotonic() - start)}")
     return run_benches(build, benches, others, args.args)
@@ -493,8 +621,10 @@ def run_benches(build, benches, others, extra, results=None):
     start = time.time() - 1
     failed = []
     for chapter in benches:
-        status = subprocess.run([str(build / "bin" / course.bench_program(chapter)), *shlex.split(extra or "")],
-                                cwd=ROOT).returncode
+        status = subprocess.run(
+            [str(build / "bin" / course.bench_program(chapter)), *shlex.split(extra or "")],
+            cwd=ROOT,
+        ).returncode
         if status != 0:
             failed.append(f"{chapter} (exit status {status})")
     found = results_for(benches, reference=False, results=results, since=start)
@@ -508,8 +638,14 @@ def run_benches(build, benches, others, extra, results=None):
         print(f"\nmake tour: failed: {', '.join(failed)}")
         return 1
     print()
-    print("\n".join(wrap("Next: make plots (charts of these results, in results/plots/), make check "
-                         "(every test), make sass-diff A=... B=... (two stages' SASS side by side).")))
+    print(
+        "\n".join(
+            wrap(
+                "Next: make plots (charts of these results, in results/plots/), make check "
+                "(every test), make sass-diff A=... B=... (two stages' SASS side by side)."
+            )
+        )
+    )
     return 0
 
 
@@ -533,20 +669,32 @@ def cmd_tables(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="tour.py", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="tour.py",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="build, then run the benchmarks (or show the reference results)")
+    run = sub.add_parser(
+        "run", help="build, then run the benchmarks (or show the reference results)"
+    )
     run.add_argument("--build", default="build")
     run.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    run.add_argument("--configure", help="shell command that configures the build (run quietly first)")
+    run.add_argument(
+        "--configure", help="shell command that configures the build (run quietly first)"
+    )
     run.add_argument("--args", default="", help="options for every benchmark (make tour ARGS=...)")
     run.set_defaults(func=cmd_run)
     tables = sub.add_parser("tables", help="progression tables and summary of result files")
     tables.add_argument("--summary-only", action="store_true")
-    tables.add_argument("--all", action="store_true", help="every table of each file, not only its progression")
-    tables.add_argument("--reference", action="store_true",
-                        help="label the given files as a reference run, not this machine")
+    tables.add_argument(
+        "--all", action="store_true", help="every table of each file, not only its progression"
+    )
+    tables.add_argument(
+        "--reference",
+        action="store_true",
+        help="label the given files as a reference run, not this machine",
+    )
     tables.add_argument("files", nargs="*")
     tables.set_defaults(func=cmd_tables)
     args = parser.parse_args(argv)

@@ -19,6 +19,7 @@ docs/grading.md shows one and how a class wires this into Gradescope or a CI.
       A results.json and junit.xml saying that the check itself could not run (an autograder's
       last resort, so the student sees why instead of an empty result).
 """
+
 import argparse
 import dataclasses
 import datetime
@@ -36,7 +37,9 @@ import lesson  # noqa: E402  (what each stage declares: its speed lesson)
 
 try:
     import tomllib
-except ImportError:  # Python < 3.11 (Ubuntu 22.04, Gradescope's base image): JSON grading files only
+except (
+    ImportError
+):  # Python < 3.11 (Ubuntu 22.04, Gradescope's base image): JSON grading files only
     tomllib = None
 
 SCHEMA = "course-verdicts/1"
@@ -56,7 +59,12 @@ VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 DEFAULT_GRADING = {
     "total": 100.0,
     "weights": {"tests": 60.0, "sanitizers": 15.0, "sass": 15.0, "speed": 10.0},
-    "visibility": {"tests": "visible", "sanitizers": "visible", "sass": "visible", "speed": "after_due_date"},
+    "visibility": {
+        "tests": "visible",
+        "sanitizers": "visible",
+        "sass": "visible",
+        "speed": "after_due_date",
+    },
     "stdout_visibility": "hidden",
     "leaderboard": True,
     "stages": {},
@@ -72,19 +80,22 @@ class Usage(Exception):
 class Check:
     """One verdict of a stage: its tests (one per ctest test), a sanitizer, the SASS signature or
     the speed against the reference."""
-    category: str                 # one of CATEGORIES
-    name: str                     # "tests", "sweep", "memcheck", "SASS signature", "speed"
-    outcome: str                  # one of OUTCOMES
-    message: str = ""             # one line: why it failed or did not run
-    output: str = ""              # what a student reads to fix it (a test's failure, a log's start)
-    time: float = 0.0             # seconds, where measured
-    measures: dict = field(default_factory=dict)  # speed: ratio, low, high (middle half of the pairs)
+
+    category: str  # one of CATEGORIES
+    name: str  # "tests", "sweep", "memcheck", "SASS signature", "speed"
+    outcome: str  # one of OUTCOMES
+    message: str = ""  # one line: why it failed or did not run
+    output: str = ""  # what a student reads to fix it (a test's failure, a log's start)
+    time: float = 0.0  # seconds, where measured
+    measures: dict = field(
+        default_factory=dict
+    )  # speed: ratio, low, high (middle half of the pairs)
 
 
 @dataclass
 class Stage:
-    key: str                      # variant/chapter/stage, e.g. exercise/12-reduction/09_shuffle
-    state: str                    # make check's summary state ("passed", "correct, but slow", ...)
+    key: str  # variant/chapter/stage, e.g. exercise/12-reduction/09_shuffle
+    state: str  # make check's summary state ("passed", "correct, but slow", ...)
     detail: str = ""
     date: str = ""
     checks: list = field(default_factory=list)
@@ -97,13 +108,16 @@ class Stage:
 @dataclass
 class Run:
     """One `make check` (or several merged: a class grades stage by stage into one folder)."""
+
     schema: str = SCHEMA
     date: str = ""
     selection: list = field(default_factory=list)  # the STAGE= of each run merged in ("" for all)
-    no_gpu: str = ""              # why no GPU could run the checks here, or "" with a GPU
+    no_gpu: str = ""  # why no GPU could run the checks here, or "" with a GPU
     execution_time: float = 0.0
     stages: list = field(default_factory=list)
-    other: list = field(default_factory=list)      # tests of no stage (host/harness, wrong/..., labs): Checks
+    other: list = field(
+        default_factory=list
+    )  # tests of no stage (host/harness, wrong/..., labs): Checks
 
     def to_dict(self):
         return dataclasses.asdict(self)
@@ -112,7 +126,9 @@ class Run:
     def from_dict(cls, data):
         if data.get("schema") != SCHEMA:
             raise Usage(f"verdicts: not a {SCHEMA} record (schema {data.get('schema')!r})")
-        stages = [Stage(**{**s, "checks": [Check(**c) for c in s["checks"]]}) for s in data["stages"]]
+        stages = [
+            Stage(**{**s, "checks": [Check(**c) for c in s["checks"]]}) for s in data["stages"]
+        ]
         other = [Check(**c) for c in data.get("other", [])]
         return cls(**{**data, "stages": stages, "other": other})
 
@@ -139,9 +155,14 @@ def merge(earlier, run):
     stages.update({s.key: s for s in run.stages})
     other = {c.name: c for c in earlier.other}
     other.update({c.name: c for c in run.other})
-    return Run(date=run.date, selection=earlier.selection + run.selection,
-               no_gpu=run.no_gpu or earlier.no_gpu, execution_time=earlier.execution_time + run.execution_time,
-               stages=sorted(stages.values(), key=lambda s: s.key), other=sorted(other.values(), key=lambda c: c.name))
+    return Run(
+        date=run.date,
+        selection=earlier.selection + run.selection,
+        no_gpu=run.no_gpu or earlier.no_gpu,
+        execution_time=earlier.execution_time + run.execution_time,
+        stages=sorted(stages.values(), key=lambda s: s.key),
+        other=sorted(other.values(), key=lambda c: c.name),
+    )
 
 
 # --- a check run into the schema -------------------------------------------------------------------
@@ -169,8 +190,13 @@ def _test_check(name, kind, status, output, no_gpu, time=0.0, failure=""):
     why = skip.group(1).strip() if skip else _first_line(output)
     if why.startswith("TODO"):
         where = re.search(r"(fill in the EXERCISE region of \S+)", why)
-        return Check("tests", kind, "todo", "not yet implemented: " + (where.group(1) if where else
-                                                                         "fill in the stage's EXERCISE region"))
+        return Check(
+            "tests",
+            kind,
+            "todo",
+            "not yet implemented: "
+            + (where.group(1) if where else "fill in the stage's EXERCISE region"),
+        )
     return Check("tests", kind, "untested", why or (f"not run: {no_gpu}" if no_gpu else "not run"))
 
 
@@ -206,21 +232,40 @@ def lesson_checks(stage_id, variant, on_gpu, lessons, no_gpu, why_not, pending="
     if lessons is None:
         if on_gpu:
             checks.append(Check("sass", "SASS signature", pending, why_not))
-        checks.append(Check("speed", "speed", pending if speed_lesson else "n/a",
-                            why_not if speed_lesson else "no speed lesson in this stage"))
+        checks.append(
+            Check(
+                "speed",
+                "speed",
+                pending if speed_lesson else "n/a",
+                why_not if speed_lesson else "no speed lesson in this stage",
+            )
+        )
         return checks
     sass = lessons.get("sass", {})
     verdict = sass.get("verdict", "")
     outcome = {"met": "passed", "missed": "failed", "none": "n/a"}.get(verdict, "untested")
     if on_gpu or outcome != "n/a":
-        checks.append(Check("sass", "SASS signature", outcome, "" if outcome == "passed" else sass.get("detail", verdict)))
+        checks.append(
+            Check(
+                "sass",
+                "SASS signature",
+                outcome,
+                "" if outcome == "passed" else sass.get("detail", verdict),
+            )
+        )
     speed = lessons.get("speed", {})
     verdict = speed.get("verdict", "")
     message = speed.get("detail", verdict)
     # An error of the student's judge program (it crashed, or gave up) is theirs; one of the
     # reference's, or a program not built, is the grader's: not run.
-    outcome = {"passed": "passed", "slow": "failed", "reference": "n/a", "not a speed lesson": "n/a",
-               "todo": "todo", "error": "failed" if "your stage" in message else "untested"}.get(verdict, "untested")
+    outcome = {
+        "passed": "passed",
+        "slow": "failed",
+        "reference": "n/a",
+        "not a speed lesson": "n/a",
+        "todo": "todo",
+        "error": "failed" if "your stage" in message else "untested",
+    }.get(verdict, "untested")
     measures = {k: speed[k] for k in ("ratio", "low", "high") if k in speed}
     if verdict == "not judged":
         message = "not judged (the timings were too noisy to call; run it again): " + message
@@ -230,8 +275,19 @@ def lesson_checks(stage_id, variant, on_gpu, lessons, no_gpu, why_not, pending="
     return checks
 
 
-def from_check(build, selection, results, by_stage, sanitizers, lessons, states, no_gpu, seconds,
-               failures=None, sanitizer_tools=course.SANITIZERS):
+def from_check(
+    build,
+    selection,
+    results,
+    by_stage,
+    sanitizers,
+    lessons,
+    states,
+    no_gpu,
+    seconds,
+    failures=None,
+    sanitizer_tools=course.SANITIZERS,
+):
     """The Run of one check.py run, from what check.py's run() holds at its end:
     results {test: (status, output)}, by_stage {key: {kind: test}}, sanitizers {key: {tool: state}},
     lessons {key: {"sass": ..., "speed": ...}}, states {key: (state, detail)} (its summary), no_gpu
@@ -247,14 +303,24 @@ def from_check(build, selection, results, by_stage, sanitizers, lessons, states,
         checks = []
         for kind, name in sorted(kinds.items(), key=lambda kv: (kv[0] != "tests", kv[0])):
             status, output = results.get(name, ("skipped", "not run"))
-            checks.append(_test_check(name, kind, status, output, no_gpu, times.get(name, 0.0), failures.get(name, "")))
+            checks.append(
+                _test_check(
+                    name, kind, status, output, no_gpu, times.get(name, 0.0), failures.get(name, "")
+                )
+            )
         on_gpu = "host" not in kinds and gpu_code(chapter, stage)
         tests_pass = all(c.outcome == "passed" for c in checks)
         pending = "todo" if any(c.outcome == "todo" for c in checks) else "untested"
         if not tests_pass:
-            why_not = ("not run until the stage is implemented" if pending == "todo" else
-                       "not run: the stage's tests do not pass" if any(c.outcome == "failed" for c in checks)
-                       else f"not run: {no_gpu}" if no_gpu else "not run: its tests did not run")
+            why_not = (
+                "not run until the stage is implemented"
+                if pending == "todo"
+                else "not run: the stage's tests do not pass"
+                if any(c.outcome == "failed" for c in checks)
+                else f"not run: {no_gpu}"
+                if no_gpu
+                else "not run: its tests did not run"
+            )
         elif not alone:
             why_not = f"not run: checked when one stage is selected (make check STAGE={key})"
         elif any(v == "errors" for v in sanitizers.get(key, {}).values()):
@@ -272,24 +338,49 @@ def from_check(build, selection, results, by_stage, sanitizers, lessons, states,
                 outcome = {"clean": "passed", "errors": "failed"}.get(verdict, "untested")
                 skip = re.search(r"COURSE_SKIP:\s*(.*)", log)
                 # The first report of the log (compute-sanitizer prefixes its lines with ====).
-                report = next((line.lstrip("= ").strip() for line in log.splitlines() if line.startswith("=")
-                               and line.lstrip("= ").strip() and "COMPUTE-SANITIZER" not in line), "")
-                message = ("" if outcome == "passed" else f"not run: {skip.group(1).strip()}" if skip else
-                           f"{report or 'errors'} (the log: {_shown(path)})")
-                checks.append(Check("sanitizers", tool, outcome, message, log if outcome == "failed" else ""))
+                report = next(
+                    (
+                        line.lstrip("= ").strip()
+                        for line in log.splitlines()
+                        if line.startswith("=")
+                        and line.lstrip("= ").strip()
+                        and "COMPUTE-SANITIZER" not in line
+                    ),
+                    "",
+                )
+                message = (
+                    ""
+                    if outcome == "passed"
+                    else f"not run: {skip.group(1).strip()}"
+                    if skip
+                    else f"{report or 'errors'} (the log: {_shown(path)})"
+                )
+                checks.append(
+                    Check("sanitizers", tool, outcome, message, log if outcome == "failed" else "")
+                )
         if key in lessons:
             checks += lesson_checks(f"{chapter}/{stage}", variant, on_gpu, lessons[key], no_gpu, "")
         else:
-            checks += lesson_checks(f"{chapter}/{stage}", variant, on_gpu, None, no_gpu, why_not, pending)
+            checks += lesson_checks(
+                f"{chapter}/{stage}", variant, on_gpu, None, no_gpu, why_not, pending
+            )
         stages.append(Stage(key, state, detail, now(), checks))
     staged = {n for kinds in by_stage.values() for n in kinds.values()}
     other = []
     for name, (status, output) in sorted(results.items()):
         if name not in staged:
-            check = _test_check(name, "tests", status, output, no_gpu, times.get(name, 0.0), failures.get(name, ""))
+            check = _test_check(
+                name, "tests", status, output, no_gpu, times.get(name, 0.0), failures.get(name, "")
+            )
             other.append(dataclasses.replace(check, name=name))
-    return Run(date=now(), selection=[selection or ""], no_gpu=no_gpu or "", execution_time=round(seconds, 1),
-               stages=stages, other=other)
+    return Run(
+        date=now(),
+        selection=[selection or ""],
+        no_gpu=no_gpu or "",
+        execution_time=round(seconds, 1),
+        stages=stages,
+        other=other,
+    )
 
 
 def from_progress(progress, no_gpu=""):
@@ -300,21 +391,42 @@ def from_progress(progress, no_gpu=""):
         variant, chapter, stage = key.split("/")
         state, detail = rec.get("state", "not run"), rec.get("detail", "")
         passed = state in ("passed", "correct, but slow", "misses its SASS signature")
-        outcome = ("passed" if passed else "todo" if state == "TODO" else "failed"
-                   if state in ("failed", "does not compile") else "untested")
+        outcome = (
+            "passed"
+            if passed
+            else "todo"
+            if state == "TODO"
+            else "failed"
+            if state in ("failed", "does not compile")
+            else "untested"
+        )
         checks = [Check("tests", "tests", outcome, "" if passed else (detail or state))]
         for tool, verdict in (rec.get("sanitizers") or {}).items():
-            checks.append(Check("sanitizers", tool, {"clean": "passed", "errors": "failed"}.get(verdict, "untested"),
-                                "" if verdict == "clean" else f"{tool}: {verdict}"))
+            checks.append(
+                Check(
+                    "sanitizers",
+                    tool,
+                    {"clean": "passed", "errors": "failed"}.get(verdict, "untested"),
+                    "" if verdict == "clean" else f"{tool}: {verdict}",
+                )
+            )
         on_gpu = gpu_code(chapter, stage)
         if on_gpu and not rec.get("sanitizers") and state != "TODO":
-            checks += [Check("sanitizers", tool, "untested", "not recorded in progress.json")
-                       for tool in course.SANITIZERS]
+            checks += [
+                Check("sanitizers", tool, "untested", "not recorded in progress.json")
+                for tool in course.SANITIZERS
+            ]
         recorded = rec if ("sass" in rec or "speed" in rec) else None
         todo = state == "TODO"
-        checks += lesson_checks(f"{chapter}/{stage}", variant, on_gpu, recorded, no_gpu,
-                                "not run until the stage is implemented" if todo else "not recorded in progress.json",
-                                "todo" if todo else "untested")
+        checks += lesson_checks(
+            f"{chapter}/{stage}",
+            variant,
+            on_gpu,
+            recorded,
+            no_gpu,
+            "not run until the stage is implemented" if todo else "not recorded in progress.json",
+            "todo" if todo else "untested",
+        )
         stages.append(Stage(key, state, detail, rec.get("date", ""), checks))
     return Run(date=now(), selection=["(from progress.json)"], no_gpu=no_gpu, stages=stages)
 
@@ -338,7 +450,9 @@ def load_grading(path=None):
     try:
         if path.suffix == ".toml":
             if tomllib is None:
-                raise Usage(f"verdicts: GRADING={path}: TOML needs Python 3.11 or newer; write it as JSON")
+                raise Usage(
+                    f"verdicts: GRADING={path}: TOML needs Python 3.11 or newer; write it as JSON"
+                )
             given = tomllib.loads(text)
         else:
             given = json.loads(text)
@@ -348,41 +462,60 @@ def load_grading(path=None):
         raise Usage(f"verdicts: GRADING={path}: expected a table of settings")
     for k, v in given.items():
         if k not in grading:
-            raise Usage(f"verdicts: GRADING={path}: no setting '{k}'; settings: {', '.join(grading)}")
+            raise Usage(
+                f"verdicts: GRADING={path}: no setting '{k}'; settings: {', '.join(grading)}"
+            )
         if k == "total":
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
                 raise Usage(f"verdicts: GRADING={path}: total = {v!r}; a number of points above 0")
             grading[k] = float(v)
         elif k in ("weights", "visibility"):
             if not isinstance(v, dict):
-                raise Usage(f"verdicts: GRADING={path}: [{k}] is a table of {', '.join(CATEGORIES)}")
+                raise Usage(
+                    f"verdicts: GRADING={path}: [{k}] is a table of {', '.join(CATEGORIES)}"
+                )
             for cat, value in v.items():
                 if cat not in CATEGORIES:
-                    raise Usage(f"verdicts: GRADING={path}: [{k}] {cat}: no such check; one of {', '.join(CATEGORIES)}")
-                if k == "weights" and (not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0):
-                    raise Usage(f"verdicts: GRADING={path}: [weights] {cat} = {value!r}; a number, 0 or more")
+                    raise Usage(
+                        f"verdicts: GRADING={path}: [{k}] {cat}: no such check; one of {', '.join(CATEGORIES)}"
+                    )
+                if k == "weights" and (
+                    not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0
+                ):
+                    raise Usage(
+                        f"verdicts: GRADING={path}: [weights] {cat} = {value!r}; a number, 0 or more"
+                    )
                 if k == "visibility" and value not in VISIBILITIES:
-                    raise Usage(f"verdicts: GRADING={path}: [visibility] {cat} = {value!r}; one of "
-                                f"{', '.join(VISIBILITIES)}")
+                    raise Usage(
+                        f"verdicts: GRADING={path}: [visibility] {cat} = {value!r}; one of "
+                        f"{', '.join(VISIBILITIES)}"
+                    )
                 grading[k][cat] = value
         elif k == "stdout_visibility":
             if v not in VISIBILITIES:
-                raise Usage(f"verdicts: GRADING={path}: stdout_visibility = {v!r}; one of {', '.join(VISIBILITIES)}")
+                raise Usage(
+                    f"verdicts: GRADING={path}: stdout_visibility = {v!r}; one of {', '.join(VISIBILITIES)}"
+                )
             grading[k] = v
         elif k == "leaderboard":
             if not isinstance(v, bool):
                 raise Usage(f"verdicts: GRADING={path}: leaderboard = {v!r}; true or false")
             grading[k] = v
         elif k == "stages":
-            if not isinstance(v, dict) or any(not isinstance(w, (int, float)) or isinstance(w, bool) or w < 0
-                                              for w in v.values()):
-                raise Usage(f"verdicts: GRADING={path}: [stages] maps a stage (12-reduction/09_shuffle) to a "
-                            f"relative weight, 0 or more")
+            if not isinstance(v, dict) or any(
+                not isinstance(w, (int, float)) or isinstance(w, bool) or w < 0 for w in v.values()
+            ):
+                raise Usage(
+                    f"verdicts: GRADING={path}: [stages] maps a stage (12-reduction/09_shuffle) to a "
+                    f"relative weight, 0 or more"
+                )
             ids = set(course.stage_ids(ROOT))
             unknown = [s for s in v if s.split("/", 1)[-1] not in ids and s not in ids]
             if unknown:
-                raise Usage(f"verdicts: GRADING={path}: [stages] {unknown[0]}: no such stage; e.g. "
-                            f"{course.stage_ids(ROOT)[0]}")
+                raise Usage(
+                    f"verdicts: GRADING={path}: [stages] {unknown[0]}: no such stage; e.g. "
+                    f"{course.stage_ids(ROOT)[0]}"
+                )
             grading[k] = dict(v)
     if sum(grading["weights"].values()) <= 0:
         raise Usage(f"verdicts: GRADING={path}: [weights] are all 0: nothing would score")
@@ -403,7 +536,9 @@ def points(run, grading):
     among the kinds that apply to it), a kind's points evenly over its checks. A check that does not
     apply (n/a) is left out; one that could not run keeps its points at stake and scores 0."""
     stages = graded_stages(run)
-    stage_weight = {s.key: float(grading["stages"].get(s.key.split("/", 1)[1], 1.0)) for s in stages}
+    stage_weight = {
+        s.key: float(grading["stages"].get(s.key.split("/", 1)[1], 1.0)) for s in stages
+    }
     total_weight = sum(stage_weight.values()) or 1.0
     rows = []
     for s in stages:
@@ -427,7 +562,13 @@ def points(run, grading):
 # --- the writers ----------------------------------------------------------------------------------
 def _reason(c):
     """Why a check did not pass, in words that stand alone (a JUnit skip or failure message)."""
-    word = {"passed": "passed", "failed": "failed", "todo": "TODO", "untested": "not run", "n/a": "does not apply"}
+    word = {
+        "passed": "passed",
+        "failed": "failed",
+        "todo": "TODO",
+        "untested": "not run",
+        "n/a": "does not apply",
+    }
     if not c.message or c.outcome == "passed":
         return word[c.outcome]
     if c.outcome == "todo":
@@ -451,17 +592,28 @@ def junit(run):
             suites.setdefault(s.chapter, []).append((s.key.replace("/", "."), c))
     for c in run.other:
         m = re.search(r"(\d\d-[a-z]+)", c.name)
-        suites.setdefault(m.group(1) if m else "course", []).append(("course." + c.name.split("/")[0], c))
+        suites.setdefault(m.group(1) if m else "course", []).append(
+            ("course." + c.name.split("/")[0], c)
+        )
     root = ET.Element("testsuites", name="make check")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
     for chapter in sorted(suites):
         cases = suites[chapter]
         # The JUnit schema's timestamp has no zone: UTC, as the record's date is.
-        suite = ET.SubElement(root, "testsuite", name=chapter, timestamp=run.date.removesuffix("Z"),
-                              hostname=socket.gethostname())
-        counts = {"tests": len(cases), "failures": sum(c.outcome == "failed" for _, c in cases), "errors": 0,
-                  "skipped": sum(c.outcome not in ("passed", "failed") for _, c in cases),
-                  "time": sum(c.time for _, c in cases)}
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            name=chapter,
+            timestamp=run.date.removesuffix("Z"),
+            hostname=socket.gethostname(),
+        )
+        counts = {
+            "tests": len(cases),
+            "failures": sum(c.outcome == "failed" for _, c in cases),
+            "errors": 0,
+            "skipped": sum(c.outcome not in ("passed", "failed") for _, c in cases),
+            "time": sum(c.time for _, c in cases),
+        }
         for k, v in counts.items():
             suite.set(k, f"{v:.3f}" if k == "time" else str(v))
             totals[k] += v
@@ -469,9 +621,13 @@ def junit(run):
             props = ET.SubElement(suite, "properties")
             ET.SubElement(props, "property", name="no_gpu", value=run.no_gpu)
         for classname, c in cases:
-            case = ET.SubElement(suite, "testcase", classname=classname, name=c.name, time=f"{c.time:.3f}")
+            case = ET.SubElement(
+                suite, "testcase", classname=classname, name=c.name, time=f"{c.time:.3f}"
+            )
             if c.outcome == "failed":
-                failure = ET.SubElement(case, "failure", message=c.message or "failed", type=c.category)
+                failure = ET.SubElement(
+                    case, "failure", message=c.message or "failed", type=c.category
+                )
                 failure.text = c.output or c.message
             elif c.outcome != "passed":
                 ET.SubElement(case, "skipped", message=_reason(c))
@@ -501,45 +657,81 @@ def gradescope(run, grading):
         if c.outcome == "untested" and run.no_gpu:
             lines.append("it scores 0 until a grader with a GPU runs it")
         if c.measures:
-            lines.append("your stage's speed over the reference's: {ratio:.2f}x (middle half of the timed pairs "
-                         "{low:.2f}-{high:.2f})".format(**c.measures))
+            lines.append(
+                "your stage's speed over the reference's: {ratio:.2f}x (middle half of the timed pairs "
+                "{low:.2f}-{high:.2f})".format(**c.measures)
+            )
         if c.output:
             lines += ["", c.output]
-        test = {"name": f"{label}: {c.name}", "number": f"{stage_no}.{check_no}",
-                "score": round(score, 4), "max_score": round(max_score, 4),
-                "status": "passed" if c.outcome == "passed" else "failed",
-                "output": "\n".join(lines), "output_format": "text",
-                "tags": [s.chapter, c.category], "visibility": grading["visibility"][c.category],
-                "extra_data": {"stage": s.key, "check": c.category, "outcome": c.outcome}}
+        test = {
+            "name": f"{label}: {c.name}",
+            "number": f"{stage_no}.{check_no}",
+            "score": round(score, 4),
+            "max_score": round(max_score, 4),
+            "status": "passed" if c.outcome == "passed" else "failed",
+            "output": "\n".join(lines),
+            "output_format": "text",
+            "tags": [s.chapter, c.category],
+            "visibility": grading["visibility"][c.category],
+            "extra_data": {"stage": s.key, "check": c.category, "outcome": c.outcome},
+        }
         if c.measures:
             test["extra_data"].update(c.measures)
         tests.append(test)
     counted = [c for _, c, _ in rows]
     untested = sum(c.outcome == "untested" for c in counted)
-    summary = [f"make check {' '.join('STAGE=' + s for s in run.selection if s) or '(every stage)'}: "
-               f"{sum(c.outcome == 'passed' for c in counted)} of {len(counted)} checks passed "
-               f"over {len(numbers)} stage(s)."]
+    summary = [
+        f"make check {' '.join('STAGE=' + s for s in run.selection if s) or '(every stage)'}: "
+        f"{sum(c.outcome == 'passed' for c in counted)} of {len(counted)} checks passed "
+        f"over {len(numbers)} stage(s)."
+    ]
     todo = sum(c.outcome == "todo" for c in counted)
     if todo:
         summary.append(f"{todo} check(s) wait for a stage that is not yet implemented (TODO).")
     if run.no_gpu:
-        summary.append(f"This grader has no GPU ({run.no_gpu}): the stages were compiled" + (
-            f", and {untested} check(s) that need a GPU could not run: they score 0 here, so this score is "
-            f"not the grade (the course's docs/grading.md says how a GPU grader runs them)." if untested else "."))
+        summary.append(
+            f"This grader has no GPU ({run.no_gpu}): the stages were compiled"
+            + (
+                f", and {untested} check(s) that need a GPU could not run: they score 0 here, so this score is "
+                f"not the grade (the course's docs/grading.md says how a GPU grader runs them)."
+                if untested
+                else "."
+            )
+        )
     elif untested:
         summary.append(f"{untested} check(s) could not run; each says why.")
     hidden = sorted({t["visibility"] for t in tests} - {"visible"})
     if hidden:
-        summary.append("Some checks are shown later (" + ", ".join(v.replace("_", " ") for v in hidden) +
-                       "); until then the total is hidden too.")
-    result = {"tests": tests, "execution_time": int(round(run.execution_time)), "output": "\n".join(summary),
-              "output_format": "text", "visibility": "visible", "stdout_visibility": grading["stdout_visibility"],
-              "extra_data": {"schema": SCHEMA, "date": run.date, "no_gpu": run.no_gpu, "untested": untested}}
+        summary.append(
+            "Some checks are shown later ("
+            + ", ".join(v.replace("_", " ") for v in hidden)
+            + "); until then the total is hidden too."
+        )
+    result = {
+        "tests": tests,
+        "execution_time": int(round(run.execution_time)),
+        "output": "\n".join(summary),
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": grading["stdout_visibility"],
+        "extra_data": {
+            "schema": SCHEMA,
+            "date": run.date,
+            "no_gpu": run.no_gpu,
+            "untested": untested,
+        },
+    }
     if grading["leaderboard"]:
         result["leaderboard"] = [
-            {"name": f"{s.key.split('/', 1)[1]} speed vs reference", "value": round(c.measures["ratio"], 3),
-             "order": "desc"}
-            for s in graded_stages(run) for c in s.checks if c.category == "speed" and "ratio" in c.measures]
+            {
+                "name": f"{s.key.split('/', 1)[1]} speed vs reference",
+                "value": round(c.measures["ratio"], 3),
+                "order": "desc",
+            }
+            for s in graded_stages(run)
+            for c in s.checks
+            if c.category == "speed" and "ratio" in c.measures
+        ]
     return result
 
 
@@ -567,23 +759,37 @@ def after_check(build, grades, grading_file, run):
         junit_path, results = write_reports(merged, folder, grading)
     except (OSError, Usage) as err:
         # The check's own verdicts are printed already: say what is missing, in one line, and go on.
-        print(f"grades: not written: {getattr(err, 'strerror', None) and f'{err.filename}: {err.strerror}' or err}")
+        print(
+            f"grades: not written: {getattr(err, 'strerror', None) and f'{err.filename}: {err.strerror}' or err}"
+        )
         return
     rows = points(merged, grading)
     score = sum(m for _, c, m in rows if c.outcome == "passed")
-    print(f"grades: {_shown(junit_path)} and {_shown(results)} ({len(graded_stages(merged))} stage(s), "
-          f"{score:.1f} of {grading['total']:g} points" + (", the GPU checks not run" if merged.no_gpu else "") + ")")
+    print(
+        f"grades: {_shown(junit_path)} and {_shown(results)} ({len(graded_stages(merged))} stage(s), "
+        f"{score:.1f} of {grading['total']:g} points"
+        + (", the GPU checks not run" if merged.no_gpu else "")
+        + ")"
+    )
 
 
 def crashed(folder, message):
     """A results.json and junit.xml saying that the check could not run at all."""
-    run = Run(date=now(), selection=[""], other=[Check("tests", "make check", "failed", message, message)])
+    run = Run(
+        date=now(), selection=[""], other=[Check("tests", "make check", "failed", message, message)]
+    )
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "junit.xml").write_text(junit(run))
-    result = {"score": 0.0, "output": f"The autograder could not check this submission: {message}",
-              "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden",
-              "tests": [], "extra_data": {"schema": SCHEMA, "crashed": True}}
+    result = {
+        "score": 0.0,
+        "output": f"The autograder could not check this submission: {message}",
+        "output_format": "text",
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+        "extra_data": {"schema": SCHEMA, "crashed": True},
+    }
     (folder / "results.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
@@ -593,7 +799,9 @@ def validate(assignments):
     given = dict(a.split("=", 1) for a in assignments if "=" in a)
     grades, grading = given.get("GRADES", "").strip(), given.get("GRADING", "").strip()
     if grading and not grades:
-        return "check: GRADING= says how to score the verdicts GRADES=<folder> writes; give GRADES too"
+        return (
+            "check: GRADING= says how to score the verdicts GRADES=<folder> writes; give GRADES too"
+        )
     if grades:
         path = pathlib.Path(grades)
         if path.exists() and not path.is_dir():
@@ -609,7 +817,9 @@ def validate(assignments):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     w = sub.add_parser("write")
     w.add_argument("folder")

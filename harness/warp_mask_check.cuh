@@ -46,8 +46,23 @@ static __device__ record device_record;
 namespace detail {
 
 enum intrinsic_id : int {
-  id_shfl = 1, id_shfl_up, id_shfl_down, id_shfl_xor, id_ballot, id_any, id_all, id_uni, id_syncwarp,
-  id_match_any, id_match_all, id_reduce_add, id_reduce_min, id_reduce_max, id_reduce_and, id_reduce_or, id_reduce_xor
+  id_shfl = 1,
+  id_shfl_up,
+  id_shfl_down,
+  id_shfl_xor,
+  id_ballot,
+  id_any,
+  id_all,
+  id_uni,
+  id_syncwarp,
+  id_match_any,
+  id_match_all,
+  id_reduce_add,
+  id_reduce_min,
+  id_reduce_max,
+  id_reduce_and,
+  id_reduce_or,
+  id_reduce_xor
 };
 
 __device__ inline const char *name_of(int id) {
@@ -109,14 +124,16 @@ __device__ inline void note(kind k, int id, const char *file, int line, const de
   v.block[0] = blockIdx.x, v.block[1] = blockIdx.y, v.block[2] = blockIdx.z;
   v.thread[0] = threadIdx.x, v.thread[1] = threadIdx.y, v.thread[2] = threadIdx.z;
   copy_text(v.intrinsic, int(sizeof v.intrinsic), name_of(id));
-  copy_text(v.other_intrinsic, int(sizeof v.other_intrinsic), d.other_id ? name_of(d.other_id) : "");
+  copy_text(v.other_intrinsic, int(sizeof v.other_intrinsic),
+            d.other_id ? name_of(d.other_id) : "");
   copy_text(v.file, int(sizeof v.file), file);
   __threadfence();
 }
 
 }  // namespace detail
 
-// One call site: the macros below turn `__shfl_sync(...)` into `site(__FILE__, __LINE__).shfl_sync(...)`.
+// One call site: the macros below turn `__shfl_sync(...)` into `site(__FILE__,
+// __LINE__).shfl_sync(...)`.
 struct site {
   const char *file;
   int line;
@@ -224,7 +241,8 @@ struct site {
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
   template <class T>
-  __device__ auto match_any_sync(unsigned mask, T value) const -> decltype(::__match_any_sync(mask, value)) {
+  __device__ auto match_any_sync(unsigned mask, T value) const
+      -> decltype(::__match_any_sync(mask, value)) {
     enter(detail::id_match_any, mask);
     return ::__match_any_sync(mask, value);
   }
@@ -237,17 +255,20 @@ struct site {
 #endif
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
   template <class T>
-  __device__ auto reduce_add_sync(unsigned mask, T value) const -> decltype(::__reduce_add_sync(mask, value)) {
+  __device__ auto reduce_add_sync(unsigned mask, T value) const
+      -> decltype(::__reduce_add_sync(mask, value)) {
     enter(detail::id_reduce_add, mask);
     return ::__reduce_add_sync(mask, value);
   }
   template <class T>
-  __device__ auto reduce_min_sync(unsigned mask, T value) const -> decltype(::__reduce_min_sync(mask, value)) {
+  __device__ auto reduce_min_sync(unsigned mask, T value) const
+      -> decltype(::__reduce_min_sync(mask, value)) {
     enter(detail::id_reduce_min, mask);
     return ::__reduce_min_sync(mask, value);
   }
   template <class T>
-  __device__ auto reduce_max_sync(unsigned mask, T value) const -> decltype(::__reduce_max_sync(mask, value)) {
+  __device__ auto reduce_max_sync(unsigned mask, T value) const
+      -> decltype(::__reduce_max_sync(mask, value)) {
     enter(detail::id_reduce_max, mask);
     return ::__reduce_max_sync(mask, value);
   }
@@ -272,7 +293,8 @@ namespace detail {
 
 inline void check(cudaError_t status, const char *what) {
   if (status != cudaSuccess)
-    throw std::runtime_error(std::string("warp mask check: ") + what + " failed: " + cudaGetErrorString(status));
+    throw std::runtime_error(std::string("warp mask check: ") + what +
+                             " failed: " + cudaGetErrorString(status));
 }
 
 __global__ void poison_shared_kernel(int value, int words) {
@@ -301,9 +323,12 @@ record take() {
 void poison_shared_memory(int value) {
   int device = 0, sms = 0, bytes = 0;
   detail::check(cudaGetDevice(&device), "cudaGetDevice");
-  detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "the SM count");
-  detail::check(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), "the shared memory size");
-  detail::check(cudaFuncSetAttribute(detail::poison_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+  detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                "the SM count");
+  detail::check(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                "the shared memory size");
+  detail::check(cudaFuncSetAttribute(detail::poison_shared_kernel,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
                 "cudaFuncSetAttribute");
   // One block fills an SM's shared memory; twice as many blocks as SMs, so every SM gets one.
   detail::poison_shared_kernel<<<2 * sms, 1024, bytes>>>(value, bytes / int(sizeof(int)));

@@ -20,10 +20,10 @@ namespace course {
 namespace warpcheck {
 
 enum kind : int {
-  caller_outside_mask,  // a lane called an intrinsic whose mask does not name it
+  caller_outside_mask,     // a lane called an intrinsic whose mask does not name it
   source_not_taking_part,  // a shuffle read a lane outside its mask, or one that has exited
-  bad_width,            // a shuffle width that is not a power of two in 1..32
-  lanes_disagree,       // lanes of one mask called with different masks, or different intrinsics
+  bad_width,               // a shuffle width that is not a power of two in 1..32
+  lanes_disagree,          // lanes of one mask called with different masks, or different intrinsics
   kinds
 };
 
@@ -32,9 +32,11 @@ struct violation {
   unsigned count;
   int line;
   unsigned mask;
-  int lane;            // the lane that broke the rule
-  int other_lane;      // source_not_taking_part: the lane it read; lanes_disagree: the lane it disagreed with
-  unsigned other_mask; // lanes_disagree: that lane's mask; source_not_taking_part: the lanes taking part
+  int lane;             // the lane that broke the rule
+  int other_lane;       // source_not_taking_part: the lane it read; lanes_disagree: the lane it
+                        // disagreed with
+  unsigned other_mask;  // lanes_disagree: that lane's mask; source_not_taking_part: the lanes
+                        // taking part
   int width;
   unsigned block[3];
   unsigned thread[3];
@@ -82,18 +84,19 @@ inline std::string describe(const record &r) {
   for (int k = 0; k < kinds; ++k) {
     const violation &v = r.v[k];
     if (!v.count) continue;
-    os << "\n  " << v.intrinsic << " at " << v.file << ":" << v.line << " " << rule(kind(k)) << ".\n    First: lane "
-       << v.lane << " (thread " << v.thread[0];
+    os << "\n  " << v.intrinsic << " at " << v.file << ":" << v.line << " " << rule(kind(k))
+       << ".\n    First: lane " << v.lane << " (thread " << v.thread[0];
     if (v.thread[1] || v.thread[2]) os << "," << v.thread[1] << "," << v.thread[2];
     os << " of block " << v.block[0];
     if (v.block[1] || v.block[2]) os << "," << v.block[1] << "," << v.block[2];
     os << std::hex << "), mask 0x" << v.mask << std::dec;
     if (k == source_not_taking_part)
-      os << ", read lane " << v.other_lane << " (lanes taking part: 0x" << std::hex << v.other_mask << std::dec << ")";
+      os << ", read lane " << v.other_lane << " (lanes taking part: 0x" << std::hex << v.other_mask
+         << std::dec << ")";
     if (k == bad_width) os << ", width " << v.width;
     if (k == lanes_disagree)
-      os << "; lane " << v.other_lane << " called " << v.other_intrinsic << " with mask 0x" << std::hex << v.other_mask
-         << std::dec;
+      os << "; lane " << v.other_lane << " called " << v.other_intrinsic << " with mask 0x"
+         << std::hex << v.other_mask << std::dec;
     os << "; " << v.count << " such call(s) by a lane.";
   }
   return os.str();

@@ -48,8 +48,9 @@ def import_pyplot():
         import matplotlib
     except ImportError:
         return None
-    matplotlib.use("Agg")   # files only: GPU servers have no display
+    matplotlib.use("Agg")  # files only: GPU servers have no display
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -128,12 +129,29 @@ def draw_ceiling(ax, hint, outside=True):
     ax.axhline(ceiling, linestyle="--", color="0.4", linewidth=1)
     text = f"{hint.get('ceiling_label', 'ceiling')}: {value_text(ceiling)}"
     if outside:
-        ax.annotate(textwrap.fill(text, 18), xy=(1, ceiling), xycoords=("axes fraction", "data"),
-                    xytext=(4, 0), textcoords="offset points", ha="left", va="center",
-                    fontsize=8, color="0.3")
+        ax.annotate(
+            textwrap.fill(text, 18),
+            xy=(1, ceiling),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 0),
+            textcoords="offset points",
+            ha="left",
+            va="center",
+            fontsize=8,
+            color="0.3",
+        )
     else:
-        ax.annotate(text, xy=(0, ceiling), xycoords=("axes fraction", "data"), xytext=(4, 2),
-                    textcoords="offset points", ha="left", va="bottom", fontsize=8, color="0.3")
+        ax.annotate(
+            text,
+            xy=(0, ceiling),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 2),
+            textcoords="offset points",
+            ha="left",
+            va="bottom",
+            fontsize=8,
+            color="0.3",
+        )
 
 
 def error_bars(table, y):
@@ -144,7 +162,9 @@ def error_bars(table, y):
     if median is None or "min_ms" not in columns or "max_ms" not in columns:
         return None
     below, above = [], []
-    for v, t, lo, hi in zip(column(table, y), column(table, median), column(table, "min_ms"), column(table, "max_ms")):
+    for v, t, lo, hi in zip(
+        column(table, y), column(table, median), column(table, "min_ms"), column(table, "max_ms")
+    ):
         v, t, lo, hi = number(v), number(t), number(lo), number(hi)
         if any(math.isnan(x) for x in (v, t, lo, hi)) or min(t, lo, hi) <= 0:
             below.append(0.0)
@@ -152,7 +172,7 @@ def error_bars(table, y):
         elif y == median:
             below.append(max(v - lo, 0.0))
             above.append(max(hi - v, 0.0))
-        else:   # a rate: the slowest call gives the least
+        else:  # a rate: the slowest call gives the least
             below.append(max(v - v * t / hi, 0.0))
             above.append(max(v * t / lo - v, 0.0))
     return below, above
@@ -172,12 +192,20 @@ def draw_bars(ax, table, hint):
         ceiling = values.pop(at)
         labels.remove(row)
         if errors:
-            errors = (errors[0][:at] + errors[0][at + 1:], errors[1][:at] + errors[1][at + 1:])
+            errors = (errors[0][:at] + errors[0][at + 1 :], errors[1][:at] + errors[1][at + 1 :])
         hint = {"ceiling_label": row, **hint}
     ax.bar(range(len(values)), values, color="tab:blue")
     if errors and any(errors[0] + errors[1]):
-        ax.errorbar(range(len(values)), [0 if math.isnan(v) else v for v in values], yerr=[errors[0], errors[1]],
-                    fmt="none", ecolor="black", elinewidth=0.8, capsize=3, label="min-max over the repeats")
+        ax.errorbar(
+            range(len(values)),
+            [0 if math.isnan(v) else v for v in values],
+            yerr=[errors[0], errors[1]],
+            fmt="none",
+            ecolor="black",
+            elinewidth=0.8,
+            capsize=3,
+            label="min-max over the repeats",
+        )
     finite = [v for v in values if not math.isnan(v)]
     if errors:
         finite += [v + e for v, e in zip(values, errors[1]) if not math.isnan(v)]
@@ -185,22 +213,43 @@ def draw_bars(ax, table, hint):
     # Value labels inside the tall bars, at mid-height: nothing (a ceiling line near the top, a
     # legend) can sit on them. Short bars get theirs just above.
     for i, v in enumerate(values):
-        if math.isnan(v):   # a row without a value (a stage still TODO) keeps its place
+        if math.isnan(v):  # a row without a value (a stage still TODO) keeps its place
             ax.text(i, 0, "n/a", ha="center", va="bottom", fontsize=8, color="0.4")
         elif v >= 0.2 * top:
-            ax.text(i, v / 2, value_text(v), ha="center", va="center", fontsize=8, color="white",
-                    fontweight="bold", rotation=90 if len(values) > 10 else 0)
+            ax.text(
+                i,
+                v / 2,
+                value_text(v),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white",
+                fontweight="bold",
+                rotation=90 if len(values) > 10 else 0,
+            )
         else:
-            ax.annotate(value_text(v), xy=(i, v), xytext=(0, 2), textcoords="offset points",
-                        ha="center", va="bottom", fontsize=8)
+            ax.annotate(
+                value_text(v),
+                xy=(i, v),
+                xytext=(0, 2),
+                textcoords="offset points",
+                ha="center",
+                va="bottom",
+                fontsize=8,
+            )
     slanted = max(map(len, labels), default=0) > 8
-    ax.set_xticks(range(len(labels)), labels, rotation=30 if slanted else 0,
-                  ha="right" if slanted else "center", rotation_mode="anchor")
-    ax.set_xlim(-0.6, len(labels) - 0.4)   # keeps value-less bars on the axis
+    ax.set_xticks(
+        range(len(labels)),
+        labels,
+        rotation=30 if slanted else 0,
+        ha="right" if slanted else "center",
+        rotation_mode="anchor",
+    )
+    ax.set_xlim(-0.6, len(labels) - 0.4)  # keeps value-less bars on the axis
     ax.set_xlabel(hint["x"])
     ax.set_ylabel(hint["y"] + ("  (lower is better)" if hint.get("lower_is_better") else ""))
     draw_ceiling(ax, {**hint, "ceiling": ceiling})
-    ax.set_ylim(0, top)   # rates and times: a bar must start at zero to be read honestly
+    ax.set_ylim(0, top)  # rates and times: a bar must start at zero to be read honestly
 
 
 def _powers_of_two(values):
@@ -211,10 +260,15 @@ def draw_lines(ax, table, hint):
     xs = [number(v) for v in column(table, hint["x"])]
     ys = [number(v) for v in column(table, hint["y"])]
     series = column(table, hint["series"]) if hint.get("series") else [None] * len(xs)
-    for name in dict.fromkeys(series):      # first-appearance order, for a stable legend
+    for name in dict.fromkeys(series):  # first-appearance order, for a stable legend
         points = sorted((x, y) for x, y, s in zip(xs, ys, series) if s == name)
-        ax.plot([x for x, _ in points], [y for _, y in points], marker="o", markersize=4,
-                label=None if name is None else label_of(name))
+        ax.plot(
+            [x for x, _ in points],
+            [y for _, y in points],
+            marker="o",
+            markersize=4,
+            label=None if name is None else label_of(name),
+        )
     if hint.get("logx"):
         ax.set_xscale("log", base=2 if _powers_of_two(xs) else 10)
     ticks = sorted({x for x in xs if not math.isnan(x)})
@@ -235,8 +289,13 @@ def draw_lines(ax, table, hint):
     ax.grid(True, which="major", alpha=0.3)
     if hint.get("series"):
         # Beside the plot, never over a line or a point.
-        ax.legend(title=hint["series"], fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1),
-                  borderaxespad=0)
+        ax.legend(
+            title=hint["series"],
+            fontsize=8,
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1),
+            borderaxespad=0,
+        )
 
 
 def _ordered(values):
@@ -281,8 +340,15 @@ def draw_heatmap(fig, ax, table, hint):
         for col, v in enumerate(values):
             if not math.isnan(v):
                 # Light text on the dark (low) end of viridis, dark text on the bright end.
-                ax.text(col, row, value_text(v), ha="center", va="center", fontsize=8,
-                        color="white" if v < middle else "black")
+                ax.text(
+                    col,
+                    row,
+                    value_text(v),
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    color="white" if v < middle else "black",
+                )
     ax.set_xticks(range(len(x_keys)), [label_of(k) for k in x_keys])
     ax.set_yticks(range(len(y_keys)), [label_of(k) for k in y_keys])
     ax.set_xlabel(hint["x"])
@@ -294,15 +360,18 @@ def gpu_slug(doc):
     4090' -> 'geforce-rtx-4090', 'NVIDIA A100-SXM4-80GB' -> 'a100-sxm4'. Memory sizes and kinds
     are left out; what tells two GPUs apart (PCIe, SXM, the model) is kept."""
     name = str(doc.get("device", {}).get("name") or "unknown-gpu")
-    words = [w for w in re.split(r"[\s_-]+", name)
-             if w and w.upper() != "NVIDIA" and not re.fullmatch(r"\d+GB|HBM\d*E?|GDDR\d*X?", w, re.I)]
+    words = [
+        w
+        for w in re.split(r"[\s_-]+", name)
+        if w and w.upper() != "NVIDIA" and not re.fullmatch(r"\d+GB|HBM\d*E?|GDDR\d*X?", w, re.I)
+    ]
     return re.sub(r"[^\w.+-]", "-", "-".join(words).lower()) or "unknown-gpu"
 
 
 def output_name(bench, table, gpu=None, plain=False):
     """<bench>-<gpu>-<table>.png: results from two GPUs never share a file name (plain: <table>.png)."""
     name = table if plain else f"{bench}-{gpu}-{table}" if gpu else f"{bench}-{table}"
-    return re.sub(r"[^\w.+-]", "-", name) + ".png"   # '/' and spaces would make paths
+    return re.sub(r"[^\w.+-]", "-", name) + ".png"  # '/' and spaces would make paths
 
 
 def plot_table(plt, doc, table, out_dir, gpu=None, plain=False):
@@ -326,7 +395,7 @@ def plot_table(plt, doc, table, out_dir, gpu=None, plain=False):
         fig.savefig(path, dpi=DPI)
         return path
     finally:
-        plt.close(fig)   # many tables in one run: do not keep every figure in memory
+        plt.close(fig)  # many tables in one run: do not keep every figure in memory
 
 
 def plot_file(plt, path, out_dir, taken=None, plain=False):
@@ -360,31 +429,46 @@ def plot_file(plt, path, out_dir, taken=None, plain=False):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--results", default="results", help="where result JSON files are (default: results)")
+    parser.add_argument(
+        "--results", default="results", help="where result JSON files are (default: results)"
+    )
     parser.add_argument("--out", help="where PNGs go (default: <results>/plots)")
-    parser.add_argument("--plain", action="store_true",
-                        help="name a chart <table>.png (a folder per bench and GPU: reference/<gpu>/<chapter>/)")
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="name a chart <table>.png (a folder per bench and GPU: reference/<gpu>/<chapter>/)",
+    )
     parser.add_argument("files", nargs="*", help="result files (default: every <results>/*.json)")
     args = parser.parse_args(argv)
 
     plt = import_pyplot()
     if plt is None:
-        print(f"plot: matplotlib is not installed for {sys.executable}; install it with: "
-              "sudo apt-get install python3-matplotlib (or: pip install matplotlib)", file=sys.stderr)
+        print(
+            f"plot: matplotlib is not installed for {sys.executable}; install it with: "
+            "sudo apt-get install python3-matplotlib (or: pip install matplotlib)",
+            file=sys.stderr,
+        )
         return 3
     files = args.files or sorted(Path(args.results).glob("*.json"))
     if not files and not args.files:
         files = reference_files()
         if not files:
-            print(f"plot: no result files in {args.results}/ and no committed reference results "
-                  "(reference/h200/*/bench.json)", file=sys.stderr)
+            print(
+                f"plot: no result files in {args.results}/ and no committed reference results "
+                "(reference/h200/*/bench.json)",
+                file=sys.stderr,
+            )
             return 1
-        print(f"plot: no results in {args.results}/ (make bench writes them, on a GPU): drawing the "
-              f"committed reference results instead, {len(files)} files from reference/h200/",
-              file=sys.stderr)
+        print(
+            f"plot: no results in {args.results}/ (make bench writes them, on a GPU): drawing the "
+            f"committed reference results instead, {len(files)} files from reference/h200/",
+            file=sys.stderr,
+        )
     elif not args.files:
-        print(f"plot: drawing this machine's results from {args.results}/ ({len(files)} files)",
-              file=sys.stderr)
+        print(
+            f"plot: drawing this machine's results from {args.results}/ ({len(files)} files)",
+            file=sys.stderr,
+        )
     out_dir = Path(args.out or Path(args.results) / "plots")
     out_dir.mkdir(parents=True, exist_ok=True)
     taken = set()

@@ -21,8 +21,6 @@ missing.
 """
 
 import argparse
-import json
-import math
 import sys
 from pathlib import Path
 
@@ -34,6 +32,7 @@ import course  # noqa: E402
 def _load_profile():
     """harness/profile.py, loaded under its own name: 'profile' is also a standard-library module."""
     import importlib.util
+
     spec = importlib.util.spec_from_file_location("course_profile", ROOT / "harness" / "profile.py")
     module = sys.modules.get("course_profile")
     if module is None:
@@ -43,7 +42,7 @@ def _load_profile():
     return module
 
 
-ncu_profile = _load_profile()   # reading and summing captures
+ncu_profile = _load_profile()  # reading and summing captures
 
 # The work a point may count (a summarize() key; a chapter names its own in its lessons.toml,
 # [chapter] roofline), its name, and its compute ceiling.
@@ -67,9 +66,11 @@ FALLBACK_WORK = ("thread_inst", "thread instructions", "issue")
 BANDWIDTH_KEYS = ["d2d_memcpy_gbs", "read_kernel_gbs", "copy_kernel_gbs"]
 # Per SM per clock, from the reference GPU's measured table (course-design.md) where the bench does
 # not measure them itself: FP32 FMA 125 (x2 FLOP), IMAD and dp4a 64, issue 4 warps x 32 threads.
-PER_SM_PER_CLOCK = {"fp32": (250.0, "FP32 FMA, 125/SM/clk x 2 FLOP"),
-                    "issue": (128.0, "issue: 4 warp inst/SM/clk"),
-                    "int": (64.0, "IMAD / IDP4A, 64/SM/clk")}
+PER_SM_PER_CLOCK = {
+    "fp32": (250.0, "FP32 FMA, 125/SM/clk x 2 FLOP"),
+    "issue": (128.0, "issue: 4 warp inst/SM/clk"),
+    "int": (64.0, "IMAD / IDP4A, 64/SM/clk"),
+}
 
 
 def results_doc(chapter, results_dir):
@@ -91,7 +92,9 @@ def bandwidth(chapter, doc, results_dir):
     params = (doc or {}).get("params", {})
     for key in BANDWIDTH_KEYS:
         if params.get(key):
-            return float(params[key]) * 1e9, f"{key.replace('_gbs', '').replace('_', ' ')} {params[key]:.0f} GB/s"
+            return float(
+                params[key]
+            ) * 1e9, f"{key.replace('_gbs', '').replace('_', ' ')} {params[key]:.0f} GB/s"
     if chapter != "11-streaming":
         other, _ = results_doc("11-streaming", results_dir)
         value, label = bandwidth("11-streaming", other, results_dir)
@@ -109,7 +112,9 @@ def compute(chapter, doc, results_dir, kind=None):
             tflops = (source or {}).get("params", {}).get("fma_tflops")
             if tflops:
                 where = "" if source is doc else " (chapter 14's run)"
-                return float(tflops) * 1e12, f"FP32 FMA {float(tflops):.1f} TFLOP/s, measured{where}"
+                return float(
+                    tflops
+                ) * 1e12, f"FP32 FMA {float(tflops):.1f} TFLOP/s, measured{where}"
     device = (doc or {}).get("device", {})
     sms, mhz = device.get("sms"), device.get("sm_clock_mhz")
     if not sms or not mhz:
@@ -152,17 +157,30 @@ def roofline_data(chapter, results_dir="results", root=ROOT):
             work, pts = FALLBACK_WORK, fallback
             missing = [f"{m} ({own[1]}: not in the captures)" for m in missing]
     if not pts:
-        why = (f"captures lack the counters ({', '.join(missing)})" if missing else
-               f"no profile captures yet in {ncu_profile.capture_dir(chapter, root).relative_to(root)}/ "
-               "(make reference on a GPU machine)")
+        why = (
+            f"captures lack the counters ({', '.join(missing)})"
+            if missing
+            else f"no profile captures yet in {ncu_profile.capture_dir(chapter, root).relative_to(root)}/ "
+            "(make reference on a GPU machine)"
+        )
         return None, f"{chapter}: skipped, {why}"
     doc, where = results_doc(chapter, results_dir)
     bw, bw_label = bandwidth(chapter, doc, results_dir)
     peak, peak_label = compute(chapter, doc, results_dir, work[2])
-    return {"chapter": chapter, "work": work[1], "fallback": work is not own, "points": pts, "missing": missing,
-            "bandwidth": bw, "bandwidth_label": bw_label, "peak": peak, "peak_label": peak_label,
-            "ridge": (peak / bw) if bw and peak else None, "results": where,
-            "device": (doc or {}).get("device", {}).get("name", "")}, None
+    return {
+        "chapter": chapter,
+        "work": work[1],
+        "fallback": work is not own,
+        "points": pts,
+        "missing": missing,
+        "bandwidth": bw,
+        "bandwidth_label": bw_label,
+        "peak": peak,
+        "peak_label": peak_label,
+        "ridge": (peak / bw) if bw and peak else None,
+        "results": where,
+        "device": (doc or {}).get("device", {}).get("name", ""),
+    }, None
 
 
 def draw(plt, data, out_dir, plain=False):
@@ -173,23 +191,45 @@ def draw(plt, data, out_dir, plain=False):
         hi = max(xs + [data["ridge"] or max(xs)]) * 10
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         if data["bandwidth"] and data["peak"]:
-            ax.plot(grid, [min(data["bandwidth"] * x, data["peak"]) for x in grid], color="0.3",
-                    label=f"roof: {data['bandwidth_label']};\n{data['peak_label']}")
+            ax.plot(
+                grid,
+                [min(data["bandwidth"] * x, data["peak"]) for x in grid],
+                color="0.3",
+                label=f"roof: {data['bandwidth_label']};\n{data['peak_label']}",
+            )
         elif data["bandwidth"]:
-            ax.plot(grid, [data["bandwidth"] * x for x in grid], color="0.3", label=data["bandwidth_label"])
+            ax.plot(
+                grid,
+                [data["bandwidth"] * x for x in grid],
+                color="0.3",
+                label=data["bandwidth_label"],
+            )
         elif data["peak"]:
             ax.axhline(data["peak"], color="0.3", label=data["peak_label"])
         # Stages of one chapter often sit on top of each other (every memory-bound reduce stage):
         # a numbered marker each, the names in the legend beside the chart.
         for i, (name, x, y) in enumerate(data["points"], 1):
-            ax.plot([x], [y], marker="os^D"[(i - 1) // 10 % 4], linestyle="none", label=f"{i}  {name[:40]}")
+            ax.plot(
+                [x],
+                [y],
+                marker="os^D"[(i - 1) // 10 % 4],
+                linestyle="none",
+                label=f"{i}  {name[:40]}",
+            )
             ax.annotate(str(i), xy=(x, y), xytext=(3, 3), textcoords="offset points", fontsize=7)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(f"arithmetic intensity ({data['work']} per DRAM byte)")
         ax.set_ylabel(f"{data['work']} per second")
-        note = "\n(no opcode counts in these captures: thread instructions instead)" if data.get("fallback") else ""
-        ax.set_title(f"{data['chapter']}: roofline from Nsight Compute captures, {data['device']}{note}", fontsize=10)
+        note = (
+            "\n(no opcode counts in these captures: thread instructions instead)"
+            if data.get("fallback")
+            else ""
+        )
+        ax.set_title(
+            f"{data['chapter']}: roofline from Nsight Compute captures, {data['device']}{note}",
+            fontsize=10,
+        )
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         fig.tight_layout()
@@ -208,7 +248,8 @@ def main(argv=None):
     parser.add_argument("chapters", nargs="*", help="default: every chapter with a benchmark")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "plots"))
-    import plot   # noqa: E402  (the same matplotlib set-up as plot.py)
+    import plot  # noqa: E402  (the same matplotlib set-up as plot.py)
+
     plt = plot.import_pyplot()
     if plt is None:
         print(f"roofline: matplotlib is not installed for {sys.executable}", file=sys.stderr)

@@ -12,6 +12,7 @@ The course's code, by circuit (chapters/13-scan/README.md says more): serial in 
 in each thread's four elements (scan4); Kogge-Stone in every warp scan (scan_warp, the shuffle
 scans of stage 06); Brent-Kung in stage 10's Blelloch up-sweep/down-sweep.
 """
+
 import argparse
 import pathlib
 
@@ -123,9 +124,21 @@ def main():
     n = args.n
     circuits = [
         ("Serial (fig. 13.6)", serial(n), "host_scan.h, scan4 (a thread's 4), scan_rows"),
-        ("Kogge-Stone (fig. 13.11)", kogge_stone(n), "every warp scan: scan_warp, shfl_warp_scan (stages 02-12)"),
-        ("Sklansky (fig. 13.10)", sklansky(n), "minimum depth and work n/2 log n: not in the course's code"),
-        ("Brent-Kung (figs. 13.8, 13.9)", brent_kung(n), "Blelloch's up-/down-sweep: stage 10_blelloch (lab)"),
+        (
+            "Kogge-Stone (fig. 13.11)",
+            kogge_stone(n),
+            "every warp scan: scan_warp, shfl_warp_scan (stages 02-12)",
+        ),
+        (
+            "Sklansky (fig. 13.10)",
+            sklansky(n),
+            "minimum depth and work n/2 log n: not in the course's code",
+        ),
+        (
+            "Brent-Kung (figs. 13.8, 13.9)",
+            brent_kung(n),
+            "Blelloch's up-/down-sweep: stage 10_blelloch (lab)",
+        ),
     ]
     for _, ops, _ in circuits:
         check(n, ops)
@@ -133,8 +146,10 @@ def main():
     fig, axes = plt.subplots(2, 2, figsize=(13, 9.5))
     for ax, (name, ops, where) in zip(axes.flat, circuits):
         draw(ax, n, name, ops, where)
-    fig.suptitle(f"Scan circuits for {n} inputs (The CUDA Handbook 13.3): a dot adds the wire its line comes from",
-                 fontsize=11)
+    fig.suptitle(
+        f"Scan circuits for {n} inputs (The CUDA Handbook 13.3): a dot adds the wire its line comes from",
+        fontsize=11,
+    )
     fig.tight_layout()
     out = pathlib.Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -73,5 +73,5 @@ void thread_ids(warp::thread_ids *out, int block_x, int block_y, int width) {
 
 }  // namespace
 
-WARP_STAGE(shuffle_stage, "shuffle forms: broadcast, up, down, rotate, butterfly (8.6.1)", shuffle<int>, thread_ids,
-           shuffle<float>, shuffle<double>);
+WARP_STAGE(shuffle_stage, "shuffle forms: broadcast, up, down, rotate, butterfly (8.6.1)",
+           shuffle<int>, thread_ids, shuffle<float>, shuffle<double>);

@@ -9,12 +9,12 @@
 // add at every step, to save the conditions.
 //
 // Watch for: the book and the article need no barrier because they take the warp to execute in
-// lockstep, and mark the array volatile. Since Volta the lanes of a warp are scheduled independently: volatile
-// keeps the compiler from holding values in registers, but it orders nothing between lanes, and
-// after an if the lanes need not run together. Work out which reads must wait for which stores,
-// and what makes them wait. racecheck (run by make check on this stage, on a GPU) reports a race
-// that the plain tests seldom see. Then compare with stage 02:
-// `make sass-diff A=08-warp/02_warp_reduce B=exercise/08-warp/03_single_warp_shared`.
+// lockstep, and mark the array volatile. Since Volta the lanes of a warp are scheduled
+// independently: volatile keeps the compiler from holding values in registers, but it orders
+// nothing between lanes, and after an if the lanes need not run together. Work out which reads must
+// wait for which stores, and what makes them wait. racecheck (run by make check on this stage, on a
+// GPU) reports a race that the plain tests seldom see. Then compare with stage 02: `make sass-diff
+// A=08-warp/02_warp_reduce B=exercise/08-warp/03_single_warp_shared`.
 #include "warp_launch.cuh"
 
 namespace {
@@ -87,5 +87,5 @@ void sum(int *out, const int *in, std::size_t n, const warp::reduce_config &cfg)
 
 }  // namespace
 
-WARP_STAGE(reduce_stage, "single-warp reduction in shared memory, with __syncwarp (12.2)", warp_sums,
-           warp_sums_short, sum);
+WARP_STAGE(reduce_stage, "single-warp reduction in shared memory, with __syncwarp (12.2)",
+           warp_sums, warp_sums_short, sum);

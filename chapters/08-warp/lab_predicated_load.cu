@@ -44,11 +44,14 @@ __global__ void predicated_sums(int *warp_sums, const int *in, std::size_t n, in
 
 }  // namespace
 
-void lab_predicated_sums(int *d_warp_sums, const int *d_in, std::size_t n, int lanes_on, cudaStream_t stream) {
-  if (lanes_on < 0 || lanes_on > 32) throw std::invalid_argument("lab_predicated_sums: lanes_on must be in [0, 32]");
+void lab_predicated_sums(int *d_warp_sums, const int *d_in, std::size_t n, int lanes_on,
+                         cudaStream_t stream) {
+  if (lanes_on < 0 || lanes_on > 32)
+    throw std::invalid_argument("lab_predicated_sums: lanes_on must be in [0, 32]");
   if (n == 0) return;
   const std::size_t blocks = (n + block - 1) / block;
-  predicated_sums<<<static_cast<unsigned>(blocks), block, 0, stream>>>(d_warp_sums, d_in, n, lanes_on);
+  predicated_sums<<<static_cast<unsigned>(blocks), block, 0, stream>>>(d_warp_sums, d_in, n,
+                                                                       lanes_on);
   CUDA_CHECK_LAUNCH();
 }
 

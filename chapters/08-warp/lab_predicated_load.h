@@ -11,6 +11,7 @@ namespace warp {
 // warp_sums[w] = the sum of in[32w + l] over the lanes l < lanes_on of warp w, for the
 // ceil(n / 32) warps that cover in[0, n); lanes_on in [0, 32]. The other lanes' loads are
 // predicated off: they read nothing, so `in` may even be null when lanes_on is 0.
-void lab_predicated_sums(int *d_warp_sums, const int *d_in, std::size_t n, int lanes_on, cudaStream_t stream = nullptr);
+void lab_predicated_sums(int *d_warp_sums, const int *d_in, std::size_t n, int lanes_on,
+                         cudaStream_t stream = nullptr);
 
 }  // namespace warp

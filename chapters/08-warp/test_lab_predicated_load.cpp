@@ -25,7 +25,8 @@ std::vector<int> host_sums(const std::vector<int> &in, int lanes_on) {
   std::vector<int> sums((in.size() + 31) / 32, 0);
   for (std::size_t i = 0; i < in.size(); ++i)
     if (int(i % 32) < lanes_on)
-      sums[i / 32] = static_cast<int>(static_cast<std::uint32_t>(sums[i / 32]) + static_cast<std::uint32_t>(in[i]));
+      sums[i / 32] = static_cast<int>(static_cast<std::uint32_t>(sums[i / 32]) +
+                                      static_cast<std::uint32_t>(in[i]));
   return sums;
 }
 
@@ -42,25 +43,32 @@ void check_sums(std::size_t n, int lanes_on, std::size_t in_offset = 0) {
   CUDA_CHECK(cudaDeviceSynchronize());
   const auto want = host_sums(h, lanes_on);
   const auto got = course::test::copy_to_host(sums.get(), warps + course::test::guard_elements);
-  const std::string what = "warp sums, " + std::to_string(lanes_on) + " lanes on" +
-                           (in_offset ? ", input offset " + std::to_string(in_offset) : std::string());
-  const auto r = course::test::check_elements(warps, [&](std::size_t w) { return got[w]; },
-                                              [&](std::size_t w) { return want[w]; },
-                                              [](std::size_t, int g, double w) { return double(g) == w; });
+  const std::string what =
+      "warp sums, " + std::to_string(lanes_on) + " lanes on" +
+      (in_offset ? ", input offset " + std::to_string(in_offset) : std::string());
+  const auto r = course::test::check_elements(
+      warps, [&](std::size_t w) { return got[w]; }, [&](std::size_t w) { return want[w]; },
+      [](std::size_t, int g, double w) { return double(g) == w; });
   if (!r.ok()) {
     const bool last = r.first + 1 == warps && n % 32 != 0 && int(n % 32) < lanes_on;
-    FAIL(course::test::describe("lab_predicated_load", what, n, r)
-         << (last ? " (the last warp, partly past n: the input's guard after n holds 0x3fffffff; a lane past n that "
-                    "loads it changes the sum)"
-                  : ""));
+    FAIL(
+        course::test::describe("lab_predicated_load", what, n, r)
+        << (last
+                ? " (the last warp, partly past n: the input's guard after n holds 0x3fffffff; a lane past n that "
+                  "loads it changes the sum)"
+                : ""));
   }
   const std::size_t written = course::test::first_written(got, warps);
   if (written != got.size())
-    FAIL("lab_predicated_load, " << what << ", n=" << n << ": wrote past the last warp's sum, at element "
+    FAIL("lab_predicated_load, " << what << ", n=" << n
+                                 << ": wrote past the last warp's sum, at element "
                                  << written - warps << " of the guard zone");
   const std::string damage = in.guard_damage();
-  if (!damage.empty()) FAIL("lab_predicated_load, " << what << ", n=" << n << ": the input's guard changed (" << damage << ")");
-  if (in.download() != h) FAIL("lab_predicated_load, " << what << ", n=" << n << ": the input was modified");
+  if (!damage.empty())
+    FAIL("lab_predicated_load, " << what << ", n=" << n << ": the input's guard changed (" << damage
+                                 << ")");
+  if (in.download() != h)
+    FAIL("lab_predicated_load, " << what << ", n=" << n << ": the input was modified");
   SUCCEED();
 }
 
@@ -69,8 +77,8 @@ void check_sums(std::size_t n, int lanes_on, std::size_t in_offset = 0) {
 TEST_CASE("warp sums of the first lanes_on lanes match the host", "[lab]") {
   // n % 32 of 1, 31, 3, 5 and 9: the last warp is partly past n, and most counts of lanes on
   // reach past it (the guard after n then changes the sum of a lab that loads there).
-  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(257), std::size_t(261),
-                        std::size_t(1000003), std::size_t(1000009)})
+  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(257),
+                        std::size_t(261), std::size_t(1000003), std::size_t(1000009)})
     for (int lanes_on : {0, 1, 2, 8, 16, 31, 32}) check_sums(n, lanes_on);
 }
 

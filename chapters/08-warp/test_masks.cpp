@@ -61,13 +61,17 @@ constexpr int poison_value = 0x3fffffff;
 void expect_clean(const std::string &what) {
   const course::warpcheck::record r = course::warpcheck::take();
   if (!r.clean())
-    FAIL("stage " << stage_id() << " (mask-checked build), " << what << ":" << course::warpcheck::describe(r)
-                  << "\n  A right answer does not make this right: the result is undefined, and another GPU, driver or "
-                     "compiler may compute another.");
+    FAIL(
+        "stage "
+        << stage_id() << " (mask-checked build), " << what << ":" << course::warpcheck::describe(r)
+        << "\n  A right answer does not make this right: the result is undefined, and another GPU, driver or "
+           "compiler may compute another.");
   SUCCEED();  // one assertion per checked call
 }
 
-int wrapped(std::int64_t sum) { return static_cast<int>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum))); }
+int wrapped(std::int64_t sum) {
+  return static_cast<int>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum)));
+}
 
 // ---- stage 01: shuffles -----------------------------------------------------------------------
 
@@ -81,8 +85,8 @@ bool defined_everywhere(const warp::shuffle_case &c) {
 }
 
 template <class T>
-void check_shuffles(void (*run)(T *, const T *, const warp::shuffle_case *, int), const std::vector<warp::shuffle_case> &cases,
-                    const std::string &what) {
+void check_shuffles(void (*run)(T *, const T *, const warp::shuffle_case *, int),
+                    const std::vector<warp::shuffle_case> &cases, const std::string &what) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = cases.size() * warp::lanes;
@@ -90,8 +94,9 @@ void check_shuffles(void (*run)(T *, const T *, const warp::shuffle_case *, int)
   std::vector<T> in(n);
   for (std::size_t i = 0; i < n; ++i) in[i] = course::test::value_from<T>(in_int[i]);
   auto d_in = guarded<T>::input(n, 0, course::test::value_from<T>(poison_value));
-  auto d_cases = guarded<warp::shuffle_case>::input(cases.size(), 0,
-                                                    warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
+  auto d_cases = guarded<warp::shuffle_case>::input(
+      cases.size(), 0,
+      warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
   auto d_out = guarded<T>::output(n, 0);
   d_in.upload(in);
   d_cases.upload(cases);
@@ -100,15 +105,18 @@ void check_shuffles(void (*run)(T *, const T *, const warp::shuffle_case *, int)
   const auto got = d_out.download();
   for (std::size_t i = 0; i < n; ++i) {
     const auto &c = cases[i / warp::lanes];
-    const auto want = warp::model::shuffle(c, &in_int[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
+    const auto want =
+        warp::model::shuffle(c, &in_int[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
     const T w = course::test::value_from<T>(*want);  // defined everywhere: the cases were chosen so
     if (std::memcmp(&got[i], &w, sizeof w) != 0)
-      FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": lane " << i % warp::lanes
-                    << " of the warp doing " << to_string(c.form) << " arg=" << c.arg << " width=" << c.width << " mask=0x"
-                    << std::hex << c.mask << std::dec << " got a wrong value"
+      FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": lane "
+                    << i % warp::lanes << " of the warp doing " << to_string(c.form)
+                    << " arg=" << c.arg << " width=" << c.width << " mask=0x" << std::hex << c.mask
+                    << std::dec << " got a wrong value"
                     << (course::test::is_poison(got[i]) ? " (never written)" : ""));
   }
-  if (!d_out.guard_damage().empty()) FAIL("stage " << stage_id() << ", " << what << ": wrote outside the output");
+  if (!d_out.guard_damage().empty())
+    FAIL("stage " << stage_id() << ", " << what << ": wrote outside the output");
 }
 
 std::vector<warp::shuffle_case> defined_cases(const std::vector<unsigned> &masks) {
@@ -147,11 +155,12 @@ void check_warp_sums(warp::warp_sum_fn fn, const char *name, int n_warps) {
     for (int lane = 0; lane < warp::lanes; ++lane) {
       const int g = got[std::size_t(w) * warp::lanes + lane];
       if (g != wrapped(sum))
-        FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": lane " << lane << " of warp " << w
-                      << " holds " << g << ", expected " << wrapped(sum));
+        FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": lane " << lane
+                      << " of warp " << w << " holds " << g << ", expected " << wrapped(sum));
     }
   }
-  if (!d_out.guard_damage().empty()) FAIL("stage " << stage_id() << ", " << what << ": wrote outside the output");
+  if (!d_out.guard_damage().empty())
+    FAIL("stage " << stage_id() << ", " << what << ": wrote outside the output");
 }
 
 void check_sum(const warp::reduce_stage &s, std::size_t n, int threads, int blocks = 0) {
@@ -172,11 +181,16 @@ void check_sum(const warp::reduce_stage &s, std::size_t n, int threads, int bloc
   for (int v : in) want += v;
   const int got = d_out.download()[0];
   if (got != wrapped(want))
-    FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": expected " << wrapped(want) << ", got "
-                  << (course::test::is_poison(got) ? std::string("never written (poison)") : std::to_string(got))
-                  << " (shared memory was poisoned with 0x3fffffff before the call, and the input's guards hold it: a "
-                     "slot or an element that no lane should have read)");
-  if (!d_out.guard_damage().empty()) FAIL("stage " << stage_id() << ", " << what << ": wrote outside *out");
+    FAIL(
+        "stage "
+        << stage_id() << " (mask-checked build), " << what << ": expected " << wrapped(want)
+        << ", got "
+        << (course::test::is_poison(got) ? std::string("never written (poison)")
+                                         : std::to_string(got))
+        << " (shared memory was poisoned with 0x3fffffff before the call, and the input's guards hold it: a "
+           "slot or an element that no lane should have read)");
+  if (!d_out.guard_damage().empty())
+    FAIL("stage " << stage_id() << ", " << what << ": wrote outside *out");
 }
 
 // ---- stage 04: votes ----------------------------------------------------------------------------
@@ -187,12 +201,13 @@ int popc(unsigned x) {
   return c;
 }
 
-void check_votes(const warp::vote_stage &s, const std::vector<unsigned> &masks, const std::vector<unsigned> &preds,
-                 const std::string &what) {
+void check_votes(const warp::vote_stage &s, const std::vector<unsigned> &masks,
+                 const std::vector<unsigned> &preds, const std::string &what) {
   const std::size_t n = masks.size() * warp::lanes;
   std::vector<int> pred(n);
   for (std::size_t w = 0; w < masks.size(); ++w)
-    for (int lane = 0; lane < warp::lanes; ++lane) pred[w * warp::lanes + lane] = preds[w] >> lane & 1u ? -(lane + 7) : 0;
+    for (int lane = 0; lane < warp::lanes; ++lane)
+      pred[w * warp::lanes + lane] = preds[w] >> lane & 1u ? -(lane + 7) : 0;
   auto d_pred = guarded<int>::input(n, 0, poison_value);
   auto d_masks = guarded<unsigned>::input(masks.size(), 0, warp::full_mask);
   auto d_out = guarded<warp::vote_result>::output(n, 0);
@@ -206,17 +221,20 @@ void check_votes(const warp::vote_stage &s, const std::vector<unsigned> &masks, 
     for (int lane = 0; lane < warp::lanes; ++lane) {
       const warp::vote_result &r = got[w * warp::lanes + lane];
       std::ostringstream where;
-      where << "stage " << stage_id() << " (mask-checked build), " << what << ": warp " << w << " (mask 0x" << std::hex
-            << mask << ", predicates 0x" << preds[w] << std::dec << "), lane " << lane;
+      where << "stage " << stage_id() << " (mask-checked build), " << what << ": warp " << w
+            << " (mask 0x" << std::hex << mask << ", predicates 0x" << preds[w] << std::dec
+            << "), lane " << lane;
       if (!(mask >> lane & 1u)) {
-        if (!course::test::is_poison(r)) FAIL(where.str() << " is not in the mask but wrote a result");
+        if (!course::test::is_poison(r))
+          FAIL(where.str() << " is not in the mask but wrote a result");
         continue;
       }
       const int leader = ballot ? __builtin_ctz(ballot) : -1;
-      if (r.ballot != ballot || r.any != (ballot != 0) || r.all != (ballot == mask) || r.count != popc(ballot) ||
-          r.rank != popc(ballot & ((1u << lane) - 1u)) || r.leader != leader)
-        FAIL(where.str() << ": a wrong vote (ballot 0x" << std::hex << r.ballot << ", expected 0x" << ballot << std::dec
-                         << ")");
+      if (r.ballot != ballot || r.any != (ballot != 0) || r.all != (ballot == mask) ||
+          r.count != popc(ballot) || r.rank != popc(ballot & ((1u << lane) - 1u)) ||
+          r.leader != leader)
+        FAIL(where.str() << ": a wrong vote (ballot 0x" << std::hex << r.ballot << ", expected 0x"
+                         << ballot << std::dec << ")");
     }
   }
 }
@@ -239,12 +257,13 @@ void check_compact(const warp::vote_stage &s, std::size_t n) {
     for (std::size_t i = w * warp::lanes; i < n && i < (w + 1) * warp::lanes; ++i)
       if (in[i] > 0) kept.push_back(in[i]);
     if (counts[w] != int(kept.size()))
-      FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": warp " << w << " kept " << kept.size()
-                    << " values, its count says " << counts[w]);
+      FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": warp " << w << " kept "
+                    << kept.size() << " values, its count says " << counts[w]);
     for (std::size_t k = 0; k < kept.size(); ++k)
       if (got[w * warp::lanes + k] != kept[k])
-        FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": warp " << w << ", slot " << k
-                      << ": expected " << kept[k] << ", got " << got[w * warp::lanes + k]);
+        FAIL("stage " << stage_id() << " (mask-checked build), " << what << ": warp " << w
+                      << ", slot " << k << ": expected " << kept[k] << ", got "
+                      << got[w * warp::lanes + k]);
   }
   if (!d_out.guard_damage().empty() || !d_counts.guard_damage().empty())
     FAIL("stage " << stage_id() << ", " << what << ": wrote outside the outputs");
@@ -258,38 +277,45 @@ template <class Run>
 void check_forms_agree(const std::string &what, std::size_t n, Run run) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<int> in = course::test::random_ints(n, seed, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+  std::vector<int> in = course::test::random_ints(n, seed, std::numeric_limits<int>::min(),
+                                                  std::numeric_limits<int>::max());
   auto d_in = course::test::guarded_input(in, 0, poison_value);
   auto a = guarded<int>::output(n, 0), b = guarded<int>::output(n, 0);
   run(warp::form::as_written, a.get(), d_in.get(), n);
   run(warp::form::branch_free, b.get(), d_in.get(), n);
   expect_clean(what + ", n=" + std::to_string(n));
   if (a.download() != b.download())
-    FAIL("stage " << stage_id() << " (mask-checked build), " << what << ", n=" << n << ": the two forms disagree");
+    FAIL("stage " << stage_id() << " (mask-checked build), " << what << ", n=" << n
+                  << ": the two forms disagree");
 }
 
 }  // namespace
 
-TEST_CASE("shared memory keeps what the previous kernel left (the poison's premise)", "[masks][poison]") {
+TEST_CASE("shared memory keeps what the previous kernel left (the poison's premise)",
+          "[masks][poison]") {
   // Not a check of the stage: whether poisoning shared memory before a call reaches the stage's
   // kernels on this GPU. If it does not, the reductions' answers are checked without it.
   if (!course::warpcheck::shared_memory_keeps_poison(poison_value))
-    WARN("this GPU does not keep shared memory between kernels: a read of a slot no lane wrote may go unseen here");
+    WARN(
+        "this GPU does not keep shared memory between kernels: a read of a slot no lane wrote may go unseen here");
   course::warpcheck::take();
   SUCCEED();
 }
 
-TEST_CASE("shuffles: every lane calls inside its mask and reads a lane that takes part", "[masks][shuffle]") {
+TEST_CASE("shuffles: every lane calls inside its mask and reads a lane that takes part",
+          "[masks][shuffle]") {
   const warp::shuffle_stage *s = linked<warp::shuffle_stage>();
   if (!s) return;
-  std::vector<unsigned> masks = {warp::full_mask, 0x0000ffffu, 0xffff0000u, 0x55555555u, 0xaaaaaaaau,
-                                 0x0f0f0f0fu,     0x80000001u, 0x00000001u, 0xfffffffeu, 0x7fffffffu,
-                                 0x000000ffu,     0x00ff00ffu, 0x0000000fu};
+  std::vector<unsigned> masks = {
+      warp::full_mask, 0x0000ffffu, 0xffff0000u, 0x55555555u, 0xaaaaaaaau, 0x0f0f0f0fu, 0x80000001u,
+      0x00000001u,     0xfffffffeu, 0x7fffffffu, 0x000000ffu, 0x00ff00ffu, 0x0000000fu};
   const std::uint64_t seed = course::fresh_seed();
-  for (std::uint64_t k = 0; k < 4; ++k) masks.push_back(static_cast<unsigned>(course::random_bits(seed, k)));
+  for (std::uint64_t k = 0; k < 4; ++k)
+    masks.push_back(static_cast<unsigned>(course::random_bits(seed, k)));
   INFO("random masks from seed " << seed);
   const auto cases = defined_cases(masks);
-  check_shuffles<int>(s->shuffle, cases, "int shuffles, " + std::to_string(cases.size()) + " cases");
+  check_shuffles<int>(s->shuffle, cases,
+                      "int shuffles, " + std::to_string(cases.size()) + " cases");
   check_shuffles<float>(s->shuffle_float, cases, "float shuffles");
   check_shuffles<double>(s->shuffle_double, cases, "double shuffles");
   // The ids: no intrinsic in the solution, but a stage may use one (partial warps: 5 x 7, 33 x 3).
@@ -301,7 +327,8 @@ TEST_CASE("shuffles: every lane calls inside its mask and reads a lane that take
   }
 }
 
-TEST_CASE("reductions: every block size, partial last warps, shared memory poisoned", "[masks][sum]") {
+TEST_CASE("reductions: every block size, partial last warps, shared memory poisoned",
+          "[masks][sum]") {
   const warp::reduce_stage *s = linked<warp::reduce_stage>();
   if (!s) return;
   for (int n_warps : {1, 7, 9, 1001}) {
@@ -310,8 +337,8 @@ TEST_CASE("reductions: every block size, partial last warps, shared memory poiso
   }
   // Every block size: the second-level sum over the warps' sums has 1..32 lanes that matter.
   for (int threads = warp::lanes; threads <= 1024; threads += warp::lanes)
-    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(1000),
-                          std::size_t(100003)})
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33),
+                          std::size_t(1000), std::size_t(100003)})
       check_sum(*s, n, threads);
   for (int threads : {32, 96, 256, 1024}) check_sum(*s, 1000003, threads);
   for (int blocks : {1, 2, 7}) check_sum(*s, 100003, 160, blocks);
@@ -323,18 +350,21 @@ TEST_CASE("votes among partial masks, and compaction with a partial last warp", 
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   std::vector<unsigned> masks, preds;
-  std::vector<unsigned> mask_list = {warp::full_mask, 0x0000ffffu, 0xffff0000u, 0xaaaaaaaau, 0x80000001u,
-                                     0x00000001u,     0x80000000u, 0xfffffffeu, 0x000000ffu};
-  for (std::uint64_t m = 0; m < 8; ++m) mask_list.push_back(static_cast<unsigned>(course::random_bits(seed, m)) | 1u);
+  std::vector<unsigned> mask_list = {warp::full_mask, 0x0000ffffu, 0xffff0000u,
+                                     0xaaaaaaaau,     0x80000001u, 0x00000001u,
+                                     0x80000000u,     0xfffffffeu, 0x000000ffu};
+  for (std::uint64_t m = 0; m < 8; ++m)
+    mask_list.push_back(static_cast<unsigned>(course::random_bits(seed, m)) | 1u);
   std::uint64_t k = 100;
   for (unsigned mask : mask_list)
-    for (unsigned p : {warp::full_mask, 0u, mask, ~mask, static_cast<unsigned>(course::random_bits(seed, k++))}) {
+    for (unsigned p : {warp::full_mask, 0u, mask, ~mask,
+                       static_cast<unsigned>(course::random_bits(seed, k++))}) {
       masks.push_back(mask);
       preds.push_back(p);
     }
   check_votes(*s, masks, preds, "votes, " + std::to_string(masks.size()) + " warps");
-  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33), std::size_t(63),
-                        std::size_t(65), std::size_t(1000003)})
+  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
+                        std::size_t(63), std::size_t(65), std::size_t(1000003)})
     check_compact(*s, n);
 }
 
@@ -344,7 +374,9 @@ TEST_CASE("predication kernels: no warp intrinsic breaks its rules", "[masks][pr
   for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(100003)}) {
     for (auto kernel : warp::all_branchy)
       check_forms_agree(to_string(kernel), n,
-                        [&](warp::form f, int *out, const int *in, std::size_t m) { s->run(kernel, f, out, in, m); });
+                        [&](warp::form f, int *out, const int *in, std::size_t m) {
+                          s->run(kernel, f, out, in, m);
+                        });
     course::device_buffer<int> ints(n), results(n);
     course::fill_random_device(ints.get(), n, course::fresh_seed(), -1000, 1000);
     for (int length : {1, 8, 32}) {

@@ -33,7 +33,9 @@
 
 namespace {
 
-const warp::predication_stage &stage() { return course::test::stage_under_test<warp::predication_stage>(); }
+const warp::predication_stage &stage() {
+  return course::test::stage_under_test<warp::predication_stage>();
+}
 
 constexpr int lo = -1000000, hi = 1000000;  // 3 * v + 1 stays far inside int
 
@@ -60,7 +62,8 @@ float reference_clamp_abs(float x) {
   return c < -0.5f ? -0.5f : (c > 0.5f ? 0.5f : c);
 }
 
-// Bit for bit, except that any NaN matches any NaN (the GPU's NaN need not keep the input's payload).
+// Bit for bit, except that any NaN matches any NaN (the GPU's NaN need not keep the input's
+// payload).
 bool same_float(float got, double want) {
   const float w = static_cast<float>(want);
   if (std::isnan(got) || std::isnan(w)) return std::isnan(got) && std::isnan(w);
@@ -78,14 +81,15 @@ void plant_edges(std::vector<T> &in, const std::vector<T> &edges) {
 
 std::vector<int> int_edges(int l, int h) {
   std::vector<int> e;
-  for (long long v : {0LL, 1LL, -1LL, 2LL, -2LL, 3LL, -3LL, -1000LL, 1000LL, -999LL, 999LL, -1001LL, 1001LL, (long long)l,
-                      (long long)h, (long long)l + 1, (long long)h - 1})
+  for (long long v : {0LL, 1LL, -1LL, 2LL, -2LL, 3LL, -3LL, -1000LL, 1000LL, -999LL, 999LL, -1001LL,
+                      1001LL, (long long)l, (long long)h, (long long)l + 1, (long long)h - 1})
     if (v >= l && v <= h) e.push_back(static_cast<int>(v));
   return e;
 }
 
 std::vector<float> float_edges() {
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
   return {nan, 0.0f, -0.0f, inf, -inf, 0.5f, -0.5f, 1.0f, -1.0f, 1.5f, -1.5f, 2.0f, -2.0f, -nan};
 }
 
@@ -101,7 +105,8 @@ struct placement {
   std::size_t in = 0, out = 0;
 };
 
-std::string describe_case(const std::string &what, std::size_t n, const placement &at, double l, double h) {
+std::string describe_case(const std::string &what, std::size_t n, const placement &at, double l,
+                          double h) {
   std::ostringstream os;
   os << what << ", n=" << n << ", inputs in [" << l << ", " << h << "]";
   if (at.in) os << ", input offset " << at.in;
@@ -130,18 +135,21 @@ void check_map(const std::string &what, std::size_t n, Run run, Ref ref, int l =
       n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return ref(in[i]); },
       [](std::size_t, int g, double want) { return g == want; });
   if (!report.ok())
-    FAIL(course::test::describe(stage().info.id, where, n, report) << " (input " << in[report.first] << ")");
+    FAIL(course::test::describe(stage().info.id, where, n, report)
+         << " (input " << in[report.first] << ")");
   SUCCEED();  // one assertion per checked call, so the summary counts them
   const std::string damage = d_out.guard_damage();
   if (!damage.empty())
-    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage << ")");
+    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage
+                  << ")");
   if (d_in.download() != in || !d_in.guard_damage().empty())
     FAIL("stage " << stage().info.id << ", " << where << ": the input or its guards were modified");
 }
 
 // clamp_abs in form f on n random floats in [l, h] and the float edges, bit for bit; the input
 // guarded by NaN, the output as above.
-void check_clamp_abs(warp::form f, std::size_t n, float l = -2.0f, float h = 2.0f, const placement &at = {}) {
+void check_clamp_abs(warp::form f, std::size_t n, float l = -2.0f, float h = 2.0f,
+                     const placement &at = {}) {
   const std::uint64_t seed = course::fresh_seed();
   std::vector<float> in = course::test::random_floats(n, seed, l, h);
   plant_edges(in, float_edges());
@@ -154,13 +162,16 @@ void check_clamp_abs(warp::form f, std::size_t n, float l = -2.0f, float h = 2.0
   INFO("seed " << seed);
   auto report = course::test::check_elements(
       n, [&](std::size_t i) { return got[i]; },
-      [&](std::size_t i) { return reference_clamp_abs(in[i]); }, [](std::size_t, float g, double want) { return same_float(g, want); });
+      [&](std::size_t i) { return reference_clamp_abs(in[i]); },
+      [](std::size_t, float g, double want) { return same_float(g, want); });
   if (!report.ok())
-    FAIL(course::test::describe(stage().info.id, where, n, report) << " (input " << in[report.first] << ")");
+    FAIL(course::test::describe(stage().info.id, where, n, report)
+         << " (input " << in[report.first] << ")");
   SUCCEED();
   const std::string damage = d_out.guard_damage();
   if (!damage.empty())
-    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage << ")");
+    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage
+                  << ")");
   if (!d_in.guard_damage().empty())
     FAIL("stage " << stage().info.id << ", " << where << ": the input's guards were modified");
   const auto after = d_in.download();
@@ -177,14 +188,18 @@ const std::size_t sizes[] = {0, 1, 31, 33, 1000003};
 
 }  // namespace
 
-std::string name(warp::branchy kernel, warp::form f) { return std::string(to_string(kernel)) + ", " + to_string(f); }
+std::string name(warp::branchy kernel, warp::form f) {
+  return std::string(to_string(kernel)) + ", " + to_string(f);
+}
 
-TEST_CASE("each conditional kernel computes what it says, as written and branch-free", "[predication]") {
+TEST_CASE("each conditional kernel computes what it says, as written and branch-free",
+          "[predication]") {
   for (auto f : warp::all_forms)
     for (auto kernel : warp::all_branchy)
       for (std::size_t n : sizes)
         check_map(
-            name(kernel, f), n, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
+            name(kernel, f), n,
+            [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
             [&](int v) { return reference(kernel, v); });
 }
 
@@ -193,16 +208,20 @@ TEST_CASE("the kernels in unsigned arithmetic, over the whole int range", "[pred
   for (auto f : warp::all_forms)
     for (auto kernel : {warp::branchy::long_if_else, warp::branchy::data_loop})
       check_map(
-          name(kernel, f), 100003, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
+          name(kernel, f), 100003,
+          [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
           [&](int v) { return reference(kernel, v); }, imin, imax);
 }
 
-TEST_CASE("branches of every compiled length compute what they say", "[predication][branch_length]") {
+TEST_CASE("branches of every compiled length compute what they say",
+          "[predication][branch_length]") {
   for (int length : lengths_of(warp::branch_lengths{}))
     for (std::size_t n : {std::size_t(33), std::size_t(1000003)})
       check_map(
           "branch_of<" + std::to_string(length) + ">", n,
-          [&](int *out, const int *in, std::size_t m) { stage().branch_length(length, out, in, m); },
+          [&](int *out, const int *in, std::size_t m) {
+            stage().branch_length(length, out, in, m);
+          },
           [&](int v) { return reference_branch_of(length, v); });
 }
 
@@ -225,7 +244,8 @@ TEST_CASE("input and output misaligned, each on its own", "[predication]") {
     for (auto f : warp::all_forms) {
       for (auto kernel : warp::all_branchy)
         check_map(
-            name(kernel, f), 100003, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
+            name(kernel, f), 100003,
+            [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
             [&](int v) { return reference(kernel, v); }, lo, hi, at);
       check_clamp_abs(f, 100003, -2.0f, 2.0f, at);
     }
@@ -233,11 +253,11 @@ TEST_CASE("input and output misaligned, each on its own", "[predication]") {
 }
 
 // The seeded random sweep: each kernel in turn (the six branchy ones, every compiled branch_of<N>,
-// clamp_abs), twice over, each time in a form drawn at random (as written or branch-free); sizes at the warp, block and grid-stride boundaries, primes, one above
-// 2^24; inputs from ranges of both signs, one sign, small values, and for the kernels in unsigned
-// arithmetic the whole int range; input and output offsets 0..3 elements, drawn independently;
-// inputs guarded (0x3fffffff, NaN for floats). A failure names the case; the test main prints the
-// replay line.
+// clamp_abs), twice over, each time in a form drawn at random (as written or branch-free); sizes at
+// the warp, block and grid-stride boundaries, primes, one above 2^24; inputs from ranges of both
+// signs, one sign, small values, and for the kernels in unsigned arithmetic the whole int range;
+// input and output offsets 0..3 elements, drawn independently; inputs guarded (0x3fffffff, NaN for
+// floats). A failure names the case; the test main prints the replay line.
 TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignments", "[sweep]") {
   course::test::sweep_rng rng(course::fresh_seed());
   INFO("sweep seed " << rng.seed());
@@ -245,7 +265,8 @@ TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignme
   const std::size_t kinds = std::size(warp::all_branchy) + lengths.size() + 1;
   const std::vector<std::size_t> boundaries = {32, 256, course::test::resident_threads()};
   // 3 * v + 7, 5 * v and min(max(v, -1000), 1000) + |v| stay inside int for |v| <= 4e8.
-  const course::test::value_range signed_ranges[] = {{lo, hi}, {-400000000, 400000000}, {-10, 10}, {0, hi}, {lo, 0}};
+  const course::test::value_range signed_ranges[] = {
+      {lo, hi}, {-400000000, 400000000}, {-10, 10}, {0, hi}, {lo, 0}};
   const int cases = int(2 * kinds);
   for (int c = 0; c < cases; ++c) {
     std::size_t n = rng.awkward_size(boundaries, 3000000);
@@ -258,11 +279,14 @@ TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignme
     INFO("case " << c);
     if (kind < std::size(warp::all_branchy)) {
       const warp::branchy kernel = warp::all_branchy[kind];
-      const bool is_unsigned = kernel == warp::branchy::long_if_else || kernel == warp::branchy::data_loop;
+      const bool is_unsigned =
+          kernel == warp::branchy::long_if_else || kernel == warp::branchy::data_loop;
       course::test::value_range r = signed_ranges[rng.below(std::size(signed_ranges))];
-      if (is_unsigned && rng.chance(0.4)) r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
+      if (is_unsigned && rng.chance(0.4))
+        r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
       check_map(
-          name(kernel, f), n, [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
+          name(kernel, f), n,
+          [&](int *out, const int *in, std::size_t m) { stage().run(kernel, f, out, in, m); },
           [&](int v) { return reference(kernel, v); }, r.lo, r.hi, at);
     } else if (kind < std::size(warp::all_branchy) + lengths.size()) {
       const int length = lengths[kind - std::size(warp::all_branchy)];
@@ -270,7 +294,9 @@ TEST_CASE("seeded random sweep: every kernel on random sizes, values and alignme
       if (rng.chance(0.4)) r = {std::numeric_limits<int>::min(), std::numeric_limits<int>::max()};
       check_map(
           "branch_of<" + std::to_string(length) + ">", n,
-          [&](int *out, const int *in, std::size_t m) { stage().branch_length(length, out, in, m); },
+          [&](int *out, const int *in, std::size_t m) {
+            stage().branch_length(length, out, in, m);
+          },
           [&](int v) { return reference_branch_of(length, v); }, r.lo, r.hi, at);
     } else {
       const float h = rng.pick({2.0f, 0.6f, 1e-3f, 1e6f});

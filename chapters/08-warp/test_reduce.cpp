@@ -34,7 +34,9 @@ namespace {
 const warp::reduce_stage &stage() { return course::test::stage_under_test<warp::reduce_stage>(); }
 
 // A 64-bit sum as the GPU's 32-bit two's complement additions leave it.
-int wrapped(std::int64_t sum) { return static_cast<int>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum))); }
+int wrapped(std::int64_t sum) {
+  return static_cast<int>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(sum)));
+}
 
 std::string offsets(std::size_t in_offset, std::size_t out_offset) {
   std::string s;
@@ -58,22 +60,28 @@ void check_warp_sum(warp::warp_sum_fn warp_sum, const char *name, int n_warps, i
 
   std::vector<std::int64_t> sums(n_warps, 0);
   for (std::size_t i = 0; i < n; ++i) sums[i / warp::lanes] += in[i];
-  const std::string what = std::string(name) + ", " + std::to_string(n_warps) + " warps of values in [" +
-                           std::to_string(lo) + ", " + std::to_string(hi) + "]" + offsets(in_offset, out_offset);
+  const std::string what = std::string(name) + ", " + std::to_string(n_warps) +
+                           " warps of values in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]" + offsets(in_offset, out_offset);
   INFO("seed " << seed);
   auto report = course::test::check_elements(
-      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return wrapped(sums[i / warp::lanes]); },
+      n, [&](std::size_t i) { return got[i]; },
+      [&](std::size_t i) { return wrapped(sums[i / warp::lanes]); },
       [](std::size_t, int g, double want) { return g == want; });
   if (!report.ok())
     FAIL(course::test::describe(stage().info.id, what, n, report)
-         << " (lane " << report.first % warp::lanes << " of warp " << report.first / warp::lanes << ")");
+         << " (lane " << report.first % warp::lanes << " of warp " << report.first / warp::lanes
+         << ")");
   SUCCEED();  // one assertion per checked call, so the summary counts them
   const std::string out_damage = d_out.guard_damage(), in_damage = d_in.guard_damage();
   if (!out_damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the output (" << out_damage << ")");
+    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the output (" << out_damage
+                  << ")");
   if (!in_damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": the input's guard changed (" << in_damage << ")");
-  if (d_in.download() != in) FAIL("stage " << stage().info.id << ", " << what << ": the input was modified");
+    FAIL("stage " << stage().info.id << ", " << what << ": the input's guard changed (" << in_damage
+                  << ")");
+  if (d_in.download() != in)
+    FAIL("stage " << stage().info.id << ", " << what << ": the input was modified");
 }
 
 std::string describe_config(std::size_t n, const warp::reduce_config &cfg) {
@@ -83,8 +91,8 @@ std::string describe_config(std::size_t n, const warp::reduce_config &cfg) {
 
 // The sum of n values in [lo, hi], the input in_offset ints into its allocation and guarded, *out
 // out_offset ints into its own (poisoned, with a guard zone).
-void check_sum(std::size_t n, const warp::reduce_config &cfg, int lo = -1000, int hi = 1000, std::size_t in_offset = 0,
-               std::size_t out_offset = 0) {
+void check_sum(std::size_t n, const warp::reduce_config &cfg, int lo = -1000, int hi = 1000,
+               std::size_t in_offset = 0, std::size_t out_offset = 0) {
   const std::uint64_t seed = course::fresh_seed();
   std::vector<int> in = course::test::random_ints(n, seed, lo, hi);
   auto d_in = course::test::guarded_input(in, in_offset, course::test::input_guard_value<int>());
@@ -94,20 +102,26 @@ void check_sum(std::size_t n, const warp::reduce_config &cfg, int lo = -1000, in
 
   std::int64_t want = 0;
   for (int v : in) want += v;
-  const std::string what = describe_config(n, cfg) + ", values in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                           "]" + offsets(in_offset, out_offset);
+  const std::string what = describe_config(n, cfg) + ", values in [" + std::to_string(lo) + ", " +
+                           std::to_string(hi) + "]" + offsets(in_offset, out_offset);
   INFO("seed " << seed);
   if (got != wrapped(want))
     FAIL("stage " << stage().info.id << ", " << what << ": sum expected " << wrapped(want)
-                  << (wrapped(want) != want ? " (" + std::to_string(want) + " modulo 2^32)" : std::string()) << ", got "
-                  << (course::test::is_poison(got) ? "never written (poison)" : std::to_string(got)));
+                  << (wrapped(want) != want ? " (" + std::to_string(want) + " modulo 2^32)"
+                                            : std::string())
+                  << ", got "
+                  << (course::test::is_poison(got) ? "never written (poison)"
+                                                   : std::to_string(got)));
   SUCCEED();
   const std::string out_damage = d_out.guard_damage(), in_damage = d_in.guard_damage();
   if (!out_damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside *out (" << out_damage << ")");
+    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside *out (" << out_damage
+                  << ")");
   if (!in_damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": the input's guard changed (" << in_damage << ")");
-  if (d_in.download() != in) FAIL("stage " << stage().info.id << ", " << what << ": the input was modified");
+    FAIL("stage " << stage().info.id << ", " << what << ": the input's guard changed (" << in_damage
+                  << ")");
+  if (d_in.download() != in)
+    FAIL("stage " << stage().info.id << ", " << what << ": the input was modified");
 }
 
 }  // namespace
@@ -117,7 +131,8 @@ TEST_CASE("every lane of every warp gets its warp's sum", "[warp_sum]") {
     warp::warp_sum_fn fn;
     const char *name;
   };
-  for (named v : {named{stage().warp_sum, "warp_sum"}, named{stage().warp_sum_short, "warp_sum_short"}}) {
+  for (named v :
+       {named{stage().warp_sum, "warp_sum"}, named{stage().warp_sum_short, "warp_sum_short"}}) {
     if (!v.fn) continue;  // stage 02 has no shortened variant
     check_warp_sum(v.fn, v.name, 1, -1000000, 1000000);
     check_warp_sum(v.fn, v.name, 1001, -1000000, 1000000);
@@ -127,8 +142,8 @@ TEST_CASE("every lane of every warp gets its warp's sum", "[warp_sum]") {
 }
 
 TEST_CASE("the array sum matches the host at awkward sizes and every block size", "[sum]") {
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
-                        std::size_t(1000003)}) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32),
+                        std::size_t(33), std::size_t(1000003)}) {
     for (int threads : {32, 64, 96, 128, 160, 256, 512, 992, 1024}) {
       warp::reduce_config cfg;
       cfg.threads = threads;
@@ -195,7 +210,8 @@ namespace {
 using course::test::value_range;
 // Mixed signs, one sign (the sum runs far from 0), 0 and 1 (a lane counted twice or missed
 // shows), and magnitudes whose sums wrap around 2^32.
-constexpr value_range value_ranges[] = {{-1000, 1000}, {1, 1000}, {-1000, -1}, {0, 1}, {-(1 << 30), 1 << 30}};
+constexpr value_range value_ranges[] = {
+    {-1000, 1000}, {1, 1000}, {-1000, -1}, {0, 1}, {-(1 << 30), 1 << 30}};
 
 }  // namespace
 
@@ -216,16 +232,19 @@ TEST_CASE("seeded random sweep: warp sums and array sums", "[sweep]") {
     const value_range r = value_ranges[rng.below(std::size(value_ranges))];
     const std::size_t in_offset = rng.below(4), out_offset = rng.below(4);
     INFO("warp case " << c);
-    check_warp_sum(use_short ? stage().warp_sum_short : stage().warp_sum, use_short ? "warp_sum_short" : "warp_sum",
-                   n_warps, r.lo, r.hi, in_offset, out_offset);
+    check_warp_sum(use_short ? stage().warp_sum_short : stage().warp_sum,
+                   use_short ? "warp_sum_short" : "warp_sum", n_warps, r.lo, r.hi, in_offset,
+                   out_offset);
   }
   const int sum_cases = 64;  // every block size twice
   for (int c = 0; c < sum_cases; ++c) {
     warp::reduce_config cfg;
     cfg.threads = warp::lanes * (1 + c % 32);
     cfg.blocks = rng.pick({0, 0, 0, 1, 2, 3, 7, int(rng.between(8, 4096))});
-    const std::size_t grid = cfg.blocks ? std::size_t(cfg.blocks) * cfg.threads : course::test::resident_threads(cfg.threads);
-    std::size_t n = rng.awkward_size({std::size_t(warp::lanes), std::size_t(cfg.threads), grid}, 3000000);
+    const std::size_t grid = cfg.blocks ? std::size_t(cfg.blocks) * cfg.threads
+                                        : course::test::resident_threads(cfg.threads);
+    std::size_t n =
+        rng.awkward_size({std::size_t(warp::lanes), std::size_t(cfg.threads), grid}, 3000000);
     if (c == 41) n = (std::size_t(1) << 24) + rng.between(1, 1 << 20);
     const value_range r = value_ranges[rng.below(std::size(value_ranges))];
     const std::size_t in_offset = rng.below(4), out_offset = rng.below(4);

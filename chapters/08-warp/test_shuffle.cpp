@@ -44,7 +44,8 @@ std::vector<int> args_of(warp::shuffle_form form) {
 
 std::string describe(const warp::shuffle_case &c) {
   std::ostringstream os;
-  os << to_string(c.form) << " arg=" << c.arg << " width=" << c.width << " mask=0x" << std::hex << c.mask;
+  os << to_string(c.form) << " arg=" << c.arg << " width=" << c.width << " mask=0x" << std::hex
+     << c.mask;
   return os.str();
 }
 
@@ -64,7 +65,8 @@ void check_cases(const std::vector<warp::shuffle_case> &cases, const std::string
   const std::vector<int> in = course::test::lane_tagged_ints(n, seed);
   auto d_in = course::test::guarded<int>::input(n, at.in, course::test::input_guard_value<int>());
   auto d_cases = course::test::guarded<warp::shuffle_case>::input(
-      cases.size(), at.cases, warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
+      cases.size(), at.cases,
+      warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
   auto d_out = course::test::guarded<int>::output(n, at.out);
   d_in.upload(in);
   d_cases.upload(cases);
@@ -77,7 +79,8 @@ void check_cases(const std::vector<warp::shuffle_case> &cases, const std::string
   if (at.cases) where += ", cases offset " + std::to_string(at.cases);
 
   const auto model = [&](std::size_t i) {
-    return warp::model::shuffle(cases[i / warp::lanes], &in[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
+    return warp::model::shuffle(cases[i / warp::lanes], &in[i - i % warp::lanes],
+                                static_cast<int>(i % warp::lanes));
   };
   auto report = course::test::check_elements(
       n, [&](std::size_t i) { return got[i]; },
@@ -88,13 +91,15 @@ void check_cases(const std::vector<warp::shuffle_case> &cases, const std::string
     const auto &c = cases[report.first / warp::lanes];
     const int lane = static_cast<int>(report.first % warp::lanes);
     FAIL(course::test::describe(stage().info.id, where, n, report)
-         << "\n  that is lane " << lane << " of the warp doing " << describe(c) << ", which should read lane "
-         << warp::model::source_lane(c.form, lane, c.arg, c.width) << (c.mask >> lane & 1u ? "" : " (its own: not in the mask)"));
+         << "\n  that is lane " << lane << " of the warp doing " << describe(c)
+         << ", which should read lane " << warp::model::source_lane(c.form, lane, c.arg, c.width)
+         << (c.mask >> lane & 1u ? "" : " (its own: not in the mask)"));
   }
   SUCCEED();  // one assertion per checked call, so the summary counts them
   const std::string damage = d_out.guard_damage();
   if (!damage.empty())
-    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage << ")");
+    FAIL("stage " << stage().info.id << ", " << where << ": wrote outside the output (" << damage
+                  << ")");
   if (d_in.download() != in || !d_in.guard_damage().empty())
     FAIL("stage " << stage().info.id << ", " << where << ": the input or its guards were modified");
 }
@@ -111,7 +116,8 @@ void check_cases_typed(const std::vector<warp::shuffle_case> &cases, const std::
   for (std::size_t i = 0; i < n; ++i) in[i] = course::test::value_from<T>(in_int[i]);
   auto d_in = course::test::guarded<T>::input(n, 0, std::numeric_limits<T>::quiet_NaN());
   auto d_cases = course::test::guarded<warp::shuffle_case>::input(
-      cases.size(), 0, warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
+      cases.size(), 0,
+      warp::shuffle_case{warp::shuffle_form::broadcast, 0, warp::lanes, warp::full_mask});
   auto d_out = course::test::guarded<T>::output(n, 0);
   d_in.upload(in);
   d_cases.upload(cases);
@@ -120,25 +126,30 @@ void check_cases_typed(const std::vector<warp::shuffle_case> &cases, const std::
   const auto got = d_out.download();
   INFO("seed " << seed);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto want = warp::model::shuffle(cases[i / warp::lanes], &in_int[i - i % warp::lanes], static_cast<int>(i % warp::lanes));
+    const auto want = warp::model::shuffle(cases[i / warp::lanes], &in_int[i - i % warp::lanes],
+                                           static_cast<int>(i % warp::lanes));
     if (!want) continue;  // undefined
     const T w = course::test::value_from<T>(*want);
     if (std::memcmp(&got[i], &w, sizeof w) != 0) {
       std::uint64_t gb = 0, wb = 0;
       std::memcpy(&gb, &got[i], sizeof(T));
       std::memcpy(&wb, &w, sizeof(T));
-      FAIL("stage " << stage().info.id << ", " << what << ": element " << i << " (lane " << i % warp::lanes
-                    << " of the warp doing " << describe(cases[i / warp::lanes]) << ") has bits 0x" << std::hex << gb
-                    << ", expected 0x" << wb);
+      FAIL("stage " << stage().info.id << ", " << what << ": element " << i << " (lane "
+                    << i % warp::lanes << " of the warp doing " << describe(cases[i / warp::lanes])
+                    << ") has bits 0x" << std::hex << gb << ", expected 0x" << wb);
     }
   }
   SUCCEED();
   const std::string damage = d_out.guard_damage();
-  if (!damage.empty()) FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the output (" << damage << ")");
-  if (!d_in.guard_damage().empty()) FAIL("stage " << stage().info.id << ", " << what << ": the input's guards were modified");
+  if (!damage.empty())
+    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the output (" << damage
+                  << ")");
+  if (!d_in.guard_damage().empty())
+    FAIL("stage " << stage().info.id << ", " << what << ": the input's guards were modified");
 }
 
-std::vector<warp::shuffle_case> cases_of(warp::shuffle_form form, const std::vector<unsigned> &masks) {
+std::vector<warp::shuffle_case> cases_of(warp::shuffle_form form,
+                                         const std::vector<unsigned> &masks) {
   std::vector<warp::shuffle_case> cases;
   for (unsigned mask : masks)
     for (int width : widths)
@@ -148,28 +159,35 @@ std::vector<warp::shuffle_case> cases_of(warp::shuffle_form form, const std::vec
 
 }  // namespace
 
-TEST_CASE("each shuffle form matches the warp model for every width and offset (full mask)", "[shuffle]") {
+TEST_CASE("each shuffle form matches the warp model for every width and offset (full mask)",
+          "[shuffle]") {
   for (auto form : warp::all_shuffle_forms)
-    check_cases(cases_of(form, {warp::full_mask}), std::string("form=") + to_string(form) + ", full mask");
+    check_cases(cases_of(form, {warp::full_mask}),
+                std::string("form=") + to_string(form) + ", full mask");
 }
 
-TEST_CASE("shuffles with partial masks: lanes outside keep their value, lanes inside read what is defined",
-          "[shuffle][mask]") {
+TEST_CASE(
+    "shuffles with partial masks: lanes outside keep their value, lanes inside read what is defined",
+    "[shuffle][mask]") {
   std::vector<unsigned> masks = {0x0000ffffu, 0xffff0000u, 0x55555555u, 0xaaaaaaaau, 0x0f0f0f0fu,
                                  0x80000001u, 0x00000001u, 0xfffffffeu, 0x7fffffffu};
   const std::uint64_t seed = course::fresh_seed();
-  for (std::uint64_t k = 0; k < 4; ++k) masks.push_back(static_cast<unsigned>(course::random_bits(seed, k)));
+  for (std::uint64_t k = 0; k < 4; ++k)
+    masks.push_back(static_cast<unsigned>(course::random_bits(seed, k)));
   INFO("random masks from seed " << seed);
   for (auto form : warp::all_shuffle_forms)
     check_cases(cases_of(form, masks), std::string("form=") + to_string(form) + ", partial masks");
 }
 
-TEST_CASE("float and double shuffles move every bit, in every form (full and partial masks)", "[shuffle][float]") {
+TEST_CASE("float and double shuffles move every bit, in every form (full and partial masks)",
+          "[shuffle][float]") {
   const std::vector<unsigned> masks = {warp::full_mask, 0x0000ffffu, 0x55555555u, 0x80000001u};
   for (auto form : warp::all_shuffle_forms) {
     const auto cases = cases_of(form, masks);
-    check_cases_typed<float>(cases, std::string("float, form=") + to_string(form), stage().shuffle_float);
-    check_cases_typed<double>(cases, std::string("double, form=") + to_string(form), stage().shuffle_double);
+    check_cases_typed<float>(cases, std::string("float, form=") + to_string(form),
+                             stage().shuffle_float);
+    check_cases_typed<double>(cases, std::string("double, form=") + to_string(form),
+                              stage().shuffle_double);
   }
 }
 
@@ -183,13 +201,15 @@ void check_ids(int x, int y, int width, std::size_t out_offset = 0) {
   stage().ids(d_out.get(), x, y, width);
   CUDA_CHECK(cudaDeviceSynchronize());
   const auto got = d_out.download();
-  std::string what = "block " + std::to_string(x) + " x " + std::to_string(y) + ", width " + std::to_string(width);
+  std::string what =
+      "block " + std::to_string(x) + " x " + std::to_string(y) + ", width " + std::to_string(width);
   if (out_offset) what += ", output offset " + std::to_string(out_offset);
   for (int ty = 0; ty < y; ++ty) {
     for (int tx = 0; tx < x; ++tx) {
       const int linear = ty * x + tx;
-      const warp::thread_ids want{linear % warp::lanes, linear / warp::lanes, linear % warp::lanes / width,
-                                  linear % warp::lanes % width, linear % warp::lanes};
+      const warp::thread_ids want{linear % warp::lanes, linear / warp::lanes,
+                                  linear % warp::lanes / width, linear % warp::lanes % width,
+                                  linear % warp::lanes};
       const warp::thread_ids &g = got[linear];
       const char *field = g.lane != want.lane           ? "lane"
                           : g.warp != want.warp         ? "warp"
@@ -198,27 +218,31 @@ void check_ids(int x, int y, int width, std::size_t out_offset = 0) {
                           : g.hw_lane != want.hw_lane   ? "hw_lane (%laneid)"
                                                         : nullptr;
       if (field)
-        FAIL("stage " << stage().info.id << ", " << what << ": thread (" << tx << ", " << ty << ") has " << field
-                      << " wrong; expected lane/warp/segment/seg_lane/%laneid " << want.lane << "/" << want.warp
-                      << "/" << want.segment << "/" << want.seg_lane << "/" << want.hw_lane << ", got " << g.lane
-                      << "/" << g.warp << "/" << g.segment << "/" << g.seg_lane << "/" << g.hw_lane);
+        FAIL("stage " << stage().info.id << ", " << what << ": thread (" << tx << ", " << ty
+                      << ") has " << field << " wrong; expected lane/warp/segment/seg_lane/%laneid "
+                      << want.lane << "/" << want.warp << "/" << want.segment << "/"
+                      << want.seg_lane << "/" << want.hw_lane << ", got " << g.lane << "/" << g.warp
+                      << "/" << g.segment << "/" << g.seg_lane << "/" << g.hw_lane);
     }
   }
   SUCCEED();
   const std::string damage = d_out.guard_damage();
   if (!damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the block's ids (" << damage << ")");
+    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the block's ids ("
+                  << damage << ")");
 }
 
 }  // namespace
 
-TEST_CASE("lane, warp and segment ids of 1D and 2D blocks match the formulas and %laneid", "[ids]") {
+TEST_CASE("lane, warp and segment ids of 1D and 2D blocks match the formulas and %laneid",
+          "[ids]") {
   struct shape {
     int x, y;
   };
   // Partial warps (5 x 7, 33 x 3, 7 x 33) included: the last warp of such a block is not full.
-  for (shape s : {shape{32, 1}, shape{64, 1}, shape{96, 1}, shape{1024, 1}, shape{16, 4}, shape{8, 8}, shape{4, 16},
-                  shape{5, 7}, shape{33, 3}, shape{7, 33}, shape{32, 32}})
+  for (shape s :
+       {shape{32, 1}, shape{64, 1}, shape{96, 1}, shape{1024, 1}, shape{16, 4}, shape{8, 8},
+        shape{4, 16}, shape{5, 7}, shape{33, 3}, shape{7, 33}, shape{32, 32}})
     for (int width : widths) check_ids(s.x, s.y, width);
 }
 

@@ -42,36 +42,47 @@ warp::vote_result expected(const vote_case &c, int lane) {
   for (int k = warp::lanes - 1; k >= 0; --k)
     if (ballot >> k & 1u) leader = k;
   using namespace warp::model;
-  return {ballot,          ballot != 0,     ballot == c.mask,  popc(ballot),     popc(ballot & lanemask_lt(lane)),
-          leader,          lanemask_lt(lane), lanemask_le(lane), lanemask_eq(lane), lanemask_ge(lane),
+  return {ballot,
+          ballot != 0,
+          ballot == c.mask,
+          popc(ballot),
+          popc(ballot & lanemask_lt(lane)),
+          leader,
+          lanemask_lt(lane),
+          lanemask_le(lane),
+          lanemask_eq(lane),
+          lanemask_ge(lane),
           lanemask_gt(lane)};
 }
 
 std::string show(const warp::vote_result &r) {
   std::ostringstream os;
   os << std::hex << "ballot=0x" << r.ballot << std::dec << " any=" << r.any << " all=" << r.all
-     << " count=" << r.count << " rank=" << r.rank << " leader=" << r.leader << std::hex << " lt=0x" << r.lanemask_lt
-     << " le=0x" << r.lanemask_le << " eq=0x" << r.lanemask_eq << " ge=0x" << r.lanemask_ge << " gt=0x"
-     << r.lanemask_gt;
+     << " count=" << r.count << " rank=" << r.rank << " leader=" << r.leader << std::hex << " lt=0x"
+     << r.lanemask_lt << " le=0x" << r.lanemask_le << " eq=0x" << r.lanemask_eq << " ge=0x"
+     << r.lanemask_ge << " gt=0x" << r.lanemask_gt;
   return os.str();
 }
 
 bool same(const warp::vote_result &a, const warp::vote_result &b) {
-  return a.ballot == b.ballot && a.any == b.any && a.all == b.all && a.count == b.count && a.rank == b.rank &&
-         a.leader == b.leader && a.lanemask_lt == b.lanemask_lt && a.lanemask_le == b.lanemask_le &&
-         a.lanemask_eq == b.lanemask_eq && a.lanemask_ge == b.lanemask_ge && a.lanemask_gt == b.lanemask_gt;
+  return a.ballot == b.ballot && a.any == b.any && a.all == b.all && a.count == b.count &&
+         a.rank == b.rank && a.leader == b.leader && a.lanemask_lt == b.lanemask_lt &&
+         a.lanemask_le == b.lanemask_le && a.lanemask_eq == b.lanemask_eq &&
+         a.lanemask_ge == b.lanemask_ge && a.lanemask_gt == b.lanemask_gt;
 }
 
 // One warp per case; lanes in the mask must report what the host computes, the others nothing.
 // pred holds each lane's predicate as an int (any non-zero value is true); the predicates, the
 // masks and the output start pred_offset, masks_offset and out_offset elements into their
 // allocations.
-void check_votes(const std::vector<vote_case> &cases, const std::vector<int> &pred, const std::string &what,
-                 std::size_t pred_offset = 0, std::size_t masks_offset = 0, std::size_t out_offset = 0) {
+void check_votes(const std::vector<vote_case> &cases, const std::vector<int> &pred,
+                 const std::string &what, std::size_t pred_offset = 0, std::size_t masks_offset = 0,
+                 std::size_t out_offset = 0) {
   const std::size_t n = cases.size() * warp::lanes;
   std::vector<unsigned> masks(cases.size());
   for (std::size_t w = 0; w < cases.size(); ++w) masks[w] = cases[w].mask;
-  // Past the end: predicates true, masks of all lanes (a warp past the last that voted would write).
+  // Past the end: predicates true, masks of all lanes (a warp past the last that voted would
+  // write).
   auto d_pred = guarded<int>::input(n, pred_offset, course::test::input_guard_value<int>());
   auto d_masks = guarded<unsigned>::input(cases.size(), masks_offset, warp::full_mask);
   auto d_out = guarded<warp::vote_result>::output(n, out_offset);
@@ -91,26 +102,31 @@ void check_votes(const std::vector<vote_case> &cases, const std::vector<int> &pr
       const std::size_t i = w * warp::lanes + lane;
       const auto where = [&] {
         std::ostringstream os;
-        os << "stage " << stage().info.id << ", " << where_all << ": warp " << w << " (predicates 0x" << std::hex
-           << c.pred << ", mask 0x" << c.mask << std::dec << "), lane " << lane << " (predicate " << pred[i] << ")";
+        os << "stage " << stage().info.id << ", " << where_all << ": warp " << w
+           << " (predicates 0x" << std::hex << c.pred << ", mask 0x" << c.mask << std::dec
+           << "), lane " << lane << " (predicate " << pred[i] << ")";
         return os.str();
       };
       if (!(c.mask >> lane & 1u)) {
-        if (!course::test::is_poison(got[i])) FAIL(where() << " is not in the mask but wrote a result");
+        if (!course::test::is_poison(got[i]))
+          FAIL(where() << " is not in the mask but wrote a result");
         continue;
       }
       if (course::test::is_poison(got[i])) FAIL(where() << ": never written");
       const auto want = expected(c, lane);
-      if (!same(got[i], want)) FAIL(where() << ":\n  expected " << show(want) << "\n  got      " << show(got[i]));
+      if (!same(got[i], want))
+        FAIL(where() << ":\n  expected " << show(want) << "\n  got      " << show(got[i]));
     }
   }
   SUCCEED();  // one assertion per checked call, so the summary counts them
   const std::string damage = d_out.guard_damage();
   if (!damage.empty())
-    FAIL("stage " << stage().info.id << ", " << where_all << ": wrote outside the output (" << damage << ")");
+    FAIL("stage " << stage().info.id << ", " << where_all << ": wrote outside the output ("
+                  << damage << ")");
   if (d_pred.download() != pred || d_masks.download() != masks || !d_pred.guard_damage().empty() ||
       !d_masks.guard_damage().empty())
-    FAIL("stage " << stage().info.id << ", " << where_all << ": the predicates or the masks were modified");
+    FAIL("stage " << stage().info.id << ", " << where_all
+                  << ": the predicates or the masks were modified");
 }
 
 // The same with the predicates of each case as arbitrary non-zero ints, not just 1: the stage
@@ -136,24 +152,28 @@ unsigned random_predicates(std::uint64_t seed, std::uint64_t k, int percent) {
 TEST_CASE("votes of the whole warp: all true, all false, one lane, random", "[vote]") {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed << "");
-  std::vector<vote_case> cases = {{warp::full_mask, warp::full_mask}, {0u, warp::full_mask},
-                                  {0x55555555u, warp::full_mask}, {0x80000000u, warp::full_mask}};
+  std::vector<vote_case> cases = {{warp::full_mask, warp::full_mask},
+                                  {0u, warp::full_mask},
+                                  {0x55555555u, warp::full_mask},
+                                  {0x80000000u, warp::full_mask}};
   for (int lane = 0; lane < warp::lanes; ++lane) {
     cases.push_back({1u << lane, warp::full_mask});
     cases.push_back({~(1u << lane), warp::full_mask});
   }
   std::uint64_t k = 0;
   for (int percent : {3, 10, 50, 90, 97})
-    for (int rep = 0; rep < 20; ++rep) cases.push_back({random_predicates(seed, k++, percent), warp::full_mask});
+    for (int rep = 0; rep < 20; ++rep)
+      cases.push_back({random_predicates(seed, k++, percent), warp::full_mask});
   check_votes(cases, "full mask");
 }
 
 TEST_CASE("votes among the lanes of a partial mask", "[vote][mask]") {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed << "");
-  std::vector<unsigned> masks = {0x0000ffffu, 0xffff0000u, 0xaaaaaaaau, 0x80000001u, 0x00000001u, 0x80000000u,
-                                 0xfffffffeu};
-  for (std::uint64_t m = 0; m < 8; ++m) masks.push_back(static_cast<unsigned>(course::random_bits(seed, 1000 + m)) | 1u);
+  std::vector<unsigned> masks = {0x0000ffffu, 0xffff0000u, 0xaaaaaaaau, 0x80000001u,
+                                 0x00000001u, 0x80000000u, 0xfffffffeu};
+  for (std::uint64_t m = 0; m < 8; ++m)
+    masks.push_back(static_cast<unsigned>(course::random_bits(seed, 1000 + m)) | 1u);
   std::vector<vote_case> cases;
   std::uint64_t k = 0;
   for (unsigned mask : masks) {
@@ -192,7 +212,8 @@ void check_compact(std::size_t n, int lo, int hi, const compact_offsets &at = {}
   const auto got = d_out.download();
   const auto got_counts = d_counts.download();
 
-  std::string what = "n=" + std::to_string(n) + ", values in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  std::string what = "n=" + std::to_string(n) + ", values in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]";
   if (at.in) what += ", input offset " + std::to_string(at.in);
   if (at.out) what += ", output offset " + std::to_string(at.out);
   if (at.counts) what += ", counts offset " + std::to_string(at.counts);
@@ -210,20 +231,23 @@ void check_compact(std::size_t n, int lo, int hi, const compact_offsets &at = {}
     for (std::size_t k = 0; k < warp::lanes; ++k) {
       const std::size_t i = w * warp::lanes + k;
       if (k < kept.size() && got[i] != kept[k])
-        FAIL("stage " << stage().info.id << ", " << what << ": warp " << w << ", slot " << k << ": expected "
-                      << kept[k] << ", got "
-                      << (course::test::is_poison(got[i]) ? "never written (poison)" : std::to_string(got[i])));
+        FAIL("stage " << stage().info.id << ", " << what << ": warp " << w << ", slot " << k
+                      << ": expected " << kept[k] << ", got "
+                      << (course::test::is_poison(got[i]) ? "never written (poison)"
+                                                          : std::to_string(got[i])));
       if (k >= kept.size() && !course::test::is_poison(got[i]))
-        FAIL("stage " << stage().info.id << ", " << what << ": warp " << w << " kept " << kept.size()
-                      << " values but wrote slot " << k << " (" << got[i] << ")");
+        FAIL("stage " << stage().info.id << ", " << what << ": warp " << w << " kept "
+                      << kept.size() << " values but wrote slot " << k << " (" << got[i] << ")");
     }
   }
   SUCCEED();
   const std::string out_damage = d_out.guard_damage(), counts_damage = d_counts.guard_damage();
   if (!out_damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the warps' slots (" << out_damage << ")");
+    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the warps' slots ("
+                  << out_damage << ")");
   if (!counts_damage.empty())
-    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the counts (" << counts_damage << ")");
+    FAIL("stage " << stage().info.id << ", " << what << ": wrote outside the counts ("
+                  << counts_damage << ")");
   if (!d_in.guard_damage().empty() || d_in.download() != in)
     FAIL("stage " << stage().info.id << ", " << what << ": the input or its guards were modified");
 }
@@ -231,8 +255,8 @@ void check_compact(std::size_t n, int lo, int hi, const compact_offsets &at = {}
 }  // namespace
 
 TEST_CASE("warp-level compaction matches the host at awkward sizes", "[compact]") {
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
-                        std::size_t(1000003)})
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32),
+                        std::size_t(33), std::size_t(1000003)})
     check_compact(n, -1000, 1000);
 }
 
@@ -273,12 +297,14 @@ TEST_CASE("seeded random sweep: votes and compaction", "[sweep]") {
         pred[w * warp::lanes + lane] = v ? v : 1;
       }
     }
-    const std::size_t pred_offset = rng.below(4), masks_offset = rng.below(4), out_offset = rng.below(4);
+    const std::size_t pred_offset = rng.below(4), masks_offset = rng.below(4),
+                      out_offset = rng.below(4);
     INFO("vote launch " << launch);
-    check_votes(cases, pred, "random votes, " + std::to_string(n_cases) + " warps", pred_offset, masks_offset,
-                out_offset);
+    check_votes(cases, pred, "random votes, " + std::to_string(n_cases) + " warps", pred_offset,
+                masks_offset, out_offset);
   }
-  const course::test::value_range ranges[] = {{-1000, 1000}, {1, 1000}, {-1000, 0}, {-3, 1}, {0, 1}, {-(1 << 30), 1 << 30}};
+  const course::test::value_range ranges[] = {{-1000, 1000}, {1, 1000}, {-1000, 0},
+                                              {-3, 1},       {0, 1},    {-(1 << 30), 1 << 30}};
   const int compact_cases = 40;
   for (int c = 0; c < compact_cases; ++c) {
     std::size_t n = rng.awkward_size({32, 256}, 3000000);

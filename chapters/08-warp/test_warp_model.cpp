@@ -43,7 +43,8 @@ int ptx_source_lane(shuffle_form form, int lane, int arg, int width) {
 
 TEST_CASE("the model reproduces the article's examples", "[model]") {
   // Broadcast from lane 3 with width 16: lanes 0..15 get lane 3's value, lanes 16..31 lane 19's.
-  for (int lane = 0; lane < warp::lanes; ++lane) CHECK(from(shuffle_form::broadcast, 3, 16, lane) == (lane < 16 ? 3 : 19));
+  for (int lane = 0; lane < warp::lanes; ++lane)
+    CHECK(from(shuffle_form::broadcast, 3, 16, lane) == (lane < 16 ? 3 : 19));
   // Shift up by 2: the two lowest lanes keep their own values; shift down by 2: the two highest.
   for (int lane = 0; lane < warp::lanes; ++lane) {
     CHECK(from(shuffle_form::up, 2, 32, lane) == (lane < 2 ? lane : lane - 2));
@@ -55,23 +56,30 @@ TEST_CASE("the model reproduces the article's examples", "[model]") {
     CHECK(from(shuffle_form::rotate, -2, 32, lane) == (lane + 30) % 32);
   }
   // Butterfly with mask 1: neighbours swap.
-  for (int lane = 0; lane < warp::lanes; ++lane) CHECK(from(shuffle_form::butterfly, 1, 32, lane) == (lane ^ 1));
+  for (int lane = 0; lane < warp::lanes; ++lane)
+    CHECK(from(shuffle_form::butterfly, 1, 32, lane) == (lane ^ 1));
 }
 
 TEST_CASE("the model agrees with the PTX ISA's shfl.sync pseudocode", "[model]") {
   for (auto form : warp::all_shuffle_forms)
     for (int width = 2; width <= warp::lanes; width *= 2)
-      for (int arg = form == shuffle_form::broadcast || form == shuffle_form::rotate ? -64 : 0; arg < 64; ++arg) {
-        if ((form == shuffle_form::up || form == shuffle_form::down || form == shuffle_form::butterfly) && arg >= 32)
-          break;  // offsets and lane masks are 5-bit fields: beyond 31 the intrinsics' result is not the model's concern
+      for (int arg = form == shuffle_form::broadcast || form == shuffle_form::rotate ? -64 : 0;
+           arg < 64; ++arg) {
+        if ((form == shuffle_form::up || form == shuffle_form::down ||
+             form == shuffle_form::butterfly) &&
+            arg >= 32)
+          break;  // offsets and lane masks are 5-bit fields: beyond 31 the intrinsics' result is
+                  // not the model's concern
         for (int lane = 0; lane < warp::lanes; ++lane) {
           INFO(to_string(form) << " arg=" << arg << " width=" << width << " lane=" << lane);
-          REQUIRE(warp::model::source_lane(form, lane, arg, width) == ptx_source_lane(form, lane, arg, width));
+          REQUIRE(warp::model::source_lane(form, lane, arg, width) ==
+                  ptx_source_lane(form, lane, arg, width));
         }
       }
 }
 
-TEST_CASE("the model: lanes outside the mask keep their value; reading one is undefined", "[model]") {
+TEST_CASE("the model: lanes outside the mask keep their value; reading one is undefined",
+          "[model]") {
   std::array<int, warp::lanes> in{};
   for (int k = 0; k < warp::lanes; ++k) in[k] = 100 + k;
   const warp::shuffle_case c{shuffle_form::down, 1, 32, 0x0000ffffu};
@@ -89,8 +97,8 @@ TEST_CASE("lane masks", "[model]") {
   CHECK(warp::model::lanemask_le(31) == warp::full_mask);
   CHECK(warp::model::lanemask_gt(31) == 0u);
   for (int lane = 0; lane < warp::lanes; ++lane) {
-    CHECK((warp::model::lanemask_lt(lane) | warp::model::lanemask_eq(lane) | warp::model::lanemask_gt(lane)) ==
-          warp::full_mask);
+    CHECK((warp::model::lanemask_lt(lane) | warp::model::lanemask_eq(lane) |
+           warp::model::lanemask_gt(lane)) == warp::full_mask);
     CHECK((warp::model::lanemask_lt(lane) & warp::model::lanemask_ge(lane)) == 0u);
   }
 }

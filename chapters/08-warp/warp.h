@@ -29,13 +29,16 @@ constexpr unsigned full_mask = 0xffffffffu;
 
 enum class shuffle_form {
   broadcast,  // __shfl_sync(mask, v, arg, width): every lane reads lane arg of its segment
-  up,         // __shfl_up_sync(mask, v, arg, width): lane reads lane - arg; the first arg keep their own
-  down,       // __shfl_down_sync(mask, v, arg, width): lane reads lane + arg; the last arg keep their own
-  rotate,     // __shfl_sync(mask, v, lane + arg, width): like down (or up, for arg < 0), wrapping round
+  up,    // __shfl_up_sync(mask, v, arg, width): lane reads lane - arg; the first arg keep their own
+  down,  // __shfl_down_sync(mask, v, arg, width): lane reads lane + arg; the last arg keep their
+         // own
+  rotate,     // __shfl_sync(mask, v, lane + arg, width): like down (or up, for arg < 0), wrapping
+              // round
   butterfly,  // __shfl_xor_sync(mask, v, arg, width): lane reads lane ^ arg
 };
-constexpr shuffle_form all_shuffle_forms[] = {shuffle_form::broadcast, shuffle_form::up, shuffle_form::down,
-                                              shuffle_form::rotate, shuffle_form::butterfly};
+constexpr shuffle_form all_shuffle_forms[] = {shuffle_form::broadcast, shuffle_form::up,
+                                              shuffle_form::down, shuffle_form::rotate,
+                                              shuffle_form::butterfly};
 
 inline const char *to_string(shuffle_form f) {
   switch (f) {
@@ -52,7 +55,8 @@ inline const char *to_string(shuffle_form f) {
 // whose bit is set in `mask` take part (the others keep their own value).
 struct shuffle_case {
   shuffle_form form;
-  int arg;  // source lane (broadcast), offset (up, down: 0..31; rotate: either sign), lane mask (butterfly)
+  int arg;  // source lane (broadcast), offset (up, down: 0..31; rotate: either sign), lane mask
+            // (butterfly)
   int width;
   unsigned mask;
 };
@@ -61,8 +65,10 @@ struct shuffle_case {
 using shuffle_fn = void (*)(int *out, const int *in, const shuffle_case *cases, int n_cases);
 // The same on floats and doubles: the shuffle intrinsics are overloaded for them, and move the
 // bits unchanged (a double is two 32-bit shuffles, one per half).
-using shuffle_float_fn = void (*)(float *out, const float *in, const shuffle_case *cases, int n_cases);
-using shuffle_double_fn = void (*)(double *out, const double *in, const shuffle_case *cases, int n_cases);
+using shuffle_float_fn = void (*)(float *out, const float *in, const shuffle_case *cases,
+                                  int n_cases);
+using shuffle_double_fn = void (*)(double *out, const double *in, const shuffle_case *cases,
+                                   int n_cases);
 
 // Who a thread is, as the formulas say and as the hardware says (%laneid).
 struct thread_ids {
@@ -73,7 +79,8 @@ struct thread_ids {
   int hw_lane;   // the PTX special register %laneid
 };
 
-// One block of block_x * block_y threads; out[threadIdx.y * block_x + threadIdx.x] is that thread's ids.
+// One block of block_x * block_y threads; out[threadIdx.y * block_x + threadIdx.x] is that thread's
+// ids.
 using thread_ids_fn = void (*)(thread_ids *out, int block_x, int block_y, int width);
 
 struct shuffle_stage {
@@ -114,7 +121,8 @@ struct vote_result {
   int count;        // lanes with p true: __popc(ballot)
   int rank;         // lanes below this one with p true: __popc(ballot & lanemask_lt)
   int leader;       // the lowest lane with p true, -1 if none: __ffs(ballot) - 1
-  unsigned lanemask_lt, lanemask_le, lanemask_eq, lanemask_ge, lanemask_gt;  // PTX %lanemask_* of this lane
+  unsigned lanemask_lt, lanemask_le, lanemask_eq, lanemask_ge,
+      lanemask_gt;  // PTX %lanemask_* of this lane
 };
 
 // Warp w votes on pred[32w + lane] != 0 among the lanes of masks[w]; each of those lanes writes
@@ -123,7 +131,8 @@ using vote_fn = void (*)(vote_result *out, const int *pred, const unsigned *mask
 
 // Warp-level stream compaction of the positive values: warp w (covering in[32w .. 32w+32) ∩ [0, n))
 // writes its positive values, in order, to out[32w], out[32w+1], ... and their number to counts[w].
-// out has 32 * ceil(n / 32) elements, counts ceil(n / 32); slots past a warp's count are not written.
+// out has 32 * ceil(n / 32) elements, counts ceil(n / 32); slots past a warp's count are not
+// written.
 using compact_fn = void (*)(int *out, int *counts, const int *in, std::size_t n);
 
 struct vote_stage {
@@ -139,7 +148,8 @@ enum class branchy {
   short_if,      // if (v < 0) v = 3 * v + 7;
   if_else,       // if (v & 1) v = 3 * v + 1; else v = v / 2;   (one Collatz step)
   ternary,       // v > 0 ? 5 * v : -v / 3
-  long_if_else,  // u = v; if (v & 1) 12 rounds of u = u * u + k; else 12 rounds of u = (u ^ (u >> 5)) * 3 + k
+  long_if_else,  // u = v; if (v & 1) 12 rounds of u = u * u + k; else 12 rounds of u = (u ^ (u >>
+                 // 5)) * 3 + k
   data_loop,     // u = v; (v & 15) rounds of u = u * 2654435761 + k: a trip count per lane
   min_max_abs,   // min(max(v, -1000), 1000) + abs(v)
   // (u is unsigned, k counts from 0, the result is u as int)
@@ -166,11 +176,13 @@ inline const char *to_string(branchy b) {
 enum class form { as_written, branch_free };
 constexpr form all_forms[] = {form::as_written, form::branch_free};
 
-inline const char *to_string(form f) { return f == form::as_written ? "as written" : "branch-free"; }
+inline const char *to_string(form f) {
+  return f == form::as_written ? "as written" : "branch-free";
+}
 
-// The branch of length N: u = v; if (v & 1) N rounds of u = u * u + k (k = 0..N-1, unsigned u). Where
-// the compiler stops predicating the branch and starts jumping over it is the lesson; these are
-// the lengths the stage compiles.
+// The branch of length N: u = v; if (v & 1) N rounds of u = u * u + k (k = 0..N-1, unsigned u).
+// Where the compiler stops predicating the branch and starts jumping over it is the lesson; these
+// are the lengths the stage compiles.
 using branch_lengths = std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 32>;
 
 using branchy_fn = void (*)(branchy kernel, form f, int *out, const int *in, std::size_t n);
@@ -190,6 +202,7 @@ struct predication_stage {
 }  // namespace warp
 
 // WARP_STAGE(shuffle_stage, "title", shuffle, ids);  registers the stage compiled in this file.
-#define WARP_STAGE(descriptor, title, ...)                                                  \
-  static course::registrar<warp::descriptor> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      warp::descriptor{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define WARP_STAGE(descriptor, title, ...)                                                \
+  static course::registrar<warp::descriptor> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    warp::descriptor { COURSE_THIS_STAGE(title), __VA_ARGS__ }                            \
+  }

@@ -44,7 +44,8 @@ template <class... Params, class... Args>
 void launch_elementwise(void (*kernel)(Params...), std::size_t n, Args... args) {
   if (n == 0) return;
   const std::size_t needed = (n + elementwise_threads - 1) / elementwise_threads;
-  const auto blocks = std::min<std::size_t>(course::resident_blocks(kernel, elementwise_threads), needed);
+  const auto blocks =
+      std::min<std::size_t>(course::resident_blocks(kernel, elementwise_threads), needed);
   kernel<<<static_cast<unsigned>(blocks), elementwise_threads>>>(args...);
   CUDA_CHECK_LAUNCH();
 }
@@ -52,7 +53,8 @@ void launch_elementwise(void (*kernel)(Params...), std::size_t n, Args... args) 
 // This thread's share of an array sum: its elements of a grid-stride loop over in[0, n).
 __device__ inline int grid_stride_sum(const int *in, std::size_t n) {
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     sum += in[i];
   return sum;
 }
@@ -61,10 +63,13 @@ __device__ inline int grid_stride_sum(const int *in, std::size_t n) {
 // block's grid-stride share to partials[blockIdx.x]: once over the array, then once more, in one
 // block, over the partial sums. (The article adds the partial sums on the host instead.)
 template <class... Params>
-void sum_two_pass(void (*block_sum)(Params...), int *out, const int *in, std::size_t n, const reduce_config &cfg) {
+void sum_two_pass(void (*block_sum)(Params...), int *out, const int *in, std::size_t n,
+                  const reduce_config &cfg) {
   if (cfg.threads < lanes || cfg.threads > 1024 || cfg.threads % lanes != 0)
-    throw std::invalid_argument("block reductions need whole warps: threads per block must be a multiple of 32 in "
-                                "32..1024, not " + std::to_string(cfg.threads));
+    throw std::invalid_argument(
+        "block reductions need whole warps: threads per block must be a multiple of 32 in "
+        "32..1024, not " +
+        std::to_string(cfg.threads));
   const std::size_t needed = std::max<std::size_t>(1, (n + cfg.threads - 1) / cfg.threads);
   const int resident = cfg.blocks ? cfg.blocks : course::resident_blocks(block_sum, cfg.threads);
   const int blocks = static_cast<int>(std::min<std::size_t>(resident, needed));

@@ -17,7 +17,8 @@
 namespace {
 
 template <int n>
-__global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t N, float alpha) {
+__global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t N,
+                             float alpha) {
   // EXERCISE BEGIN: each thread handles groups of n elements blockDim.x apart; the groups of a
   // block are n*blockDim.x contiguous elements, and the grid strides by n*blockDim.x*gridDim.x.
   // Load all n values of x and y into registers, then compute and store; finish the last partial
@@ -26,8 +27,8 @@ __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::si
   // EXERCISE END
 }
 
-void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const streaming::launch_config &cfg,
-           cudaStream_t stream) {
+void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha,
+           const streaming::launch_config &cfg, cudaStream_t stream) {
   if (n == 0) return;
   streaming::dispatch_unroll(cfg.unroll, [&](auto unroll) {
     streaming::launch(saxpy_kernel<decltype(unroll)::value>, cfg, stream, out, x, y, n, alpha);

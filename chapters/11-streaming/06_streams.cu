@@ -24,15 +24,15 @@ namespace {
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: chunk s of [0, n) (s < ctx.n_streams; a multiple of 64 floats each, the last one
-  // what is left) gets its copies in, the kernel and its copy out in stream ctx.streams[s]. Issue
-  // the work breadth first, as listing 11.6 does, and return only when every chunk's result is in
-  // h_out.
+  // EXERCISE BEGIN: chunk s of [0, n) (s < ctx.n_streams; a multiple of 64 floats each, the last
+  // one what is left) gets its copies in, the kernel and its copy out in stream ctx.streams[s].
+  // Issue the work breadth first, as listing 11.6 does, and return only when every chunk's result
+  // is in h_out.
   COURSE_TODO();
   // EXERCISE END
 }
 
 }  // namespace
 
-STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release, course::host_memory::pinned,
-                     "k streams, pinned (stream3Streams, 11.3)");
+STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release,
+                     course::host_memory::pinned, "k streams, pinned (stream3Streams, 11.3)");

@@ -52,16 +52,17 @@ const std::string d2d_label = "ceiling: D2D cudaMemcpy";
 const std::string copy_label = "ceiling: float4 copy kernel";
 const std::string floor_label = "floor: overlapped pinned copies";
 
-#define CUBLAS_CHECK(call)                                                                                   \
-  do {                                                                                                       \
-    cublasStatus_t s_ = (call);                                                                              \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                                         \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call " failed: " + \
-                               cublasGetStatusString(s_));                                                   \
+#define CUBLAS_CHECK(call)                                                              \
+  do {                                                                                  \
+    cublasStatus_t s_ = (call);                                                         \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                                    \
+      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                               ": " #call " failed: " + cublasGetStatusString(s_));     \
   } while (0)
 
 struct options_t {
-  // The defaults: chapters/11-streaming/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  // The defaults: chapters/11-streaming/lessons.toml's [workload.bench] (COURSE_BENCH_*, from
+  // CMake).
   std::int64_t n_host_m = COURSE_BENCH_N, n_device_m = COURSE_BENCH_DEVICEN, max_streams = 8;
   std::string part = "all";
 };
@@ -72,7 +73,8 @@ bool verify(bench::session &s, const std::string &who, std::size_t n, X x, Y y, 
   auto r = course::test::check_elements(
       n, out, [&](std::size_t i) { return alpha * double(x(i)) + double(y(i)); },
       [&](std::size_t i, float g, double want) {
-        return course::test::close(g, want, std::fabs(alpha * double(x(i))) + std::fabs(double(y(i))), 2 * FLT_EPSILON);
+        return course::test::close(
+            g, want, std::fabs(alpha * double(x(i))) + std::fabs(double(y(i))), 2 * FLT_EPSILON);
       });
   if (!r.ok()) s.fail(course::test::describe(who, "benchmark", n, r));
   return r.ok();
@@ -91,7 +93,8 @@ class cublas {
   std::string version() const {
     int v = 0;
     CUBLAS_CHECK(cublasGetVersion(h_, &v));
-    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+           std::to_string(v % 100);
   }
   // y = alpha * x + y, in place.
   void saxpy(float *y, const float *x, std::size_t n) {
@@ -112,16 +115,29 @@ struct device_context {
   std::map<std::string, streaming::launch_config> best_cfg;  // each stage's, from its sweep
 
   device_context(bench::session &session, std::size_t n_)
-      : s(session), n(n_), x(n_ + 1), y(n_ + 1), out(n_ + 1), y_blas(n_ + 1), blas(session.stream()) {
+      : s(session),
+        n(n_),
+        x(n_ + 1),
+        y(n_ + 1),
+        out(n_ + 1),
+        y_blas(n_ + 1),
+        blas(session.stream()) {
     course::fill_random_device(x.get(), n + 1, seed);
     course::fill_random_device(y.get(), n + 1, seed + 1);
-    // cublasSaxpy is in place (y = alpha*x + y); timing it over and over on one y is the same traffic.
-    CUDA_CHECK(cudaMemcpy(y_blas.get(), y.get(), (n + 1) * sizeof(float), cudaMemcpyDeviceToDevice));
+    // cublasSaxpy is in place (y = alpha*x + y); timing it over and over on one y is the same
+    // traffic.
+    CUDA_CHECK(
+        cudaMemcpy(y_blas.get(), y.get(), (n + 1) * sizeof(float), cudaMemcpyDeviceToDevice));
   }
-  std::size_t bytes(std::size_t m) const { return 3 * m * sizeof(float); }  // x and y read, out written
-  bench::work stage(const streaming::device_stage &st, const streaming::launch_config &cfg, std::size_t x_offset = 0) {
+  std::size_t bytes(std::size_t m) const {
+    return 3 * m * sizeof(float);
+  }  // x and y read, out written
+  bench::work stage(const streaming::device_stage &st, const streaming::launch_config &cfg,
+                    std::size_t x_offset = 0) {
     const std::size_t m = n - x_offset;
-    return [this, &st, cfg, x_offset, m](cudaStream_t stream) { st.saxpy(out.get(), x.get() + x_offset, y.get(), m, alpha, cfg, stream); };
+    return [this, &st, cfg, x_offset, m](cudaStream_t stream) {
+      st.saxpy(out.get(), x.get() + x_offset, y.get(), m, alpha, cfg, stream);
+    };
   }
   bench::work library(std::size_t x_offset = 0) {
     const std::size_t m = n - x_offset;
@@ -133,19 +149,24 @@ struct device_context {
     const std::size_t m = n - x_offset;
     std::vector<float> h(m);
     CUDA_CHECK(cudaMemcpy(h.data(), out.get(), m * sizeof(float), cudaMemcpyDeviceToHost));
-    verify(s, who, m, [&](std::size_t i) { return course::random_float(seed, i + x_offset); },
-           [&](std::size_t i) { return course::random_float(seed + 1, i); }, [&](std::size_t i) { return h[i]; });
+    verify(
+        s, who, m, [&](std::size_t i) { return course::random_float(seed, i + x_offset); },
+        [&](std::size_t i) { return course::random_float(seed + 1, i); },
+        [&](std::size_t i) { return h[i]; });
   }
 };
 
 const std::vector<int> threads_axis = {32, 64, 128, 256, 512, 1024};
 
 // Stage's block size x unroll sweep (a quick look per cell): the table, and the best configuration.
-std::optional<streaming::launch_config> sweep_table(device_context &c, const streaming::device_stage &stage) {
+std::optional<streaming::launch_config> sweep_table(device_context &c,
+                                                    const streaming::device_stage &stage) {
   std::vector<column> cols = {{"unroll", 0}};
   for (int t : threads_axis) cols.push_back({std::to_string(t), 0});
   for (column col : {column{"max_GB/s", 0}, column{"max_threads", 0}}) cols.push_back(col);
-  table sweep("sweep_" + stage.info.id, "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)", cols);
+  table sweep("sweep_" + stage.info.id,
+              "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)",
+              cols);
   std::optional<streaming::launch_config> best;
   double best_ms = 0;
   for (int u = 1; u <= (stage.unrolls ? 16 : 1); ++u) {
@@ -156,9 +177,11 @@ std::optional<streaming::launch_config> sweep_table(device_context &c, const str
       cfg.threads = t;
       cfg.unroll = u;
       const auto ms = c.s.quick(c.stage(stage, cfg), c.bytes(c.n));
-      row.push_back(ms ? cell(c.bytes(c.n) / (*ms * 1e6)) : cell());  // "-": too many registers for this block size
+      row.push_back(ms ? cell(c.bytes(c.n) / (*ms * 1e6))
+                       : cell());  // "-": too many registers for this block size
       if (!ms) continue;
-      if (c.bytes(c.n) / (*ms * 1e6) > row_best) row_best = c.bytes(c.n) / (*ms * 1e6), row_best_threads = t;
+      if (c.bytes(c.n) / (*ms * 1e6) > row_best)
+        row_best = c.bytes(c.n) / (*ms * 1e6), row_best_threads = t;
       if (!best || *ms < best_ms) best = cfg, best_ms = *ms;
     }
     row.push_back(row_best);
@@ -172,20 +195,25 @@ std::optional<streaming::launch_config> sweep_table(device_context &c, const str
   sweep.set_plot(heatmap);
   if (stage.unrolls) c.s.finish(std::move(sweep));
   else if (best) {
-    std::printf("\nStage %s (no unroll): best block size %d threads\n", stage.info.id.c_str(), best->threads);
+    std::printf("\nStage %s (no unroll): best block size %d threads\n", stage.info.id.c_str(),
+                best->threads);
     c.s.results().add(std::move(sweep));
   }
   return best;
 }
 
 void device_progression_table(device_context &c) {
-  bench::progression prog(c.s, {"device_progression", "Device SAXPY progression (" + std::to_string(c.n / mega) + "M floats, 12 B/element)",
-                                "config", "GB/s", double(c.bytes(c.n)), "%d2d_copy", "vs_cuBLAS",
-                                plot_hint::stage_bars("GB/s", d2d_label, "device-to-device memcpy")});
+  bench::progression prog(
+      c.s, {"device_progression",
+            "Device SAXPY progression (" + std::to_string(c.n / mega) + "M floats, 12 B/element)",
+            "config", "GB/s", double(c.bytes(c.n)), "%d2d_copy", "vs_cuBLAS",
+            plot_hint::stage_bars("GB/s", d2d_label, "device-to-device memcpy")});
   double d2d = 0, copy = 0;
   if (c.s.selected(d2d_label)) prog.set_ceiling(d2d = bench::d2d_memcpy_gbs(c.n * sizeof(float)));
   if (c.s.selected(copy_label)) copy = bench::copy_kernel_gbs(c.n * sizeof(float));
-  std::printf("ceilings: device-to-device cudaMemcpy %.0f GB/s, float4 copy kernel %.0f GB/s (bytes read + written; 0: not run)\n", d2d, copy);
+  std::printf(
+      "ceilings: device-to-device cudaMemcpy %.0f GB/s, float4 copy kernel %.0f GB/s (bytes read + written; 0: not run)\n",
+      d2d, copy);
   std::optional<bench::measurement> blas;
   if (c.s.selected(blas_label)) {
     blas = c.s.time(blas_label, c.library(), c.bytes(c.n), true);
@@ -201,11 +229,14 @@ void device_progression_table(device_context &c) {
     }
     const auto cfg = sweep_table(c, stage);
     if (!cfg) continue;
-    const auto m = prog.stage(stage.info.id, std::to_string(cfg->threads) + " thr" + (stage.unrolls ? " x" + std::to_string(cfg->unroll) : ""),
+    const auto m = prog.stage(stage.info.id,
+                              std::to_string(cfg->threads) + " thr" +
+                                  (stage.unrolls ? " x" + std::to_string(cfg->unroll) : ""),
                               c.stage(stage, *cfg), c.bytes(c.n));
     c.check(stage.info.id);
     c.best_cfg[stage.info.id] = *cfg;
-    if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, c.fastest = &stage;
+    if (best_ms == 0 || m.per_call.median < best_ms)
+      best_ms = m.per_call.median, c.fastest = &stage;
   }
   if (blas) prog.library(blas_label, *blas);
   if (d2d > 0) prog.ceiling(d2d_label, "2 x 4 B/elem", d2d);
@@ -219,14 +250,24 @@ void device_progression_table(device_context &c) {
 // that refuses a pointer not 16-byte aligned gives way to the fastest one that takes it).
 void vs_cublas_table(device_context &c) {
   if (!c.fastest || !c.s.selected(blas_label)) return;
-  table t("vs_cuBLAS", "SAXPY against cuBLAS, interleaved (ratio = cuBLAS time / stage time, per pair)",
-          {{"case", 0}, {"stage", 0}, {"n", 0}, {"stage_ms", 4}, {"cuBLAS_ms", 4}, {"vs_cuBLAS", 3}, {"min", 3}, {"max", 3}, {"pairs", 0}});
+  table t("vs_cuBLAS",
+          "SAXPY against cuBLAS, interleaved (ratio = cuBLAS time / stage time, per pair)",
+          {{"case", 0},
+           {"stage", 0},
+           {"n", 0},
+           {"stage_ms", 4},
+           {"cuBLAS_ms", 4},
+           {"vs_cuBLAS", 3},
+           {"min", 3},
+           {"max", 3},
+           {"pairs", 0}});
   std::string headline = "SAXPY against cuBLAS (range over the interleaved pairs):";
   for (std::size_t off : {std::size_t(0), std::size_t(1)}) {
     const std::string name = off ? "x offset by one float" : "aligned";
     const streaming::device_stage *st = c.fastest;
     streaming::launch_config cfg = c.best_cfg.at(st->info.id);
-    if (off && !c.s.quick(c.stage(*st, cfg, off), c.bytes(c.n))) {  // refused: the fastest stage that takes it
+    if (off && !c.s.quick(c.stage(*st, cfg, off),
+                          c.bytes(c.n))) {  // refused: the fastest stage that takes it
       st = nullptr;
       double best = 0;
       for (const auto &other : course::registered<streaming::device_stage>()) {
@@ -234,16 +275,20 @@ void vs_cublas_table(device_context &c) {
         const auto ms = c.s.quick(c.stage(other, c.best_cfg[other.info.id], off), c.bytes(c.n));
         if (ms && (!st || *ms < best)) st = &other, best = *ms, cfg = c.best_cfg[other.info.id];
       }
-      t.note(c.fastest->info.id + " refuses x offset by one float (not 16-byte aligned): that row is the fastest stage that takes it");
+      t.note(
+          c.fastest->info.id +
+          " refuses x offset by one float (not 16-byte aligned): that row is the fastest stage that takes it");
     }
     if (!st) continue;
     const auto cmp = c.s.interleaved(c.library(off), c.stage(*st, cfg, off), c.bytes(c.n - off));
     c.check(st->info.id + " " + name, off);
-    t.add_row({name, st->info.id, double(c.n - off), cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
-               cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    t.add_row({name, st->info.id, double(c.n - off), cmp.stage.per_call.median,
+               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
+               double(cmp.ratio.pairs)});
     bench::warn_if_noisy(t, st->info.id + " " + name, cmp.stage);
     bench::warn_if_noisy(t, "cuBLAS " + name, cmp.baseline);
-    headline += " " + name + " " + st->info.id + " " + bench::range_text(cmp.ratio) + (off ? "" : ";");
+    headline +=
+        " " + name + " " + st->info.id + " " + bench::range_text(cmp.ratio) + (off ? "" : ";");
   }
   c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M floats)");
   c.s.finish(std::move(t));
@@ -255,26 +300,43 @@ void lab_table(device_context &c) {
   const streaming::device_stage *templated = nullptr;
   for (const auto &stage : course::registered<streaming::device_stage>())
     if (!stage.info.todo && stage.info.id == "02_unrolled_templated") templated = &stage;
-  table lab("lab_pragma_unroll", "Lab (11.1): #pragma unroll against the templated unroll of stage 02, GB/s at the best of 32, 128, 512 threads",
-            {{"unroll", 0}, {"pragma_GB/s", 0}, {"pragma_threads", 0}, {"templated_GB/s", 0}, {"templated_threads", 0}, {"templated/pragma", 3}});
+  table lab(
+      "lab_pragma_unroll",
+      "Lab (11.1): #pragma unroll against the templated unroll of stage 02, GB/s at the best of 32, 128, 512 threads",
+      {{"unroll", 0},
+       {"pragma_GB/s", 0},
+       {"pragma_threads", 0},
+       {"templated_GB/s", 0},
+       {"templated_threads", 0},
+       {"templated/pragma", 3}});
   if (!c.s.selected("lab_pragma_unroll")) return;
   const double bytes = double(c.bytes(c.n));
   for (int u : {1, 2, 4, 8, 16}) {
     auto best_of = [&](auto make) {
-      return c.s.best(std::vector<int>{32, 128, 512}, [&](int t) {
-        streaming::launch_config cfg;
-        cfg.threads = t;
-        cfg.unroll = u;
-        return make(cfg);
-      }, c.bytes(c.n));
+      return c.s.best(
+          std::vector<int>{32, 128, 512},
+          [&](int t) {
+            streaming::launch_config cfg;
+            cfg.threads = t;
+            cfg.unroll = u;
+            return make(cfg);
+          },
+          c.bytes(c.n));
     };
     const auto p = best_of([&](const streaming::launch_config &cfg) -> bench::work {
-      return [&c, cfg](cudaStream_t st) { streaming::launch_saxpy_pragma_unroll(c.out.get(), c.x.get(), c.y.get(), c.n, alpha, cfg, st); };
+      return [&c, cfg](cudaStream_t st) {
+        streaming::launch_saxpy_pragma_unroll(c.out.get(), c.x.get(), c.y.get(), c.n, alpha, cfg,
+                                              st);
+      };
     });
-    std::vector<cell> row = {double(u), p ? cell(bytes / (p->second * 1e6)) : cell(), p ? cell(double(p->first)) : cell()};
-    if (u == 4 && p) c.check("lab_pragma_unroll");  // the lab kernel's output, once (every configuration writes the same)
+    std::vector<cell> row = {double(u), p ? cell(bytes / (p->second * 1e6)) : cell(),
+                             p ? cell(double(p->first)) : cell()};
+    if (u == 4 && p)
+      c.check("lab_pragma_unroll");  // the lab kernel's output, once (every configuration writes
+                                     // the same)
     if (templated) {
-      const auto t = best_of([&](const streaming::launch_config &cfg) { return c.stage(*templated, cfg); });
+      const auto t =
+          best_of([&](const streaming::launch_config &cfg) { return c.stage(*templated, cfg); });
       row.push_back(t ? cell(bytes / (t->second * 1e6)) : cell());
       row.push_back(t ? cell(double(t->first)) : cell());
       row.push_back(t && p ? cell(p->second / t->second) : cell());
@@ -287,19 +349,23 @@ void lab_table(device_context &c) {
 void device_part(bench::session &s, const options_t &opt) {
   bool any = s.selected("lab_pragma_unroll");
   for (const std::string &label : {blas_label, d2d_label, copy_label}) any |= s.selected(label);
-  for (const auto &stage : course::registered<streaming::device_stage>()) any |= s.selected(stage.info.id);
+  for (const auto &stage : course::registered<streaming::device_stage>())
+    any |= s.selected(stage.info.id);
   if (!any) return;  // --only selects nothing here
   std::size_t free_b = 0, total_b = 0;
   course::device_memory(free_b, total_b);
   std::size_t n = std::size_t(opt.n_device_m) * mega;
-  const std::size_t fit = free_b / 100 * 80 / (6 * sizeof(float));  // x, y, out, cuBLAS's y; the ceilings' two
+  const std::size_t fit =
+      free_b / 100 * 80 / (6 * sizeof(float));  // x, y, out, cuBLAS's y; the ceilings' two
   if (n > fit) {
-    std::printf("note: --deviceN %lldM does not fit in %.1f GiB free; using %zuM floats\n", (long long)opt.n_device_m,
-                free_b / 1073741824.0, fit / mega);
+    std::printf("note: --deviceN %lldM does not fit in %.1f GiB free; using %zuM floats\n",
+                (long long)opt.n_device_m, free_b / 1073741824.0, fit / mega);
     n = fit / mega * mega;
   }
   s.results().param("device_n", double(n));
-  std::printf("\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n", n / mega, 3.0 * n * sizeof(float) / 1e9);
+  std::printf(
+      "\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n",
+      n / mega, 3.0 * n * sizeof(float) / 1e9);
   device_context c(s, n);
   s.results().version("cuBLAS", c.blas.version());
   std::printf("cuBLAS %s\n", c.blas.version().c_str());
@@ -309,10 +375,12 @@ void device_part(bench::session &s, const options_t &opt) {
 }
 
 // ---- part 2: through the host -----------------------------------------------------------------
-// A stage's three host arrays, from its own allocator (allocated once per stage, outside the timing).
+// A stage's three host arrays, from its own allocator (allocated once per stage, outside the
+// timing).
 struct stage_arrays {
   streaming::stage_host_buffer x, y, out;
-  stage_arrays(const streaming::host_stage &stage, std::size_t n) : x(stage, n), y(stage, n), out(stage, n) {
+  stage_arrays(const streaming::host_stage &stage, std::size_t n)
+      : x(stage, n), y(stage, n), out(stage, n) {
     course::fill_random_host(x.get(), n, 21);
     course::fill_random_host(y.get(), n, 22);
   }
@@ -322,22 +390,29 @@ struct stage_arrays {
 struct pinned_arrays {
   course::host_buffer<float> x, y, out;
   explicit pinned_arrays(std::size_t n)
-      : x(n, course::host_memory::pinned), y(n, course::host_memory::pinned), out(n, course::host_memory::pinned) {}
+      : x(n, course::host_memory::pinned),
+        y(n, course::host_memory::pinned),
+        out(n, course::host_memory::pinned) {}
 };
 
 // The floor for any stage: both inputs host->device while the output goes device->host, pinned.
 double overlapped_transfer_ms(pinned_arrays &a, streaming::host_context &ctx, std::size_t n) {
   course::event go, down_done;
   cudaStream_t up = ctx.streams[0], down = ctx.streams[1];
-  auto t = course::bench::time_device([&](cudaStream_t st) {
-    CUDA_CHECK(cudaEventRecord(go, st));
-    CUDA_CHECK(cudaStreamWaitEvent(down, go, 0));
-    CUDA_CHECK(cudaMemcpyAsync(a.out.get(), ctx.d_out, n * sizeof(float), cudaMemcpyDeviceToHost, down));
-    CUDA_CHECK(cudaEventRecord(down_done, down));
-    CUDA_CHECK(cudaMemcpyAsync(ctx.d_x, a.x.get(), n * sizeof(float), cudaMemcpyHostToDevice, st));
-    CUDA_CHECK(cudaMemcpyAsync(ctx.d_y, a.y.get(), n * sizeof(float), cudaMemcpyHostToDevice, st));
-    CUDA_CHECK(cudaStreamWaitEvent(st, down_done, 0));
-  }, up, 1, 5);
+  auto t = course::bench::time_device(
+      [&](cudaStream_t st) {
+        CUDA_CHECK(cudaEventRecord(go, st));
+        CUDA_CHECK(cudaStreamWaitEvent(down, go, 0));
+        CUDA_CHECK(cudaMemcpyAsync(a.out.get(), ctx.d_out, n * sizeof(float),
+                                   cudaMemcpyDeviceToHost, down));
+        CUDA_CHECK(cudaEventRecord(down_done, down));
+        CUDA_CHECK(
+            cudaMemcpyAsync(ctx.d_x, a.x.get(), n * sizeof(float), cudaMemcpyHostToDevice, st));
+        CUDA_CHECK(
+            cudaMemcpyAsync(ctx.d_y, a.y.get(), n * sizeof(float), cudaMemcpyHostToDevice, st));
+        CUDA_CHECK(cudaStreamWaitEvent(st, down_done, 0));
+      },
+      up, 1, 5);
   return t.median_ms;
 }
 
@@ -347,12 +422,17 @@ struct host_run {
   double bytes;  // across PCIe per call
   streaming::owned_host_context owned;
   streaming::host_context &ctx;
-  std::string arrays_stage;  // one stage's arrays at a time (each set is 3 x n floats, pinned for most stages)
+  std::string arrays_stage;  // one stage's arrays at a time (each set is 3 x n floats, pinned for
+                             // most stages)
   std::unique_ptr<stage_arrays> arrays;
   double floor_ms = 0;
 
   host_run(bench::session &session, std::size_t n_, int max_streams)
-      : s(session), n(n_), bytes(3.0 * n_ * sizeof(float)), owned(n_, max_streams), ctx(owned.get()) {}
+      : s(session),
+        n(n_),
+        bytes(3.0 * n_ * sizeof(float)),
+        owned(n_, max_streams),
+        ctx(owned.get()) {}
   stage_arrays &arrays_of(const streaming::host_stage &stage) {
     if (!arrays || arrays_stage != stage.info.id) {
       arrays.reset();
@@ -367,9 +447,12 @@ struct host_run {
     ctx.n_streams = streams;
     ctx.phases = false;
     course::test::poison_host(a.out.get(), n);
-    auto t = s.time_host(stage.info.id, [&] { stage.saxpy(a.out.get(), a.x.get(), a.y.get(), n, alpha, ctx); }, profiled);
-    verify(s, stage.info.id, n, [&](std::size_t i) { return a.x[i]; }, [&](std::size_t i) { return a.y[i]; },
-           [&](std::size_t i) { return a.out[i]; });
+    auto t = s.time_host(
+        stage.info.id, [&] { stage.saxpy(a.out.get(), a.x.get(), a.y.get(), n, alpha, ctx); },
+        profiled);
+    verify(
+        s, stage.info.id, n, [&](std::size_t i) { return a.x[i]; },
+        [&](std::size_t i) { return a.y[i]; }, [&](std::size_t i) { return a.out[i]; });
     return t;
   }
 };
@@ -382,8 +465,10 @@ void ceilings_host(host_run &h) {
     pinned_arrays floor_arrays(h.n);
     h.floor_ms = overlapped_transfer_ms(floor_arrays, h.ctx, h.n);
   }
-  std::printf("ceilings: pinned host->device %.1f GB/s, device->host %.1f GB/s, both at once %.1f GB/s; "
-              "floor (x and y in while out goes out) %.2f ms\n", pcie.h2d_gbs, pcie.d2h_gbs, pcie.both_gbs, h.floor_ms);
+  std::printf(
+      "ceilings: pinned host->device %.1f GB/s, device->host %.1f GB/s, both at once %.1f GB/s; "
+      "floor (x and y in while out goes out) %.2f ms\n",
+      pcie.h2d_gbs, pcie.d2h_gbs, pcie.both_gbs, h.floor_ms);
   h.s.results().param("pinned_h2d_gbs", pcie.h2d_gbs);
   h.s.results().param("pinned_d2h_gbs", pcie.d2h_gbs);
   h.s.results().param("pinned_both_gbs", pcie.both_gbs);
@@ -395,10 +480,14 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
   std::vector<column> cols = {{"streams", 0}};
   for (const auto &col : bench::timing_columns()) cols.push_back(col);
   for (column col : {column{"GB/s", 2}, column{"x_floor", 2}}) cols.push_back(col);
-  table t("streams", "Streams (11.3): wall time by stream count, " + std::to_string(h.n / mega) + "M floats", cols);
+  table t("streams",
+          "Streams (11.3): wall time by stream count, " + std::to_string(h.n / mega) + "M floats",
+          cols);
   std::map<std::string, int> best_streams;
   for (const auto &stage : course::registered<streaming::host_stage>()) {
-    if (stage.info.todo || stage.info.id.find("streams") == std::string::npos || !h.s.selected(stage.info.id)) continue;
+    if (stage.info.todo || stage.info.id.find("streams") == std::string::npos ||
+        !h.s.selected(stage.info.id))
+      continue;
     double best_ms = 0;
     for (int k = 1; k <= max_streams; ++k) {
       const auto m = h.run(stage, k, false);
@@ -408,7 +497,8 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
       row.push_back(h.floor_ms > 0 ? cell(m.per_call.median / h.floor_ms) : cell());
       t.add_row(row);
       bench::warn_if_noisy(t, stage.info.id + " with " + std::to_string(k) + " streams", m);
-      if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, best_streams[stage.info.id] = k;
+      if (best_ms == 0 || m.per_call.median < best_ms)
+        best_ms = m.per_call.median, best_streams[stage.info.id] = k;
     }
   }
   t.set_plot({"lines", "streams", "time_ms"});
@@ -419,9 +509,12 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
 void host_progression_table(host_run &h, std::map<std::string, int> best_streams) {
   std::vector<column> cols = {{"stage", 0}, {"memory", 0}, {"streams", 0}};
   for (const auto &col : bench::timing_columns()) cols.push_back(col);
-  for (const char *name : {"H2D_ms", "kernel_ms", "D2H_ms", "GB/s", "x_floor", "speedup"}) cols.push_back({name, 2});
+  for (const char *name : {"H2D_ms", "kernel_ms", "D2H_ms", "GB/s", "x_floor", "speedup"})
+    cols.push_back({name, 2});
   cols[3].name = "wall_ms";  // the median wall time
-  table prog("host_progression", "Through the host: wall time per stage (" + std::to_string(h.n / mega) + "M floats)", cols);
+  table prog("host_progression",
+             "Through the host: wall time per stage (" + std::to_string(h.n / mega) + "M floats)",
+             cols);
   double previous_ms = 0;
   for (const auto &stage : course::registered<streaming::host_stage>()) {
     if (!h.s.selected(stage.info.id)) continue;
@@ -432,11 +525,16 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
     const int k = best_streams.count(stage.info.id) ? best_streams[stage.info.id] : 1;
     const auto m = h.run(stage, k, true);
     const double ms = m.per_call.median;
-    std::vector<cell> row = {stage.info.id, std::string(course::to_string(stage.memory)), double(k)};
+    std::vector<cell> row = {stage.info.id, std::string(course::to_string(stage.memory)),
+                             double(k)};
     for (const auto &x : bench::timing_cells(m)) row.push_back(x);
-    for (auto [a, b] : {std::pair{h.ctx.ev_start, h.ctx.ev_h2d}, {h.ctx.ev_h2d, h.ctx.ev_kernel}, {h.ctx.ev_kernel, h.ctx.ev_d2h}})
-      row.push_back(h.ctx.phases ? cell(double(course::elapsed_ms(a, b))) : cell());  // of the last call
-    for (cell x : {bench::rate(h.bytes, m), h.floor_ms > 0 ? cell(ms / h.floor_ms) : cell(), previous_ms ? cell(previous_ms / ms) : cell()})
+    for (auto [a, b] : {std::pair{h.ctx.ev_start, h.ctx.ev_h2d},
+                        {h.ctx.ev_h2d, h.ctx.ev_kernel},
+                        {h.ctx.ev_kernel, h.ctx.ev_d2h}})
+      row.push_back(h.ctx.phases ? cell(double(course::elapsed_ms(a, b)))
+                                 : cell());  // of the last call
+    for (cell x : {bench::rate(h.bytes, m), h.floor_ms > 0 ? cell(ms / h.floor_ms) : cell(),
+                   previous_ms ? cell(previous_ms / ms) : cell()})
       row.push_back(x);
     prog.add_row(row);
     bench::warn_if_noisy(prog, stage.info.id, m);
@@ -459,11 +557,14 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
 
 void host_part(bench::session &s, const options_t &opt) {
   bool any = s.selected(floor_label);
-  for (const auto &stage : course::registered<streaming::host_stage>()) any |= s.selected(stage.info.id);
+  for (const auto &stage : course::registered<streaming::host_stage>())
+    any |= s.selected(stage.info.id);
   if (!any) return;  // --only selects nothing here: no pinned arrays, no copies
   const std::size_t n = std::size_t(opt.n_host_m) * mega;
   s.results().param("host_n", double(n));
-  std::printf("\nPart 2: out = alpha*x + y on %zuM floats in host memory (%.2f GB across PCIe per call)\n", n / mega, 3.0 * n * sizeof(float) / 1e9);
+  std::printf(
+      "\nPart 2: out = alpha*x + y on %zuM floats in host memory (%.2f GB across PCIe per call)\n",
+      n / mega, 3.0 * n * sizeof(float) / 1e9);
   // How many copy engines the GPU has: stage 06 overlaps the two directions only with one each.
   int device = 0, engines = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -484,7 +585,8 @@ int main(int argc, char **argv) {
       {"bench_streaming", "11-streaming", "Chapter 11: streaming workloads (SAXPY)",
        "Chapter 11: streaming SAXPY, every stage against its ceilings and cuBLAS."},
       [&](course::options &cli) {
-        cli.add("N", opt.n_host_m, 1, 4096, "floats through the host, in units of 2^20 (the book's --N)")
+        cli.add("N", opt.n_host_m, 1, 4096,
+                "floats through the host, in units of 2^20 (the book's --N)")
             .add("deviceN", opt.n_device_m, 1, 8192, "floats in device memory, in units of 2^20")
             .add("maxStreams", opt.max_streams, 2, 64, "largest stream count of the streams table")
             .add("part", opt.part, "which part to run: device, host or all");

@@ -26,7 +26,8 @@ class stage_host_buffer {
     try {
       stage_->release(ptr_);
     } catch (const std::exception &e) {  // a destructor must not throw: report and go on
-      std::fprintf(stderr, "stage %s: releasing its host array failed: %s\n", stage_->info.id.c_str(), e.what());
+      std::fprintf(stderr, "stage %s: releasing its host array failed: %s\n",
+                   stage_->info.id.c_str(), e.what());
     }
   }
   stage_host_buffer(const stage_host_buffer &) = delete;

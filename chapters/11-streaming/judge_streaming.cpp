@@ -33,9 +33,11 @@ workload device_workload(const streaming::device_stage &st, const params &p) {
   course::fill_random_device(b->x.get(), n, 1);
   course::fill_random_device(b->y.get(), n, 2);
   workload w;
-  w.description = "n = " + std::to_string(n) + " floats, " + std::to_string(cfg.threads) + " threads" +
-                  (st.unrolls ? " x " + std::to_string(cfg.unroll) : std::string());
-  w.call = [&st, b, n, cfg](cudaStream_t s) { st.saxpy(b->out.get(), b->x.get(), b->y.get(), n, alpha, cfg, s); };
+  w.description = "n = " + std::to_string(n) + " floats, " + std::to_string(cfg.threads) +
+                  " threads" + (st.unrolls ? " x " + std::to_string(cfg.unroll) : std::string());
+  w.call = [&st, b, n, cfg](cudaStream_t s) {
+    st.saxpy(b->out.get(), b->x.get(), b->y.get(), n, alpha, cfg, s);
+  };
   w.keep = b;
   return w;
 }
@@ -54,9 +56,12 @@ workload host_workload(const streaming::host_stage &st, const params &p) {
   course::fill_random_host(a->y.get(), n, 2);
   a->ctx.get().n_streams = streams;
   workload w;
-  w.description = "n = " + std::to_string(n) + " floats through the host, " + std::to_string(streams) + " streams";
+  w.description = "n = " + std::to_string(n) + " floats through the host, " +
+                  std::to_string(streams) + " streams";
   w.host_timed = true;
-  w.call = [&st, a, n](cudaStream_t) { st.saxpy(a->out.get(), a->x.get(), a->y.get(), n, alpha, a->ctx.get()); };
+  w.call = [&st, a, n](cudaStream_t) {
+    st.saxpy(a->out.get(), a->x.get(), a->y.get(), n, alpha, a->ctx.get());
+  };
   w.keep = a;
   return w;
 }

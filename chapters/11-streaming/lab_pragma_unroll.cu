@@ -18,16 +18,18 @@ namespace streaming {
 namespace {
 
 template <int U>
-__global__ void saxpy_pragma_kernel(float *out, const float *x, const float *y, std::size_t n, float alpha) {
+__global__ void saxpy_pragma_kernel(float *out, const float *x, const float *y, std::size_t n,
+                                    float alpha) {
 #pragma unroll U
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     out[i] = alpha * x[i] + y[i];
 }
 
 }  // namespace
 
-void launch_saxpy_pragma_unroll(float *out, const float *x, const float *y, std::size_t n, float alpha,
-                                const launch_config &cfg, cudaStream_t stream) {
+void launch_saxpy_pragma_unroll(float *out, const float *x, const float *y, std::size_t n,
+                                float alpha, const launch_config &cfg, cudaStream_t stream) {
   if (n == 0) return;
   dispatch_unroll(cfg.unroll, [&](auto unroll) {
     launch(saxpy_pragma_kernel<decltype(unroll)::value>, cfg, stream, out, x, y, n, alpha);

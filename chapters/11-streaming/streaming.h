@@ -26,8 +26,8 @@ struct launch_config {
 
 // out[i] = alpha * x[i] + y[i] for i in [0, n), device pointers, work enqueued on `stream`.
 // out may equal x or y (in place, as cublasSaxpy updates y).
-using device_saxpy_fn = void (*)(float *out, const float *x, const float *y, std::size_t n, float alpha,
-                                 const launch_config &cfg, cudaStream_t stream);
+using device_saxpy_fn = void (*)(float *out, const float *x, const float *y, std::size_t n,
+                                 float alpha, const launch_config &cfg, cudaStream_t stream);
 
 struct device_stage {
   course::stage_info info;
@@ -51,8 +51,8 @@ struct host_context {
 
 // h_out = alpha * h_x + h_y, host pointers into arrays the stage's own host_alloc_fn allocated (at
 // any float offset into them). On return h_out holds the result (the stage has synchronised).
-using host_saxpy_fn = void (*)(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
-                               host_context &ctx);
+using host_saxpy_fn = void (*)(float *h_out, const float *h_x, const float *h_y, std::size_t n,
+                               float alpha, host_context &ctx);
 
 // How a host stage gets its host arrays and gives them back: which kind of host memory the data
 // lives in is part of what the stage teaches (pageable, pinned, mapped pinned). The tests and the
@@ -75,23 +75,26 @@ struct host_stage {
 
 // The lab (lab_pragma_unroll.cu, in the benchmark and in its test lab/11-streaming/pragma_unroll):
 // stage 01's loop under `#pragma unroll cfg.unroll`, the book's first attempt at unrolling (11.1).
-void launch_saxpy_pragma_unroll(float *out, const float *x, const float *y, std::size_t n, float alpha,
-                                const launch_config &cfg, cudaStream_t stream);
+void launch_saxpy_pragma_unroll(float *out, const float *x, const float *y, std::size_t n,
+                                float alpha, const launch_config &cfg, cudaStream_t stream);
 
 // Calls f(std::integral_constant<int, u>{}) for a run-time unroll factor u in 1..16: the host-side
-// switch that turns a command-line value into a template argument (12.3 does the same for block sizes).
+// switch that turns a command-line value into a template argument (12.3 does the same for block
+// sizes).
 template <class F>
 void dispatch_unroll(int u, F &&f);
 
 }  // namespace streaming
 
-#define STREAMING_DEVICE_STAGE(fn, unrolls, title)                                              \
-  static course::registrar<streaming::device_stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      streaming::device_stage{COURSE_THIS_STAGE(title), fn, unrolls}}
+#define STREAMING_DEVICE_STAGE(fn, unrolls, title)                                               \
+  static course::registrar<streaming::device_stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    streaming::device_stage { COURSE_THIS_STAGE(title), fn, unrolls }                            \
+  }
 
-#define STREAMING_HOST_STAGE(fn, alloc, release, memory, title)                               \
-  static course::registrar<streaming::host_stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      streaming::host_stage{COURSE_THIS_STAGE(title), fn, alloc, release, memory}}
+#define STREAMING_HOST_STAGE(fn, alloc, release, memory, title)                                \
+  static course::registrar<streaming::host_stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    streaming::host_stage { COURSE_THIS_STAGE(title), fn, alloc, release, memory }             \
+  }
 
 // --- implementation ---------------------------------------------------------------------------
 #include <stdexcept>

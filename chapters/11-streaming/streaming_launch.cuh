@@ -16,13 +16,15 @@
 namespace streaming {
 
 template <class... Params, class... Args>
-void launch(void (*kernel)(Params...), const launch_config &cfg, cudaStream_t stream, Args... args) {
+void launch(void (*kernel)(Params...), const launch_config &cfg, cudaStream_t stream,
+            Args... args) {
   cudaFuncAttributes attr{};
   CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
   if (cfg.threads > attr.maxThreadsPerBlock)
-    throw std::invalid_argument("this kernel uses " + std::to_string(attr.numRegs) + " registers per thread, so at most " +
-                                std::to_string(attr.maxThreadsPerBlock) + " threads per block, not " +
-                                std::to_string(cfg.threads));
+    throw std::invalid_argument("this kernel uses " + std::to_string(attr.numRegs) +
+                                " registers per thread, so at most " +
+                                std::to_string(attr.maxThreadsPerBlock) +
+                                " threads per block, not " + std::to_string(cfg.threads));
   int blocks = cfg.blocks ? cfg.blocks : course::resident_blocks(kernel, cfg.threads);
   kernel<<<blocks, cfg.threads, 0, stream>>>(args...);
   CUDA_CHECK_LAUNCH();

@@ -47,13 +47,14 @@ struct placement {
 };
 
 std::string describe(std::size_t n, const streaming::launch_config &cfg, const placement &at) {
-  std::string s = "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) + " blocks=" +
-                  (cfg.blocks ? std::to_string(cfg.blocks) : std::string("resident"));
+  std::string s = "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) +
+                  " blocks=" + (cfg.blocks ? std::to_string(cfg.blocks) : std::string("resident"));
   if (stage_under_test().unrolls) s += " unroll=" + std::to_string(cfg.unroll);
   if (at.alias == in_place::out_is_x) s += ", in place (out == x)";
   if (at.alias == in_place::out_is_y) s += ", in place (out == y)";
   if (at.x_offset || at.y_offset || (at.alias == in_place::no && at.out_offset)) {
-    s += ", offsets in floats: x " + std::to_string(at.x_offset) + " y " + std::to_string(at.y_offset);
+    s += ", offsets in floats: x " + std::to_string(at.x_offset) + " y " +
+         std::to_string(at.y_offset);
     if (at.alias == in_place::no) s += " out " + std::to_string(at.out_offset);
   }
   if (at.stream) s += " (non-blocking stream)";
@@ -64,11 +65,12 @@ bool aligned16(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 // What a call may do besides compute the right answer.
 enum class refusal {
-  never,          // it must compute
-  if_misaligned,  // a stage may refuse a pointer that is not 16-byte aligned (stage 03 does)
+  never,           // it must compute
+  if_misaligned,   // a stage may refuse a pointer that is not 16-byte aligned (stage 03 does)
   register_limit,  // that, or a block size its kernel's registers do not leave room for on this GPU
                    // (streaming_launch.cuh's refusal, which names the registers per thread)
-  any_block_size  // and a block size its kernel cannot launch (std::invalid_argument, with the reason)
+  any_block_size   // and a block size its kernel cannot launch (std::invalid_argument, with the
+                   // reason)
 };
 
 // out = alpha*x + y on n fresh random floats placed as `at`, with one call of the stage.
@@ -82,10 +84,14 @@ bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, const place
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const float alpha = course::random_float(seed, 99, 0.5f, 4.0f);
-  const std::vector<float> hx = course::test::random_floats(n, seed), hy = course::test::random_floats(n, seed + 1);
-  const auto x = course::test::guarded_input(hx, at.x_offset), y = course::test::guarded_input(hy, at.y_offset);
+  const std::vector<float> hx = course::test::random_floats(n, seed),
+                           hy = course::test::random_floats(n, seed + 1);
+  const auto x = course::test::guarded_input(hx, at.x_offset),
+             y = course::test::guarded_input(hy, at.y_offset);
   auto out = guarded<float>::output(at.alias == in_place::no ? n : 0, at.out_offset);
-  float *d_out = at.alias == in_place::out_is_x ? x.get() : at.alias == in_place::out_is_y ? y.get() : out.get();
+  float *d_out = at.alias == in_place::out_is_x   ? x.get()
+                 : at.alias == in_place::out_is_y ? y.get()
+                                                  : out.get();
 
   const std::string who = "stage " + stage.info.id + ", " + describe(n, cfg, at);
   std::string refused;
@@ -97,28 +103,33 @@ bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, const place
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  const std::string x_damage = x.guard_damage(), y_damage = y.guard_damage(), out_damage = out.guard_damage();
+  const std::string x_damage = x.guard_damage(), y_damage = y.guard_damage(),
+                    out_damage = out.guard_damage();
   if (!x_damage.empty()) FAIL(who << ": x's guard changed (" << x_damage << ")");
   if (!y_damage.empty()) FAIL(who << ": y's guard changed (" << y_damage << ")");
   if (!out_damage.empty()) FAIL(who << ": wrote outside out (" << out_damage << ")");
 
   const std::vector<float> now_x = x.download(), now_y = y.download();
   auto same = [](const std::vector<float> &a, const std::vector<float> &b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
   };
   if (!refused.empty()) {
     const bool misaligned = !aligned16(d_out) || !aligned16(x.get()) || !aligned16(y.get());
     const bool register_refusal = refused.find("registers per thread") != std::string::npos;
-    const bool allowed = ((may_refuse == refusal::if_misaligned || may_refuse == refusal::register_limit) && misaligned) ||
-                         (may_refuse == refusal::register_limit && register_refusal) ||
-                         may_refuse == refusal::any_block_size;
+    const bool allowed =
+        ((may_refuse == refusal::if_misaligned || may_refuse == refusal::register_limit) &&
+         misaligned) ||
+        (may_refuse == refusal::register_limit && register_refusal) ||
+        may_refuse == refusal::any_block_size;
     if (!allowed) FAIL(who << ": refused a case it must compute: " << refused);
     // A refusal leaves everything as it was.
     if (!same(now_x, hx)) FAIL(who << ": refused (" << refused << "), but x was modified");
     if (!same(now_y, hy)) FAIL(who << ": refused (" << refused << "), but y was modified");
     if (at.alias == in_place::no) {
       const std::size_t written = course::test::first_written(out.download(), 0);
-      if (written != n) FAIL(who << ": refused (" << refused << "), but wrote out[" << written << "]");
+      if (written != n)
+        FAIL(who << ": refused (" << refused << "), but wrote out[" << written << "]");
     }
     INFO(who << ": refused: " << refused);
     SUCCEED();
@@ -127,9 +138,12 @@ bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, const place
 
   if (at.alias != in_place::out_is_x && !same(now_x, hx)) FAIL(who << ": x was modified");
   if (at.alias != in_place::out_is_y && !same(now_y, hy)) FAIL(who << ": y was modified");
-  const std::vector<float> got = at.alias == in_place::out_is_x ? now_x : at.alias == in_place::out_is_y ? now_y : out.download();
+  const std::vector<float> got = at.alias == in_place::out_is_x   ? now_x
+                                 : at.alias == in_place::out_is_y ? now_y
+                                                                  : out.download();
   auto report = course::test::check_elements(
-      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return alpha * double(hx[i]) + double(hy[i]); },
+      n, [&](std::size_t i) { return got[i]; },
+      [&](std::size_t i) { return alpha * double(hx[i]) + double(hy[i]); },
       [&](std::size_t i, float g, double want) {
         const double scale = std::fabs(alpha * double(hx[i])) + std::fabs(double(hy[i]));
         return course::test::close(g, want, scale, 2 * FLT_EPSILON);
@@ -139,15 +153,16 @@ bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, const place
   return false;
 }
 
-bool check_saxpy(std::size_t n, const streaming::launch_config &cfg, refusal may_refuse = refusal::never) {
+bool check_saxpy(std::size_t n, const streaming::launch_config &cfg,
+                 refusal may_refuse = refusal::never) {
   return check_saxpy(n, cfg, placement{}, may_refuse);
 }
 
 }  // namespace
 
 TEST_CASE("SAXPY matches the float64 reference at awkward sizes and every block size", "[saxpy]") {
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(1000003),
-                        std::size_t((1 << 24) + 7)}) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33),
+                        std::size_t(1000003), std::size_t((1 << 24) + 7)}) {
     for (int threads : {32, 64, 96, 128, 256, 512, 1000, 1024}) {
       streaming::launch_config cfg;
       cfg.threads = threads;
@@ -185,8 +200,8 @@ TEST_CASE("SAXPY is block-agnostic: a tiny grid strides over everything", "[saxp
 
 TEST_CASE("SAXPY in place: out == y and out == x", "[saxpy][in-place]") {
   // out[i] depends on x[i] and y[i] only, so computing in place is as right as out of place.
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(4099),
-                        std::size_t(1000003)}) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33),
+                        std::size_t(4099), std::size_t(1000003)}) {
     for (int threads : {32, 256, 1000}) {
       for (in_place alias : {in_place::out_is_y, in_place::out_is_x}) {
         streaming::launch_config cfg;
@@ -199,19 +214,22 @@ TEST_CASE("SAXPY in place: out == y and out == x", "[saxpy][in-place]") {
   }
 }
 
-TEST_CASE("SAXPY on arrays that are not 16-byte aligned, each on its own: right, or refused with a clear error",
-          "[saxpy]") {
+TEST_CASE(
+    "SAXPY on arrays that are not 16-byte aligned, each on its own: right, or refused with a clear error",
+    "[saxpy]") {
   // x alone, y alone, out alone, then by different amounts, then in place: a stage that decides
   // on one pointer's alignment takes its float4 path with another one misaligned.
   struct offsets {
     std::size_t x, y, out;
     in_place alias;
   };
-  const offsets cases[] = {{1, 0, 0, in_place::no}, {0, 1, 0, in_place::no}, {0, 0, 1, in_place::no},
-                           {2, 0, 0, in_place::no}, {0, 3, 0, in_place::no}, {0, 0, 2, in_place::no},
-                           {1, 2, 3, in_place::no}, {3, 3, 3, in_place::no}, {0, 2, 0, in_place::out_is_y},
-                           {1, 0, 0, in_place::out_is_x}, {1, 0, 0, in_place::out_is_y}, {0, 3, 0, in_place::out_is_x}};
-  const std::vector<int> unrolls = stage_under_test().unrolls ? std::vector<int>{1, 4} : std::vector<int>{4};
+  const offsets cases[] = {
+      {1, 0, 0, in_place::no},       {0, 1, 0, in_place::no},       {0, 0, 1, in_place::no},
+      {2, 0, 0, in_place::no},       {0, 3, 0, in_place::no},       {0, 0, 2, in_place::no},
+      {1, 2, 3, in_place::no},       {3, 3, 3, in_place::no},       {0, 2, 0, in_place::out_is_y},
+      {1, 0, 0, in_place::out_is_x}, {1, 0, 0, in_place::out_is_y}, {0, 3, 0, in_place::out_is_x}};
+  const std::vector<int> unrolls =
+      stage_under_test().unrolls ? std::vector<int>{1, 4} : std::vector<int>{4};
   for (const offsets &o : cases) {
     for (int unroll : unrolls) {
       for (std::size_t n : {std::size_t(33), std::size_t(1000003)}) {
@@ -255,16 +273,18 @@ TEST_CASE("SAXPY past 2^31 elements (64-bit indexing)", "[saxpy][large]") {
   auto xi = [&](std::size_t i) { return double(course::random_float(seed, i)); };
   auto yi = [&](std::size_t i) { return double(course::random_float(seed + 1, i)); };
   auto report = course::test::check_elements(
-      n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return alpha * xi(i) + yi(i); },
+      n, [&](std::size_t i) { return got[i]; },
+      [&](std::size_t i) { return alpha * xi(i) + yi(i); },
       [&](std::size_t i, float g, double want) {
-        return course::test::close(g, want, std::fabs(alpha * xi(i)) + std::fabs(yi(i)), 2 * FLT_EPSILON);
+        return course::test::close(g, want, std::fabs(alpha * xi(i)) + std::fabs(yi(i)),
+                                   2 * FLT_EPSILON);
       });
   const std::string what = "n=2^31+17 threads=" + std::to_string(cfg.threads);
   if (!report.ok()) FAIL(course::test::describe(stage.info.id, what, n, report));
   const std::size_t written = course::test::first_written(got, n);
   if (written != got.size())
-    FAIL("stage " << stage.info.id << ", " << what << ": wrote past the end, at element " << written - n
-                  << " of the guard zone");
+    FAIL("stage " << stage.info.id << ", " << what << ": wrote past the end, at element "
+                  << written - n << " of the guard zone");
   SUCCEED();
 }
 
@@ -276,8 +296,9 @@ TEST_CASE("a device stage allocates nothing it does not free", "[saxpy][memory]"
   course::device_buffer<float> x(n), y(n), out(n);
   course::fill_random_device(x.get(), n, 5);
   course::fill_random_device(y.get(), n, 6);
-  course::test::check_no_net_allocations("stage " + stage.info.id,
-                                         [&] { stage.saxpy(out.get(), x.get(), y.get(), n, 2.0f, {}, nullptr); });
+  course::test::check_no_net_allocations("stage " + stage.info.id, [&] {
+    stage.saxpy(out.get(), x.get(), y.get(), n, 2.0f, {}, nullptr);
+  });
 }
 
 // The seeded random sweep: sizes at the warp, block and group boundaries of the drawn
@@ -290,7 +311,8 @@ TEST_CASE("a device stage allocates nothing it does not free", "[saxpy][memory]"
 // (a kernel with many registers per thread cannot launch large blocks: stage 03 unrolled 10 times
 // or more cannot run 1024 threads); a refusal must leave every array as it was. A failure names
 // the case; the test main prints the replay line.
-TEST_CASE("seeded random sweep over sizes, block sizes, unrolls, alignments and in place", "[sweep]") {
+TEST_CASE("seeded random sweep over sizes, block sizes, unrolls, alignments and in place",
+          "[sweep]") {
   const auto &stage = stage_under_test();
   course::test::sweep_rng rng(course::fresh_seed());
   INFO("sweep seed " << rng.seed());
@@ -319,7 +341,9 @@ TEST_CASE("seeded random sweep over sizes, block sizes, unrolls, alignments and 
     at.alias = mode < 2 ? in_place::out_is_y : mode < 4 ? in_place::out_is_x : in_place::no;
     at.stream = rng.chance(0.25) ? cudaStream_t(side) : nullptr;
     INFO("case " << c << ": " << describe(n, cfg, at));
-    if (check_saxpy(n, cfg, at, cfg.threads > 256 ? refusal::any_block_size : refusal::if_misaligned)) ++refused;
+    if (check_saxpy(n, cfg, at,
+                    cfg.threads > 256 ? refusal::any_block_size : refusal::if_misaligned))
+      ++refused;
   }
   INFO(refused << " of " << cases << " cases refused");
   SUCCEED();

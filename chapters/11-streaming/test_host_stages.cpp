@@ -36,7 +36,9 @@ namespace {
 constexpr int max_streams = 8;
 constexpr std::size_t max_offset = 3;
 
-const streaming::host_stage &stage_under_test() { return course::test::stage_under_test<streaming::host_stage>(); }
+const streaming::host_stage &stage_under_test() {
+  return course::test::stage_under_test<streaming::host_stage>();
+}
 
 // A host array from the stage's own allocator with room for `capacity` floats at any offset 0..3
 // and a guard zone: place() puts an array of n floats `offset` floats in and fills everything
@@ -44,7 +46,8 @@ const streaming::host_stage &stage_under_test() { return course::test::stage_und
 // check, since pinning memory is slow).
 class host_array {
  public:
-  explicit host_array(std::size_t capacity) : buf_(stage_under_test(), max_offset + capacity + guard_elements) {}
+  explicit host_array(std::size_t capacity)
+      : buf_(stage_under_test(), max_offset + capacity + guard_elements) {}
   float *place(std::size_t n, std::size_t offset, float guard) {
     if (offset > max_offset || max_offset + n + guard_elements > buf_.size())
       throw std::logic_error("host_array::place: no room for the array");
@@ -58,7 +61,8 @@ class host_array {
   float *get() const { return buf_.get() + offset_; }
   // "" if every guard still holds the guard's bytes, else where the first changed one is.
   std::string guard_damage() const {
-    return course::test::guard_zone_damage(buf_.get(), offset_, n_, guard_elements, [&](std::size_t) { return guard_; });
+    return course::test::guard_zone_damage(buf_.get(), offset_, n_, guard_elements,
+                                           [&](std::size_t) { return guard_; });
   }
 
  private:
@@ -106,36 +110,46 @@ void check_streamed(std::size_t n, int streams, host_arrays &a, const placement 
   stage.saxpy(out, x, y, n, alpha, ctx);
   // "On return h_out holds the result": nothing the stage enqueued may still be running.
   bool idle = cudaStreamQuery(0) == cudaSuccess;
-  for (int s = 0; s < ctx.max_streams; ++s) idle = idle && cudaStreamQuery(ctx.streams[s]) == cudaSuccess;
+  for (int s = 0; s < ctx.max_streams; ++s)
+    idle = idle && cudaStreamQuery(ctx.streams[s]) == cudaSuccess;
 
-  std::string what = "n=" + std::to_string(n) + " streams=" + std::to_string(streams) + " memory=" +
-                     course::to_string(stage.memory);
+  std::string what = "n=" + std::to_string(n) + " streams=" + std::to_string(streams) +
+                     " memory=" + course::to_string(stage.memory);
   if (at.x_offset || at.y_offset || at.out_offset)
-    what += ", offsets in floats: x " + std::to_string(at.x_offset) + " y " + std::to_string(at.y_offset) + " out " +
-            std::to_string(at.out_offset);
+    what += ", offsets in floats: x " + std::to_string(at.x_offset) + " y " +
+            std::to_string(at.y_offset) + " out " + std::to_string(at.out_offset);
   const std::string who = "stage " + stage.info.id + ", " + what;
-  if (!idle) FAIL(who << ": returned while its work was still running in a stream (no wait, or a wait on another stream)");
+  if (!idle)
+    FAIL(
+        who
+        << ": returned while its work was still running in a stream (no wait, or a wait on another stream)");
   auto xi = [&](std::size_t i) { return course::random_float(seed, i); };
   auto yi = [&](std::size_t i) { return course::random_float(seed + 1, i); };
   // The output first, straight after the call: a stage that returned before its copy back (or its
   // kernel on mapped memory) ended shows poison here.
   auto report = course::test::check_elements(
-      n, [&](std::size_t i) { return out[i]; }, [&](std::size_t i) { return alpha * double(xi(i)) + double(yi(i)); },
+      n, [&](std::size_t i) { return out[i]; },
+      [&](std::size_t i) { return alpha * double(xi(i)) + double(yi(i)); },
       [&](std::size_t i, float g, double want) {
-        return course::test::close(g, want, std::fabs(alpha * double(xi(i))) + std::fabs(double(yi(i))), 2 * FLT_EPSILON);
+        return course::test::close(
+            g, want, std::fabs(alpha * double(xi(i))) + std::fabs(double(yi(i))), 2 * FLT_EPSILON);
       });
   if (!report.ok()) FAIL(course::test::describe(stage.info.id, what, n, report));
-  const std::string x_damage = a.x.guard_damage(), y_damage = a.y.guard_damage(), out_damage = a.out.guard_damage();
+  const std::string x_damage = a.x.guard_damage(), y_damage = a.y.guard_damage(),
+                    out_damage = a.out.guard_damage();
   if (!x_damage.empty()) FAIL(who << ": x's guard changed (" << x_damage << ")");
   if (!y_damage.empty()) FAIL(who << ": y's guard changed (" << y_damage << ")");
   if (!out_damage.empty()) FAIL(who << ": wrote outside out (" << out_damage << ")");
   const auto unchanged = [&](const float *h, auto want) {
     return course::test::check_elements(
-        n, [&](std::size_t i) { return h[i]; }, want, [](std::size_t, float g, double w) { return double(g) == w; });
+        n, [&](std::size_t i) { return h[i]; }, want,
+        [](std::size_t, float g, double w) { return double(g) == w; });
   };
   const auto x_report = unchanged(x, xi), y_report = unchanged(y, yi);
-  if (!x_report.ok()) FAIL(course::test::describe(stage.info.id, what + ": x was modified", n, x_report));
-  if (!y_report.ok()) FAIL(course::test::describe(stage.info.id, what + ": y was modified", n, y_report));
+  if (!x_report.ok())
+    FAIL(course::test::describe(stage.info.id, what + ": x was modified", n, x_report));
+  if (!y_report.ok())
+    FAIL(course::test::describe(stage.info.id, what + ": y was modified", n, y_report));
   SUCCEED();  // one assertion per checked call, so the summary counts them
 }
 
@@ -144,17 +158,21 @@ void check_streamed(std::size_t n, int streams, host_arrays &a, const placement 
 TEST_CASE("streamed SAXPY matches the float64 reference", "[streamed]") {
   const std::size_t large = (std::size_t(1) << 25) + 3;
   host_arrays a(large);
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(1000003), large})
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(1000003), large})
     check_streamed(n, 1, a);
 }
 
-TEST_CASE("streamed SAXPY with 1..8 streams, n not divisible by the stream count", "[streamed][streams]") {
+TEST_CASE("streamed SAXPY with 1..8 streams, n not divisible by the stream count",
+          "[streamed][streams]") {
   host_arrays a(1000003);
   for (int streams = 1; streams <= max_streams; ++streams)
-    for (std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(1000), std::size_t(1000003)}) check_streamed(n, streams, a);
+    for (std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(1000), std::size_t(1000003)})
+      check_streamed(n, streams, a);
 }
 
-TEST_CASE("streamed SAXPY on host arrays that are not 16-byte aligned, each on its own", "[streamed]") {
+TEST_CASE("streamed SAXPY on host arrays that are not 16-byte aligned, each on its own",
+          "[streamed]") {
   host_arrays a(100003);
   const placement cases[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 2, 3}, {3, 3, 3}};
   for (const placement &at : cases)
@@ -172,10 +190,13 @@ TEST_CASE("the stage's host arrays are the kind of memory it promises", "[stream
   REQUIRE(buf.get() != nullptr);
   cudaPointerAttributes attr{};
   CUDA_CHECK(cudaPointerGetAttributes(&attr, buf.get() + 3));
-  INFO("stage " << stage.info.id << " promises " << course::to_string(stage.memory) << " memory; cudaPointerGetAttributes: type "
-                << int(attr.type) << ", device pointer " << attr.devicePointer);
+  INFO("stage " << stage.info.id << " promises " << course::to_string(stage.memory)
+                << " memory; cudaPointerGetAttributes: type " << int(attr.type)
+                << ", device pointer " << attr.devicePointer);
   switch (stage.memory) {
-    case course::host_memory::pageable: CHECK(attr.type != cudaMemoryTypeHost); break;  // not page-locked
+    case course::host_memory::pageable:
+      CHECK(attr.type != cudaMemoryTypeHost);
+      break;  // not page-locked
     case course::host_memory::pinned: CHECK(attr.type == cudaMemoryTypeHost); break;
     case course::host_memory::mapped:
       CHECK(attr.type == cudaMemoryTypeHost);
@@ -193,8 +214,10 @@ TEST_CASE("phase timings, where a stage records them, are consistent", "[streame
   check_streamed(n, 1, a);
   auto &ctx = a.owned.get();
   if (!ctx.phases) return;
-  float h2d = course::elapsed_ms(ctx.ev_start, ctx.ev_h2d), kernel = course::elapsed_ms(ctx.ev_h2d, ctx.ev_kernel),
-        d2h = course::elapsed_ms(ctx.ev_kernel, ctx.ev_d2h), all = course::elapsed_ms(ctx.ev_start, ctx.ev_d2h);
+  float h2d = course::elapsed_ms(ctx.ev_start, ctx.ev_h2d),
+        kernel = course::elapsed_ms(ctx.ev_h2d, ctx.ev_kernel),
+        d2h = course::elapsed_ms(ctx.ev_kernel, ctx.ev_d2h),
+        all = course::elapsed_ms(ctx.ev_start, ctx.ev_d2h);
   CHECK(h2d > 0);
   CHECK(kernel > 0);
   CHECK(d2h > 0);
@@ -218,7 +241,8 @@ TEST_CASE("a host stage allocates nothing it does not free", "[streamed][memory]
   CUDA_CHECK(cudaDeviceSynchronize());
   const auto at_end = course::test::live_allocations();
   INFO("stage " << stage_under_test().info.id << ", context and arrays released: at start "
-                << course::test::describe(at_start) << "; at end " << course::test::describe(at_end));
+                << course::test::describe(at_start) << "; at end "
+                << course::test::describe(at_end));
   CHECK(at_end == at_start);
 }
 

@@ -13,9 +13,10 @@
 
 namespace {
 
-const course::registrar<streaming::device_stage> lab_pragma_unroll_registrar{streaming::device_stage{
-    course::stage_info{"lab_pragma_unroll", "#pragma unroll on stage 01's loop (11.1; a lab)",
-                       "chapters/11-streaming/lab_pragma_unroll.cu", false, ""},
-    streaming::launch_saxpy_pragma_unroll, true}};
+const course::registrar<streaming::device_stage> lab_pragma_unroll_registrar{
+    streaming::device_stage{
+        course::stage_info{"lab_pragma_unroll", "#pragma unroll on stage 01's loop (11.1; a lab)",
+                           "chapters/11-streaming/lab_pragma_unroll.cu", false, ""},
+        streaming::launch_saxpy_pragma_unroll, true}};
 
 }  // namespace

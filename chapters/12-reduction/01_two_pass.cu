@@ -19,7 +19,8 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 1;
 
-// out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared memory.
+// out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared
+// memory.
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   extern __shared__ int partials[];
   // EXERCISE BEGIN: the block's sum of in[0, n), each thread taking a grid-stride share, folded in
@@ -28,12 +29,13 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::two_pass(reduce_kernel, d_answer, d_in, n, cfg, ws, stream, cfg.threads * sizeof(int));
 }
 
 }  // namespace
 
-REDUCTION_STAGE("two-pass, log-step in shared memory (12.2, listing 12.1)", reduce, sizes, min_threads);
+REDUCTION_STAGE("two-pass, log-step in shared memory (12.2, listing 12.1)", reduce, sizes,
+                min_threads);

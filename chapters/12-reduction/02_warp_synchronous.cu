@@ -19,11 +19,13 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32;
 
-// out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared memory.
+// out[blockIdx.x] = the sum of this block's share of in[0, n); blockDim.x ints of dynamic shared
+// memory.
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   extern __shared__ int partials[];
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     sum += in[i];
   partials[threadIdx.x] = sum;
   __syncthreads();
@@ -33,8 +35,8 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::two_pass(reduce_kernel, d_answer, d_in, n, cfg, ws, stream, cfg.threads * sizeof(int));
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 03: the block size as a template parameter. The CUDA Handbook 12.2, listings 12.3 and 12.4.
 //
-// Your task, in three regions: this kernel, and in the lesson header lesson_block_reduce.cuh the block
-// fold and the host switch. Make the block size a compile-time constant B, so that the compiler
-// decides every test on it and unrolls every loop of the fold; the host must turn the run-time
-// cfg.threads into a kernel compiled for that B (listing 12.4). Stages 04, 05, 07, 09 and 10 use
-// your block_reduce and dispatch_block_size as you write them, so they report TODO until
+// Your task, in three regions: this kernel, and in the lesson header lesson_block_reduce.cuh the
+// block fold and the host switch. Make the block size a compile-time constant B, so that the
+// compiler decides every test on it and unrolls every loop of the fold; the host must turn the
+// run-time cfg.threads into a kernel compiled for that B (listing 12.4). Stages 04, 05, 07, 09 and
+// 10 use your block_reduce and dispatch_block_size as you write them, so they report TODO until
 // lesson_block_reduce.cuh is done: do this stage before them.
 // Watch for: blocks of 1 to 32 threads (a warp-level barrier may name only lanes that exist), and
 // block sizes the stage does not accept (they must be refused, not run).
@@ -29,8 +29,8 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);
@@ -39,4 +39,5 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)", reduce, sizes, min_threads);
+REDUCTION_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)", reduce, sizes,
+                min_threads);

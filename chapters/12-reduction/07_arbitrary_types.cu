@@ -62,13 +62,13 @@ __global__ void reduce_kernel(typename Op::type *out, const In *in, std::size_t 
 
 // *d_answer = Op's reduction of d_in[0, n): pass 1 reads In, pass 2 reads the partials of Op::type.
 template <class Op, class In>
-void reduce_typed(typename Op::type *d_answer, const In *d_in, std::size_t n, const reduction::config &cfg,
-                  reduction::workspace &ws, cudaStream_t stream) {
+void reduce_typed(typename Op::type *d_answer, const In *d_in, std::size_t n,
+                  const reduction::config &cfg, reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    reduction::two_pass(reduce_kernel<Op, B, In>, reduce_kernel<Op, B, typename Op::type>, d_answer, d_in, n, cfg, ws,
-                        stream);
+    reduction::two_pass(reduce_kernel<Op, B, In>, reduce_kernel<Op, B, typename Op::type>, d_answer,
+                        d_in, n, cfg, ws, stream);
   });
 }
 

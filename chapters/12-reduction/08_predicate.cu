@@ -17,7 +17,8 @@ namespace {
 constexpr auto sizes = reduction::block_sizes::multiples_of_32;
 constexpr int min_threads = 32;
 
-__global__ void count_ballot_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
+__global__ void count_ballot_kernel(unsigned long long *count, const int *in, std::size_t n,
+                                    int threshold) {
   __shared__ unsigned warp_counts[32];
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   // EXERCISE BEGIN: count the elements with in[i] > threshold, a warp vote per 32 elements, and add
@@ -26,7 +27,8 @@ __global__ void count_ballot_kernel(unsigned long long *count, const int *in, st
   // EXERCISE END
 }
 
-__global__ void count_syncthreads_kernel(unsigned long long *count, const int *in, std::size_t n, int threshold) {
+__global__ void count_syncthreads_kernel(unsigned long long *count, const int *in, std::size_t n,
+                                         int threshold) {
   // EXERCISE BEGIN: the same count with the block-wide vote __syncthreads_count, and one atomic per
   // block.
   COURSE_TODO();
@@ -39,7 +41,8 @@ void count_greater(unsigned long long *d_count, const int *d_in, std::size_t n, 
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(*d_count), stream));
   auto kernel = use_syncthreads_count ? count_syncthreads_kernel : count_ballot_kernel;
-  kernel<<<reduction::grid_size(kernel, cfg, n), cfg.threads, 0, stream>>>(d_count, d_in, n, threshold);
+  kernel<<<reduction::grid_size(kernel, cfg, n), cfg.threads, 0, stream>>>(d_count, d_in, n,
+                                                                           threshold);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -27,15 +27,17 @@ template <unsigned B>
 __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   __shared__ int warp_sums[B / 32];
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
+  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n;
+       i += std::size_t(B) * gridDim.x)
+    sum += in[i];
   // EXERCISE BEGIN: the block's sum in out[blockIdx.x]: each warp folds its values with your
   // warp_sum, then the warps' sums are combined.
   COURSE_TODO();
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::dispatch_block_size_from<min_threads>(cfg.threads, [&](auto b) {
     reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);

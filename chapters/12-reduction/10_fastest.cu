@@ -22,7 +22,7 @@ namespace {
 
 constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 32, max_threads = 1024;
-constexpr int U = 4;                        // int4 loads in flight per thread
+constexpr int U = 4;                       // int4 loads in flight per thread
 constexpr std::size_t per_thread = 4 * U;  // ints a thread takes per tile
 
 // Every lane of a full warp returns the sum of v over the warp's 32 lanes. From SM 8.0 that is one
@@ -67,8 +67,8 @@ __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   }
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   if (cfg.blocks == 0 && n <= per_thread * std::size_t(max_threads)) {
     // One tile: one block, halved while half as many threads still cover n, stores its total. No

@@ -12,9 +12,9 @@
 // vs_CUB: the fastest stage and CUB interleaved (A-B-A-B...), the ratio CUB/stage with its range
 // over the pairs, at n, at an odd n (no multiple of any tile: the partial last tile) and with the
 // input offset by one element (a misaligned start: no vector loads from the first element).
-// vs_CUB_by_n: the fastest stage against CUB at every n from 2^10 to 2^28, interleaved, the L2 flushed
-// before each call where the input fits in it; the goal (>= 1.00x CUB at every n) met or missed
-// per n. by_n: GB/s against n for the book's fastest stage (01-09), the fastest, and CUB.
+// vs_CUB_by_n: the fastest stage against CUB at every n from 2^10 to 2^28, interleaved, the L2
+// flushed before each call where the input fits in it; the goal (>= 1.00x CUB at every n) met or
+// missed per n. by_n: GB/s against n for the book's fastest stage (01-09), the fastest, and CUB.
 // lab (figure 12.1): pairwise against interleaved folding; lab_folding.cu.
 // Every answer is checked against the host's sum; a wrong one makes the program exit 1.
 #include "cub_baseline.h"
@@ -63,11 +63,13 @@ class reference {
     long long running = 0;
     std::size_t at = 0;
     for (std::size_t e : ends) {
-      running += reduction::host_sum<long long>(e - at, [at](std::size_t i) { return (long long)value(at + i); });
+      running += reduction::host_sum<long long>(
+          e - at, [at](std::size_t i) { return (long long)value(at + i); });
       prefix_[e] = running;
       at = e;
     }
-    positives_ = reduction::host_sum<unsigned long long>(n, [](std::size_t i) { return value(i) > 0 ? 1ull : 0ull; });
+    positives_ = reduction::host_sum<unsigned long long>(
+        n, [](std::size_t i) { return value(i) > 0 ? 1ull : 0ull; });
   }
   int sum(std::size_t first, std::size_t count) const {
     return reduction::wrap32(prefix_.at(first + count) - prefix_.at(first));
@@ -90,7 +92,7 @@ struct context {
   bench::session &s;
   std::size_t n, n_odd, n_offset;  // n_offset elements from in + 1
   std::vector<std::size_t> sizes;  // 2^10 .. 2^28, as far as n goes
-  int threads = 0;                  // --threads: every stage at this block size (0: its fastest)
+  int threads = 0;                 // --threads: every stage at this block size (0: its fastest)
   course::device_buffer<int> in;
   course::device_buffer<int> answer{1};
   course::device_buffer<unsigned long long> count{1};
@@ -100,7 +102,13 @@ struct context {
   pick book_best, fastest;
 
   context(bench::session &session, std::size_t n_, std::vector<std::size_t> sizes_)
-      : s(session), n(n_), n_odd(n_ - 999), n_offset(n_ - 1024), sizes(std::move(sizes_)), in(n_), cub(n_),
+      : s(session),
+        n(n_),
+        n_odd(n_ - 999),
+        n_offset(n_ - 1024),
+        sizes(std::move(sizes_)),
+        in(n_),
+        cub(n_),
         ref(ends(), n_) {
     course::fill_random_device(in.get(), n, seed, lo, hi);
   }
@@ -117,14 +125,18 @@ struct context {
   bench::work sum(const reduction::stage &st, int threads, std::size_t first, std::size_t m) {
     reduction::config cfg;
     cfg.threads = threads;
-    return [this, &st, cfg, first, m](cudaStream_t stream) { st.reduce(answer.get(), in.get() + first, m, cfg, ws, stream); };
+    return [this, &st, cfg, first, m](cudaStream_t stream) {
+      st.reduce(answer.get(), in.get() + first, m, cfg, ws, stream);
+    };
   }
   bench::work cub_sum(std::size_t first, std::size_t m) {
-    return [this, first, m](cudaStream_t stream) { cub(answer.get(), in.get() + first, m, stream); };
+    return
+        [this, first, m](cudaStream_t stream) { cub(answer.get(), in.get() + first, m, stream); };
   }
   void check(const std::string &who, std::size_t first, std::size_t m) {
     CUDA_CHECK(cudaStreamSynchronize(s.stream()));
-    s.expect(who + (first ? " (offset " + std::to_string(first) + ")" : ""), m, answer_now(), ref.sum(first, m));
+    s.expect(who + (first ? " (offset " + std::to_string(first) + ")" : ""), m, answer_now(),
+             ref.sum(first, m));
   }
 };
 
@@ -132,11 +144,13 @@ double gbs(double ms, std::size_t elements) { return double(elements) * sizeof(i
 
 // One stage's rows of the progression: its best block size, then the timed row (a row per vote
 // for stage 08, which counts).
-void stage_rows(context &c, bench::progression &prog, const reduction::stage &stage, double &book_best_ms) {
+void stage_rows(context &c, bench::progression &prog, const reduction::stage &stage,
+                double &book_best_ms) {
   const std::size_t bytes = c.n * sizeof(int);
   for (bool block_vote : stage.reduce ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
     std::string label = stage.info.id;
-    if (!stage.reduce) label += block_vote ? " (count, __syncthreads_count)" : " (count, __ballot_sync)";
+    if (!stage.reduce)
+      label += block_vote ? " (count, __syncthreads_count)" : " (count, __ballot_sync)";
     if (!c.s.selected(label)) continue;
     auto make = [&](int threads) -> bench::work {
       if (stage.reduce) return c.sum(stage, threads, 0, c.n);
@@ -169,9 +183,11 @@ void stage_rows(context &c, bench::progression &prog, const reduction::stage &st
 
 void progression_table(context &c) {
   const std::size_t bytes = c.n * sizeof(int);
-  bench::progression prog(c.s, {"progression", "Reduction progression (" + std::to_string(c.n / mega) + "M ints, 4 B/element read)",
-                                "threads", "GB/s", double(bytes), "%read_ceiling", "vs_CUB",
-                                plot_hint::stage_bars("GB/s", ceiling_label, "read ceiling")});
+  bench::progression prog(
+      c.s, {"progression",
+            "Reduction progression (" + std::to_string(c.n / mega) + "M ints, 4 B/element read)",
+            "threads", "GB/s", double(bytes), "%read_ceiling", "vs_CUB",
+            plot_hint::stage_bars("GB/s", ceiling_label, "read ceiling")});
   double ceiling = 0;
   if (c.s.selected(ceiling_label)) {
     ceiling = bench::read_kernel_gbs(bytes);
@@ -202,15 +218,32 @@ void progression_table(context &c) {
 void vs_cub_table(context &c) {
   if (!c.fastest.stage || !c.s.selected(cub_label)) return;
   const auto &st = *c.fastest.stage;
-  table t("vs_CUB", "Reduce " + st.info.id + " against " + cub_label + ", interleaved (ratio = CUB time / stage time, per pair)",
-          {{"case", 0}, {"n", 0}, {"offset", 0}, {"stage_ms", 4}, {"CUB_ms", 4}, {"vs_CUB", 3}, {"min", 3}, {"max", 3}, {"pairs", 0}});
-  struct case_t { std::string name; std::size_t first, m; };
-  std::string headline = "reduce " + st.info.id + " against CUB (range over the interleaved pairs):";
-  for (const case_t &k : {case_t{"aligned", 0, c.n}, case_t{"odd n", 0, c.n_odd}, case_t{"offset by one", 1, c.n_offset}}) {
-    const auto cmp = c.s.interleaved(c.cub_sum(k.first, k.m), c.sum(st, c.fastest.threads, k.first, k.m), k.m * sizeof(int));
+  table t("vs_CUB",
+          "Reduce " + st.info.id + " against " + cub_label +
+              ", interleaved (ratio = CUB time / stage time, per pair)",
+          {{"case", 0},
+           {"n", 0},
+           {"offset", 0},
+           {"stage_ms", 4},
+           {"CUB_ms", 4},
+           {"vs_CUB", 3},
+           {"min", 3},
+           {"max", 3},
+           {"pairs", 0}});
+  struct case_t {
+    std::string name;
+    std::size_t first, m;
+  };
+  std::string headline =
+      "reduce " + st.info.id + " against CUB (range over the interleaved pairs):";
+  for (const case_t &k : {case_t{"aligned", 0, c.n}, case_t{"odd n", 0, c.n_odd},
+                          case_t{"offset by one", 1, c.n_offset}}) {
+    const auto cmp = c.s.interleaved(c.cub_sum(k.first, k.m),
+                                     c.sum(st, c.fastest.threads, k.first, k.m), k.m * sizeof(int));
     c.check(st.info.id + " " + k.name, k.first, k.m);
-    t.add_row({k.name, double(k.m), double(k.first), cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
-               cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+    t.add_row({k.name, double(k.m), double(k.first), cmp.stage.per_call.median,
+               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
+               double(cmp.ratio.pairs)});
     bench::warn_if_noisy(t, st.info.id + " " + k.name, cmp.stage);
     bench::warn_if_noisy(t, "CUB " + k.name, cmp.baseline);
     headline += " " + k.name + " " + bench::range_text(cmp.ratio) + (k.first ? "" : ",");
@@ -223,38 +256,57 @@ void vs_cub_table(context &c) {
 void by_n_table(context &c, table &lines) {
   if (!c.fastest.stage || !c.s.selected(cub_label)) return;
   const auto &st = *c.fastest.stage;
-  table t("vs_CUB_by_n", "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
-          {{"n", 0}, {"stage_us", 2}, {"CUB_us", 2}, {"vs_CUB", 3}, {"min", 3}, {"max", 3}, {"pairs", 0}, {"L2_flushed", 0}, {"goal", 0}});
+  table t("vs_CUB_by_n",
+          "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
+          {{"n", 0},
+           {"stage_us", 2},
+           {"CUB_us", 2},
+           {"vs_CUB", 3},
+           {"min", 3},
+           {"max", 3},
+           {"pairs", 0},
+           {"L2_flushed", 0},
+           {"goal", 0}});
   int met = 0;
   std::string missed;
   for (std::size_t m : c.sizes) {
-    const auto cmp = c.s.interleaved(c.cub_sum(0, m), c.sum(st, c.fastest.threads, 0, m), m * sizeof(int));
+    const auto cmp =
+        c.s.interleaved(c.cub_sum(0, m), c.sum(st, c.fastest.threads, 0, m), m * sizeof(int));
     c.check(st.info.id, 0, m);
     const bool ok = cmp.ratio.median >= 1.0;
     met += ok;
     if (!ok) missed += (missed.empty() ? "" : ", ") + std::to_string(m);
-    t.add_row({double(m), 1e3 * cmp.stage.per_call.median, 1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min,
-               cmp.ratio.max, double(cmp.ratio.pairs), std::string(cmp.stage.flushed ? "yes" : "no"), std::string(ok ? "met" : "MISSED")});
+    t.add_row({double(m), 1e3 * cmp.stage.per_call.median, 1e3 * cmp.baseline.per_call.median,
+               cmp.ratio.median, cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs),
+               std::string(cmp.stage.flushed ? "yes" : "no"), std::string(ok ? "met" : "MISSED")});
     bench::warn_if_noisy(t, st.info.id + " at n=" + std::to_string(m), cmp.stage);
     bench::warn_if_noisy(t, "CUB at n=" + std::to_string(m), cmp.baseline);
-    lines.add_row({double(m), st.info.id, 1e3 * cmp.stage.per_call.median, gbs(cmp.stage.per_call.median, m)});
-    lines.add_row({double(m), std::string("CUB"), 1e3 * cmp.baseline.per_call.median, gbs(cmp.baseline.per_call.median, m)});
+    lines.add_row({double(m), st.info.id, 1e3 * cmp.stage.per_call.median,
+                   gbs(cmp.stage.per_call.median, m)});
+    lines.add_row({double(m), std::string("CUB"), 1e3 * cmp.baseline.per_call.median,
+                   gbs(cmp.baseline.per_call.median, m)});
   }
-  t.note("goal >= 1.00x CUB (median of the pairs): met at " + std::to_string(met) + " of " + std::to_string(c.sizes.size()) +
-         " sizes" + (missed.empty() ? "" : "; missed at n = " + missed));
-  c.s.results().headline("reduce " + st.info.id + " >= 1.00x CUB at every n from 1024 to " + std::to_string(c.sizes.back()) +
-                         " (median of the interleaved pairs): met at " + std::to_string(met) + " of " + std::to_string(c.sizes.size()) + (missed.empty() ? "" : " (missed at " + missed + ")"));
+  t.note("goal >= 1.00x CUB (median of the pairs): met at " + std::to_string(met) + " of " +
+         std::to_string(c.sizes.size()) + " sizes" +
+         (missed.empty() ? "" : "; missed at n = " + missed));
+  c.s.results().headline("reduce " + st.info.id + " >= 1.00x CUB at every n from 1024 to " +
+                         std::to_string(c.sizes.back()) +
+                         " (median of the interleaved pairs): met at " + std::to_string(met) +
+                         " of " + std::to_string(c.sizes.size()) +
+                         (missed.empty() ? "" : " (missed at " + missed + ")"));
   c.s.finish(std::move(t));
 }
 
 // GB/s against n: the book's fastest stage here; the fastest and CUB come from vs_CUB_by_n's pairs.
 void by_n_lines_table(context &c, table lines) {
-  if (c.book_best.stage && c.book_best.stage != c.fastest.stage && c.s.selected(c.book_best.stage->info.id)) {
+  if (c.book_best.stage && c.book_best.stage != c.fastest.stage &&
+      c.s.selected(c.book_best.stage->info.id)) {
     const auto &st = *c.book_best.stage;
     for (std::size_t m : c.sizes) {
       const auto tm = c.s.time(st.info.id, c.sum(st, c.book_best.threads, 0, m), m * sizeof(int));
       c.check(st.info.id, 0, m);
-      lines.add_row({double(m), st.info.id + " (the book's fastest)", 1e3 * tm.per_call.median, gbs(tm.per_call.median, m)});
+      lines.add_row({double(m), st.info.id + " (the book's fastest)", 1e3 * tm.per_call.median,
+                     gbs(tm.per_call.median, m)});
       bench::warn_if_noisy(lines, st.info.id + " at n=" + std::to_string(m), tm);
     }
   }
@@ -270,23 +322,33 @@ void lab_table(context &c) {
   namespace L = reduction::lab;
   std::vector<bench::column> cols = {{"kernel", 0}};
   for (const auto &col : bench::timing_columns()) cols.push_back(col);
-  for (bench::column col : {bench::column{"rate", 1}, bench::column{"unit", 0}, bench::column{"vs_interleaved", 2}}) cols.push_back(col);
+  for (bench::column col :
+       {bench::column{"rate", 1}, bench::column{"unit", 0}, bench::column{"vs_interleaved", 2}})
+    cols.push_back(col);
   table lab("lab", "Lab, figure 12.1: pairwise against interleaved folding", cols);
-  auto add = [&](const std::string &label, const bench::measurement &m, double rate, const std::string &unit, double base_ms) {
+  auto add = [&](const std::string &label, const bench::measurement &m, double rate,
+                 const std::string &unit, double base_ms) {
     std::vector<cell> row = {label};
     for (const auto &x : bench::timing_cells(m)) row.push_back(x);
-    for (cell x : {cell(rate), cell(unit), base_ms > 0 ? cell(base_ms / m.per_call.median) : cell()}) row.push_back(x);
+    for (cell x :
+         {cell(rate), cell(unit), base_ms > 0 ? cell(base_ms / m.per_call.median) : cell()})
+      row.push_back(x);
     lab.add_row(row);
     bench::warn_if_noisy(lab, label, m);
   };
-  const std::size_t m = std::min<std::size_t>(c.n, std::size_t(1) << 20) / L::fold_threads * L::fold_threads;
+  const std::size_t m =
+      std::min<std::size_t>(c.n, std::size_t(1) << 20) / L::fold_threads * L::fold_threads;
   const int blocks = int(m / L::fold_threads), reps = 64;
-  const int want = reduction::wrap32(reps * (long long)c.ref.sum(0, m) + (long long)m * reps * (reps - 1) / 2);
+  const int want =
+      reduction::wrap32(reps * (long long)c.ref.sum(0, m) + (long long)m * reps * (reps - 1) / 2);
   double base = 0;
   for (L::fold f : {L::fold::interleaved, L::fold::pairwise_divergent, L::fold::pairwise_strided}) {
     const std::string label = std::string("shared fold: ") + L::name(f);
     if (blocks == 0 || !c.s.selected(label)) continue;
-    const auto tm = c.s.time(label, [&](cudaStream_t st) { L::fold_many(f, c.answer.get(), c.in.get(), blocks, reps, st); }, m * sizeof(int));
+    const auto tm = c.s.time(
+        label,
+        [&](cudaStream_t st) { L::fold_many(f, c.answer.get(), c.in.get(), blocks, reps, st); },
+        m * sizeof(int));
     CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
     c.s.expect("lab " + label, m, c.answer_now(), want);
     if (f == L::fold::interleaved) base = tm.per_call.median;
@@ -294,12 +356,16 @@ void lab_table(context &c) {
   }
   base = 0;
   for (bool contiguous : {false, true}) {
-    const std::string label = contiguous ? "global reads: contiguous run per thread (pairwise)" : "global reads: grid-stride (interleaved)";
+    const std::string label = contiguous ? "global reads: contiguous run per thread (pairwise)"
+                                         : "global reads: grid-stride (interleaved)";
     if (!c.s.selected(label)) continue;
-    const auto tm = c.s.time(label, [&](cudaStream_t st) {
-      if (contiguous) L::sum_contiguous_runs(c.answer.get(), c.in.get(), c.n, st);
-      else L::sum_grid_stride(c.answer.get(), c.in.get(), c.n, st);
-    }, c.n * sizeof(int));
+    const auto tm = c.s.time(
+        label,
+        [&](cudaStream_t st) {
+          if (contiguous) L::sum_contiguous_runs(c.answer.get(), c.in.get(), c.n, st);
+          else L::sum_grid_stride(c.answer.get(), c.in.get(), c.n, st);
+        },
+        c.n * sizeof(int));
     c.check("lab " + label, 0, c.n);
     if (!contiguous) base = tm.per_call.median;
     add(label, tm, gbs(tm.per_call.median, c.n), "GB/s", base);
@@ -311,20 +377,24 @@ void body(bench::session &s, std::int64_t n_m, int threads) {
   std::size_t free_b = 0, total_b = 0;
   course::device_memory(free_b, total_b);
   std::size_t n = std::size_t(n_m) * mega;
-  const std::size_t fit = free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
+  const std::size_t fit =
+      free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
   if (n > fit) {
-    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m, free_b / 1073741824.0, fit / mega);
+    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m,
+                free_b / 1073741824.0, fit / mega);
     n = fit / mega * mega;
   }
   std::vector<std::size_t> sizes;
   for (int e = 10; e <= 28 && (std::size_t(1) << e) <= n; ++e) sizes.push_back(std::size_t(1) << e);
   s.results().param("n", double(n));
-  std::printf("\nSum of %zuM random ints in [%d, %d] (%.2f GB read per call)\n", n / mega, lo, hi, n * sizeof(int) / 1e9);
+  std::printf("\nSum of %zuM random ints in [%d, %d] (%.2f GB read per call)\n", n / mega, lo, hi,
+              n * sizeof(int) / 1e9);
   context c(s, n, sizes);
   c.threads = threads;
   progression_table(c);
   vs_cub_table(c);
-  table lines("by_n", "GB/s against n: the book's fastest, the fastest, CUB", {{"n", 0}, {"series", 0}, {"time_us", 1}, {"GB/s", 1}});
+  table lines("by_n", "GB/s against n: the book's fastest, the fastest, CUB",
+              {{"n", 0}, {"series", 0}, {"time_us", 1}, {"GB/s", 1}});
   by_n_table(c, lines);
   by_n_lines_table(c, std::move(lines));
   lab_table(c);
@@ -333,7 +403,8 @@ void body(bench::session &s, std::int64_t n_m, int threads) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  // The defaults: chapters/12-reduction/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
+  // The defaults: chapters/12-reduction/lessons.toml's [workload.bench] (COURSE_BENCH_*, from
+  // CMake).
   std::int64_t n_m = COURSE_BENCH_N, threads = 0;
   return bench::bench_main(
       argc, argv,
@@ -341,13 +412,15 @@ int main(int argc, char **argv) {
        "Chapter 12: reduction, every stage against the read ceiling and CUB."},
       [&](course::options &cli) {
         cli.add("N", n_m, 1, 4096, "ints to sum, in units of 2^20")
-            .add("threads", threads, 0, 1024,
-                 "every stage at this block size, a power of two from 32 (a stage without it is left out); 0: each "
-                 "stage at the fastest the bench finds");
+            .add(
+                "threads", threads, 0, 1024,
+                "every stage at this block size, a power of two from 32 (a stage without it is left out); 0: each "
+                "stage at the fastest the bench finds");
       },
       [&](bench::session &s) { body(s, n_m, int(threads)); },
       [&]() -> std::string {
         if (threads == 0 || (threads >= 32 && (threads & (threads - 1)) == 0)) return "";
-        return "--threads: expected 0 or a power of two from 32 to 1024, got " + std::to_string(threads);
+        return "--threads: expected 0 or a power of two from 32 to 1024, got " +
+               std::to_string(threads);
       });
 }

@@ -35,6 +35,7 @@ def _load_profile():
     """harness/profile.py (parsing, the capture format), loaded under its own name: 'profile' is
     also a standard-library module."""
     import importlib.util
+
     spec = importlib.util.spec_from_file_location("course_profile", ROOT / "harness" / "profile.py")
     module = sys.modules.get("course_profile")
     if module is None:
@@ -53,7 +54,9 @@ def committed(name):
     """Where a capture is written (the reference GPU's evidence), and read from: there, else the
     same file captured on an older GPU (ncu_profile.FALLBACK_GPUS) until make reference retakes it."""
     own = ncu_profile.capture_dir(CHAPTER, ROOT) / name
-    older = [ncu_profile.capture_dir(CHAPTER, ROOT, gpu) / name for gpu in ncu_profile.FALLBACK_GPUS]
+    older = [
+        ncu_profile.capture_dir(CHAPTER, ROOT, gpu) / name for gpu in ncu_profile.FALLBACK_GPUS
+    ]
     return own, next((p for p in [own, *older] if p.is_file()), own)
 
 
@@ -63,10 +66,30 @@ CAPTURE, SHOWN = committed("lab/lab_folding.csv")
 # --N is, so a small input keeps the bench's start short; the global rows read the default 256M.
 ROWS = [
     ("shared fold: interleaved, t < s", "^shared fold: interleaved", "fold_kernel", 16),
-    ("shared fold: pairwise, t % 2s (divergent)", "^shared fold: pairwise, t % 2s", "fold_kernel", 16),
-    ("shared fold: pairwise, slot 2st (bank conflicts)", "^shared fold: pairwise, slot 2st", "fold_kernel", 16),
-    ("global reads: grid-stride (interleaved)", "^global reads: grid-stride", "grid_stride_kernel", 256),
-    ("global reads: contiguous run per thread (pairwise)", "^global reads: contiguous", "contiguous_runs_kernel", 256),
+    (
+        "shared fold: pairwise, t % 2s (divergent)",
+        "^shared fold: pairwise, t % 2s",
+        "fold_kernel",
+        16,
+    ),
+    (
+        "shared fold: pairwise, slot 2st (bank conflicts)",
+        "^shared fold: pairwise, slot 2st",
+        "fold_kernel",
+        16,
+    ),
+    (
+        "global reads: grid-stride (interleaved)",
+        "^global reads: grid-stride",
+        "grid_stride_kernel",
+        256,
+    ),
+    (
+        "global reads: contiguous run per thread (pairwise)",
+        "^global reads: contiguous",
+        "contiguous_runs_kernel",
+        256,
+    ),
 ]
 
 # Predicted from the code per block and round (lab_folding.cu; notes.md): shared load and store
@@ -89,11 +112,40 @@ SHARED = [
 
 
 def command(ncu, bench, metrics, log, results, only, kernel, n_m):
-    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
-            "--clock-control", "none", "--kernel-name", f"regex:{kernel}", "--launch-count", "1",
-            "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
-            str(bench), "--N", str(n_m), "--only", only, "--warmup", "1", "--repeats", "1", "--max-repeats", "1",
-            "--results", str(results)]
+    return [
+        ncu,
+        "--csv",
+        "--page",
+        "raw",
+        "--print-units",
+        "base",
+        "--print-metric-instances",
+        "details",
+        "--clock-control",
+        "none",
+        "--kernel-name",
+        f"regex:{kernel}",
+        "--launch-count",
+        "1",
+        "--metrics",
+        ",".join(metrics),
+        "--log-file",
+        str(log),
+        "--force-overwrite",
+        str(bench),
+        "--N",
+        str(n_m),
+        "--only",
+        only,
+        "--warmup",
+        "1",
+        "--repeats",
+        "1",
+        "--max-repeats",
+        "1",
+        "--results",
+        str(results),
+    ]
 
 
 class Failed(Exception):
@@ -114,12 +166,17 @@ def run_ncu(make_command, metrics, who):
         text = log.read_text() if log.is_file() else ""
         output = run.stdout + run.stderr + text
         if ncu_profile.permission_denied(output):
-            raise Failed(f"{who}: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
-                         + ncu_profile.PERMISSION_FIX, 3)
+            raise Failed(
+                f"{who}: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
+                + ncu_profile.PERMISSION_FIX,
+                3,
+            )
         errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
         unknown = [m for m in metrics if any(m in l for l in errors)]
         if unknown and len(unknown) < len(metrics):
-            print(f"{who}: this ncu does not know {', '.join(unknown)}; without them", file=sys.stderr)
+            print(
+                f"{who}: this ncu does not know {', '.join(unknown)}; without them", file=sys.stderr
+            )
             metrics = [m for m in metrics if m not in unknown]
             continue
         if not ncu_profile.parse_raw(text):
@@ -131,7 +188,9 @@ def run_ncu(make_command, metrics, who):
 
 def printable(cmd, metrics, scratch):
     """The command as the capture's header shows it: no metric list, no scratch paths."""
-    line = " ".join(shlex.quote(str(c)) for c in cmd).replace(",".join(metrics), "<metrics: profile.py metrics>")
+    line = " ".join(shlex.quote(str(c)) for c in cmd).replace(
+        ",".join(metrics), "<metrics: profile.py metrics>"
+    )
     line = line.replace(f"--log-file {Path(scratch) / 'ncu.csv'} ", "")
     return line.replace(str(Path(scratch) / "results"), "<scratch>")
 
@@ -140,8 +199,12 @@ def ncu_and_bench(who, build):
     """(ncu, the chapter's bench) on a GPU machine; Failed with status 3 where there is none."""
     reason = ncu_profile.live_reason()
     if reason:
-        raise Failed(f"{who}: {reason}; it runs on a GPU machine (--show prints the committed capture)", 3)
-    return ncu_profile.find_ncu(), ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+        raise Failed(
+            f"{who}: {reason}; it runs on a GPU machine (--show prints the committed capture)", 3
+        )
+    return ncu_profile.find_ncu(), ncu_profile.check_migrated(
+        ncu_profile.bench_binary(build, CHAPTER)
+    )
 
 
 def capture(build):
@@ -151,14 +214,21 @@ def capture(build):
     with tempfile.TemporaryDirectory(prefix="course-lab-profile-") as scratch:
         for label, only, kernel, n_m in ROWS:
             log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
-            text, metrics, cmd = run_ncu(lambda m: command(ncu, bench, m, log, results, only, kernel, n_m), metrics,
-                                         f"capture_lab: {label}")
+            text, metrics, cmd = run_ncu(
+                lambda m: command(ncu, bench, m, log, results, only, kernel, n_m),
+                metrics,
+                f"capture_lab: {label}",
+            )
             for launch in ncu_profile.parse_raw(text)[:1]:
                 launch.label = label
                 launches.append(launch)
             commands.append(printable(cmd, metrics, scratch))
-    header = ncu_profile.header_line(f"{CHAPTER}/lab_folding", ncu_profile.gpu_name(), ncu_profile.ncu_version(ncu),
-                                     "one ncu run per lab row: " + commands[0].replace(ROWS[0][1], "<row>"))
+    header = ncu_profile.header_line(
+        f"{CHAPTER}/lab_folding",
+        ncu_profile.gpu_name(),
+        ncu_profile.ncu_version(ncu),
+        "one ncu run per lab row: " + commands[0].replace(ROWS[0][1], "<row>"),
+    )
     CAPTURE.parent.mkdir(parents=True, exist_ok=True)
     ncu_profile.write_capture(CAPTURE, header, launches)
     print(f"{CAPTURE.relative_to(ROOT)}: {len(launches)} kernels")
@@ -171,7 +241,10 @@ def cell(value, digits=0):
 
 def show(path=SHOWN):
     if not path.is_file():
-        print(f"capture_lab: no {path.relative_to(ROOT)} yet: run this on a GPU machine with ncu", file=sys.stderr)
+        print(
+            f"capture_lab: no {path.relative_to(ROOT)} yet: run this on a GPU machine with ncu",
+            file=sys.stderr,
+        )
         return 2
     header, launches = ncu_profile.read_capture(path)
     print(f"# {header}\n")
@@ -182,36 +255,103 @@ def show(path=SHOWN):
         predicted = PREDICTED[label]
         for (what, metric), per_round in zip(SHARED, predicted):
             measured = launch.get(metric) if launch else None
-            rows.append([label if what == SHARED[0][0] else "", what, cell(measured), cell(per_round * BLOCK_ROUNDS),
-                         cell(measured / BLOCK_ROUNDS, 1) if measured is not None else "n/a", str(per_round)])
-    print("\n".join(ncu_profile.table(rows, ["kernel", "counter", "measured", "predicted", "measured per block-round",
-                                             "predicted per block-round"])))
+            rows.append(
+                [
+                    label if what == SHARED[0][0] else "",
+                    what,
+                    cell(measured),
+                    cell(per_round * BLOCK_ROUNDS),
+                    cell(measured / BLOCK_ROUNDS, 1) if measured is not None else "n/a",
+                    str(per_round),
+                ]
+            )
+    print(
+        "\n".join(
+            ncu_profile.table(
+                rows,
+                [
+                    "kernel",
+                    "counter",
+                    "measured",
+                    "predicted",
+                    "measured per block-round",
+                    "predicted per block-round",
+                ],
+            )
+        )
+    )
     print()
     rows = []
     for label, _, _, _ in ROWS[3:]:
         launch = by_label.get(label)
         s = ncu_profile.summarize([launch]) if launch else {}
         sectors = s.get("ld_bytes_per_request")
-        rows.append([label, cell(None if sectors is None else sectors / 32, 1), cell(s.get("l1_hit"), 1),
-                     cell(s.get("dram_mb"), 1), cell(s.get("time_us"), 1), s.get("stalls") or "n/a"])
-    print("\n".join(ncu_profile.table(rows, ["kernel", "sectors per request", "L1 hit %", "DRAM MB", "duration us",
-                                             "top stalls (warps per issue)"])))
+        rows.append(
+            [
+                label,
+                cell(None if sectors is None else sectors / 32, 1),
+                cell(s.get("l1_hit"), 1),
+                cell(s.get("dram_mb"), 1),
+                cell(s.get("time_us"), 1),
+                s.get("stalls") or "n/a",
+            ]
+        )
+    print(
+        "\n".join(
+            ncu_profile.table(
+                rows,
+                [
+                    "kernel",
+                    "sectors per request",
+                    "L1 hit %",
+                    "DRAM MB",
+                    "duration us",
+                    "top stalls (warps per issue)",
+                ],
+            )
+        )
+    )
     print()
     rows = []
     for label, _, _, _ in ROWS[:3]:
         launch = by_label.get(label)
         s = ncu_profile.summarize([launch]) if launch else {}
-        rows.append([label, cell(s.get("time_us"), 1), cell(s.get("stall_total"), 1), s.get("stalls") or "n/a"])
-    print("\n".join(ncu_profile.table(rows, ["kernel", "duration us", "cycles between a warp's instructions",
-                                             "top stalls (warps per issue)"])))
+        rows.append(
+            [
+                label,
+                cell(s.get("time_us"), 1),
+                cell(s.get("stall_total"), 1),
+                s.get("stalls") or "n/a",
+            ]
+        )
+    print(
+        "\n".join(
+            ncu_profile.table(
+                rows,
+                [
+                    "kernel",
+                    "duration us",
+                    "cycles between a warp's instructions",
+                    "top stalls (warps per issue)",
+                ],
+            )
+        )
+    )
     return 0
 
 
 def cli(who, doc, capture_fn, show_fn, argv=None):
     """The command line both capture scripts share: --build DIR to capture, --show to print."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument("--build", type=Path, default=ROOT / "build", help="the build directory holding bin/bench-12-reduction")
-    parser.add_argument("--show", action="store_true", help="print the committed capture; profile nothing")
+    parser.add_argument(
+        "--build",
+        type=Path,
+        default=ROOT / "build",
+        help="the build directory holding bin/bench-12-reduction",
+    )
+    parser.add_argument(
+        "--show", action="store_true", help="print the committed capture; profile nothing"
+    )
     args = parser.parse_args(argv)
     if args.show:
         return show_fn()

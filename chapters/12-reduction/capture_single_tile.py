@@ -25,7 +25,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from capture_lab import CHAPTER, ROOT, cell, cli, committed, ncu_and_bench, ncu_profile, printable, run_ncu
+from capture_lab import (
+    CHAPTER,
+    ROOT,
+    cell,
+    cli,
+    committed,
+    ncu_and_bench,
+    ncu_profile,
+    printable,
+    run_ncu,
+)
 
 CAPTURE, SHOWN = committed("single_tile/4096.csv")
 N = 4096
@@ -37,21 +47,61 @@ THREADS = 512
 
 
 def command(ncu, bench, metrics, log, results):
-    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--print-metric-instances", "details",
-            "--clock-control", "none", "--kernel-name", f"regex:{CUB_SINGLE}|{CUB_FIRST}|{STAGE}",
-            "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
-            str(bench), "--N", "1", "--threads", str(THREADS), "--only", "^(10_fastest|CUB DeviceReduce::Sum)$",
-            "--warmup", "1", "--repeats", "1", "--max-repeats", "1", "--results", str(results)]
+    return [
+        ncu,
+        "--csv",
+        "--page",
+        "raw",
+        "--print-units",
+        "base",
+        "--print-metric-instances",
+        "details",
+        "--clock-control",
+        "none",
+        "--kernel-name",
+        f"regex:{CUB_SINGLE}|{CUB_FIRST}|{STAGE}",
+        "--metrics",
+        ",".join(metrics),
+        "--log-file",
+        str(log),
+        "--force-overwrite",
+        str(bench),
+        "--N",
+        "1",
+        "--threads",
+        str(THREADS),
+        "--only",
+        "^(10_fastest|CUB DeviceReduce::Sum)$",
+        "--warmup",
+        "1",
+        "--repeats",
+        "1",
+        "--max-repeats",
+        "1",
+        "--results",
+        str(results),
+    ]
 
 
 def single_tile_pair(launches):
     """(CUB's launch, stage 10's launch) of the last call pair at n = 4096, or None."""
+
     def is_stage(launch):
-        return STAGE in launch.kernel and CUB_SINGLE not in launch.kernel and CUB_FIRST not in launch.kernel
+        return (
+            STAGE in launch.kernel
+            and CUB_SINGLE not in launch.kernel
+            and CUB_FIRST not in launch.kernel
+        )
+
     found = None
     for before, cub, stage in zip([None] + launches, launches, launches[1:]):
-        if (CUB_SINGLE in cub.kernel and not (before and CUB_FIRST in before.kernel) and is_stage(stage)
-                and stage.get("launch__grid_size") == 1 and stage.get("launch__block_size") == 256):
+        if (
+            CUB_SINGLE in cub.kernel
+            and not (before and CUB_FIRST in before.kernel)
+            and is_stage(stage)
+            and stage.get("launch__grid_size") == 1
+            and stage.get("launch__block_size") == 256
+        ):
             found = (cub, stage)
     return found
 
@@ -60,18 +110,28 @@ def capture(build):
     ncu, bench = ncu_and_bench("capture_single_tile", build)
     with tempfile.TemporaryDirectory(prefix="course-single-tile-profile-") as scratch:
         log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
-        text, metrics, cmd = run_ncu(lambda m: command(ncu, bench, m, log, results), list(ncu_profile.METRIC_NAMES),
-                                     "capture_single_tile")
+        text, metrics, cmd = run_ncu(
+            lambda m: command(ncu, bench, m, log, results),
+            list(ncu_profile.METRIC_NAMES),
+            "capture_single_tile",
+        )
         line = printable(cmd, metrics, scratch)
     launches = ncu_profile.parse_raw(text)
     pair = single_tile_pair(launches)
     if pair is None:
-        print(f"capture_single_tile: no call pair at n = {N} among the {len(launches)} launches profiled "
-              f"(CUB's {CUB_SINGLE} alone, then stage 10's {STAGE} on 1 block of 256 threads)", file=sys.stderr)
+        print(
+            f"capture_single_tile: no call pair at n = {N} among the {len(launches)} launches profiled "
+            f"(CUB's {CUB_SINGLE} alone, then stage 10's {STAGE} on 1 block of 256 threads)",
+            file=sys.stderr,
+        )
         return 1
     pair[0].label, pair[1].label = "CUB DeviceReduce::Sum", "10_fastest"
-    header = ncu_profile.header_line(f"{CHAPTER}/single_tile n={N}", ncu_profile.gpu_name(),
-                                     ncu_profile.ncu_version(ncu), f"the by-n table's timed pair at n = {N}: {line}")
+    header = ncu_profile.header_line(
+        f"{CHAPTER}/single_tile n={N}",
+        ncu_profile.gpu_name(),
+        ncu_profile.ncu_version(ncu),
+        f"the by-n table's timed pair at n = {N}: {line}",
+    )
     CAPTURE.parent.mkdir(parents=True, exist_ok=True)
     ncu_profile.write_capture(CAPTURE, header, list(pair))
     print(f"{CAPTURE.relative_to(ROOT)}: 2 kernels of {len(launches)} profiled")
@@ -80,8 +140,10 @@ def capture(build):
 
 def show(path=SHOWN):
     if not path.is_file():
-        print(f"capture_single_tile: no {path.relative_to(ROOT)} yet: run this on a GPU machine with ncu",
-              file=sys.stderr)
+        print(
+            f"capture_single_tile: no {path.relative_to(ROOT)} yet: run this on a GPU machine with ncu",
+            file=sys.stderr,
+        )
         return 2
     header, launches = ncu_profile.read_capture(path)
     print(f"# {header}\n")
@@ -90,16 +152,41 @@ def show(path=SHOWN):
         s = ncu_profile.summarize([launch])
         most = sorted(launch.opcodes.items(), key=lambda kv: -kv[1])[:6]
         dram_kb = None if s.get("dram_mb") is None else s["dram_mb"] * 1e3
-        rows.append([launch.label, f"{launch.get('launch__grid_size'):.0f} x {launch.get('launch__block_size'):.0f}",
-                     cell(s.get("time_us"), 2), cell(launch.get("smsp__inst_executed.sum")),
-                     cell(s.get("stall_total"), 1), s.get("stalls") or "n/a", cell(dram_kb, 1),
-                     ", ".join(f"{op} {count:.0f}" for op, count in most) or "n/a"])
-    print("\n".join(ncu_profile.table(rows, ["call at n = 4096", "blocks x threads", "duration us",
-                                             "warp instructions", "cycles between a warp's instructions",
-                                             "top stalls (warps per issue)", "DRAM kB", "most executed opcodes"])))
+        rows.append(
+            [
+                launch.label,
+                f"{launch.get('launch__grid_size'):.0f} x {launch.get('launch__block_size'):.0f}",
+                cell(s.get("time_us"), 2),
+                cell(launch.get("smsp__inst_executed.sum")),
+                cell(s.get("stall_total"), 1),
+                s.get("stalls") or "n/a",
+                cell(dram_kb, 1),
+                ", ".join(f"{op} {count:.0f}" for op, count in most) or "n/a",
+            ]
+        )
+    print(
+        "\n".join(
+            ncu_profile.table(
+                rows,
+                [
+                    "call at n = 4096",
+                    "blocks x threads",
+                    "duration us",
+                    "warp instructions",
+                    "cycles between a warp's instructions",
+                    "top stalls (warps per issue)",
+                    "DRAM kB",
+                    "most executed opcodes",
+                ],
+            )
+        )
+    )
     print()
     # The loads and the fold, warp instructions per call (a predicated-off instruction counts too).
-    rows = [[launch.label] + [cell(launch.opcodes.get(op, 0.0)) for op in FOLD_OPCODES] for launch in launches]
+    rows = [
+        [launch.label] + [cell(launch.opcodes.get(op, 0.0)) for op in FOLD_OPCODES]
+        for launch in launches
+    ]
     print("\n".join(ncu_profile.table(rows, ["call at n = 4096"] + FOLD_OPCODES)))
     return 0
 

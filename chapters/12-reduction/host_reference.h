@@ -16,7 +16,8 @@ namespace reduction {
 // f(i) summed over [0, n) on all cores, in T.
 template <class T, class F>
 T host_sum(std::size_t n, F f) {
-  std::vector<T> parts(std::max(1u, std::thread::hardware_concurrency()), T(0));  // one per parallel_for worker
+  std::vector<T> parts(std::max(1u, std::thread::hardware_concurrency()),
+                       T(0));  // one per parallel_for worker
   course::parallel_for(n, [&](std::size_t b, std::size_t e, unsigned worker) {
     T sum = T(0);
     for (std::size_t i = b; i < e; ++i) sum += f(i);

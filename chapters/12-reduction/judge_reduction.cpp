@@ -35,14 +35,16 @@ reduction::config config_of(const params &p, const std::string &threads_key = "t
 
 void require(const reduction::stage &st, const reduction::config &cfg) {
   if (!reduction::supports(st, cfg.threads))
-    throw std::invalid_argument(st.info.id + " does not run with " + std::to_string(cfg.threads) + " threads per block");
+    throw std::invalid_argument(st.info.id + " does not run with " + std::to_string(cfg.threads) +
+                                " threads per block");
 }
 
 // The input (ints, or floats for the typed stage's float entry points), the answer, the workspace.
 struct buffers {
   course::device_buffer<int> ints;
   course::device_buffer<float> floats;
-  course::device_buffer<unsigned char> answer{64};  // room for any answer type (cudaMalloc aligns to 256)
+  course::device_buffer<unsigned char> answer{
+      64};  // room for any answer type (cudaMalloc aligns to 256)
   reduction::workspace ws;
   buffers(std::size_t n, bool want_floats) {
     if (want_floats) {
@@ -54,7 +56,9 @@ struct buffers {
     }
   }
   template <class T>
-  T *answer_as() const { return reinterpret_cast<T *>(answer.get()); }
+  T *answer_as() const {
+    return reinterpret_cast<T *>(answer.get());
+  }
 };
 
 std::string sizes_text(std::size_t n, const char *what, const reduction::config &cfg) {
@@ -66,19 +70,27 @@ workload sum_workload(const reduction::stage &st, const params &p, std::size_t n
   const reduction::config cfg = config_of(p);
   require(st, cfg);
   const std::string op = p.text("op", "int");
-  if (op != "int" && !st.typed) throw std::invalid_argument("op=" + op + ": only stage 07 has typed entry points");
+  if (op != "int" && !st.typed)
+    throw std::invalid_argument("op=" + op + ": only stage 07 has typed entry points");
   const bool floats = op == "double" || op == "moments";
   auto b = std::make_shared<buffers>(n, floats);
   workload w;
   w.keep = b;
-  w.description = sizes_text(n, floats ? "floats" : "ints", cfg) + (st.typed ? ", op " + op : std::string());
+  w.description =
+      sizes_text(n, floats ? "floats" : "ints", cfg) + (st.typed ? ", op " + op : std::string());
   const reduction::typed_entry_points *t = st.typed;
   if (op == "int") {
-    w.call = [&st, b, n, cfg](cudaStream_t s) { st.reduce(b->answer_as<int>(), b->ints.get(), n, cfg, b->ws, s); };
+    w.call = [&st, b, n, cfg](cudaStream_t s) {
+      st.reduce(b->answer_as<int>(), b->ints.get(), n, cfg, b->ws, s);
+    };
   } else if (op == "long_long") {
-    w.call = [t, b, n, cfg](cudaStream_t s) { t->sum_ll(b->answer_as<long long>(), b->ints.get(), n, cfg, b->ws, s); };
+    w.call = [t, b, n, cfg](cudaStream_t s) {
+      t->sum_ll(b->answer_as<long long>(), b->ints.get(), n, cfg, b->ws, s);
+    };
   } else if (op == "double") {
-    w.call = [t, b, n, cfg](cudaStream_t s) { t->sum_double(b->answer_as<double>(), b->floats.get(), n, cfg, b->ws, s); };
+    w.call = [t, b, n, cfg](cudaStream_t s) {
+      t->sum_double(b->answer_as<double>(), b->floats.get(), n, cfg, b->ws, s);
+    };
   } else if (op == "moments") {
     w.call = [t, b, n, cfg](cudaStream_t s) {
       t->sum_squares(b->answer_as<reduction::moments>(), b->floats.get(), n, cfg, b->ws, s);
@@ -88,7 +100,8 @@ workload sum_workload(const reduction::stage &st, const params &p, std::size_t n
       t->min_max(b->answer_as<reduction::int_range>(), b->ints.get(), n, cfg, b->ws, s);
     };
   } else {
-    throw std::invalid_argument("op=" + op + " is none of int, long_long, double, moments, min_max");
+    throw std::invalid_argument("op=" + op +
+                                " is none of int, long_long, double, moments, min_max");
   }
   return w;
 }
@@ -98,16 +111,19 @@ workload count_workload(const reduction::stage &st, const params &p, std::size_t
   const int threshold = int(p.integer("threshold", 0));
   const std::string vote = p.text("vote", "both");
   const bool ballot = vote == "ballot" || vote == "both", block = vote == "block" || vote == "both";
-  if (!ballot && !block) throw std::invalid_argument("vote=" + vote + " is none of ballot, block, both");
+  if (!ballot && !block)
+    throw std::invalid_argument("vote=" + vote + " is none of ballot, block, both");
   if (ballot) require(st, cfg);
   if (block) require(st, block_cfg);
   auto b = std::make_shared<buffers>(n, false);
   workload w;
   w.keep = b;
-  w.description = "count of in[i] > " + std::to_string(threshold) + ", n = " + std::to_string(n) + " ints, " +
-                  (ballot ? "__ballot_sync at " + std::to_string(cfg.threads) + " threads" : std::string()) +
-                  (ballot && block ? " then " : "") +
-                  (block ? "__syncthreads_count at " + std::to_string(block_cfg.threads) + " threads" : std::string());
+  w.description =
+      "count of in[i] > " + std::to_string(threshold) + ", n = " + std::to_string(n) + " ints, " +
+      (ballot ? "__ballot_sync at " + std::to_string(cfg.threads) + " threads" : std::string()) +
+      (ballot && block ? " then " : "") +
+      (block ? "__syncthreads_count at " + std::to_string(block_cfg.threads) + " threads"
+             : std::string());
   w.call = [&st, b, n, threshold, ballot, block, cfg, block_cfg](cudaStream_t s) {
     auto *count = b->answer_as<unsigned long long>();
     if (ballot) st.count(count, b->ints.get(), n, threshold, false, cfg, b->ws, s);

@@ -99,14 +99,16 @@ __global__ void contiguous_runs_kernel(int *answer, const int *in, std::size_t n
 
 __global__ void grid_stride_kernel(int *answer, const int *in, std::size_t n) {
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     sum += in[i];
   sum = warp_sum(sum);
   if (threadIdx.x % 32 == 0) atomicAdd(answer, sum);
 }
 
 template <class Kernel>
-void launch_resident(Kernel kernel, int *d_answer, const int *d_in, std::size_t n, cudaStream_t stream) {
+void launch_resident(Kernel kernel, int *d_answer, const int *d_in, std::size_t n,
+                     cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(d_answer, 0, sizeof(int), stream));
   const int threads = 256;
   kernel<<<course::resident_blocks(kernel, threads), threads, 0, stream>>>(d_answer, d_in, n);

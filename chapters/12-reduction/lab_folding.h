@@ -14,7 +14,8 @@ namespace lab {
 // The block fold in shared memory, B = 256 threads, three ways (figure 12.1's pairwise tree in
 // two forms, and its interleaved one). Each block loads its 256 ints of in[0, blocks * 256) once,
 // then folds them `reps` times (the r-th time with r added to every value, so no fold can be
-// skipped); *d_answer = reps * sum(in[0, blocks * 256)) + blocks * 256 * reps * (reps - 1) / 2, mod 2^32.
+// skipped); *d_answer = reps * sum(in[0, blocks * 256)) + blocks * 256 * reps * (reps - 1) / 2, mod
+// 2^32.
 enum class fold { pairwise_divergent, pairwise_strided, interleaved };
 constexpr int fold_threads = 256;
 const char *name(fold f);

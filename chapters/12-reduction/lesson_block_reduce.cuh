@@ -18,7 +18,8 @@
 namespace reduction {
 
 // Calls f(std::integral_constant<unsigned, B>{}) for the power of two B == threads, 1..1024: the
-// host-side switch of 12.2 (listing 12.4) that lets one run-time value pick a kernel compiled for it.
+// host-side switch of 12.2 (listing 12.4) that lets one run-time value pick a kernel compiled for
+// it.
 template <unsigned B = 1, class F>
 void dispatch_block_size(int threads, F &&f) {
   // EXERCISE BEGIN: call f with std::integral_constant<unsigned, B>{} for the power of two B in
@@ -29,19 +30,23 @@ void dispatch_block_size(int threads, F &&f) {
 
 struct plus {
   template <class T>
-  __host__ __device__ T operator()(T a, T b) const { return a + b; }
+  __host__ __device__ T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 
 // The block reduction of 12.2 (listing 12.3), for a block of B threads (a power of two, 1..1024, a
 // template parameter so every loop below unrolls and every test on B is decided at compile time).
 // Each thread brings `value`; thread 0 returns the block's result (other threads return partial
-// results). Uses partials[0, B) and leaves it in use: a second call needs a __syncthreads() between.
+// results). Uses partials[0, B) and leaves it in use: a second call needs a __syncthreads()
+// between.
 //
 // The last 64 values are folded by warp 0 alone, with __syncwarp() instead of __syncthreads().
 // In each step only the lanes i < offset write (slot i), and they read slots i + offset, which no
 // lane writes in that step because the lanes at or above offset write nothing; the __syncwarp()
-// after the step makes the writes visible to the lanes that read them in the next step. Without it (the book's volatile form) lanes of a warp are not guaranteed to move in
-// lock-step on Volta and later, so a read may see a slot before its step wrote it.
+// after the step makes the writes visible to the lanes that read them in the next step. Without it
+// (the book's volatile form) lanes of a warp are not guaranteed to move in lock-step on Volta and
+// later, so a read may see a slot before its step wrote it.
 template <unsigned B, class T, class Op>
 __device__ T block_reduce(T *partials, T value, Op op) {
   static_assert(B >= 1 && B <= 1024 && (B & (B - 1)) == 0, "B must be a power of two in 1..1024");

@@ -22,7 +22,8 @@ namespace reduction {
 
 struct config {
   int threads = 256;  // per block
-  int blocks = 0;     // 0: as many as the GPU holds at once, and no more than there are threads' worth of input
+  int blocks =
+      0;  // 0: as many as the GPU holds at once, and no more than there are threads' worth of input
 };
 
 // Device memory a reduction needs besides its input and answer: one partial result per block and
@@ -37,8 +38,8 @@ class workspace {
     CUDA_CHECK(cudaMemset(counter_.get(), 0, sizeof(unsigned)));
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-  // Room for `count` partial results of type T (grows, never shrinks; cudaFree waits for the device,
-  // so an earlier call still reading the old buffer finishes first).
+  // Room for `count` partial results of type T (grows, never shrinks; cudaFree waits for the
+  // device, so an earlier call still reading the old buffer finishes first).
   template <class T>
   T *partials(std::size_t count) {
     const std::size_t bytes = count * sizeof(T);
@@ -53,14 +54,14 @@ class workspace {
 };
 
 // *d_answer = the sum of d_in[0, n), device pointers, work enqueued on `stream`.
-using reduce_fn = void (*)(int *d_answer, const int *d_in, std::size_t n, const config &cfg, workspace &ws,
-                           cudaStream_t stream);
+using reduce_fn = void (*)(int *d_answer, const int *d_in, std::size_t n, const config &cfg,
+                           workspace &ws, cudaStream_t stream);
 
 // Which block sizes a stage runs with; anything else is refused with std::invalid_argument.
 enum class block_sizes {
-  powers_of_two,      // 1, 2, 4, ..., 1024 (a stage may require at least 32)
-  multiples_of_32,    // 32, 64, 96, ..., 1024
-  any                 // 1..1024
+  powers_of_two,    // 1, 2, 4, ..., 1024 (a stage may require at least 32)
+  multiples_of_32,  // 32, 64, 96, ..., 1024
+  any               // 1..1024
 };
 
 // --- stage 07: other types and operators (12.6) ----------------------------------------------
@@ -71,23 +72,28 @@ struct int_range {
   int min, max;
 };
 struct typed_entry_points {
-  void (*sum_ll)(long long *d_answer, const int *d_in, std::size_t n, const config &, workspace &, cudaStream_t);
-  void (*sum_double)(double *d_answer, const float *d_in, std::size_t n, const config &, workspace &, cudaStream_t);
-  void (*sum_squares)(moments *d_answer, const float *d_in, std::size_t n, const config &, workspace &, cudaStream_t);
-  void (*min_max)(int_range *d_answer, const int *d_in, std::size_t n, const config &, workspace &, cudaStream_t);
+  void (*sum_ll)(long long *d_answer, const int *d_in, std::size_t n, const config &, workspace &,
+                 cudaStream_t);
+  void (*sum_double)(double *d_answer, const float *d_in, std::size_t n, const config &,
+                     workspace &, cudaStream_t);
+  void (*sum_squares)(moments *d_answer, const float *d_in, std::size_t n, const config &,
+                      workspace &, cudaStream_t);
+  void (*min_max)(int_range *d_answer, const int *d_in, std::size_t n, const config &, workspace &,
+                  cudaStream_t);
 };
 
 // --- stage 08: counting the elements that meet a predicate (12.7) ------------------------------
 // *d_count = the number of i in [0, n) with d_in[i] > threshold. use_syncthreads_count picks the
 // block-wide vote (__syncthreads_count) over the warp vote (__ballot_sync + __popc).
-using count_fn = void (*)(unsigned long long *d_count, const int *d_in, std::size_t n, int threshold,
-                          bool use_syncthreads_count, const config &cfg, workspace &ws, cudaStream_t stream);
+using count_fn = void (*)(unsigned long long *d_count, const int *d_in, std::size_t n,
+                          int threshold, bool use_syncthreads_count, const config &cfg,
+                          workspace &ws, cudaStream_t stream);
 
 struct stage {
   course::stage_info info;
-  reduce_fn reduce;               // null for stage 08, which counts instead
+  reduce_fn reduce;  // null for stage 08, which counts instead
   block_sizes sizes;
-  int min_threads;                // the smallest block size the stage accepts
+  int min_threads;                            // the smallest block size the stage accepts
   const typed_entry_points *typed = nullptr;  // stage 07 only
   count_fn count = nullptr;                   // stage 08 only
 };
@@ -107,6 +113,7 @@ inline bool supports(const stage &s, int threads) {
 
 // REDUCTION_STAGE("title (12.2)", reduce, sizes, min_threads);  registers the stage compiled in
 // this file; its id is the build's COURSE_STAGE_ID.
-#define REDUCTION_STAGE(title, ...)                                                  \
-  static course::registrar<reduction::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      reduction::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define REDUCTION_STAGE(title, ...)                                                       \
+  static course::registrar<reduction::stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    reduction::stage { COURSE_THIS_STAGE(title), __VA_ARGS__ }                            \
+  }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What several reduction stages share: refusing block sizes a kernel cannot use, sizing the grid
 // and the two-pass driver (12.2). The templated block reduction and the host switch over block
-// sizes (12.2, listings 12.3 and 12.4) are a lesson of their own: lesson_block_reduce.cuh, which stage 03
-// teaches.
+// sizes (12.2, listings 12.3 and 12.4) are a lesson of their own: lesson_block_reduce.cuh, which
+// stage 03 teaches.
 #pragma once
 
 #include "reduction.h"
@@ -30,8 +30,9 @@ inline const char *to_string(block_sizes s) {
 inline void require_block_size(int threads, block_sizes sizes, int min_threads) {
   stage probe{{}, nullptr, sizes, min_threads};
   if (!supports(probe, threads))
-    throw std::invalid_argument("this stage needs " + std::string(to_string(sizes)) + " threads per block in " +
-                                std::to_string(min_threads) + "..1024, not " + std::to_string(threads));
+    throw std::invalid_argument("this stage needs " + std::string(to_string(sizes)) +
+                                " threads per block in " + std::to_string(min_threads) +
+                                "..1024, not " + std::to_string(threads));
 }
 
 // The host switch of 12.2 (listing 12.4): calls f(std::integral_constant<unsigned, B>{}) for the
@@ -53,7 +54,8 @@ void dispatch_block_size_from(int threads, F &&f) {
 // As many blocks as the GPU holds at once (every SM full), but no more than the input needs when
 // each thread takes `per_thread` elements; at least one, so n = 0 still writes its answer (0).
 template <class Kernel>
-int grid_size(Kernel kernel, const config &cfg, std::size_t n, std::size_t per_thread = 1, std::size_t shared = 0) {
+int grid_size(Kernel kernel, const config &cfg, std::size_t n, std::size_t per_thread = 1,
+              std::size_t shared = 0) {
   if (cfg.blocks > 0) return cfg.blocks;
   const std::size_t per_block = per_thread * std::size_t(cfg.threads);
   const std::size_t needed = (n + per_block - 1) / per_block;
@@ -68,8 +70,9 @@ int grid_size(Kernel kernel, const config &cfg, std::size_t n, std::size_t per_t
 // result in the workspace (kernel `first`), then one block reduces those partials to *answer
 // (kernel `second`). `shared` is the kernels' dynamic shared memory in bytes.
 template <class T, class In>
-void two_pass(void (*first)(T *, const In *, std::size_t), void (*second)(T *, const T *, std::size_t), T *d_answer,
-              const In *d_in, std::size_t n, const config &cfg, workspace &ws, cudaStream_t stream,
+void two_pass(void (*first)(T *, const In *, std::size_t),
+              void (*second)(T *, const T *, std::size_t), T *d_answer, const In *d_in,
+              std::size_t n, const config &cfg, workspace &ws, cudaStream_t stream,
               std::size_t shared = 0) {
   const int blocks = grid_size(first, cfg, n, 1, shared);
   T *partials = ws.partials<T>(std::size_t(blocks));
@@ -81,8 +84,9 @@ void two_pass(void (*first)(T *, const In *, std::size_t), void (*second)(T *, c
 
 // The same kernel (out, in, n) for both passes, as in the book.
 template <class T>
-void two_pass(void (*kernel)(T *, const T *, std::size_t), T *d_answer, const T *d_in, std::size_t n,
-              const config &cfg, workspace &ws, cudaStream_t stream, std::size_t shared = 0) {
+void two_pass(void (*kernel)(T *, const T *, std::size_t), T *d_answer, const T *d_in,
+              std::size_t n, const config &cfg, workspace &ws, cudaStream_t stream,
+              std::size_t shared = 0) {
   two_pass(kernel, kernel, d_answer, d_in, n, cfg, ws, stream, shared);
 }
 

@@ -18,8 +18,10 @@ TEST_CASE("block sizes each kind of stage accepts", "[host]") {
       if (reduction::supports(s, t)) out.push_back(t);
     return out;
   };
-  CHECK(accepted(reduction::block_sizes::powers_of_two, 1) == std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024});
-  CHECK(accepted(reduction::block_sizes::powers_of_two, 32) == std::vector<int>{32, 64, 128, 256, 512, 1024});
+  CHECK(accepted(reduction::block_sizes::powers_of_two, 1) ==
+        std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024});
+  CHECK(accepted(reduction::block_sizes::powers_of_two, 32) ==
+        std::vector<int>{32, 64, 128, 256, 512, 1024});
   const auto m32 = accepted(reduction::block_sizes::multiples_of_32, 32);
   CHECK(m32.size() == 32);
   CHECK(m32.front() == 32);
@@ -42,8 +44,8 @@ TEST_CASE("the parallel host sum equals a serial one", "[host]") {
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(65535), std::size_t(1000003)}) {
     long long serial = 0;
     for (std::size_t i = 0; i < n; ++i) serial += course::random_int(7, i, -1000, 1000);
-    const long long parallel =
-        reduction::host_sum<long long>(n, [](std::size_t i) { return course::random_int(7, i, -1000, 1000); });
+    const long long parallel = reduction::host_sum<long long>(
+        n, [](std::size_t i) { return course::random_int(7, i, -1000, 1000); });
     INFO("n=" << n);
     CHECK(parallel == serial);
   }

@@ -41,21 +41,25 @@ namespace lab = reduction::lab;
 namespace {
 
 constexpr int guard_value = 0x3fffffff;  // course::test::input_guard_value<int>()
-constexpr lab::fold all_folds[] = {lab::fold::pairwise_divergent, lab::fold::pairwise_strided, lab::fold::interleaved};
+constexpr lab::fold all_folds[] = {lab::fold::pairwise_divergent, lab::fold::pairwise_strided,
+                                   lab::fold::interleaved};
 
 // What an answer that is off by a multiple of the guard value most likely did.
 std::string guard_hint(int got, int want) {
   const int k = course::test::guard_multiple(got, want, guard_value, 64);
-  return k ? " (off by " + std::to_string(k) + " x the input's guard value 0x3fffffff: it read outside its input)" : "";
+  return k ? " (off by " + std::to_string(k) +
+                 " x the input's guard value 0x3fffffff: it read outside its input)"
+           : "";
 }
 
 std::string placement_text(std::size_t offset, cudaStream_t stream) {
-  return (offset ? " input offset " + std::to_string(offset) : std::string()) + (stream ? " (non-blocking stream)" : "");
+  return (offset ? " input offset " + std::to_string(offset) : std::string()) +
+         (stream ? " (non-blocking stream)" : "");
 }
 
 // fold_many(f) over `blocks` blocks of 256 fresh ints in [lo, hi], `reps` times.
-void check_fold(lab::fold f, int blocks, int reps, std::size_t offset = 0, cudaStream_t stream = nullptr, int lo = -1000,
-                int hi = 1000) {
+void check_fold(lab::fold f, int blocks, int reps, std::size_t offset = 0,
+                cudaStream_t stream = nullptr, int lo = -1000, int hi = 1000) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = std::size_t(blocks) * lab::fold_threads;
@@ -64,14 +68,17 @@ void check_fold(lab::fold f, int blocks, int reps, std::size_t offset = 0, cudaS
   answer_slot<int> answer;
   lab::fold_many(f, answer.get(), in.get(), blocks, reps, stream);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = std::string("lab_folding, fold_many(") + lab::name(f) + "), blocks=" + std::to_string(blocks) +
-                          " reps=" + std::to_string(reps) + placement_text(offset, stream);
+  const std::string who = std::string("lab_folding, fold_many(") + lab::name(f) +
+                          "), blocks=" + std::to_string(blocks) + " reps=" + std::to_string(reps) +
+                          placement_text(offset, stream);
   long long sum = 0;
   for (int v : h) sum += v;
   // reps * sum + n * (0 + 1 + ... + reps - 1), mod 2^32.
-  const long long want_exact = (long long)reps * sum + (long long)n * ((long long)reps * (reps - 1) / 2);
+  const long long want_exact =
+      (long long)reps * sum + (long long)n * ((long long)reps * (reps - 1) / 2);
   const int want = reduction::wrap32(want_exact), got = answer.read(who);
-  if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
+  if (got != want)
+    FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
   check_input_untouched(who, in, h);
   SUCCEED();  // one assertion per checked call, so the summary counts them
 }
@@ -81,10 +88,11 @@ struct global_sum {
   global_sum_fn fn;
   const char *name;
 };
-const global_sum global_sums[] = {{lab::sum_contiguous_runs, "sum_contiguous_runs"}, {lab::sum_grid_stride, "sum_grid_stride"}};
+const global_sum global_sums[] = {{lab::sum_contiguous_runs, "sum_contiguous_runs"},
+                                  {lab::sum_grid_stride, "sum_grid_stride"}};
 
-void check_global_sum(const global_sum &g, std::size_t n, std::size_t offset = 0, cudaStream_t stream = nullptr,
-                      int lo = -1000, int hi = 1000) {
+void check_global_sum(const global_sum &g, std::size_t n, std::size_t offset = 0,
+                      cudaStream_t stream = nullptr, int lo = -1000, int hi = 1000) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   const std::vector<int> h = random_ints(n, seed, lo, hi);
@@ -92,30 +100,37 @@ void check_global_sum(const global_sum &g, std::size_t n, std::size_t offset = 0
   answer_slot<int> answer;
   g.fn(answer.get(), in.get(), n, stream);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = std::string("lab_folding, ") + g.name + ", n=" + std::to_string(n) + placement_text(offset, stream);
-  const int want = reduction::wrap32(reduction::host_sum<long long>(n, [&](std::size_t i) { return (long long)h[i]; }));
+  const std::string who = std::string("lab_folding, ") + g.name + ", n=" + std::to_string(n) +
+                          placement_text(offset, stream);
+  const int want = reduction::wrap32(
+      reduction::host_sum<long long>(n, [&](std::size_t i) { return (long long)h[i]; }));
   const int got = answer.read(who);
-  if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
+  if (got != want)
+    FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want));
   check_input_untouched(who, in, h);
   SUCCEED();
 }
 
 }  // namespace
 
-TEST_CASE("each folding order: the answer for every grid and number of repetitions", "[lab][fold]") {
+TEST_CASE("each folding order: the answer for every grid and number of repetitions",
+          "[lab][fold]") {
   for (lab::fold f : all_folds)
     for (int blocks : {1, 2, 7, 133, 1000})
       for (int reps : {0, 1, 2, 3, 64}) {
-        // Under a sanitizer (10-100x slower) the largest grid with the most repetitions adds little.
+        // Under a sanitizer (10-100x slower) the largest grid with the most repetitions adds
+        // little.
         if (course::test::under_sanitizer() && blocks * reps > 133 * 3) continue;
         check_fold(f, blocks, reps);
       }
 }
 
-TEST_CASE("each folding order: misaligned inputs, a non-blocking stream, sums that wrap", "[lab][fold]") {
+TEST_CASE("each folding order: misaligned inputs, a non-blocking stream, sums that wrap",
+          "[lab][fold]") {
   course::stream side;
   for (lab::fold f : all_folds) {
-    for (std::size_t offset : {std::size_t(1), std::size_t(2), std::size_t(3)}) check_fold(f, 7, 3, offset);
+    for (std::size_t offset : {std::size_t(1), std::size_t(2), std::size_t(3)})
+      check_fold(f, 7, 3, offset);
     check_fold(f, 133, 5, 1, side);
     check_fold(f, 1000, 2, 0, nullptr, -(1 << 30), 1 << 30);  // the sum wraps around 2^32
   }
@@ -123,17 +138,31 @@ TEST_CASE("each folding order: misaligned inputs, a non-blocking stream, sums th
 
 TEST_CASE("the global sums, contiguous runs and grid-stride, at awkward sizes", "[lab][global]") {
   const std::size_t r = course::test::resident_threads();
-  const std::size_t sizes[] = {0, 1, 31, 33, 255, 256, 257, 1000, r - 1, r, r + 1, 2 * r + 3,
-                               course::test::sanitizer_size(1000003), course::test::sanitizer_size((std::size_t(1) << 24) + 7)};
+  const std::size_t sizes[] = {0,
+                               1,
+                               31,
+                               33,
+                               255,
+                               256,
+                               257,
+                               1000,
+                               r - 1,
+                               r,
+                               r + 1,
+                               2 * r + 3,
+                               course::test::sanitizer_size(1000003),
+                               course::test::sanitizer_size((std::size_t(1) << 24) + 7)};
   for (const global_sum &g : global_sums)
     for (std::size_t n : sizes) check_global_sum(g, n);
 }
 
-TEST_CASE("the global sums: misaligned inputs, a non-blocking stream, sums that wrap", "[lab][global]") {
+TEST_CASE("the global sums: misaligned inputs, a non-blocking stream, sums that wrap",
+          "[lab][global]") {
   course::stream side;
   const std::size_t n = course::test::sanitizer_size(1000003);
   for (const global_sum &g : global_sums) {
-    for (std::size_t offset : {std::size_t(1), std::size_t(2), std::size_t(3)}) check_global_sum(g, 100003, offset);
+    for (std::size_t offset : {std::size_t(1), std::size_t(2), std::size_t(3)})
+      check_global_sum(g, 100003, offset);
     check_global_sum(g, n, 2, side);
     check_global_sum(g, n, 0, nullptr, -(1 << 30), 1 << 30);
   }
@@ -158,7 +187,8 @@ TEST_CASE("seeded random sweep: orders, grids, repetitions, sizes and alignments
     INFO("case " << c);
     if (c % 2 == 0) {
       const lab::fold f = all_folds[std::size_t(c / 2) % 3];
-      const int blocks = int(rng.pick({std::size_t(1), std::size_t(2), rng.between(3, 300), rng.between(300, 3000)}));
+      const int blocks = int(
+          rng.pick({std::size_t(1), std::size_t(2), rng.between(3, 300), rng.between(300, 3000)}));
       const int reps = int(rng.pick({std::size_t(0), std::size_t(1), rng.between(2, 70)}));
       check_fold(f, blocks, reps, offset, stream, lo, hi);
     } else {

@@ -53,7 +53,9 @@ constexpr int lo = -1000, hi = 1000;
 constexpr int sum_guard = 0x3fffffff;  // course::test::input_guard_value<int>()
 constexpr std::size_t big = (std::size_t(1) << 24) + 7;
 
-const reduction::stage &stage_under_test() { return course::test::stage_under_test<reduction::stage>(); }
+const reduction::stage &stage_under_test() {
+  return course::test::stage_under_test<reduction::stage>();
+}
 
 const std::vector<std::size_t> &awkward_sizes() {
   static const std::vector<std::size_t> sizes = {0, 1, 31, 33, 1000003, big};
@@ -74,8 +76,8 @@ std::vector<int> block_sizes_of(const reduction::stage &s) {
 std::vector<int> sweep_block_sizes(const reduction::stage &s) {
   std::vector<int> out;
   for (int t = 1; t <= 1024; ++t) {
-    const bool listed = (t & (t - 1)) == 0 || t % 32 == 0 || t == 3 || t == 7 || t == 33 || t == 100 ||
-                        t == 255 || t == 1000 || t == 1023;
+    const bool listed = (t & (t - 1)) == 0 || t % 32 == 0 || t == 3 || t == 7 || t == 33 ||
+                        t == 100 || t == 255 || t == 1000 || t == 1023;
     if (listed && reduction::supports(s, t)) out.push_back(t);
   }
   return out;
@@ -88,8 +90,8 @@ struct placement {
 };
 
 std::string describe_config(std::size_t n, const reduction::config &cfg, const placement &at = {}) {
-  return "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) + " blocks=" +
-         (cfg.blocks ? std::to_string(cfg.blocks) : std::string("resident")) +
+  return "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) +
+         " blocks=" + (cfg.blocks ? std::to_string(cfg.blocks) : std::string("resident")) +
          (at.offset ? " input offset=" + std::to_string(at.offset) + " ints" : "") +
          (at.stream ? " (non-blocking stream)" : "");
 }
@@ -99,7 +101,8 @@ int reference_sum(const std::vector<int> &h) {
 }
 
 // Sums n fresh random ints, placed as `at`, with one call of the stage.
-void check_reduce(std::size_t n, const reduction::config &cfg, const placement &at, reduction::workspace &ws) {
+void check_reduce(std::size_t n, const reduction::config &cfg, const placement &at,
+                  reduction::workspace &ws) {
   const auto &stage = stage_under_test();
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
@@ -111,7 +114,9 @@ void check_reduce(std::size_t n, const reduction::config &cfg, const placement &
   const std::string who = "stage " + stage.info.id + ", " + describe_config(n, cfg, at);
   const int got = answer.read(who);
   const int want = reference_sum(h);
-  if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want, sum_guard));
+  if (got != want)
+    FAIL(who << ": expected " << want << ", got " << got_text(got)
+             << guard_hint(got, want, sum_guard));
   check_input_untouched(who, in, h);
   SUCCEED();  // one assertion per checked call, so the summary counts them
 }
@@ -124,16 +129,16 @@ void check_reduce(std::size_t n, const reduction::config &cfg, std::size_t offse
 
 // Stage 07's four typed entry points on fresh random inputs placed as `at`. Ints over most of the
 // int range (the sum overflows int for n >= 3, not long long), guarded by int_guard (INT_MAX or
-// INT_MIN); min and max also run with the other guard, so a stray read moves one of them either way.
-// Floats in [-1, 1), guarded by NaN. `which` picks one entry point (0..3), -1 all four.
+// INT_MIN); min and max also run with the other guard, so a stray read moves one of them either
+// way. Floats in [-1, 1), guarded by NaN. `which` picks one entry point (0..3), -1 all four.
 //
 // Float bound: every float and every square of a float is exact in double, and a chain of k
 // double additions is off by at most about k * 2^-53 * sum|x| (the long double references by far
 // less). The longest chain here is one thread's grid-stride share plus the folds; it stays below
 // 2^19 additions even with 1-thread blocks on a small GPU, so |got - want| <= 1e-10 * sum|x| (for
 // the sum of squares: 1e-10 * the sum of squares).
-void check_typed(std::size_t n, const reduction::config &cfg, const placement &at, reduction::workspace &ws,
-                 int int_guard, int which = -1) {
+void check_typed(std::size_t n, const reduction::config &cfg, const placement &at,
+                 reduction::workspace &ws, int int_guard, int which = -1) {
   const auto &stage = stage_under_test();
   const auto &typed = *stage.typed;
   const std::string who = "stage " + stage.info.id + ", " + describe_config(n, cfg, at);
@@ -144,14 +149,16 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
     const int big_int = 1 << 30;
     const std::vector<int> h = random_ints(n, seed, -big_int, big_int);
     const auto ints = guarded_input(h, at.offset, int_guard);
-    const std::string guard_text = int_guard == INT_MAX ? " (input guard INT_MAX)" : " (input guard INT_MIN)";
+    const std::string guard_text =
+        int_guard == INT_MAX ? " (input guard INT_MAX)" : " (input guard INT_MIN)";
     if (which < 0 || which == 0) {
       answer_slot<long long> sum;
       typed.sum_ll(sum.get(), ints.get(), n, cfg, ws, at.stream);
       CUDA_CHECK(cudaDeviceSynchronize());
       const long long want = host_sum<long long>(n, [&](std::size_t i) { return (long long)h[i]; });
       const long long got = sum.read(who);
-      if (got != want) FAIL(who << guard_text << ": int -> long long: expected " << want << ", got " << got);
+      if (got != want)
+        FAIL(who << guard_text << ": int -> long long: expected " << want << ", got " << got);
       check_input_untouched(who + ", int -> long long", ints, h);
       SUCCEED();
     }
@@ -171,8 +178,9 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
         const auto got = range.read(who);
         const bool max_guard = (in == &ints) == (int_guard == INT_MAX);
         if (got.min != want.min || got.max != want.max)
-          FAIL(who << (max_guard ? " (input guard INT_MAX)" : " (input guard INT_MIN)") << ": min/max: expected ["
-                   << want.min << ", " << want.max << "], got [" << got.min << ", " << got.max << "]");
+          FAIL(who << (max_guard ? " (input guard INT_MAX)" : " (input guard INT_MIN)")
+                   << ": min/max: expected [" << want.min << ", " << want.max << "], got ["
+                   << got.min << ", " << got.max << "]");
         check_input_untouched(who + ", min/max", *in, h);
         SUCCEED();
       }
@@ -185,16 +193,19 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
     const auto floats = guarded_input(h, at.offset);
     auto x = [&](std::size_t i) { return static_cast<long double>(h[i]); };
     const long double want_sum = host_sum<long double>(n, x);
-    const long double want_abs = host_sum<long double>(n, [&](std::size_t i) { return std::fabs(x(i)); });
-    const long double want_sq = host_sum<long double>(n, [&](std::size_t i) { return x(i) * x(i); });
+    const long double want_abs =
+        host_sum<long double>(n, [&](std::size_t i) { return std::fabs(x(i)); });
+    const long double want_sq =
+        host_sum<long double>(n, [&](std::size_t i) { return x(i) * x(i); });
     if (which < 0 || which == 1) {
       answer_slot<double> sum;
       typed.sum_double(sum.get(), floats.get(), n, cfg, ws, at.stream);
       CUDA_CHECK(cudaDeviceSynchronize());
       const double got = sum.read(who);
       if (!course::test::close(got, double(want_sum), double(want_abs), bound))
-        FAIL(who << ": float -> double: expected " << double(want_sum) << ", got " << got << " (bound " << bound
-                 << " * " << double(want_abs) << "; the input's guards are NaN)");
+        FAIL(who << ": float -> double: expected " << double(want_sum) << ", got " << got
+                 << " (bound " << bound << " * " << double(want_abs)
+                 << "; the input's guards are NaN)");
       check_input_untouched(who + ", float -> double", floats, h);
       SUCCEED();
     }
@@ -205,8 +216,9 @@ void check_typed(std::size_t n, const reduction::config &cfg, const placement &a
       const auto got = m.read(who);
       if (!course::test::close(got.sum, double(want_sum), double(want_abs), bound) ||
           !course::test::close(got.sum_squares, double(want_sq), double(want_sq), bound))
-        FAIL(who << ": sum and sum of squares: expected {" << double(want_sum) << ", " << double(want_sq)
-                 << "}, got {" << got.sum << ", " << got.sum_squares << "} (the input's guards are NaN)");
+        FAIL(who << ": sum and sum of squares: expected {" << double(want_sum) << ", "
+                 << double(want_sq) << "}, got {" << got.sum << ", " << got.sum_squares
+                 << "} (the input's guards are NaN)");
       check_input_untouched(who + ", sum of squares", floats, h);
       SUCCEED();
     }
@@ -219,17 +231,20 @@ void check_count(const guarded<int> &in, const std::vector<int> &h, int threshol
                  const reduction::config &cfg, const placement &at, reduction::workspace &ws) {
   const auto &stage = stage_under_test();
   const std::size_t n = h.size();
-  const std::string who = "stage " + stage.info.id + (block_vote ? " (__syncthreads_count)" : " (__ballot_sync)") +
-                          ", " + describe_config(n, cfg, at) + ", threshold " + std::to_string(threshold);
+  const std::string who = "stage " + stage.info.id +
+                          (block_vote ? " (__syncthreads_count)" : " (__ballot_sync)") + ", " +
+                          describe_config(n, cfg, at) + ", threshold " + std::to_string(threshold);
   answer_slot<unsigned long long> count;
   stage.count(count.get(), in.get(), n, threshold, block_vote, cfg, ws, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const unsigned long long want =
-      host_sum<unsigned long long>(n, [&](std::size_t i) { return h[i] > threshold ? 1ull : 0ull; });
+  const unsigned long long want = host_sum<unsigned long long>(
+      n, [&](std::size_t i) { return h[i] > threshold ? 1ull : 0ull; });
   const unsigned long long got = count.read(who);
   if (got != want)
     FAIL(who << ": expected " << want << ", got " << got
-             << (got > want ? " (the input's guards hold INT_MAX, counted by this threshold if read)" : ""));
+             << (got > want
+                     ? " (the input's guards hold INT_MAX, counted by this threshold if read)"
+                     : ""));
   check_input_untouched(who, in, h);
   SUCCEED();
 }
@@ -259,9 +274,11 @@ TEST_CASE("block sizes the stage does not handle are refused, not miscomputed", 
     course::device_buffer<unsigned long long> c(1);
     reduction::workspace ws;
     INFO("stage " << stage.info.id << ", " << threads << " threads per block");
-    if (stage.reduce) CHECK_THROWS_AS(stage.reduce(a.get(), in.get(), 64, cfg, ws, nullptr), std::invalid_argument);
+    if (stage.reduce)
+      CHECK_THROWS_AS(stage.reduce(a.get(), in.get(), 64, cfg, ws, nullptr), std::invalid_argument);
     if (stage.count)
-      CHECK_THROWS_AS(stage.count(c.get(), in.get(), 64, 0, false, cfg, ws, nullptr), std::invalid_argument);
+      CHECK_THROWS_AS(stage.count(c.get(), in.get(), 64, 0, false, cfg, ws, nullptr),
+                      std::invalid_argument);
   }
 }
 
@@ -274,7 +291,8 @@ TEST_CASE("the sum is block-agnostic: a tiny grid strides over everything", "[re
   }
 }
 
-TEST_CASE("the smallest grids: one, two and three blocks, as the stage sizes them and as asked for", "[reduce]") {
+TEST_CASE("the smallest grids: one, two and three blocks, as the stage sizes them and as asked for",
+          "[reduce]") {
   // A single-pass stage treats a grid of one block apart: stage 10 stores the total and skips the
   // memset, while from two blocks on each block adds into an answer zeroed first; a two-pass stage
   // reduces two partials instead of one. Two blocks is the first grid on the other side: sizes just
@@ -288,8 +306,8 @@ TEST_CASE("the smallest grids: one, two and three blocks, as the stage sizes the
   if (!stage.reduce) return;
   for (int threads : block_sizes_of(stage)) {
     const std::size_t t = std::size_t(threads);
-    for (std::size_t n : {t + 1, 2 * t, 2 * t + 1, 8 * t + 1, 16 * t, 16 * t + 1, 32 * t - 1, 32 * t, 32 * t + 1,
-                          48 * t + 5}) {
+    for (std::size_t n : {t + 1, 2 * t, 2 * t + 1, 8 * t + 1, 16 * t, 16 * t + 1, 32 * t - 1,
+                          32 * t, 32 * t + 1, 48 * t + 5}) {
       reduction::config cfg;
       cfg.threads = threads;
       check_reduce(n, cfg);
@@ -306,15 +324,16 @@ TEST_CASE("the smallest grids: one, two and three blocks, as the stage sizes the
 TEST_CASE("the sum of an input that does not start on a 16-byte boundary", "[reduce]") {
   if (!stage_under_test().reduce) return;
   for (std::size_t offset : {1, 2, 3}) {
-    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(5),
-                          std::size_t(33), std::size_t(1000003)}) {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(3),
+                          std::size_t(5), std::size_t(33), std::size_t(1000003)}) {
       reduction::config cfg;
       check_reduce(n, cfg, offset);
     }
   }
 }
 
-TEST_CASE("many calls in a row with one workspace, and calls alternating between streams", "[reduce][repeat]") {
+TEST_CASE("many calls in a row with one workspace, and calls alternating between streams",
+          "[reduce][repeat]") {
   const auto &stage = stage_under_test();
   if (!stage.reduce) return;
   const std::size_t n = 100003;
@@ -332,8 +351,8 @@ TEST_CASE("many calls in a row with one workspace, and calls alternating between
     CUDA_CHECK(cudaMemcpy(got.data(), answers.get(), calls * sizeof(int), cudaMemcpyDeviceToHost));
     for (int k = 0; k < calls; ++k)
       if (got[k] != want[k % 2])
-        FAIL(how << ": call " << k << " of " << calls << ": expected " << want[k % 2] << ", got " << got_text(got[k])
-                 << guard_hint(got[k], want[k % 2], sum_guard));
+        FAIL(how << ": call " << k << " of " << calls << ": expected " << want[k % 2] << ", got "
+                 << got_text(got[k]) << guard_hint(got[k], want[k % 2], sum_guard));
     for (int k = 0; k < 2; ++k) check_input_untouched(how, in[k], h[k]);
     SUCCEED();
   };
@@ -342,7 +361,8 @@ TEST_CASE("many calls in a row with one workspace, and calls alternating between
   SECTION("one workspace, one stream, back to back") {
     course::test::poison_device(answers.get(), calls);
     reduction::workspace ws;
-    for (int k = 0; k < calls; ++k) stage.reduce(answers.get() + k, in[k % 2].get(), n, cfg, ws, nullptr);
+    for (int k = 0; k < calls; ++k)
+      stage.reduce(answers.get() + k, in[k % 2].get(), n, cfg, ws, nullptr);
     check_all("one stream");
   }
   SECTION("two streams, a workspace each, calls alternating without waiting") {
@@ -350,7 +370,8 @@ TEST_CASE("many calls in a row with one workspace, and calls alternating between
     CUDA_CHECK(cudaDeviceSynchronize());
     course::stream streams[2];
     reduction::workspace ws[2];
-    for (int k = 0; k < calls; ++k) stage.reduce(answers.get() + k, in[k % 2].get(), n, cfg, ws[k % 2], streams[k % 2]);
+    for (int k = 0; k < calls; ++k)
+      stage.reduce(answers.get() + k, in[k % 2].get(), n, cfg, ws[k % 2], streams[k % 2]);
     check_all("two streams");
   }
   SECTION("one workspace handed from stream to stream, each call after the previous one") {
@@ -380,7 +401,8 @@ TEST_CASE("the sum past 2^31 elements (64-bit indexing)", "[reduce][large]") {
   INFO("seed " << seed);
   course::device_buffer<int> in(n + guard_elements);
   course::fill_random_device(in.get(), n, seed, lo, hi);
-  course::test::copy_to_device(in.get() + n, std::vector<int>(guard_elements, stage.reduce ? sum_guard : INT_MAX));
+  course::test::copy_to_device(
+      in.get() + n, std::vector<int>(guard_elements, stage.reduce ? sum_guard : INT_MAX));
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string who = "stage " + stage.info.id + ", n=2^31+17";
   reduction::workspace ws;
@@ -388,10 +410,12 @@ TEST_CASE("the sum past 2^31 elements (64-bit indexing)", "[reduce][large]") {
     answer_slot<int> answer;
     stage.reduce(answer.get(), in.get(), n, reduction::config{}, ws, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
-    const int want =
-        wrap32(host_sum<long long>(n, [&](std::size_t i) { return (long long)course::random_int(seed, i, lo, hi); }));
+    const int want = wrap32(host_sum<long long>(
+        n, [&](std::size_t i) { return (long long)course::random_int(seed, i, lo, hi); }));
     const int got = answer.read(who);
-    if (got != want) FAIL(who << ": expected " << want << ", got " << got_text(got) << guard_hint(got, want, sum_guard));
+    if (got != want)
+      FAIL(who << ": expected " << want << ", got " << got_text(got)
+               << guard_hint(got, want, sum_guard));
     SUCCEED();
     return;
   }
@@ -399,8 +423,8 @@ TEST_CASE("the sum past 2^31 elements (64-bit indexing)", "[reduce][large]") {
   answer_slot<unsigned long long> count;
   stage.count(count.get(), in.get(), n, 0, false, reduction::config{}, ws, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const unsigned long long want =
-      host_sum<unsigned long long>(n, [&](std::size_t i) { return course::random_int(seed, i, lo, hi) > 0 ? 1ull : 0ull; });
+  const unsigned long long want = host_sum<unsigned long long>(
+      n, [&](std::size_t i) { return course::random_int(seed, i, lo, hi) > 0 ? 1ull : 0ull; });
   CHECK(count.read(who) == want);
 }
 
@@ -412,19 +436,24 @@ TEST_CASE("a stage allocates nothing it does not free", "[reduce][memory]") {
   const std::size_t n = 1 << 20;
   course::device_buffer<int> in(n);
   course::device_buffer<float> floats(n);
-  course::device_buffer<unsigned long long> out(2);  // room for every answer type (16 bytes at most)
+  course::device_buffer<unsigned long long> out(
+      2);  // room for every answer type (16 bytes at most)
   course::fill_random_device(in.get(), n, 5, lo, hi);
   course::fill_random_device(floats.get(), n, 6);
   reduction::workspace ws;
   auto call = [&] {
-    if (stage.reduce) stage.reduce(reinterpret_cast<int *>(out.get()), in.get(), n, {}, ws, nullptr);
+    if (stage.reduce)
+      stage.reduce(reinterpret_cast<int *>(out.get()), in.get(), n, {}, ws, nullptr);
     if (stage.count) stage.count(out.get(), in.get(), n, 0, false, {}, ws, nullptr);
     if (stage.count) stage.count(out.get(), in.get(), n, 0, true, {}, ws, nullptr);
     if (stage.typed) {
       stage.typed->sum_ll(reinterpret_cast<long long *>(out.get()), in.get(), n, {}, ws, nullptr);
-      stage.typed->sum_double(reinterpret_cast<double *>(out.get()), floats.get(), n, {}, ws, nullptr);
-      stage.typed->sum_squares(reinterpret_cast<reduction::moments *>(out.get()), floats.get(), n, {}, ws, nullptr);
-      stage.typed->min_max(reinterpret_cast<reduction::int_range *>(out.get()), in.get(), n, {}, ws, nullptr);
+      stage.typed->sum_double(reinterpret_cast<double *>(out.get()), floats.get(), n, {}, ws,
+                              nullptr);
+      stage.typed->sum_squares(reinterpret_cast<reduction::moments *>(out.get()), floats.get(), n,
+                               {}, ws, nullptr);
+      stage.typed->min_max(reinterpret_cast<reduction::int_range *>(out.get()), in.get(), n, {}, ws,
+                           nullptr);
     }
   };
   course::test::check_no_net_allocations("stage " + stage.info.id, call);
@@ -452,7 +481,8 @@ TEST_CASE("int -> long long, float -> double, sum and sum of squares, min and ma
   }
 }
 
-// ---- stage 08: counting a predicate --------------------------------------------------------------
+// ---- stage 08: counting a predicate
+// --------------------------------------------------------------
 TEST_CASE("the count of elements above a threshold: all, none, and random thresholds", "[count]") {
   const auto &stage = stage_under_test();
   if (!stage.count) return;  // only stage 08 counts
@@ -467,7 +497,8 @@ TEST_CASE("the count of elements above a threshold: all, none, and random thresh
         const int random_threshold = course::random_int(seed, ~0ull, lo, hi);
         reduction::config cfg;
         cfg.threads = threads;
-        for (int threshold : {lo - 1, hi, random_threshold}) check_count(in, h, threshold, block_vote, cfg, placement{}, ws);
+        for (int threshold : {lo - 1, hi, random_threshold})
+          check_count(in, h, threshold, block_vote, cfg, placement{}, ws);
       }
     }
   }
@@ -478,7 +509,8 @@ TEST_CASE("the count of elements above a threshold: all, none, and random thresh
     const std::vector<int> h = random_ints(100003, course::fresh_seed(), lo, hi);
     const auto in = guarded_input(h, at.offset, INT_MAX);
     for (bool block_vote : {false, true})
-      for (int threshold : {lo - 1, INT_MAX - 1}) check_count(in, h, threshold, block_vote, reduction::config{}, at, ws);
+      for (int threshold : {lo - 1, INT_MAX - 1})
+        check_count(in, h, threshold, block_vote, reduction::config{}, at, ws);
   }
 }
 
@@ -502,10 +534,12 @@ TEST_CASE("seeded random sweep over sizes, block sizes, grids and alignments", "
   std::size_t next = 0;  // round robin over threads_list
   for (int c = 0; c < cases; ++c) {
     reduction::config cfg;
-    if (stage.sizes == reduction::block_sizes::any && c % 4 == 3) cfg.threads = int(rng.between(1, 1024));
+    if (stage.sizes == reduction::block_sizes::any && c % 4 == 3)
+      cfg.threads = int(rng.between(1, 1024));
     else cfg.threads = threads_list[next++ % threads_list.size()];
     const std::size_t t = std::size_t(cfg.threads);
-    const std::vector<std::size_t> boundaries = {32, 64, 128, 256, 1024, 4096, 16384, t, 4 * t, 16 * t, 64 * t};
+    const std::vector<std::size_t> boundaries = {32,    64, 128,   256,    1024,  4096,
+                                                 16384, t,  4 * t, 16 * t, 64 * t};
     std::size_t n = rng.awkward_size(boundaries, max_n);
     if (c == 17 || c == 71) n = (std::size_t(1) << 24) + rng.between(1, 1 << 20);
     const int blocks = rng.pick({0, 0, 0, 1, 7, int(rng.between(2, 300))});
@@ -522,7 +556,8 @@ TEST_CASE("seeded random sweep over sizes, block sizes, grids and alignments", "
       INFO("seed " << seed);
       const std::vector<int> h = random_ints(n, seed, lo, hi);
       const auto in = guarded_input(h, at.offset, INT_MAX);
-      const int threshold = rng.pick({lo - 1, hi, int(rng.between(0, hi - lo)) + lo, INT_MIN, INT_MAX - 1});
+      const int threshold =
+          rng.pick({lo - 1, hi, int(rng.between(0, hi - lo)) + lo, INT_MIN, INT_MAX - 1});
       for (bool block_vote : {false, true}) check_count(in, h, threshold, block_vote, cfg, at, ws);
     }
   }

@@ -3,20 +3,22 @@
 // 13.3 .. 13.6).
 //
 // The task: scan n elements with blocks of B threads, one element per thread. First write the block
-// scan (lesson_block_scan.cuh): with it, each block can scan its own B elements. What a block then lacks
-// is the sum of every element before it. The blocks' totals are themselves an array to scan, by the
-// same procedure; once scanned, each block adds to its elements what comes before it. You write the
-// kernel that scans the blocks and the kernel that fans the base sums out; the recursion is given.
-// Count the global memory traffic per element as you go: the book counts 4N.
-// Watch for: n that is not a multiple of B, the exclusive scan's first element, and the difference
-// between a block's inclusive total and the base of the next block.
+// scan (lesson_block_scan.cuh): with it, each block can scan its own B elements. What a block then
+// lacks is the sum of every element before it. The blocks' totals are themselves an array to scan,
+// by the same procedure; once scanned, each block adds to its elements what comes before it. You
+// write the kernel that scans the blocks and the kernel that fans the base sums out; the recursion
+// is given. Count the global memory traffic per element as you go: the book counts 4N. Watch for: n
+// that is not a multiple of B, the exclusive scan's first element, and the difference between a
+// block's inclusive total and the base of the next block.
 #include "lesson_block_scan.cuh"
 
 namespace {
 
-// Scans B elements per block; writes the block's total to partials[blockIdx.x] unless partials is null.
+// Scans B elements per block; writes the block's total to partials[blockIdx.x] unless partials is
+// null.
 template <unsigned B, class T>
-__global__ void scan_and_write_partials(T *out, T *partials, const T *in, std::size_t n, bool inclusive) {
+__global__ void scan_and_write_partials(T *out, T *partials, const T *in, std::size_t n,
+                                        bool inclusive) {
   __shared__ scan::block_scan_storage<B, T> s;
   // EXERCISE BEGIN: this block's element (0 past n) goes through scan::scan_block; write the
   // inclusive or exclusive value for i < n, and the block's total to partials (when given).
@@ -34,7 +36,8 @@ __global__ void scan_add_base_sums(T *out, const T *partials, std::size_t n) {
 }
 
 template <unsigned B, class T>
-void scan_then_fan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch, cudaStream_t stream) {
+void scan_then_fan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch,
+                   cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t blocks = scan::ceil_div(n, B);
   if (blocks == 1) {
@@ -55,7 +58,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    scan_then_fan<B, T>(d_out, d_in, n, inclusive, ws.partials<T>(scan::recursive_partials(n, B)), stream);
+    scan_then_fan<B, T>(d_out, d_in, n, inclusive, ws.partials<T>(scan::recursive_partials(n, B)),
+                        stream);
   });
 }
 

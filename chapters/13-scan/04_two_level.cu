@@ -5,8 +5,8 @@
 // The task: stage 03 recurses, a few launches per level, because it has one partial per block of B
 // elements. Merrill's form has only as many partials as the GPU runs blocks at once: each block
 // owns a long contiguous range and walks it tile by tile, so the partials fit in one block and no
-// recursion is needed. You write the three passes in lesson_two_level.cuh: reduce each range, scan the
-// partials, scan each range carrying a running sum. One element per thread per tile, as in the
+// recursion is needed. You write the three passes in lesson_two_level.cuh: reduce each range, scan
+// the partials, scan each range carrying a running sum. One element per thread per tile, as in the
 // book.
 // Watch for: the launches per call (three, whatever n), and how far the %copy_ceiling column stays
 // from 100 with one 4-byte load per thread.

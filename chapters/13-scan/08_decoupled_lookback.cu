@@ -6,11 +6,10 @@
 // The task: stages 04 to 06 read the input twice (3N). Read it once: each block scans one tile in
 // registers and learns the sum of everything before its tile from the tiles before it, which
 // publish their totals in global memory as soon as they know them. You write that protocol in
-// lesson_lookback.cuh; here, what the host must do before each call on a reused workspace, and what the
-// kernel does with the prefix it learned.
-// Watch for: a block may only wait for blocks that are already running (how are tiles numbered?); a
-// call must not accept words left by an earlier call; the 16-byte path needs every array aligned;
-// the vs_CUB column, and the goal the bench prints.
+// lesson_lookback.cuh; here, what the host must do before each call on a reused workspace, and what
+// the kernel does with the prefix it learned. Watch for: a block may only wait for blocks that are
+// already running (how are tiles numbered?); a call must not accept words left by an earlier call;
+// the 16-byte path needs every array aligned; the vs_CUB column, and the goal the bench prints.
 #include "lesson_lookback.cuh"
 
 namespace {
@@ -18,9 +17,10 @@ namespace {
 namespace lb = scan::lookback;
 
 template <unsigned B, class T>
-__global__ void __launch_bounds__(B) lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
-                                                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
-                                                   unsigned epoch) {
+__global__ void __launch_bounds__(B)
+    lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
+                  unsigned long long *status, unsigned *tile_counter, unsigned tiles,
+                  unsigned epoch) {
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
   constexpr unsigned rows = lb::rows<B>;
@@ -47,7 +47,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
   scan::dispatch_threads(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
-    if (tiles > 0xffffffffu) throw std::invalid_argument("too many tiles for a 32-bit tile counter");
+    if (tiles > 0xffffffffu)
+      throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
     // EXERCISE BEGIN: one block per tile. The call may follow earlier ones on the same workspace:
     // the tile numbers must start from 0 again (ws.counter(), on the stream), and the status words

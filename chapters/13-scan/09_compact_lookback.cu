@@ -3,13 +3,12 @@
 // compaction (stage 07) on stage 08's single pass, as CUB's DeviceSelect does it.
 //
 // The task: stage 08's tiles and look-back, scanning counts of kept elements instead of values, so
-// compaction reads its input once. The look-back is given (your lesson_lookback.cuh). What is left is the
-// write: a warp's kept elements land at scattered lanes, and storing each from its own register
-// would leave every store instruction's addresses spread over the output with gaps. You write the
-// two steps that make the warp's stores contiguous: gathering its kept elements in shared memory,
-// then writing them out.
-// Watch for: the order of the kept elements; a warp's last, partial group of 32; and in the SASS,
-// what the write-out's stores look like.
+// compaction reads its input once. The look-back is given (your lesson_lookback.cuh). What is left
+// is the write: a warp's kept elements land at scattered lanes, and storing each from its own
+// register would leave every store instruction's addresses spread over the output with gaps. You
+// write the two steps that make the warp's stores contiguous: gathering its kept elements in shared
+// memory, then writing them out. Watch for: the order of the kept elements; a warp's last, partial
+// group of 32; and in the SASS, what the write-out's stores look like.
 #include "lesson_lookback.cuh"
 
 namespace {
@@ -22,11 +21,12 @@ namespace lb = scan::lookback;
 // kernel's register count is its own. P is a template argument: keep(P, x) folds to one or two
 // instructions per element.
 template <bool Full, unsigned B, scan::predicate P>
-__global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, std::size_t n, unsigned long long *status,
-                                                      unsigned *tile_counter, unsigned tiles, unsigned epoch,
-                                                      unsigned *kept) {
+__global__ void __launch_bounds__(B)
+    lookback_compact(int *out, const int *in, std::size_t n, unsigned long long *status,
+                     unsigned *tile_counter, unsigned tiles, unsigned epoch, unsigned *kept) {
   constexpr unsigned rows = lb::rows<B>;
-  __shared__ int packed[B / 32][128 * rows];  // each warp's kept elements, 32 KB in all from B = 256
+  __shared__ int packed[B / 32]
+                       [128 * rows];  // each warp's kept elements, 32 KB in all from B = 256
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset
   int v[rows][4], count[rows], base[rows];
@@ -61,12 +61,13 @@ __global__ void __launch_bounds__(B) lookback_compact(int *out, const int *in, s
   if (tile == tiles - 1 && threadIdx.x == 0) *kept = unsigned(through_tile);
 }
 
-std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
-                          scan::workspace &ws, cudaStream_t stream) {
+std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p,
+                          const scan::config &cfg, scan::workspace &ws, cudaStream_t stream) {
   return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
-    const std::size_t full = scan::aligned16(d_in) ? n / lb::tile_elements<B> : 0;  // tiles 0 .. full-1
+    const std::size_t full =
+        scan::aligned16(d_in) ? n / lb::tile_elements<B> : 0;  // tiles 0 .. full-1
     unsigned long long *status = ws.tile_status(tiles);
     const unsigned epoch = ws.next_epoch();
     CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
@@ -75,13 +76,13 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
       // Both launches draw their tile numbers from the same counter: the second (the last tile)
       // starts after the first has finished and finds the prefix of the tile before it at once.
       if (full) {
-        lookback_compact<true, B, P><<<unsigned(full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
-                                                                      unsigned(tiles), epoch, ws.kept());
+        lookback_compact<true, B, P><<<unsigned(full), B, 0, stream>>>(
+            d_out, d_in, n, status, ws.counter(), unsigned(tiles), epoch, ws.kept());
         CUDA_CHECK_LAUNCH();
       }
       if (tiles > full) {
-        lookback_compact<false, B, P><<<unsigned(tiles - full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
-                                                                               unsigned(tiles), epoch, ws.kept());
+        lookback_compact<false, B, P><<<unsigned(tiles - full), B, 0, stream>>>(
+            d_out, d_in, n, status, ws.counter(), unsigned(tiles), epoch, ws.kept());
         CUDA_CHECK_LAUNCH();
       }
     });

@@ -83,8 +83,9 @@ struct context {
   scan::workspace ws;
   scan::cub_baseline cub;
   pick scan_best, compact_best;
-  std::map<std::string, double> scan_ms;  // "05" -> the stage's per-call median at N (the goal lines)
-  std::size_t count = 0;  // the count the last compaction or split call returned
+  std::map<std::string, double>
+      scan_ms;             // "05" -> the stage's per-call median at N (the goal lines)
+  std::size_t count = 0;   // the count the last compaction or split call returned
   unsigned cub_count = 0;  // CUB's count, copied home in every call
 
   context(bench::session &session, std::size_t n_, unsigned k_)
@@ -115,20 +116,25 @@ struct context {
     const auto bad = std::mismatch(got.begin(), got.end(), want);
     if (bad.first == got.end()) return;
     const std::size_t i = std::size_t(bad.first - got.begin());
-    s.fail(who + ", n=" + std::to_string(m) + ": first wrong [" + std::to_string(i) + "]: expected " +
-           std::to_string(want[i]) + ", got " + std::to_string(got[i]));
+    s.fail(who + ", n=" + std::to_string(m) + ": first wrong [" + std::to_string(i) +
+           "]: expected " + std::to_string(want[i]) + ", got " + std::to_string(got[i]));
   }
   // A compaction's count and kept elements.
   void verify_kept(const std::string &who, std::size_t got_count, const std::vector<int> &want) {
-    if (s.expect(who + " count", want.size(), got_count, want.size())) verify(who, want.data(), want.size());
+    if (s.expect(who + " count", want.size(), got_count, want.size()))
+      verify(who, want.data(), want.size());
   }
   bench::work scan_work(const scan::stage &st, int threads, std::size_t offset, std::size_t m) {
     scan::config cfg;
     cfg.threads = threads;
-    return [this, &st, cfg, offset, m](cudaStream_t stream) { st.scan(out.get(), in.get() + offset, m, true, cfg, ws, stream); };
+    return [this, &st, cfg, offset, m](cudaStream_t stream) {
+      st.scan(out.get(), in.get() + offset, m, true, cfg, ws, stream);
+    };
   }
   bench::work cub_scan(std::size_t offset, std::size_t m) {
-    return [this, offset, m](cudaStream_t stream) { cub.inclusive_sum(out.get(), in.get() + offset, m, stream); };
+    return [this, offset, m](cudaStream_t stream) {
+      cub.inclusive_sum(out.get(), in.get() + offset, m, stream);
+    };
   }
   // Stage 07/09's compaction or stage 12's split: the call returns the count (it waits for it).
   bench::work select_work(scan::compact_fn fn, int threads, std::size_t offset, std::size_t m) {
@@ -143,7 +149,8 @@ struct context {
     return [this, partition, offset, m](cudaStream_t stream) {
       if (partition) cub.partition_odd(out.get(), d_count.get(), in.get() + offset, m, stream);
       else cub.select_odd(out.get(), d_count.get(), in.get() + offset, m, stream);
-      CUDA_CHECK(cudaMemcpyAsync(&cub_count, d_count.get(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+      CUDA_CHECK(cudaMemcpyAsync(&cub_count, d_count.get(), sizeof(unsigned),
+                                 cudaMemcpyDeviceToHost, stream));
       CUDA_CHECK(cudaStreamSynchronize(stream));
     };
   }
@@ -164,14 +171,14 @@ std::string fixed(double x, int decimals) {
 }
 
 // A table whose rows are: head cells, the timing columns, tail cells.
-table timed_table(const std::string &name, const std::string &title, std::vector<bench::column> head,
-                  const std::vector<bench::column> &tail) {
+table timed_table(const std::string &name, const std::string &title,
+                  std::vector<bench::column> head, const std::vector<bench::column> &tail) {
   for (const auto &c : bench::timing_columns()) head.push_back(c);
   for (const auto &c : tail) head.push_back(c);
   return table(name, title, head);
 }
-void timed_row(table &t, const std::string &label, std::vector<cell> head, const bench::measurement &m,
-               const std::vector<cell> &tail) {
+void timed_row(table &t, const std::string &label, std::vector<cell> head,
+               const bench::measurement &m, const std::vector<cell> &tail) {
   for (const auto &c : bench::timing_cells(m)) head.push_back(c);
   for (const auto &c : tail) head.push_back(c);
   t.add_row(head);
@@ -186,25 +193,30 @@ std::vector<cell> todo_row(const std::string &label, std::size_t head_cells) {
 
 // --- progression ------------------------------------------------------------------------------
 // One scan stage's row: its best block size, then the timed (profiled) row.
-void scan_row(context &c, bench::progression &prog, const scan::stage &st, double &best_ms, std::string &traffic) {
+void scan_row(context &c, bench::progression &prog, const scan::stage &st, double &best_ms,
+              std::string &traffic) {
   const std::size_t bytes = 2 * c.n * sizeof(int);
-  const auto best = c.s.best(block_sizes, [&](int t) { return c.scan_work(st, t, 0, c.n); }, bytes);
+  const auto best = c.s.best(
+      block_sizes, [&](int t) { return c.scan_work(st, t, 0, c.n); }, bytes);
   if (!best) return;
   c.clear();
   const auto m = c.s.time(st.info.id, c.scan_work(st, best->first, 0, c.n), bytes, true);
   c.verify(st.info.id, c.h_incl.data(), c.n);
   prog.row(st.info.id, std::to_string(best->first), m);
   traffic += (traffic.empty() ? "" : ", ") + st.info.id + " " + std::to_string(st.traffic) + "N";
-  if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, c.scan_best = {&st, best->first};
+  if (best_ms == 0 || m.per_call.median < best_ms)
+    best_ms = m.per_call.median, c.scan_best = {&st, best->first};
   c.scan_ms[st.info.id.substr(0, 2)] = m.per_call.median;
 }
 
 void progression_table(context &c) {
   const std::size_t bytes = 2 * c.n * sizeof(int);
-  bench::progression prog(c.s, {"progression", "Inclusive scan progression (" + std::to_string(c.n / mega) + "M ints)",
-                                "threads", "Gelem/s", double(c.n), "%copy_ceiling", "vs_CUB",
-                                plot_hint::stage_bars("Gelem/s", copy_label, "float4 copy kernel, 2N ints moved")});
-  double ceiling = 0;  // a scan that reads and writes each int once cannot beat a copy: Gelem/s = GB/s / 8
+  bench::progression prog(
+      c.s, {"progression", "Inclusive scan progression (" + std::to_string(c.n / mega) + "M ints)",
+            "threads", "Gelem/s", double(c.n), "%copy_ceiling", "vs_CUB",
+            plot_hint::stage_bars("Gelem/s", copy_label, "float4 copy kernel, 2N ints moved")});
+  double ceiling =
+      0;  // a scan that reads and writes each int once cannot beat a copy: Gelem/s = GB/s / 8
   if (c.s.selected(copy_label)) {
     ceiling = bench::copy_kernel_gbs(c.n * sizeof(int)) / (2 * sizeof(int));
     prog.set_ceiling(ceiling);
@@ -227,12 +239,14 @@ void progression_table(context &c) {
   if (cub) prog.library(cub_scan_label, *cub);
   if (ceiling > 0) prog.ceiling(copy_label, "2N", ceiling);
   prog.finish();
-  if (!traffic.empty()) std::printf("global traffic per element (ints moved): %s; CUB 2N\n", traffic.c_str());
+  if (!traffic.empty())
+    std::printf("global traffic per element (ints moved): %s; CUB 2N\n", traffic.c_str());
   for (const auto &g : {std::make_pair("05", 0.75), std::make_pair("08", 0.95)}) {
     const auto at = c.scan_ms.find(g.first);
     if (at == c.scan_ms.end() || !cub) continue;
     const double r = cub->per_call.median / at->second;
-    std::printf("goal %s >= %.2fx CUB (per-call medians): %.3fx, %s\n", g.first, g.second, r, r >= g.second ? "met" : "MISSED");
+    std::printf("goal %s >= %.2fx CUB (per-call medians): %.3fx, %s\n", g.first, g.second, r,
+                r >= g.second ? "met" : "MISSED");
   }
 }
 
@@ -241,19 +255,23 @@ void progression_table(context &c) {
 // (>= 1.00x, median of the pairs) met or missed at N and at the odd n; a headline with the ranges.
 void compare_cases(context &c, table &t, const std::string &op, const pick &p, bool compaction) {
   const auto &st = *p.stage;
-  std::string headline = op + " " + st.info.id + " against " + (compaction ? cub_select_label : cub_scan_label) +
+  std::string headline = op + " " + st.info.id + " against " +
+                         (compaction ? cub_select_label : cub_scan_label) +
                          " (ratio CUB/stage, range over the interleaved pairs):";
-  std::string goal = op + " " + st.info.id + " >= 1.00x CUB at N and at the odd n (median of the pairs):";
+  std::string goal =
+      op + " " + st.info.id + " >= 1.00x CUB at N and at the odd n (median of the pairs):";
   bool met = true;
   for (const case_t &k : c.cases()) {
     const bench::work stage = compaction ? c.select_work(st.compact, p.threads, k.offset, k.m)
                                          : c.scan_work(st, p.threads, k.offset, k.m);
-    const bench::work base = compaction ? c.cub_select(false, k.offset, k.m) : c.cub_scan(k.offset, k.m);
+    const bench::work base =
+        compaction ? c.cub_select(false, k.offset, k.m) : c.cub_scan(k.offset, k.m);
     const auto cmp = c.s.interleaved(base, stage, 2 * k.m * sizeof(int));
     if (compaction) c.verify_kept(st.info.id + ", " + k.name, c.count, *k.odd);
     else c.verify(st.info.id + ", " + k.name, k.incl->data(), k.m);
     t.add_row({op, st.info.id, k.name, double(k.m), double(k.offset), cmp.stage.per_call.median,
-               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
+               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
+               double(cmp.ratio.pairs)});
     bench::warn_if_noisy(t, st.info.id + ", " + k.name, cmp.stage);
     bench::warn_if_noisy(t, "CUB, " + op + ", " + k.name, cmp.baseline);
     headline += " " + k.name + " " + bench::range_text(cmp.ratio, 3) + (k.offset ? "" : ";");
@@ -262,23 +280,37 @@ void compare_cases(context &c, table &t, const std::string &op, const pick &p, b
       met = met && ok;
       std::ostringstream median;
       median << std::fixed << std::setprecision(3) << cmp.ratio.median;
-      goal += " " + k.name + " median " + median.str() + "x (pairs " + bench::range_text(cmp.ratio, 3) + ")" +
-              (ok ? " met;" : " MISSED;");
+      goal += " " + k.name + " median " + median.str() + "x (pairs " +
+              bench::range_text(cmp.ratio, 3) + ")" + (ok ? " met;" : " MISSED;");
     }
   }
   goal.pop_back();
-  t.note("goal " + goal + (met ? "" : " -- missed: the README's stage 08 says where the time goes"));
+  t.note("goal " + goal +
+         (met ? "" : " -- missed: the README's stage 08 says where the time goes"));
   c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
   c.s.results().headline("goal " + goal);
 }
 
 void vs_cub_table(context &c) {
-  table t("vs_CUB", "The fastest scan and compaction stages against CUB, interleaved (ratio = CUB time / stage "
-                    "time, per pair; the count copied home in every compaction call, on both sides)",
-          {{"op", 0}, {"stage", 0}, {"case", 0}, {"n", 0}, {"offset", 0}, {"stage_ms", 4}, {"CUB_ms", 4}, {"vs_CUB", 3},
-           {"min", 3}, {"max", 3}, {"pairs", 0}});
-  if (c.scan_best.stage && c.s.selected(cub_scan_label)) compare_cases(c, t, "scan", c.scan_best, false);
-  if (c.compact_best.stage && c.s.selected(cub_select_label)) compare_cases(c, t, "compaction", c.compact_best, true);
+  table t(
+      "vs_CUB",
+      "The fastest scan and compaction stages against CUB, interleaved (ratio = CUB time / stage "
+      "time, per pair; the count copied home in every compaction call, on both sides)",
+      {{"op", 0},
+       {"stage", 0},
+       {"case", 0},
+       {"n", 0},
+       {"offset", 0},
+       {"stage_ms", 4},
+       {"CUB_ms", 4},
+       {"vs_CUB", 3},
+       {"min", 3},
+       {"max", 3},
+       {"pairs", 0}});
+  if (c.scan_best.stage && c.s.selected(cub_scan_label))
+    compare_cases(c, t, "scan", c.scan_best, false);
+  if (c.compact_best.stage && c.s.selected(cub_select_label))
+    compare_cases(c, t, "compaction", c.compact_best, true);
   c.s.finish(std::move(t));
 }
 
@@ -286,13 +318,15 @@ void vs_cub_table(context &c) {
 // One table of stages that keep the odd ints (compaction: 07, 09; split: 12) against CUB.
 struct select_spec {
   std::string name, title, cub_label, goal;
-  bool partition;           // CUB DevicePartition::If (the others reversed), the split stages
-  double goal_ratio = 0;    // a goal line when > 0
+  bool partition;         // CUB DevicePartition::If (the others reversed), the split stages
+  double goal_ratio = 0;  // a goal line when > 0
 };
 
-void select_table(context &c, const select_spec &spec, const std::vector<int> &want_split, std::size_t want_kept) {
+void select_table(context &c, const select_spec &spec, const std::vector<int> &want_split,
+                  std::size_t want_kept) {
   const std::size_t bytes = 2 * c.n * sizeof(int);
-  table t = timed_table(spec.name, spec.title, {{"series", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
+  table t = timed_table(spec.name, spec.title, {{"series", 0}, {"threads", 0}},
+                        {{"Gelem/s", 1}, {"vs_CUB", 3}});
   auto check = [&](const std::string &who, std::size_t got, bool reversed) {
     if (!spec.partition) return c.verify_kept(who, got, c.h_odd);
     if (!c.s.expect(who + " count", c.n, got, want_kept)) return;
@@ -310,45 +344,63 @@ void select_table(context &c, const select_spec &spec, const std::vector<int> &w
   for (const auto &st : course::registered<scan::stage>()) {
     const scan::compact_fn fn = spec.partition ? st.split : st.compact;
     if (!fn || !c.s.selected(st.info.id)) continue;
-    if (st.info.todo) { t.add_row(todo_row(st.info.id, 2)); continue; }
-    const auto best = c.s.best(block_sizes, [&](int th) { return c.select_work(fn, th, 0, c.n); }, bytes);
+    if (st.info.todo) {
+      t.add_row(todo_row(st.info.id, 2));
+      continue;
+    }
+    const auto best = c.s.best(
+        block_sizes, [&](int th) { return c.select_work(fn, th, 0, c.n); }, bytes);
     if (!best) continue;
     c.clear();
     const auto m = c.s.time(st.info.id, c.select_work(fn, best->first, 0, c.n), bytes, true);
     check(st.info.id, c.count, false);
     const double r = cub ? cub->per_call.median / m.per_call.median : 0;
-    timed_row(t, st.info.id, {st.info.id, double(best->first)}, m, {gelems(m.per_call.median, c.n), cub ? cell(r) : cell()});
+    timed_row(t, st.info.id, {st.info.id, double(best->first)}, m,
+              {gelems(m.per_call.median, c.n), cub ? cell(r) : cell()});
     if (spec.goal_ratio > 0 && cub && st.info.id.rfind("09", 0) == 0)
-      t.note(spec.goal + ": " + fixed(r, 3) + "x (per-call medians), " + (r >= spec.goal_ratio ? "met" : "MISSED"));
+      t.note(spec.goal + ": " + fixed(r, 3) + "x (per-call medians), " +
+             (r >= spec.goal_ratio ? "met" : "MISSED"));
     if (!spec.partition && (best_ms == 0 || m.per_call.median < best_ms))
       best_ms = m.per_call.median, c.compact_best = {&st, best->first};
   }
-  if (cub) timed_row(t, spec.cub_label, {spec.cub_label, std::string("library")}, *cub, {gelems(cub->per_call.median, c.n), 1.0});
+  if (cub)
+    timed_row(t, spec.cub_label, {spec.cub_label, std::string("library")}, *cub,
+              {gelems(cub->per_call.median, c.n), 1.0});
   t.set_plot({"bars", "series", "Gelem/s"});
   c.s.finish(std::move(t));
 }
 
 void compaction_table(context &c) {
-  select_table(c, {"compaction", "Stream compaction, keep the odd ints (" + std::to_string(c.n / mega) +
-                                     "M ints; the count copied to the host in every call)",
-                   cub_select_label, "goal 09_compact_lookback >= 0.90x CUB", false, 0.9}, {}, 0);
+  select_table(c,
+               {"compaction",
+                "Stream compaction, keep the odd ints (" + std::to_string(c.n / mega) +
+                    "M ints; the count copied to the host in every call)",
+                cub_select_label, "goal 09_compact_lookback >= 0.90x CUB", false, 0.9},
+               {}, 0);
 }
 
 void split_table(context &c) {
   std::vector<int> want(c.n);
-  const std::size_t kept = scan::host_split(want.data(), c.h_in.data(), c.n, [](int x) { return (x & 1) != 0; });
-  select_table(c, {"split", "Stream split, the odd ints first, then the others (" + std::to_string(c.n / mega) +
-                                "M ints; the count copied to the host in every call)",
-                   cub_partition_label, "", true, 0}, want, kept);
+  const std::size_t kept =
+      scan::host_split(want.data(), c.h_in.data(), c.n, [](int x) { return (x & 1) != 0; });
+  select_table(c,
+               {"split",
+                "Stream split, the odd ints first, then the others (" + std::to_string(c.n / mega) +
+                    "M ints; the count copied to the host in every call)",
+                cub_partition_label, "", true, 0},
+               want, kept);
 }
 
-// --- off the fast path: per call, stages 05, 08, 07, 09 and CUB in the three cases ----------------
+// --- off the fast path: per call, stages 05, 08, 07, 09 and CUB in the three cases
+// ----------------
 void off_case(context &c, table &t, const case_t &k) {
   const std::size_t bytes = 2 * k.m * sizeof(int);
   std::optional<bench::measurement> cub_scan, cub_sel;
-  auto row = [&](const std::string &label, cell threads, const bench::measurement &m, const std::optional<bench::measurement> &base) {
+  auto row = [&](const std::string &label, cell threads, const bench::measurement &m,
+                 const std::optional<bench::measurement> &base) {
     timed_row(t, label + ", " + k.name, {label, k.name, threads}, m,
-              {gelems(m.per_call.median, k.m), base ? cell(base->per_call.median / m.per_call.median) : cell()});
+              {gelems(m.per_call.median, k.m),
+               base ? cell(base->per_call.median / m.per_call.median) : cell()});
   };
   if (c.s.selected(cub_scan_label)) {
     cub_scan = c.s.time(cub_scan_label, c.cub_scan(k.offset, k.m), bytes);
@@ -361,7 +413,10 @@ void off_case(context &c, table &t, const case_t &k) {
   for (const char *id : {"05", "08", "07", "09"}) {
     const scan::stage *st = find_stage(id);
     if (!st || !c.s.selected(st->info.id) || !(st->scan || st->compact)) continue;
-    auto make = [&](int th) { return st->scan ? c.scan_work(*st, th, k.offset, k.m) : c.select_work(st->compact, th, k.offset, k.m); };
+    auto make = [&](int th) {
+      return st->scan ? c.scan_work(*st, th, k.offset, k.m)
+                      : c.select_work(st->compact, th, k.offset, k.m);
+    };
     const auto best = c.s.best(block_sizes, make, bytes);
     if (!best) continue;
     c.clear();
@@ -375,10 +430,11 @@ void off_case(context &c, table &t, const case_t &k) {
 }
 
 void off_fast_path_table(context &c) {
-  table t = timed_table("off_fast_path",
-                        "Off the fast path: odd n and a misaligned input (output aligned), per call, ratio "
-                        "to CUB in the same case (the interleaved ratios: vs_CUB)",
-                        {{"series", 0}, {"case", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
+  table t = timed_table(
+      "off_fast_path",
+      "Off the fast path: odd n and a misaligned input (output aligned), per call, ratio "
+      "to CUB in the same case (the interleaved ratios: vs_CUB)",
+      {{"series", 0}, {"case", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
   for (const case_t &k : c.cases()) off_case(c, t, k);
   c.s.finish(std::move(t));
 }
@@ -393,26 +449,35 @@ void warp_scans_table(context &c, bool lab) {
     for (std::size_t b = 0; b < m; b += 32)
       scan::host_inclusive_scan(want.data() + b, want.data() + b, std::min<std::size_t>(32, m - b));
   const std::string rate = lab ? "Gscans/s" : "Gelem/s";
-  table t = lab ? timed_table("warp_scan_lab", "Warp scans, compute-bound: each 32-element segment scanned " + std::to_string(c.k) +
-                                                   " times per load (" + std::to_string(m / mega) + "M ints)",
+  table t = lab ? timed_table("warp_scan_lab",
+                              "Warp scans, compute-bound: each 32-element segment scanned " +
+                                  std::to_string(c.k) + " times per load (" +
+                                  std::to_string(m / mega) + "M ints)",
                               {{"form", 0}, {"k", 0}}, {{rate, 1}, {"vs_conditional", 2}})
-                : timed_table("warp_scans", "Warp scans over 32-element segments (" + std::to_string(m / mega) + "M ints)",
+                : timed_table("warp_scans",
+                              "Warp scans over 32-element segments (" + std::to_string(m / mega) +
+                                  "M ints)",
                               {{"form", 0}}, {{rate, 1}, {"vs_conditional", 2}});
   double conditional_ms = 0;
   for (scan::warp_form form : scan::all_warp_forms) {
-    const std::string label = std::string(lab ? "warp scan lab " : "warp scan ") + scan::to_string(form);
+    const std::string label =
+        std::string(lab ? "warp scan lab " : "warp scan ") + scan::to_string(form);
     if (!c.s.selected(label)) continue;
     c.clear();
-    const auto tm = c.s.time(label, [&c, st, form, m, lab](cudaStream_t stream) {
-      if (lab) st->warp_scan_lab(c.out.get(), c.in.get(), m, form, c.k, stream);
-      else st->warp_scan(c.out.get(), c.in.get(), m, form, true, stream);
-    }, 2 * m * sizeof(int));
+    const auto tm = c.s.time(
+        label,
+        [&c, st, form, m, lab](cudaStream_t stream) {
+          if (lab) st->warp_scan_lab(c.out.get(), c.in.get(), m, form, c.k, stream);
+          else st->warp_scan(c.out.get(), c.in.get(), m, form, true, stream);
+        },
+        2 * m * sizeof(int));
     c.verify(label, want.data(), m);
     if (form == scan::warp_form::conditional) conditional_ms = tm.per_call.median;
     std::vector<cell> head = {std::string(scan::to_string(form))};
     if (lab) head.push_back(double(c.k));
-    timed_row(t, label, head, tm, {gelems(tm.per_call.median, m) * (lab ? c.k : 1u),
-                                   conditional_ms > 0 ? cell(conditional_ms / tm.per_call.median) : cell()});
+    timed_row(t, label, head, tm,
+              {gelems(tm.per_call.median, m) * (lab ? c.k : 1u),
+               conditional_ms > 0 ? cell(conditional_ms / tm.per_call.median) : cell()});
   }
   t.set_plot({"bars", "form", rate});
   c.s.finish(std::move(t));
@@ -420,9 +485,11 @@ void warp_scans_table(context &c, bool lab) {
 
 // --- by_n: Gelem/s against n ---------------------------------------------------------------------
 void by_n_table(context &c) {
-  table t = timed_table("by_n", "Gelem/s against n: two-level, decoupled look-back and CUB (the L2 flushed before "
-                                "each call where the input fits in it)",
-                        {{"n", 0}, {"series", 0}}, {{"time_us", 1}, {"Gelem/s", 2}});
+  table t = timed_table(
+      "by_n",
+      "Gelem/s against n: two-level, decoupled look-back and CUB (the L2 flushed before "
+      "each call where the input fits in it)",
+      {{"n", 0}, {"series", 0}}, {{"time_us", 1}, {"Gelem/s", 2}});
   auto sweep = [&](const std::string &name, const std::function<bench::work(std::size_t)> &make) {
     if (!c.s.selected(name)) return;
     for (int e = 10; e <= 28 && (std::size_t(1) << e) <= c.n; e += 2) {
@@ -435,7 +502,8 @@ void by_n_table(context &c) {
   };
   for (const char *id : {"05", "08"})
     if (const scan::stage *st = find_stage(id); st && st->scan)
-      sweep(st->info.id, [&c, st](std::size_t m) { return c.scan_work(*st, scan::config{}.threads, 0, m); });
+      sweep(st->info.id,
+            [&c, st](std::size_t m) { return c.scan_work(*st, scan::config{}.threads, 0, m); });
   sweep("CUB", [&c](std::size_t m) { return c.cub_scan(0, m); });
   plot_hint hint{"lines", "n", "Gelem/s"};
   hint.series = "series";
@@ -465,12 +533,20 @@ void segmented_density(context &c, table &t, int one_in, bool profiled) {
   std::optional<bench::measurement> cub;
   if (c.s.selected(cub_by_key_label)) {
     c.clear();
-    cub = c.s.time(cub_by_key_label, [&](cudaStream_t st) { c.cub.inclusive_sum_by_key(c.out.get(), c.in.get(), d_keys.get(), n, st); }, bytes);
+    cub = c.s.time(
+        cub_by_key_label,
+        [&](cudaStream_t st) {
+          c.cub.inclusive_sum_by_key(c.out.get(), c.in.get(), d_keys.get(), n, st);
+        },
+        bytes);
     c.verify(cub_by_key_label + ", heads " + density, want.data(), n);
   }
   for (const auto &st : course::registered<scan::stage>()) {
     if (!st.segmented_scan || !c.s.selected(st.info.id)) continue;
-    if (st.info.todo) { t.add_row({st.info.id, density, std::string("TODO: not yet implemented")}); continue; }
+    if (st.info.todo) {
+      t.add_row({st.info.id, density, std::string("TODO: not yet implemented")});
+      continue;
+    }
     auto make = [&](int th) -> bench::work {
       scan::config cfg;
       cfg.threads = th;
@@ -484,17 +560,22 @@ void segmented_density(context &c, table &t, int one_in, bool profiled) {
     const auto m = c.s.time(st.info.id, make(best->first), bytes, profiled);
     c.verify(st.info.id + ", heads " + density, want.data(), n);
     timed_row(t, st.info.id + ", heads " + density, {st.info.id, density, double(best->first)}, m,
-              {gelems(m.per_call.median, n), cub ? cell(cub->per_call.median / m.per_call.median) : cell()});
+              {gelems(m.per_call.median, n),
+               cub ? cell(cub->per_call.median / m.per_call.median) : cell()});
   }
-  if (cub) timed_row(t, cub_by_key_label + ", heads " + density, {cub_by_key_label, density, std::string("library")}, *cub,
-                     {gelems(cub->per_call.median, n), 1.0});
+  if (cub)
+    timed_row(t, cub_by_key_label + ", heads " + density,
+              {cub_by_key_label, density, std::string("library")}, *cub,
+              {gelems(cub->per_call.median, n), 1.0});
 }
 
 void segmented_table(context &c) {
   if (c.n > 0xffffffffu) return;  // CUB's count is 32-bit here
-  table t = timed_table("segmented", "Segmented inclusive scan, head flags (" + std::to_string(c.n / mega) +
-                                         "M ints, one flag byte each), against CUB InclusiveSumByKey",
-                        {{"series", 0}, {"heads", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
+  table t =
+      timed_table("segmented",
+                  "Segmented inclusive scan, head flags (" + std::to_string(c.n / mega) +
+                      "M ints, one flag byte each), against CUB InclusiveSumByKey",
+                  {{"series", 0}, {"heads", 0}, {"threads", 0}}, {{"Gelem/s", 1}, {"vs_CUB", 3}});
   segmented_density(c, t, 1000, true);
   segmented_density(c, t, 8, false);
   // Both densities above put several heads in every tile (8192 elements), so every tile's
@@ -512,7 +593,8 @@ void body(bench::session &s, std::int64_t n_m, std::int64_t k) {
   const std::size_t fit = free_b / 100 * 20 / sizeof(int);
   if (n > fit) {
     n = fit / mega * mega;
-    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m, free_b / 1073741824.0, n / mega);
+    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m,
+                free_b / 1073741824.0, n / mega);
   }
   s.results().param("n", double(n));
   s.results().param("n_odd", double(n - 3));
@@ -535,7 +617,8 @@ int main(int argc, char **argv) {
   // The defaults: chapters/13-scan/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
   std::int64_t n_m = COURSE_BENCH_N, k = COURSE_BENCH_K;
   return bench::bench_main(
-      argc, argv, {"bench_scan", "13-scan", "Chapter 13: scan", "Chapter 13: scan, every stage against CUB."},
+      argc, argv,
+      {"bench_scan", "13-scan", "Chapter 13: scan", "Chapter 13: scan, every stage against CUB."},
       [&](course::options &cli) {
         cli.add("N", n_m, 1, 1024, "ints to scan, in units of 2^20")
             .add("k", k, 1, 4096, "warp_scan_lab: warp scans per element in the compute-bound lab");

@@ -42,7 +42,8 @@ inline void host_scan(int *out, const int *in, std::size_t n, bool inclusive) {
 // Segmented scan (13.1), the reference of stage 11: heads[i] != 0 starts a segment at i (element
 // 0 starts one whatever its flag), each segment scanned on its own; exclusive gives 0 at a head.
 // out may equal in.
-inline void host_segmented_scan(int *out, const int *in, const std::uint8_t *heads, std::size_t n, bool inclusive) {
+inline void host_segmented_scan(int *out, const int *in, const std::uint8_t *heads, std::size_t n,
+                                bool inclusive) {
   int sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const int x = in[i];

@@ -11,10 +11,11 @@
 //                          form or several:
 //                          form = conditional | zero_padded | templated | shuffle | shuffle_ptx,
 //                          shuffles (the two register forms one after the other, the default) or
-//                          all (the five); the warp scans run 256 threads per block, whatever threads
-//   compaction (07, 09)    n, threads, predicate = odd | even | positive | all | none (odd); the call
-//   split (12)             copies the count home and waits for it, so it is timed by the host clock
-//   segmented scan (11)    n, threads, inclusive, heads (one head flag in `heads` elements on
+//                          all (the five); the warp scans run 256 threads per block, whatever
+//                          threads
+//   compaction (07, 09)    n, threads, predicate = odd | even | positive | all | none (odd); the
+//   call split (12)             copies the count home and waits for it, so it is timed by the host
+//   clock segmented scan (11)    n, threads, inclusive, heads (one head flag in `heads` elements on
 //                          average, at random; default 1000)
 #include "scan.h"
 
@@ -44,7 +45,8 @@ scan::config config_of(const params &p) {
   cfg.threads = int(p.integer("threads", cfg.threads));
   cfg.partials = int(p.integer("partials", cfg.partials));
   if (!scan::supports_threads(cfg.threads))
-    throw std::invalid_argument("threads=" + std::to_string(cfg.threads) + ": scan stages take a power of two in 32..1024");
+    throw std::invalid_argument("threads=" + std::to_string(cfg.threads) +
+                                ": scan stages take a power of two in 32..1024");
   return cfg;
 }
 
@@ -70,9 +72,11 @@ workload scan_workload(scan::scan_fn_of<T> fn, const params &p, std::size_t n, c
   const bool inclusive = p.integer("inclusive", 1) != 0;
   auto a = std::make_shared<arrays<T>>(n);
   workload w;
-  w.description = std::string(inclusive ? "inclusive" : "exclusive") + " scan, n = " + std::to_string(n) + " " + type +
-                  ", " + threads_text(cfg);
-  w.call = [fn, a, n, inclusive, cfg](cudaStream_t s) { fn(a->out.get(), a->in.get(), n, inclusive, cfg, a->ws, s); };
+  w.description = std::string(inclusive ? "inclusive" : "exclusive") +
+                  " scan, n = " + std::to_string(n) + " " + type + ", " + threads_text(cfg);
+  w.call = [fn, a, n, inclusive, cfg](cudaStream_t s) {
+    fn(a->out.get(), a->in.get(), n, inclusive, cfg, a->ws, s);
+  };
   w.keep = a;
   return w;
 }
@@ -87,20 +91,24 @@ std::vector<scan::warp_form> forms_of(const std::string &form) {
   if (form == "shuffle_ptx") return {F::shuffle_ptx};
   if (form == "shuffles") return {F::shuffle, F::shuffle_ptx};
   if (form == "all") return {std::begin(scan::all_warp_forms), std::end(scan::all_warp_forms)};
-  throw std::invalid_argument("form=" + form +
-                              " is none of conditional, zero_padded, templated, shuffle, shuffle_ptx, shuffles, all");
+  throw std::invalid_argument(
+      "form=" + form +
+      " is none of conditional, zero_padded, templated, shuffle, shuffle_ptx, shuffles, all");
 }
 
 workload warp_workload(const scan::stage &st, const params &p, std::size_t n, bool lab) {
   const std::vector<scan::warp_form> forms = forms_of(p.text("form", "shuffles"));
   const std::int64_t k_param = p.integer("k", 64);
-  if (lab && (k_param < 1 || k_param > 1 << 20)) throw std::invalid_argument("k must be in 1..2^20");
+  if (lab && (k_param < 1 || k_param > 1 << 20))
+    throw std::invalid_argument("k must be in 1..2^20");
   const auto k = unsigned(k_param);
   auto a = std::make_shared<arrays<int>>(n);
   workload w;
   std::string names;
-  for (scan::warp_form f : forms) names += (names.empty() ? "" : " then ") + std::string(scan::to_string(f));
-  w.description = std::string(lab ? "warp scan lab, each 32-element segment scanned " + std::to_string(k) + " times"
+  for (scan::warp_form f : forms)
+    names += (names.empty() ? "" : " then ") + std::string(scan::to_string(f));
+  w.description = std::string(lab ? "warp scan lab, each 32-element segment scanned " +
+                                        std::to_string(k) + " times"
                                   : "warp scans over 32-element segments") +
                   ", n = " + std::to_string(n) + " ints: " + names;
   if (lab) {
@@ -123,17 +131,20 @@ scan::predicate predicate_of(const std::string &name) {
   throw std::invalid_argument("predicate=" + name + " is none of odd, even, positive, all, none");
 }
 
-// Compaction (keep) or split (keep first, then the others): the call returns the count, waiting for it.
+// Compaction (keep) or split (keep first, then the others): the call returns the count, waiting for
+// it.
 workload select_workload(scan::compact_fn fn, const params &p, std::size_t n, const char *what) {
   const scan::config cfg = config_of(p);
   const std::string pred = p.text("predicate", "odd");
   const scan::predicate keep = predicate_of(pred);
   auto a = std::make_shared<arrays<int>>(n);
   workload w;
-  w.description = std::string(what) + ", keep the " + pred + " ints, n = " + std::to_string(n) + " ints, " +
-                  threads_text(cfg) + ", the count copied home in every call";
+  w.description = std::string(what) + ", keep the " + pred + " ints, n = " + std::to_string(n) +
+                  " ints, " + threads_text(cfg) + ", the count copied home in every call";
   w.host_timed = true;
-  w.call = [fn, a, n, keep, cfg](cudaStream_t s) { fn(a->out.get(), a->in.get(), n, keep, cfg, a->ws, s); };
+  w.call = [fn, a, n, keep, cfg](cudaStream_t s) {
+    fn(a->out.get(), a->in.get(), n, keep, cfg, a->ws, s);
+  };
   w.keep = a;
   return w;
 }
@@ -152,13 +163,15 @@ workload segmented_workload(scan::segmented_scan_fn fn, const params &p, std::si
     std::vector<std::uint8_t> h(n);
     const auto last = std::int32_t(one_in - 1);
     course::parallel_for(n, [&](std::size_t begin, std::size_t end, unsigned) {
-      for (std::size_t i = begin; i < end; ++i) h[i] = course::random_int(seed + 1, i, 0, last) == 0;
+      for (std::size_t i = begin; i < end; ++i)
+        h[i] = course::random_int(seed + 1, i, 0, last) == 0;
     });
     CUDA_CHECK(cudaMemcpy(b->heads.get(), h.data(), n, cudaMemcpyHostToDevice));
   }
   workload w;
-  w.description = std::string(inclusive ? "inclusive" : "exclusive") + " segmented scan, n = " + std::to_string(n) +
-                  " ints, a head in " + std::to_string(one_in) + " on average, " + threads_text(cfg);
+  w.description = std::string(inclusive ? "inclusive" : "exclusive") +
+                  " segmented scan, n = " + std::to_string(n) + " ints, a head in " +
+                  std::to_string(one_in) + " on average, " + threads_text(cfg);
   w.call = [fn, b, n, inclusive, cfg](cudaStream_t s) {
     fn(b->out.get(), b->in.get(), b->heads.get(), n, inclusive, cfg, b->ws, s);
   };
@@ -173,7 +186,8 @@ workload course::judge::make_workload(const params &p) {
   if (!st) throw std::logic_error("no chapter-13 stage is linked into this judge program");
   const std::string entry = p.text("entry", "scan");
   // The lab does k scans per element: 2^26 elements (the benchmark's) take milliseconds already.
-  const std::int64_t n_param = entry == "warp_scan_lab" ? p.integer("n") : p.integer("n", COURSE_WORKLOAD_N);
+  const std::int64_t n_param =
+      entry == "warp_scan_lab" ? p.integer("n") : p.integer("n", COURSE_WORKLOAD_N);
   if (n_param < 1) throw std::invalid_argument("n must be at least 1");
   const auto n = std::size_t(n_param);
   if (entry != "scan" && entry != "warp_scan" && entry != "warp_scan_lab")

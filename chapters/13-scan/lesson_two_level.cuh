@@ -42,8 +42,8 @@ __global__ void scan_partials(T *partials, std::size_t count) {
 // Pass 3: block b scans its range tile by tile (B elements a tile), starting from the sum of the
 // ranges before it, and writes the inclusive or exclusive scan.
 template <unsigned B, class T>
-__global__ void scan_ranges(T *out, const T *in, const T *partials, std::size_t n, std::size_t per_block,
-                            bool inclusive) {
+__global__ void scan_ranges(T *out, const T *in, const T *partials, std::size_t n,
+                            std::size_t per_block, bool inclusive) {
   __shared__ block_scan_storage<B, T> s;
   // EXERCISE BEGIN: start from partials[b - 1] (0 for block 0); for each tile of the range, scan
   // the tile's elements with scan::scan_block, write them, and carry the tile's total to the next
@@ -56,8 +56,8 @@ __global__ void scan_ranges(T *out, const T *in, const T *partials, std::size_t 
 // The three launches, B threads per block: as many ranges as blocks of pass 1 fit on the GPU at
 // once (or config::partials), each a whole number of tiles of B.
 template <unsigned B, class T>
-void two_level_scan(T *out, const T *in, std::size_t n, bool inclusive, const config &cfg, workspace &ws,
-                    cudaStream_t stream) {
+void two_level_scan(T *out, const T *in, std::size_t n, bool inclusive, const config &cfg,
+                    workspace &ws, cudaStream_t stream) {
   if (n == 0) return;
   const two_level_plan p = plan_two_level(n, B, wanted_ranges(cfg, reduce_ranges<B, T>, B));
   const std::size_t per_block = p.tiles_per_block * B;

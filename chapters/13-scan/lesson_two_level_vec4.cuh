@@ -23,8 +23,8 @@ constexpr std::size_t tile_elements = 4 * std::size_t(B);
 // Pass 1: partials[b] = the sum of op(element) over block b's range of tiles_per_block tiles
 // (Op: the elements themselves for the scan, 0/1 flags for stage 07's compaction).
 template <unsigned B, class T, class Op = identity>
-__global__ void reduce_ranges4(T *partials, const T *in, std::size_t n, std::size_t tiles_per_block, bool aligned,
-                               Op op = {}) {
+__global__ void reduce_ranges4(T *partials, const T *in, std::size_t n, std::size_t tiles_per_block,
+                               bool aligned, Op op = {}) {
   __shared__ T sh[B];
   constexpr std::size_t tile = tile_elements<B>;
   const std::size_t begin = blockIdx.x * tiles_per_block * tile;
@@ -41,8 +41,8 @@ __global__ void reduce_ranges4(T *partials, const T *in, std::size_t n, std::siz
 // Pass 3: block b scans its range tile by tile, starting from the sum of the ranges before it, on
 // the block scan BlockScan (shared_block_scan in stage 05, warp_block_scan in stage 06).
 template <unsigned B, class BlockScan, class T>
-__global__ void scan_ranges4(T *out, const T *in, const T *partials, std::size_t n, std::size_t tiles_per_block,
-                             bool inclusive, bool aligned) {
+__global__ void scan_ranges4(T *out, const T *in, const T *partials, std::size_t n,
+                             std::size_t tiles_per_block, bool inclusive, bool aligned) {
   __shared__ typename BlockScan::template storage<B, T> s;
   constexpr std::size_t tile = tile_elements<B>;
   const std::size_t begin = blockIdx.x * tiles_per_block * tile;
@@ -57,18 +57,20 @@ __global__ void scan_ranges4(T *out, const T *in, const T *partials, std::size_t
 
 // The three launches, B threads per block, on block scan BlockScan.
 template <unsigned B, class BlockScan, class T>
-void two_level_scan4(T *out, const T *in, std::size_t n, bool inclusive, const config &cfg, workspace &ws,
-                     cudaStream_t stream) {
+void two_level_scan4(T *out, const T *in, std::size_t n, bool inclusive, const config &cfg,
+                     workspace &ws, cudaStream_t stream) {
   if (n == 0) return;
   const bool aligned = aligned16(in) && aligned16(out);
-  const two_level_plan p = plan_two_level(n, tile_elements<B>, wanted_ranges(cfg, reduce_ranges4<B, T>, B));
+  const two_level_plan p =
+      plan_two_level(n, tile_elements<B>, wanted_ranges(cfg, reduce_ranges4<B, T>, B));
   T *partials = ws.partials<T>(p.blocks);
-  reduce_ranges4<B><<<unsigned(p.blocks), B, 0, stream>>>(partials, in, n, p.tiles_per_block, aligned);
+  reduce_ranges4<B>
+      <<<unsigned(p.blocks), B, 0, stream>>>(partials, in, n, p.tiles_per_block, aligned);
   CUDA_CHECK_LAUNCH();
   scan_partials<B, BlockScan><<<1, B, 0, stream>>>(partials, p.blocks);
   CUDA_CHECK_LAUNCH();
-  scan_ranges4<B, BlockScan><<<unsigned(p.blocks), B, 0, stream>>>(out, in, partials, n, p.tiles_per_block,
-                                                                    inclusive, aligned);
+  scan_ranges4<B, BlockScan><<<unsigned(p.blocks), B, 0, stream>>>(
+      out, in, partials, n, p.tiles_per_block, inclusive, aligned);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -21,7 +21,8 @@ namespace scan {
 
 struct config {
   int threads = 256;  // per block: a power of two in 32..1024
-  int partials = 0;   // two-level stages: how many partial sums (blocks); 0: as many blocks as the GPU holds at once
+  int partials = 0;   // two-level stages: how many partial sums (blocks); 0: as many blocks as the
+                      // GPU holds at once
 };
 
 // Device memory a scan needs besides its input and output. The caller owns it and may reuse it
@@ -39,8 +40,8 @@ class workspace {
     if (bytes > partials_.size()) partials_ = course::device_buffer<unsigned char>(bytes);
     return reinterpret_cast<T *>(partials_.get());
   }
-  // Stages 08, 09, 11 and 12: one 64-bit status word per tile. New words are zeroed (epoch 0 is never current),
-  // so a freshly grown array holds no valid status.
+  // Stages 08, 09, 11 and 12: one 64-bit status word per tile. New words are zeroed (epoch 0 is
+  // never current), so a freshly grown array holds no valid status.
   unsigned long long *tile_status(std::size_t tiles) {
     const std::size_t bytes = (tiles ? tiles : 1) * sizeof(unsigned long long);
     if (bytes > status_.size()) {
@@ -70,21 +71,22 @@ class workspace {
 
 // d_out = scan of d_in[0, n), device pointers, work enqueued on `stream`; T is int or float.
 template <class T>
-using scan_fn_of = void (*)(T *d_out, const T *d_in, std::size_t n, bool inclusive, const config &cfg,
-                            workspace &ws, cudaStream_t stream);
+using scan_fn_of = void (*)(T *d_out, const T *d_in, std::size_t n, bool inclusive,
+                            const config &cfg, workspace &ws, cudaStream_t stream);
 using scan_fn = scan_fn_of<int>;
 using scan_float_fn = scan_fn_of<float>;
 
 // --- stage 06: warp scans in isolation (13.5) ---------------------------------------------------
 enum class warp_form {
-  conditional,   // 13-13: shared memory, each step guarded by lane >= offset
-  zero_padded,   // 13-14: shared memory with 16 zeros below each warp's 32 slots, no guard
-  templated,     // 13-15/13-16: one template doing either (here instantiated zero-padded)
-  shuffle,       // __shfl_up_sync, guard on lane >= offset
-  shuffle_ptx    // 13-17: shfl.sync.up.b32 whose predicate skips the add
+  conditional,  // 13-13: shared memory, each step guarded by lane >= offset
+  zero_padded,  // 13-14: shared memory with 16 zeros below each warp's 32 slots, no guard
+  templated,    // 13-15/13-16: one template doing either (here instantiated zero-padded)
+  shuffle,      // __shfl_up_sync, guard on lane >= offset
+  shuffle_ptx   // 13-17: shfl.sync.up.b32 whose predicate skips the add
 };
-constexpr warp_form all_warp_forms[] = {warp_form::conditional, warp_form::zero_padded, warp_form::templated,
-                                        warp_form::shuffle, warp_form::shuffle_ptx};
+constexpr warp_form all_warp_forms[] = {warp_form::conditional, warp_form::zero_padded,
+                                        warp_form::templated, warp_form::shuffle,
+                                        warp_form::shuffle_ptx};
 inline const char *to_string(warp_form f) {
   switch (f) {
     case warp_form::conditional: return "conditional (13-13)";
@@ -97,14 +99,15 @@ inline const char *to_string(warp_form f) {
 }
 // Scans d_in in independent segments of 32 elements (d_in[32k .. 32k+31]) with one warp scan per
 // segment; the last segment may be short.
-using warp_scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form, bool inclusive,
-                              cudaStream_t stream);
+using warp_scan_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form,
+                              bool inclusive, cudaStream_t stream);
 // The compute-bound lab: the same segments, each scanned k times over (inclusive; each scan's
 // output is the next one's input), so the scan's instructions, not memory, set the time.
-using warp_scan_lab_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form, unsigned k,
-                                  cudaStream_t stream);
+using warp_scan_lab_fn = void (*)(int *d_out, const int *d_in, std::size_t n, warp_form form,
+                                  unsigned k, cudaStream_t stream);
 
-// --- stages 07 and 09: stream compaction (13.6) ---------------------------------------------------------
+// --- stages 07 and 09: stream compaction (13.6)
+// ---------------------------------------------------------
 #ifdef __CUDACC__
 #define SCAN_HOST_DEVICE __host__ __device__
 #else
@@ -133,8 +136,8 @@ inline const char *to_string(predicate p) {
 }
 // Writes the kept elements of d_in, in order, to d_out[0, count) and returns count (waits for
 // the stream). d_out must not overlap d_in.
-using compact_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p, const config &cfg,
-                                   workspace &ws, cudaStream_t stream);
+using compact_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p,
+                                   const config &cfg, workspace &ws, cudaStream_t stream);
 
 // --- stage 11: segmented scan (13.1) ------------------------------------------------------------
 // The book's form: one head flag per element (d_heads[i] != 0: a segment starts at i; element 0
@@ -143,34 +146,38 @@ using compact_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, p
 //   exclusive: out[i] = in[h] + ... + in[i-1], 0 at a head
 // where h <= i is the nearest head at or before i (0 if none). d_out may equal d_in (in place);
 // any alignment of the three arrays; block sizes as the scans.
-using segmented_scan_fn = void (*)(int *d_out, const int *d_in, const std::uint8_t *d_heads, std::size_t n,
-                                   bool inclusive, const config &cfg, workspace &ws, cudaStream_t stream);
+using segmented_scan_fn = void (*)(int *d_out, const int *d_in, const std::uint8_t *d_heads,
+                                   std::size_t n, bool inclusive, const config &cfg, workspace &ws,
+                                   cudaStream_t stream);
 
 // --- stage 12: stream split (13.1), a stable partition -------------------------------------------
 // Writes the kept elements of d_in, in order, to d_out[0, count), then the others, in order, to
 // d_out[count, n); returns count (waits for the stream). d_out must not overlap d_in.
-using split_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p, const config &cfg,
-                                 workspace &ws, cudaStream_t stream);
+using split_fn = std::size_t (*)(int *d_out, const int *d_in, std::size_t n, predicate p,
+                                 const config &cfg, workspace &ws, cudaStream_t stream);
 
 struct stage {
   course::stage_info info;
-  scan_fn scan;                        // null for the compaction, segmented and split stages
-  scan_float_fn scan_float;            // the same scan on floats
-  bool two_level = false;              // honours config::partials
-  warp_scan_fn warp_scan = nullptr;    // stage 06 only
-  compact_fn compact = nullptr;        // stages 07 and 09
-  int traffic = 0;                     // global elements moved per element by the stage's formulation (4, 3, 2)
-  warp_scan_lab_fn warp_scan_lab = nullptr;  // stage 06 only
+  scan_fn scan;                      // null for the compaction, segmented and split stages
+  scan_float_fn scan_float;          // the same scan on floats
+  bool two_level = false;            // honours config::partials
+  warp_scan_fn warp_scan = nullptr;  // stage 06 only
+  compact_fn compact = nullptr;      // stages 07 and 09
+  int traffic = 0;  // global elements moved per element by the stage's formulation (4, 3, 2)
+  warp_scan_lab_fn warp_scan_lab = nullptr;    // stage 06 only
   segmented_scan_fn segmented_scan = nullptr;  // stage 11 only
   split_fn split = nullptr;                    // stage 12 only
 };
 
-inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0; }
+inline bool supports_threads(int threads) {
+  return threads >= 32 && threads <= 1024 && (threads & (threads - 1)) == 0;
+}
 
 }  // namespace scan
 
 // SCAN_STAGE("title (13.4.1)", scan_int, scan_float, ...);  registers the stage compiled in this
 // file; its id is the build's COURSE_STAGE_ID.
-#define SCAN_STAGE(title, ...)                                                  \
-  static course::registrar<scan::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      scan::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define SCAN_STAGE(title, ...)                                                       \
+  static course::registrar<scan::stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    scan::stage { COURSE_THIS_STAGE(title), __VA_ARGS__ }                            \
+  }

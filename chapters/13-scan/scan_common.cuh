@@ -8,8 +8,8 @@
 //   lesson_reduce_block.cuh     stage 03  reduceBlock, the first pass of listing 13.7
 //   lesson_two_level.cuh        stage 04  the three passes of 13.4.3, one element per thread
 //   lesson_two_level_vec4.cuh   stage 05  the same passes, four consecutive elements per thread
-//   lesson_warp_block_scan.cuh  stage 06  the __shfl_up_sync warp scan and the block scan on it (13-18)
-//   lesson_lookback.cuh         stage 08  the tile status words and decoupled look-back
+//   lesson_warp_block_scan.cuh  stage 06  the __shfl_up_sync warp scan and the block scan on it
+//   (13-18) lesson_lookback.cuh         stage 08  the tile status words and decoupled look-back
 // Everything is templated on the element type T (int or float).
 #pragma once
 
@@ -29,8 +29,9 @@ namespace scan {
 
 inline void require_threads(int threads) {
   if (!supports_threads(threads))
-    throw std::invalid_argument("scan stages need a power of two in 32..1024 threads per block, not " +
-                                std::to_string(threads));
+    throw std::invalid_argument(
+        "scan stages need a power of two in 32..1024 threads per block, not " +
+        std::to_string(threads));
 }
 
 // Calls f(std::integral_constant<unsigned, B>{}) for the power of two B == threads, 32..1024.
@@ -40,7 +41,8 @@ void dispatch_threads(int threads, F &&f) {
     if (unsigned(threads) == B) return f(std::integral_constant<unsigned, B>{});
     dispatch_threads<B * 2>(threads, f);
   } else {
-    throw std::invalid_argument("no kernel compiled for " + std::to_string(threads) + " threads per block");
+    throw std::invalid_argument("no kernel compiled for " + std::to_string(threads) +
+                                " threads per block");
   }
 }
 
@@ -73,10 +75,12 @@ inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) /
 // kept elements back and wait for it. launch(std::integral_constant<unsigned, B>) enqueues the
 // kernels and returns the device address where the count will be.
 template <class F>
-std::size_t compact_with_block_size(std::size_t n, const config &cfg, cudaStream_t stream, F &&launch) {
+std::size_t compact_with_block_size(std::size_t n, const config &cfg, cudaStream_t stream,
+                                    F &&launch) {
   require_threads(cfg.threads);
   if (n == 0) return 0;
-  if (n > 0x7fffffffu) throw std::invalid_argument("compaction counts in 32 bits: at most 2^31 - 1 elements");
+  if (n > 0x7fffffffu)
+    throw std::invalid_argument("compaction counts in 32 bits: at most 2^31 - 1 elements");
   const unsigned *d_count = nullptr;
   dispatch_threads(cfg.threads, [&](auto b) { d_count = launch(b); });
   unsigned count = 0;
@@ -89,7 +93,8 @@ std::size_t compact_with_block_size(std::size_t n, const config &cfg, cudaStream
 // after the other, for n elements in blocks of B.
 inline std::size_t recursive_partials(std::size_t n, unsigned B) {
   std::size_t total = 0;
-  for (std::size_t blocks = ceil_div(n, B); blocks > 1; blocks = ceil_div(blocks, B)) total += blocks;
+  for (std::size_t blocks = ceil_div(n, B); blocks > 1; blocks = ceil_div(blocks, B))
+    total += blocks;
   return total;
 }
 
@@ -102,9 +107,16 @@ constexpr unsigned full_mask = 0xffffffffu;
 // needs to approach the copy bandwidth (chapter 12, stage 10). The vector path needs 16-byte
 // aligned arrays (`aligned`, decided once on the host) and four elements in range; otherwise the
 // same four are read one by one.
-template <class T> struct vec4_of;
-template <> struct vec4_of<int> { using type = int4; };
-template <> struct vec4_of<float> { using type = float4; };
+template <class T>
+struct vec4_of;
+template <>
+struct vec4_of<int> {
+  using type = int4;
+};
+template <>
+struct vec4_of<float> {
+  using type = float4;
+};
 
 template <class T>
 inline bool aligned16(const T *p) {
@@ -135,7 +147,8 @@ __device__ void store4(T *out, std::size_t i, std::size_t end, const T (&v)[4], 
   }
 }
 
-// v becomes its own inclusive (or exclusive) scan, starting from `base`; returns base + the sum of v.
+// v becomes its own inclusive (or exclusive) scan, starting from `base`; returns base + the sum of
+// v.
 template <class T>
 __device__ T scan4(T (&v)[4], T base, bool inclusive) {
 #pragma unroll
@@ -152,7 +165,9 @@ __device__ T scan4(T (&v)[4], T base, bool inclusive) {
 // What the first pass adds up: the elements themselves (scan) or 0/1 flags (stage 07, compaction).
 struct identity {
   template <class T>
-  __device__ T operator()(T x) const { return x; }
+  __device__ T operator()(T x) const {
+    return x;
+  }
 };
 
 // How the two-level stages cut n elements: `blocks` ranges of tiles_per_block tiles of `tile`.
@@ -171,7 +186,8 @@ inline two_level_plan plan_two_level(std::size_t n, std::size_t tile, std::size_
 // How many ranges: config::partials, or as many blocks of `kernel` as the GPU holds at once.
 template <class Kernel>
 std::size_t wanted_ranges(const config &cfg, Kernel kernel, unsigned B) {
-  return cfg.partials > 0 ? std::size_t(cfg.partials) : std::size_t(course::resident_blocks(kernel, B));
+  return cfg.partials > 0 ? std::size_t(cfg.partials)
+                          : std::size_t(course::resident_blocks(kernel, B));
 }
 
 }  // namespace scan

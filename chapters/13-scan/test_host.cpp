@@ -44,7 +44,8 @@ TEST_CASE("host scans in place equal out-of-place ones", "[host]") {
 TEST_CASE("exclusive = inclusive shifted by one; the last inclusive is the total", "[host]") {
   std::vector<int> in(4097), inc(in.size()), exc(in.size());
   long long total = 0;
-  for (std::size_t i = 0; i < in.size(); ++i) total += in[i] = course::random_int(9, i, -1000, 1000);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    total += in[i] = course::random_int(9, i, -1000, 1000);
   scan::host_inclusive_scan(inc.data(), in.data(), in.size());
   scan::host_exclusive_scan(exc.data(), in.data(), in.size());
   CHECK(exc[0] == 0);
@@ -75,9 +76,11 @@ TEST_CASE("the predicates of stages 07 and 09 and the block sizes the stages acc
   CHECK(ok == std::vector<int>{32, 64, 128, 256, 512, 1024});
 }
 
-TEST_CASE("host segmented scan (stage 11's reference): restarts at heads, 0 at a head if exclusive", "[host]") {
+TEST_CASE("host segmented scan (stage 11's reference): restarts at heads, 0 at a head if exclusive",
+          "[host]") {
   const std::vector<int> in = {3, -1, 4, 1, -5, 9, 2, -6};
-  const std::vector<std::uint8_t> heads = {0, 0, 1, 0, 1, 1, 0, 0};  // element 0 starts a segment anyway
+  const std::vector<std::uint8_t> heads = {0, 0, 1, 0,
+                                           1, 1, 0, 0};  // element 0 starts a segment anyway
   std::vector<int> out(in.size());
   scan::host_segmented_scan(out.data(), in.data(), heads.data(), in.size(), true);
   CHECK(out == std::vector<int>{3, 2, 4, 5, -5, 9, 11, 5});
@@ -102,8 +105,8 @@ TEST_CASE("host segmented scan (stage 11's reference): restarts at heads, 0 at a
 TEST_CASE("host split (stage 12's reference): kept in order, then the rest in order", "[host]") {
   const std::vector<int> in = {3, -1, 4, 1, -5, 9, 2, -6, 0};
   std::vector<int> out(in.size());
-  const std::size_t kept =
-      scan::host_split(out.data(), in.data(), in.size(), [](int x) { return scan::keep(scan::predicate::odd, x); });
+  const std::size_t kept = scan::host_split(
+      out.data(), in.data(), in.size(), [](int x) { return scan::keep(scan::predicate::odd, x); });
   CHECK(kept == 5);
   CHECK(out == std::vector<int>{3, -1, 1, -5, 9, 4, 2, -6, 0});
   CHECK(scan::host_split(out.data(), in.data(), 0, [](int) { return true; }) == 0);

@@ -48,8 +48,8 @@ const scan::stage &stage_under_test() { return course::test::stage_under_test<sc
 const std::vector<std::size_t> &awkward_sizes() {
   // 65536: a whole number of tiles for every block size, so the last tile takes the full-tile path.
   // Under a sanitizer the last shrinks (course::test::sanitizer_size), keeping its partial tiles.
-  static const std::vector<std::size_t> sizes = {0, 1, 31, 32, 33, 1000, 65536,
-                                                 course::test::sanitizer_size(1000003)};  // and big: [large]
+  static const std::vector<std::size_t> sizes = {
+      0, 1, 31, 32, 33, 1000, 65536, course::test::sanitizer_size(1000003)};  // and big: [large]
   return sizes;
 }
 const std::vector<int> &block_sizes() {
@@ -77,13 +77,14 @@ std::string describe(std::size_t n, bool inclusive, const placement &at, const s
 
 // The first n elements of got must equal want.
 template <class T, class Ok>
-void check_values(const std::string &who, const std::vector<T> &got, const std::vector<double> &want, std::size_t n,
-                  Ok ok) {
+void check_values(const std::string &who, const std::vector<T> &got,
+                  const std::vector<double> &want, std::size_t n, Ok ok) {
   const auto r = course::test::check_elements(
       n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; }, ok);
   if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who, n, r));
 }
-void check_output(const std::string &who, const std::vector<int> &got, const std::vector<int> &want, std::size_t n) {
+void check_output(const std::string &who, const std::vector<int> &got, const std::vector<int> &want,
+                  std::size_t n) {
   const auto r = course::test::check_elements(
       n, [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; },
       [](std::size_t, int g, double w) { return double(g) == w; });
@@ -95,14 +96,15 @@ void check_output(const std::string &who, const std::vector<int> &got, const std
 // with poisoned guards. Checks the guards and, out of place, that the input is unchanged;
 // returns the output.
 template <class T>
-std::vector<T> run_scan(const std::vector<T> &in, bool inclusive, const placement &at, const scan::config &cfg,
-                        scan::workspace &ws, const std::string &who) {
+std::vector<T> run_scan(const std::vector<T> &in, bool inclusive, const placement &at,
+                        const scan::config &cfg, scan::workspace &ws, const std::string &who) {
   const auto &stage = stage_under_test();
   const std::size_t n = in.size();
   auto d_in = course::test::guarded_input(in, at.in_offset, course::test::input_guard_value<T>());
   auto d_out = course::test::guarded<T>::output(at.in_place ? 0 : n, at.out_offset);
   T *out = at.in_place ? d_in.get() : d_out.get();
-  if constexpr (std::is_same_v<T, int>) stage.scan(out, d_in.get(), n, inclusive, cfg, ws, at.stream);
+  if constexpr (std::is_same_v<T, int>)
+    stage.scan(out, d_in.get(), n, inclusive, cfg, ws, at.stream);
   else stage.scan_float(out, d_in.get(), n, inclusive, cfg, ws, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string in_damage = d_in.guard_damage(), out_damage = d_out.guard_damage();
@@ -114,8 +116,8 @@ std::vector<T> run_scan(const std::vector<T> &in, bool inclusive, const placemen
 }
 
 // One call of the stage's scan on fresh random ints in [l, h].
-void check_scan(std::size_t n, bool inclusive, const placement &at, const scan::config &cfg, scan::workspace &ws,
-                int l = lo, int h = hi) {
+void check_scan(std::size_t n, bool inclusive, const placement &at, const scan::config &cfg,
+                scan::workspace &ws, int l = lo, int h = hi) {
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   std::vector<int> in = course::test::random_ints(n, seed, l, h);
@@ -125,8 +127,8 @@ void check_scan(std::size_t n, bool inclusive, const placement &at, const scan::
   check_output(who, run_scan(in, inclusive, at, cfg, ws, who), want, n);
   SUCCEED();
 }
-void check_scan(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg, scan::workspace &ws,
-                int l = lo, int h = hi) {
+void check_scan(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg,
+                scan::workspace &ws, int l = lo, int h = hi) {
   placement at;
   at.in_place = in_place;
   check_scan(n, inclusive, at, cfg, ws, l, h);
@@ -147,11 +149,13 @@ void check_scan_float(std::size_t n, bool inclusive, const placement &at, const 
     sum += in[i];
   }
   const std::string who = "float " + describe(n, inclusive, at, cfg) + ", bound 1e-6 * sum |x|";
-  check_values(who, run_scan(in, inclusive, at, cfg, ws, who), want, n,
-               [&](std::size_t i, float g, double w) { return course::test::close(g, w, scale[i], 1e-6); });
+  check_values(
+      who, run_scan(in, inclusive, at, cfg, ws, who), want, n,
+      [&](std::size_t i, float g, double w) { return course::test::close(g, w, scale[i], 1e-6); });
   SUCCEED();
 }
-void check_scan_float(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg, scan::workspace &ws) {
+void check_scan_float(std::size_t n, bool inclusive, bool in_place, const scan::config &cfg,
+                      scan::workspace &ws) {
   placement at;
   at.in_place = in_place;
   check_scan_float(n, inclusive, at, cfg, ws);
@@ -170,9 +174,10 @@ void check_warp_scan(std::size_t n, scan::warp_form form, bool inclusive, const 
   auto d_out = course::test::guarded<int>::output(n, at.out_offset);
   stage.warp_scan(d_out.get(), d_in.get(), n, form, inclusive, at.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = std::string("warp scan ") + scan::to_string(form) + ", n=" + std::to_string(n) +
-                          (inclusive ? " inclusive" : " exclusive") + " input offset " + std::to_string(at.in_offset) +
-                          " output offset " + std::to_string(at.out_offset);
+  const std::string who = std::string("warp scan ") + scan::to_string(form) +
+                          ", n=" + std::to_string(n) + (inclusive ? " inclusive" : " exclusive") +
+                          " input offset " + std::to_string(at.in_offset) + " output offset " +
+                          std::to_string(at.out_offset);
   const std::string damage = d_out.guard_damage();
   if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
   check_output(who, d_out.download(), want, n);
@@ -186,7 +191,8 @@ int kept_guard(scan::predicate p) {
 
 // One compaction on fresh random ints, checked against the host: the kept elements in order,
 // the count, nothing written after them, the input unchanged and its guard not taken.
-void check_compact(std::size_t n, scan::predicate p, const placement &at, const scan::config &cfg, scan::workspace &ws) {
+void check_compact(std::size_t n, scan::predicate p, const placement &at, const scan::config &cfg,
+                   scan::workspace &ws) {
   const auto &stage = stage_under_test();
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
@@ -204,7 +210,8 @@ void check_compact(std::size_t n, scan::predicate p, const placement &at, const 
                     (cfg.partials ? " partials=" + std::to_string(cfg.partials) : std::string());
   if (at.in_offset) who += " input offset " + std::to_string(at.in_offset);
   if (at.out_offset) who += " output offset " + std::to_string(at.out_offset);
-  if (count != want.size()) FAIL(who << ": returned count " << count << ", expected " << want.size());
+  if (count != want.size())
+    FAIL(who << ": returned count " << count << ", expected " << want.size());
   const std::string damage = d_out.guard_damage();
   if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
   const auto got = d_out.download();
@@ -217,15 +224,14 @@ void check_compact(std::size_t n, scan::predicate p, const placement &at, const 
   SUCCEED();
 }
 
-
 // --- stage 11: segmented scan ------------------------------------------------------------------
 // How the head flags are laid out. With head flags an empty segment cannot be written down (a
 // head marks an element); "segment offsets with empty segments" below turns offsets, repeats
 // included, into heads and checks against a reference computed from the offsets themselves.
 enum class heads_kind { none, all, first_only, dense, sparse, tile_edges, far_apart };
-constexpr heads_kind all_heads_kinds[] = {heads_kind::none,   heads_kind::all,        heads_kind::first_only,
-                                          heads_kind::dense,  heads_kind::sparse,     heads_kind::tile_edges,
-                                          heads_kind::far_apart};
+constexpr heads_kind all_heads_kinds[] = {
+    heads_kind::none,   heads_kind::all,        heads_kind::first_only, heads_kind::dense,
+    heads_kind::sparse, heads_kind::tile_edges, heads_kind::far_apart};
 const char *to_string(heads_kind k) {
   switch (k) {
     case heads_kind::none: return "no heads (one segment)";
@@ -248,7 +254,9 @@ std::vector<std::uint8_t> make_heads(std::size_t n, heads_kind kind, std::uint64
       case heads_kind::first_only: head = i == 0; break;
       case heads_kind::dense: head = course::random_int(seed, i, 0, 2) == 0; break;
       case heads_kind::sparse: head = course::random_int(seed, i, 0, 4999) == 0; break;
-      case heads_kind::tile_edges: head = i % 8192 == 0 || i % 8192 == 8191 || i % 4096 == 1 || i % 1024 == 1023; break;
+      case heads_kind::tile_edges:
+        head = i % 8192 == 0 || i % 8192 == 8191 || i % 4096 == 1 || i % 1024 == 1023;
+        break;
       case heads_kind::far_apart: head = i % 20011 == 7; break;
     }
     // Any nonzero byte is a head: not only 1.
@@ -264,9 +272,11 @@ struct segmented_placement {
 
 // One segmented scan of fresh random ints with the given heads, against reference(in) (or, if
 // none is given, the host's segmented scan).
-using segmented_reference = std::function<std::vector<int>(const std::vector<int> &in, bool inclusive)>;
-void check_segmented(std::size_t n, const std::vector<std::uint8_t> &heads, const std::string &layout, bool inclusive,
-                     const segmented_placement &sp, const scan::config &cfg, scan::workspace &ws,
+using segmented_reference =
+    std::function<std::vector<int>(const std::vector<int> &in, bool inclusive)>;
+void check_segmented(std::size_t n, const std::vector<std::uint8_t> &heads,
+                     const std::string &layout, bool inclusive, const segmented_placement &sp,
+                     const scan::config &cfg, scan::workspace &ws,
                      const segmented_reference &reference = {}, int l = lo, int h = hi) {
   const auto &stage = stage_under_test();
   const placement &at = sp.at;
@@ -276,8 +286,9 @@ void check_segmented(std::size_t n, const std::vector<std::uint8_t> &heads, cons
   std::vector<int> want(n);
   if (reference) want = reference(in, inclusive);
   else scan::host_segmented_scan(want.data(), in.data(), heads.data(), n, inclusive);
-  const std::string who = "segmented " + describe(n, inclusive, at, cfg) + ", " + layout +
-                          (sp.heads_offset ? ", flags offset " + std::to_string(sp.heads_offset) : std::string());
+  const std::string who =
+      "segmented " + describe(n, inclusive, at, cfg) + ", " + layout +
+      (sp.heads_offset ? ", flags offset " + std::to_string(sp.heads_offset) : std::string());
   auto d_in = course::test::guarded_input(in, at.in_offset, course::test::input_guard_value<int>());
   auto d_heads = course::test::guarded_input(heads, sp.heads_offset, std::uint8_t(1));
   auto d_out = course::test::guarded<int>::output(at.in_place ? 0 : n, at.out_offset);
@@ -288,7 +299,8 @@ void check_segmented(std::size_t n, const std::vector<std::uint8_t> &heads, cons
                     heads_damage = d_heads.guard_damage();
   if (!in_damage.empty()) FAIL(who << ": the input's guard changed (" << in_damage << ")");
   if (!out_damage.empty()) FAIL(who << ": wrote outside the output (" << out_damage << ")");
-  if (!heads_damage.empty() || d_heads.download() != heads) FAIL(who << ": the head flags were modified");
+  if (!heads_damage.empty() || d_heads.download() != heads)
+    FAIL(who << ": the head flags were modified");
   std::vector<int> got;
   if (at.in_place) {
     got = d_in.download();
@@ -310,13 +322,15 @@ void check_segmented(std::size_t n, heads_kind kind, bool inclusive, const segme
 // One split on fresh random ints, against the host: the count, the kept elements in order, then
 // the others in order, every one of the n slots written, the input unchanged and its guard not
 // taken.
-void check_split(std::size_t n, scan::predicate p, const placement &at, const scan::config &cfg, scan::workspace &ws) {
+void check_split(std::size_t n, scan::predicate p, const placement &at, const scan::config &cfg,
+                 scan::workspace &ws) {
   const auto &stage = stage_under_test();
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
   std::vector<int> in(n), want(n);
   course::fill_random_host(in.data(), n, seed, lo, hi);
-  const std::size_t want_count = scan::host_split(want.data(), in.data(), n, [p](int x) { return scan::keep(p, x); });
+  const std::size_t want_count =
+      scan::host_split(want.data(), in.data(), n, [p](int x) { return scan::keep(p, x); });
   auto d_in = course::test::guarded_input(in, at.in_offset, kept_guard(p));
   auto d_out = course::test::guarded<int>::output(n, at.out_offset);
   const std::size_t count = stage.split(d_out.get(), d_in.get(), n, p, cfg, ws, at.stream);
@@ -354,13 +368,15 @@ TEST_CASE("float scans match a float64 scan within the stated bound", "[scan][fl
   for (bool inclusive : {true, false}) check_scan_float(n, inclusive, true, cfg, ws);
 }
 
-TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall back to scalar ones)", "[scan]") {
+TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall back to scalar ones)",
+          "[scan]") {
   // Input and output misaligned alike, and each on its own: a stage that decides on one pointer's
   // alignment only takes the 16-byte path with the other misaligned.
   const auto &stage = stage_under_test();
   scan::workspace ws;
   const std::size_t n = 100003;
-  const std::pair<std::size_t, std::size_t> offsets[] = {{1, 1}, {2, 2}, {3, 3}, {1, 0}, {0, 1}, {0, 2}, {3, 0}, {1, 2}};
+  const std::pair<std::size_t, std::size_t> offsets[] = {{1, 1}, {2, 2}, {3, 3}, {1, 0},
+                                                         {0, 1}, {0, 2}, {3, 0}, {1, 2}};
   for (const auto &off : offsets) {
     scan::config cfg;
     placement at;
@@ -377,7 +393,8 @@ TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall ba
         segmented_placement sp;
         sp.at = at;
         sp.heads_offset = heads_offset;
-        for (bool inclusive : {true, false}) check_segmented(n, heads_kind::dense, inclusive, sp, cfg, ws);
+        for (bool inclusive : {true, false})
+          check_segmented(n, heads_kind::dense, inclusive, sp, cfg, ws);
       }
     }
   }
@@ -400,7 +417,8 @@ TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall ba
   }
 }
 
-TEST_CASE("inclusive and exclusive scans match the host at awkward sizes and every block size", "[scan]") {
+TEST_CASE("inclusive and exclusive scans match the host at awkward sizes and every block size",
+          "[scan]") {
   const auto &stage = stage_under_test();
   if (!stage.scan) return;  // stages 07 and 09 compact; their own test case below
   scan::workspace ws;
@@ -419,12 +437,13 @@ TEST_CASE("scans in place (d_out == d_in)", "[scan]") {
   const auto &stage = stage_under_test();
   if (!stage.scan) return;
   scan::workspace ws;
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(65537), std::size_t(386831), std::size_t(1000003),
-                        std::size_t(1311016)}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(65537), std::size_t(386831),
+                        std::size_t(1000003), std::size_t(1311016)}) {
     for (int threads : block_sizes()) {
       scan::config cfg;
       cfg.threads = threads;
-      for (bool inclusive : {true, false}) check_scan(course::test::sanitizer_size(n), inclusive, true, cfg, ws);
+      for (bool inclusive : {true, false})
+        check_scan(course::test::sanitizer_size(n), inclusive, true, cfg, ws);
     }
   }
 }
@@ -434,7 +453,8 @@ TEST_CASE("sums that wrap around 2^32 match the host's wrapping scan", "[scan]")
   scan::workspace ws;
   scan::config cfg;
   const std::size_t n = course::test::sanitizer_size(1000003);
-  for (bool inclusive : {true, false}) check_scan(n, inclusive, false, cfg, ws, -(1 << 30), 1 << 30);
+  for (bool inclusive : {true, false})
+    check_scan(n, inclusive, false, cfg, ws, -(1 << 30), 1 << 30);
 }
 
 TEST_CASE("two-level stages with few and many partial sums", "[scan]") {
@@ -446,7 +466,8 @@ TEST_CASE("two-level stages with few and many partial sums", "[scan]") {
       scan::config cfg;
       cfg.threads = threads;
       cfg.partials = partials;
-      for (bool inclusive : {true, false}) check_scan(course::test::sanitizer_size(1000003), inclusive, false, cfg, ws);
+      for (bool inclusive : {true, false})
+        check_scan(course::test::sanitizer_size(1000003), inclusive, false, cfg, ws);
     }
   }
 }
@@ -472,15 +493,19 @@ TEST_CASE("block sizes the stages do not handle are refused, not miscomputed", "
     scan::config cfg;
     cfg.threads = threads;
     INFO("stage " << stage.info.id << ", " << threads << " threads per block");
-    if (stage.scan) CHECK_THROWS_AS(stage.scan(out.get(), in.get(), 64, true, cfg, ws, nullptr), std::invalid_argument);
-    if (stage.compact)
-      CHECK_THROWS_AS(stage.compact(out.get(), in.get(), 64, scan::predicate::odd, cfg, ws, nullptr),
+    if (stage.scan)
+      CHECK_THROWS_AS(stage.scan(out.get(), in.get(), 64, true, cfg, ws, nullptr),
                       std::invalid_argument);
+    if (stage.compact)
+      CHECK_THROWS_AS(
+          stage.compact(out.get(), in.get(), 64, scan::predicate::odd, cfg, ws, nullptr),
+          std::invalid_argument);
     if (stage.split)
       CHECK_THROWS_AS(stage.split(out.get(), in.get(), 64, scan::predicate::odd, cfg, ws, nullptr),
                       std::invalid_argument);
     if (stage.segmented_scan)
-      CHECK_THROWS_AS(stage.segmented_scan(out.get(), in.get(), reinterpret_cast<const std::uint8_t *>(in.get()), 64,
+      CHECK_THROWS_AS(stage.segmented_scan(out.get(), in.get(),
+                                           reinterpret_cast<const std::uint8_t *>(in.get()), 64,
                                            true, cfg, ws, nullptr),
                       std::invalid_argument);
   }
@@ -503,15 +528,17 @@ void check_warp_scan_lab(std::size_t n, scan::warp_form form, unsigned k) {
   auto d_out = course::test::guarded<int>::output(n, 0);
   stage.warp_scan_lab(d_out.get(), d_in.get(), n, form, k, nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = std::string("warp scan lab ") + scan::to_string(form) + ", n=" + std::to_string(n) +
-                          ", " + std::to_string(k) + " scans per element";
+  const std::string who = std::string("warp scan lab ") + scan::to_string(form) +
+                          ", n=" + std::to_string(n) + ", " + std::to_string(k) +
+                          " scans per element";
   const std::string damage = d_out.guard_damage();
   if (!damage.empty()) FAIL(who << ": wrote outside the output (" << damage << ")");
   check_output(who, d_out.download(), want, n);
   SUCCEED();
 }
 
-TEST_CASE("each warp scan form repeated k times (the compute-bound lab) against the host", "[warp]") {
+TEST_CASE("each warp scan form repeated k times (the compute-bound lab) against the host",
+          "[warp]") {
   const auto &stage = stage_under_test();
   if (!stage.warp_scan_lab) return;
   for (scan::warp_form form : scan::all_warp_forms)
@@ -523,8 +550,8 @@ TEST_CASE("each warp scan form against the host on 32-element segments", "[warp]
   const auto &stage = stage_under_test();
   if (!stage.warp_scan) return;
   for (scan::warp_form form : scan::all_warp_forms) {
-    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
-                          std::size_t(1000003)}) {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(32),
+                          std::size_t(33), std::size_t(1000003)}) {
       const std::size_t m = course::test::sanitizer_size(n);
       for (bool inclusive : {true, false}) check_warp_scan(m, form, inclusive, placement{});
     }
@@ -535,8 +562,9 @@ TEST_CASE("compaction keeps all, none and some, in order, and returns the count"
   const auto &stage = stage_under_test();
   if (!stage.compact) return;
   scan::workspace ws;
-  const scan::predicate preds[] = {scan::predicate::odd, scan::predicate::all, scan::predicate::none,
-                                   scan::predicate::even, scan::predicate::positive};
+  const scan::predicate preds[] = {scan::predicate::odd, scan::predicate::all,
+                                   scan::predicate::none, scan::predicate::even,
+                                   scan::predicate::positive};
   for (std::size_t n : awkward_sizes()) {
     for (int threads : block_sizes()) {
       for (scan::predicate p : preds) {
@@ -555,15 +583,18 @@ TEST_CASE("segmented scans: every head layout, awkward sizes, every block size",
   scan::workspace ws;
   // Every layout at every block size up to 65536 elements (8 tiles of 8192), and at 256 threads
   // above; the other block sizes see the random layouts there.
-  for (std::size_t size : {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(8191),
-                           std::size_t(8193), std::size_t(65536), std::size_t(1000003)}) {
+  for (std::size_t size :
+       {std::size_t(0), std::size_t(1), std::size_t(31), std::size_t(33), std::size_t(8191),
+        std::size_t(8193), std::size_t(65536), std::size_t(1000003)}) {
     const std::size_t n = course::test::sanitizer_size(size);
     for (int threads : block_sizes()) {
       scan::config cfg;
       cfg.threads = threads;
       for (heads_kind kind : all_heads_kinds) {
-        if (n > 65536 && threads != 256 && kind != heads_kind::dense && kind != heads_kind::sparse) continue;
-        for (bool inclusive : {true, false}) check_segmented(n, kind, inclusive, segmented_placement{}, cfg, ws);
+        if (n > 65536 && threads != 256 && kind != heads_kind::dense && kind != heads_kind::sparse)
+          continue;
+        for (bool inclusive : {true, false})
+          check_segmented(n, kind, inclusive, segmented_placement{}, cfg, ws);
       }
     }
   }
@@ -579,7 +610,8 @@ TEST_CASE("segmented scans with the values aligned and the head flags not", "[se
   if (!stage.segmented_scan) return;
   scan::workspace ws;
   for (std::size_t heads_offset : {std::size_t(1), std::size_t(2), std::size_t(3)}) {
-    for (std::size_t size : {std::size_t(33), std::size_t(8193), std::size_t(65536), std::size_t(1000003)}) {
+    for (std::size_t size :
+         {std::size_t(33), std::size_t(8193), std::size_t(65536), std::size_t(1000003)}) {
       const std::size_t n = course::test::sanitizer_size(size);
       for (int threads : block_sizes()) {
         if (size > 65536 && threads != 256 && threads != 1024) continue;
@@ -603,33 +635,38 @@ TEST_CASE("segmented scans in place, and sums that wrap", "[segmented]") {
   const auto &stage = stage_under_test();
   if (!stage.segmented_scan) return;
   scan::workspace ws;
-  for (std::size_t size : {std::size_t(33), std::size_t(65537), std::size_t(386831), std::size_t(1311016)}) {
+  for (std::size_t size :
+       {std::size_t(33), std::size_t(65537), std::size_t(386831), std::size_t(1311016)}) {
     const std::size_t n = course::test::sanitizer_size(size);
     for (int threads : block_sizes()) {
       scan::config cfg;
       cfg.threads = threads;
       segmented_placement sp;
       sp.at.in_place = true;
-      for (heads_kind kind : {heads_kind::none, heads_kind::dense, heads_kind::sparse, heads_kind::tile_edges})
+      for (heads_kind kind :
+           {heads_kind::none, heads_kind::dense, heads_kind::sparse, heads_kind::tile_edges})
         for (bool inclusive : {true, false}) check_segmented(n, kind, inclusive, sp, cfg, ws);
     }
   }
   const std::size_t n = course::test::sanitizer_size(1000003);
   const std::vector<std::uint8_t> heads = make_heads(n, heads_kind::sparse, course::fresh_seed());
   for (bool inclusive : {true, false})
-    check_segmented(n, heads, "sparse heads, inputs in [-2^30, 2^30]", inclusive, segmented_placement{},
-                    scan::config{}, ws, segmented_reference{}, -(1 << 30), 1 << 30);
+    check_segmented(n, heads, "sparse heads, inputs in [-2^30, 2^30]", inclusive,
+                    segmented_placement{}, scan::config{}, ws, segmented_reference{}, -(1 << 30),
+                    1 << 30);
 }
 
-TEST_CASE("segmented scan from segment offsets with empty segments, against a reference from the offsets",
-          "[segmented]") {
+TEST_CASE(
+    "segmented scan from segment offsets with empty segments, against a reference from the offsets",
+    "[segmented]") {
   // Offsets o_0 = 0 <= o_1 <= ... <= o_k = n: segment j is [o_j, o_j+1), empty where two repeat.
   // As head flags, an empty segment leaves no trace: the scan must equal the offsets' scan.
   const auto &stage = stage_under_test();
   if (!stage.segmented_scan) return;
   scan::workspace ws;
   const std::size_t n = 100003;
-  const std::vector<std::size_t> offsets = {0, 0, 0, 1, 5, 5, 33, 8191, 8192, 8192, 8193, 16384, 50000, 50000, n, n};
+  const std::vector<std::size_t> offsets = {0,    0,    0,    1,     5,     5,     33, 8191,
+                                            8192, 8192, 8193, 16384, 50000, 50000, n,  n};
   std::vector<std::uint8_t> heads(n, 0);
   for (std::size_t o : offsets)
     if (o < n) heads[o] = 1;
@@ -649,18 +686,21 @@ TEST_CASE("segmented scan from segment offsets with empty segments, against a re
     for (int threads : {32, 256, 1024}) {
       scan::config cfg;
       cfg.threads = threads;
-      check_segmented(n, heads, "offsets with empty segments", inclusive, segmented_placement{}, cfg, ws, from_offsets);
+      check_segmented(n, heads, "offsets with empty segments", inclusive, segmented_placement{},
+                      cfg, ws, from_offsets);
     }
   }
 }
 
-TEST_CASE("split: kept elements first, then the rest, both in order, at awkward sizes and every block size",
-          "[split]") {
+TEST_CASE(
+    "split: kept elements first, then the rest, both in order, at awkward sizes and every block size",
+    "[split]") {
   const auto &stage = stage_under_test();
   if (!stage.split) return;
   scan::workspace ws;
-  const scan::predicate preds[] = {scan::predicate::odd, scan::predicate::all, scan::predicate::none,
-                                   scan::predicate::even, scan::predicate::positive};
+  const scan::predicate preds[] = {scan::predicate::odd, scan::predicate::all,
+                                   scan::predicate::none, scan::predicate::even,
+                                   scan::predicate::positive};
   for (std::size_t n : awkward_sizes())
     for (int threads : block_sizes())
       for (scan::predicate p : preds) {
@@ -682,7 +722,8 @@ TEST_CASE("2^24 + 7 elements: scans, in place, floats, compaction", "[large]") {
       if (stage.scan && threads == 256) check_scan(big, inclusive, true, cfg, ws);
       if (stage.scan_float && threads == 256) check_scan_float(big, inclusive, false, cfg, ws);
     }
-    if (stage.compact && threads != 256) check_compact(big, scan::predicate::odd, placement{}, cfg, ws);
+    if (stage.compact && threads != 256)
+      check_compact(big, scan::predicate::odd, placement{}, cfg, ws);
     if (stage.split) check_split(big, scan::predicate::odd, placement{}, cfg, ws);
     if (stage.segmented_scan)
       for (bool inclusive : {true, false})
@@ -701,12 +742,15 @@ TEST_CASE("a stage allocates nothing it does not free", "[scan][memory]") {
   scan::workspace ws;
   auto call = [&] {
     if (stage.scan) stage.scan(out.get(), in.get(), n, true, scan::config{}, ws, nullptr);
-    if (stage.compact) stage.compact(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
-    if (stage.warp_scan) stage.warp_scan(out.get(), in.get(), n, scan::warp_form::conditional, true, nullptr);
-    if (stage.split) stage.split(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
+    if (stage.compact)
+      stage.compact(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
+    if (stage.warp_scan)
+      stage.warp_scan(out.get(), in.get(), n, scan::warp_form::conditional, true, nullptr);
+    if (stage.split)
+      stage.split(out.get(), in.get(), n, scan::predicate::odd, scan::config{}, ws, nullptr);
     if (stage.segmented_scan)
-      stage.segmented_scan(out.get(), in.get(), reinterpret_cast<const std::uint8_t *>(in.get()), n, true,
-                           scan::config{}, ws, nullptr);
+      stage.segmented_scan(out.get(), in.get(), reinterpret_cast<const std::uint8_t *>(in.get()), n,
+                           true, scan::config{}, ws, nullptr);
   };
   course::test::check_no_net_allocations("stage " + stage.info.id, call);
 }
@@ -738,20 +782,23 @@ TEST_CASE("seeded random sweep over sizes, block sizes, modes and alignments", "
     INFO("case " << c);
     if (stage.scan) {
       at.in_place = rng.chance(0.4);
-      if (stage.two_level) cfg.partials = rng.pick({0, 0, 1, 2, 7, 1000, int(rng.between(1, 5000))});
+      if (stage.two_level)
+        cfg.partials = rng.pick({0, 0, 1, 2, 7, 1000, int(rng.between(1, 5000))});
       const bool inclusive = rng.chance(0.5);
       if (rng.chance(0.25)) check_scan_float(n, inclusive, at, cfg, ws);
       else check_scan(n, inclusive, at, cfg, ws);
     }
     if (stage.compact) {
       if (rng.chance(0.3)) cfg.partials = int(rng.between(1, 3000));
-      const scan::predicate p = rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
-                                          scan::predicate::all, scan::predicate::none});
+      const scan::predicate p =
+          rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
+                    scan::predicate::all, scan::predicate::none});
       check_compact(n, p, at, cfg, ws);
     }
     if (stage.split) {
-      const scan::predicate p = rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
-                                          scan::predicate::all, scan::predicate::none});
+      const scan::predicate p =
+          rng.pick({scan::predicate::odd, scan::predicate::even, scan::predicate::positive,
+                    scan::predicate::all, scan::predicate::none});
       check_split(n, p, at, cfg, ws);
     }
     if (stage.segmented_scan) {
@@ -768,4 +815,3 @@ TEST_CASE("seeded random sweep over sizes, block sizes, modes and alignments", "
     }
   }
 }
-

@@ -25,13 +25,14 @@ __global__ void naive_forces(float4 *force, const float4 *body, std::size_t n, f
   }
 }
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   nbody::dispatch_unroll(cfg.unroll, [&](auto u) {
     if (n == 0) return;
     const unsigned blocks = unsigned(nbody::ceil_div(n, std::size_t(cfg.threads)));
-    naive_forces<decltype(u)::value><<<blocks, cfg.threads, 0, stream>>>(d_force, d_body, n, softening2);
+    naive_forces<decltype(u)::value>
+        <<<blocks, cfg.threads, 0, stream>>>(d_force, d_body, n, softening2);
     CUDA_CHECK_LAUNCH();
   });
 }

@@ -19,8 +19,8 @@ namespace {
 constexpr int bodies_per_pass = 4000;
 __constant__ float4 pass_bodies[bodies_per_pass];
 
-__global__ void constant_pass(float4 *force, const float4 *body, std::size_t n, int count, bool first_pass,
-                              float softening2) {
+__global__ void constant_pass(float4 *force, const float4 *body, std::size_t n, int count,
+                              bool first_pass, float softening2) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(blockDim.x) * gridDim.x) {
     // EXERCISE BEGIN: sum the pull of pass_bodies[0, count) on body i, then store the sum in
@@ -30,8 +30,8 @@ __global__ void constant_pass(float4 *force, const float4 *body, std::size_t n, 
   }
 }
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   if (n == 0) return;
   const unsigned blocks = unsigned(nbody::ceil_div(n, std::size_t(cfg.threads)));
@@ -39,7 +39,8 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
     const int count = int(std::min<std::size_t>(bodies_per_pass, n - first));
     CUDA_CHECK(cudaMemcpyToSymbolAsync(pass_bodies, d_body + first, count * sizeof(float4), 0,
                                        cudaMemcpyDeviceToDevice, stream));
-    constant_pass<<<blocks, cfg.threads, 0, stream>>>(d_force, d_body, n, count, first == 0, softening2);
+    constant_pass<<<blocks, cfg.threads, 0, stream>>>(d_force, d_body, n, count, first == 0,
+                                                      softening2);
     CUDA_CHECK_LAUNCH();
   }
 }

@@ -30,8 +30,8 @@ __global__ void shuffle_forces(float4 *force, const float4 *body, std::size_t n,
   if (i < n) force[i] = make_float4(fx, fy, fz, 0.f);
 }
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   if (n == 0) return;
   const unsigned blocks = unsigned(nbody::ceil_div(n, std::size_t(cfg.threads)));

@@ -20,7 +20,8 @@ namespace {
 
 constexpr unsigned full_mask = 0xffffffffu;
 constexpr int warps_per_block = 4;
-constexpr std::size_t tiles_per_warp = 8;  // column tiles per warp: row sums stay in registers for 8 tiles
+constexpr std::size_t tiles_per_warp =
+    8;  // column tiles per warp: row sums stay in registers for 8 tiles
 
 __global__ void __launch_bounds__(32 * warps_per_block)
     symmetric_forces(float4 *force, const float4 *body, std::size_t n, float softening2) {
@@ -36,9 +37,9 @@ __global__ void __launch_bounds__(32 * warps_per_block)
   const float4 me = nbody::body_or_nothing(body, i, n);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t J = first; J < last; ++J) {
-    // EXERCISE BEGIN: stage column tile J (bodies 32J + lane, zero mass past n) in this warp's slice
-    // col[] of shared memory, which every tile of the run reuses: no lane may overwrite it while
-    // another still reads it, nor read it before it is complete. The diagonal tile (J == I):
+    // EXERCISE BEGIN: stage column tile J (bodies 32J + lane, zero mass past n) in this warp's
+    // slice col[] of shared memory, which every tile of the run reuses: no lane may overwrite it
+    // while another still reads it, nor read it before it is complete. The diagonal tile (J == I):
     // rows only, brute force. Any other tile: every lane meets each of the 32 columns once,
     // lane l meeting column (l + s) mod 32 at step s; from the distance and 1/r^3 they share,
     // add the column body's pull to the row sum (fx, fy, fz) and the row body's opposite pull to
@@ -55,8 +56,8 @@ __global__ void __launch_bounds__(32 * warps_per_block)
   }
 }
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);  // the block size is the stage's own (4 warps); cfg.threads is only checked
   if (n == 0) return;
   CUDA_CHECK(cudaMemsetAsync(d_force, 0, n * sizeof(float4), stream));

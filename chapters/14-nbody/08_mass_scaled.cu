@@ -2,17 +2,16 @@
 // Stage 08: the interaction in mass-scaled coordinates. Beyond the book: stage 07's kernel with
 // another interaction form (11 FP32-pipe instructions instead of listing 14.1's 12).
 //
-// Your task: stage 07's kernel (lesson_register_blocked.cuh, your code) is at listing 14.1's 12 FP32
-// instructions per interaction, and the FP32 pipe is the roof. Scale each source body j by
-// a = m_j^(-1/2): with d' = a (r_j - r_i), d' (|d'|^2 + a^2 e^2)^(-3/2) equals
-// m_j (r_j - r_i) (|r_j - r_i|^2 + e^2)^(-3/2), so the mass leaves the inner loop (the comment on
-// mass_scaled_form below derives it, and its price). Write the form: how a body is staged in the
-// tile (a zero mass must add exactly 0, with no division by 0), the interaction in 9 FFMA, 2 FMUL
-// and one MUFU.RSQ, and which tiles mask j == i.
-// Watch for: no FADD left in the inner loop (make sass-diff A=14-nbody/07_register_blocked
-// B=exercise/14-nbody/08_mass_scaled); the tests put heavy bodies all over a block's rows, so a
-// body left unmasked fails them; and the gain over stage 07 in the bench's blocking table,
-// against the 12 / 11 the instruction count promises.
+// Your task: stage 07's kernel (lesson_register_blocked.cuh, your code) is at listing 14.1's 12
+// FP32 instructions per interaction, and the FP32 pipe is the roof. Scale each source body j by a =
+// m_j^(-1/2): with d' = a (r_j - r_i), d' (|d'|^2 + a^2 e^2)^(-3/2) equals m_j (r_j - r_i) (|r_j -
+// r_i|^2 + e^2)^(-3/2), so the mass leaves the inner loop (the comment on mass_scaled_form below
+// derives it, and its price). Write the form: how a body is staged in the tile (a zero mass must
+// add exactly 0, with no division by 0), the interaction in 9 FFMA, 2 FMUL and one MUFU.RSQ, and
+// which tiles mask j == i. Watch for: no FADD left in the inner loop (make sass-diff
+// A=14-nbody/07_register_blocked B=exercise/14-nbody/08_mass_scaled); the tests put heavy bodies
+// all over a block's rows, so a body left unmasked fails them; and the gain over stage 07 in the
+// bench's blocking table, against the 12 / 11 the instruction count promises.
 #include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
@@ -33,15 +32,15 @@ constexpr int default_threads = 128;
 // a = 0 with a^2 e^2 = 1: d' = 0, so it adds exactly 0 (as the zero-mass bodies past N must).
 // Masses must be >= 0 (a negative mass gives NaN forces, not a silent wrong answer).
 // The price: body i's pull on itself is no longer exactly 0. d' = fma(-a, x, round(a x)) is the
-// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m / e^2)^(3/2):
-// a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for m = 10^6).
-// So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them at
-// n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
+// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m /
+// e^2)^(3/2): a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for
+// m = 10^6). So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them
+// at n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
 struct mass_scaled_form {
   template <int B>
   struct tile {
-    float4 scaled[B];             // (a x, a y, a z, -a)
-    alignas(16) float soft[B];    // a^2 e^2, read four at a time with one LDS.128
+    float4 scaled[B];           // (a x, a y, a z, -a)
+    alignas(16) float soft[B];  // a^2 e^2, read four at a time with one LDS.128
   };
   struct source {
     float ax, ay, az, minus_a, soft;
@@ -64,10 +63,10 @@ struct mass_scaled_form {
       s[g] = source{b.x, b.y, b.z, b.w, soft_of[g]};
     }
   }
-  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
-                                  float /*softening2: in b.soft*/, bool self) {
-    // EXERCISE BEGIN: add m (r_j - r_i) / (d^2 + e^2)^(3/2) to (fx, fy, fz) from the scaled source b
-    // and this thread's body (x, y, z) in 9 fused multiply-adds, 2 multiplications and one
+  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z,
+                                  const source &b, float /*softening2: in b.soft*/, bool self) {
+    // EXERCISE BEGIN: add m (r_j - r_i) / (d^2 + e^2)^(3/2) to (fx, fy, fz) from the scaled source
+    // b and this thread's body (x, y, z) in 9 fused multiply-adds, 2 multiplications and one
     // nbody::reciprocal_sqrt (count them in the SASS); the softening goes in first, as in
     // body_body_interaction. The body itself (self) must add nothing.
     COURSE_TODO();
@@ -86,8 +85,8 @@ struct mass_scaled_form {
   }
 };
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   const int R = cfg.rows_per_thread ? cfg.rows_per_thread : default_rows_per_thread;
   // The stage's own block size unless asked for one of those it is compiled for (128 or 256).
@@ -97,7 +96,8 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
     using Form = mass_scaled_form;
     const std::size_t row_blocks = nbody::ceil_div(n, std::size_t(RR) * B);
     const int split = n ? nbody::column_split(n, row_blocks, B) : 1;
-    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2, stream);
+    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2,
+                                                   stream);
   });
 }
 

@@ -5,10 +5,10 @@
 // [n p / k, n (p + 1) / k), any n), dealt round-robin to the visible GPUs, one host thread each;
 // the bodies and the forces are in portable pinned host memory. Write what one GPU does: bring
 // the bodies over, compute the rows of each of its parts with stage 07's kernel (your
-// lesson_register_blocked.cuh), and put those forces back in place in the host array before returning.
-// Watch for: the tests ask every split (2, 3, 5 parts, on one GPU too) to give the same bits as
-// one part, so each row must be computed by the same code in the same order whatever the split;
-// and, in the bench's multi_gpu table, what does not shrink with more GPUs.
+// lesson_register_blocked.cuh), and put those forces back in place in the host array before
+// returning. Watch for: the tests ask every split (2, 3, 5 parts, on one GPU too) to give the same
+// bits as one part, so each row must be computed by the same code in the same order whatever the
+// split; and, in the bench's multi_gpu table, what does not shrink with more GPUs.
 #include "lesson_register_blocked.cuh"
 
 #include "common/check.h"
@@ -26,11 +26,13 @@ constexpr int rows_per_thread = 2;
 constexpr int threads = 128;
 
 // Rows [begin, end) of part p of k.
-inline std::size_t part_begin(std::size_t n, int p, int k) { return n * std::size_t(p) / std::size_t(k); }
+inline std::size_t part_begin(std::size_t n, int p, int k) {
+  return n * std::size_t(p) / std::size_t(k);
+}
 
 // What one GPU does: all bodies in, the rows of its parts computed, those forces out.
-void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force, const float4 *h_body, std::size_t n,
-                float softening2) {
+void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force,
+                const float4 *h_body, std::size_t n, float softening2) {
   CUDA_CHECK(cudaSetDevice(device));
   // EXERCISE BEGIN: copy the n bodies to this GPU; compute the rows of each of its parts
   // (part_begin) with stage 07's kernel (nbody::launch_register_blocked in listing 14.1's form,
@@ -41,7 +43,8 @@ void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_forc
   // EXERCISE END
 }
 
-void forces_host(float4 *h_force, const float4 *h_body, std::size_t n, float softening2, const nbody::config &cfg) {
+void forces_host(float4 *h_force, const float4 *h_body, std::size_t n, float softening2,
+                 const nbody::config &cfg) {
   nbody::require(cfg);
   if (n == 0) return;
   int visible = 0;

@@ -18,23 +18,20 @@
 // instruction (harness/ceilings.cu), its FFMAs reading two registers and an immediate, then the
 // same with three registers, as most of the interaction's FFMAs read. Goals, as met/missed lines
 // with the measured ratio, on the GPUs they are set for (harness/bench_goals.h; the H100 and H200:
-// the best >= 2.0e12 interactions/s, and >= 2.3e12 at N = 128K); elsewhere a line saying none is set.
-// Headline: the best stage against both bounds. N-body has no library
-// baseline; the ceilings are its comparison.
-// lab_symmetric_atomics (14.1.1, figure 14.2): the naive symmetric form the book dismisses, each pair once
-// with float atomic adds into global memory (lab_symmetric_atomics.cu), in its two pair orders,
-// beside stage 06 and the best stage at the same N (--lab-N, default --N).
-// unroll, blocking: the unroll sweeps of stages 02 and 03 (tables 14.1 and 14.2), and the
-// blocking of stages 07 (listing 14.1's interaction: 12 FP32-pipe instructions) and 08
-// (mass-scaled: 11); the progression runs each at its best.
-// by_n: interactions/s against N for stages 03, 05, 06, 07 and 08.
-// cpu (--cpu-N, default 16K bodies; timed on the host): scalar (listing 14.2), each SIMD width on
-// one thread, the widest on every core (table 14.4); the widest on every core again at --N, for
-// the GPU/CPU ratio.
-// multi_gpu (--mgpu-N, default 256K): stage 10 on 1..all visible GPUs (table 14.3's efficiency:
-// rate / (GPUs x the 1-GPU rate)), host to host, copies included; on one GPU also 2 and 3 parts.
-// Every result is checked against the float64 reference on 512 sampled rows; a wrong one makes
-// the program exit 1.
+// the best >= 2.0e12 interactions/s, and >= 2.3e12 at N = 128K); elsewhere a line saying none is
+// set. Headline: the best stage against both bounds. N-body has no library baseline; the ceilings
+// are its comparison. lab_symmetric_atomics (14.1.1, figure 14.2): the naive symmetric form the
+// book dismisses, each pair once with float atomic adds into global memory
+// (lab_symmetric_atomics.cu), in its two pair orders, beside stage 06 and the best stage at the
+// same N (--lab-N, default --N). unroll, blocking: the unroll sweeps of stages 02 and 03
+// (tables 14.1 and 14.2), and the blocking of stages 07 (listing 14.1's interaction: 12 FP32-pipe
+// instructions) and 08 (mass-scaled: 11); the progression runs each at its best. by_n:
+// interactions/s against N for stages 03, 05, 06, 07 and 08. cpu (--cpu-N, default 16K bodies;
+// timed on the host): scalar (listing 14.2), each SIMD width on one thread, the widest on every
+// core (table 14.4); the widest on every core again at --N, for the GPU/CPU ratio. multi_gpu
+// (--mgpu-N, default 256K): stage 10 on 1..all visible GPUs (table 14.3's efficiency: rate / (GPUs
+// x the 1-GPU rate)), host to host, copies included; on one GPU also 2 and 3 parts. Every result is
+// checked against the float64 reference on 512 sampled rows; a wrong one makes the program exit 1.
 #include "cpu_nbody.h"
 #include "host_nbody.h"
 #include "lab_symmetric_atomics.h"
@@ -76,34 +73,40 @@ const std::string mix3_label = "MUFU.RSQ + 11 FP32, 3-register FFMAs";
 
 struct options_t {
   // The defaults: chapters/14-nbody/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
-  std::int64_t n_k = COURSE_BENCH_N, lab_n_k = 0, cpu_n_k = COURSE_BENCH_CPU_N, mgpu_n_k = COURSE_BENCH_MGPU_N;
+  std::int64_t n_k = COURSE_BENCH_N, lab_n_k = 0, cpu_n_k = COURSE_BENCH_CPU_N,
+               mgpu_n_k = COURSE_BENCH_MGPU_N;
   bool skip_cpu = false;
 };
 
 double per_s(std::size_t n, double ms) { return ms > 0 ? double(n) * double(n) / (ms * 1e-3) : 0; }
 std::string kilo(std::size_t n) { return std::to_string(n / 1024) + "K"; }
-void append(std::vector<cell> &row, const std::vector<cell> &more) { row.insert(row.end(), more.begin(), more.end()); }
-std::vector<bench::column> columns(std::vector<bench::column> head, const std::vector<bench::column> &tail) {
+void append(std::vector<cell> &row, const std::vector<cell> &more) {
+  row.insert(row.end(), more.begin(), more.end());
+}
+std::vector<bench::column> columns(std::vector<bench::column> head,
+                                   const std::vector<bench::column> &tail) {
   for (const auto &c : bench::timing_columns()) head.push_back(c);
   head.insert(head.end(), tail.begin(), tail.end());
   return head;
 }
 
 // Checks got against the float64 reference on evenly spaced rows; a wrong one is counted.
-void verify(bench::session &s, const std::string &who, const float4 *body, std::size_t n, const float4 *got) {
+void verify(bench::session &s, const std::string &who, const float4 *body, std::size_t n,
+            const float4 *got) {
   const std::size_t step = std::max<std::size_t>(1, n / sampled_rows);
   for (std::size_t i = 0; i < n; i += step) {
     const double err = nbody::relative_error(got[i], nbody::host_force_f64(body, n, i, softening2));
     if (!(err <= nbody::error_bound(n)) || got[i].w != 0.f) {
       char buf[256];
-      std::snprintf(buf, sizeof buf, "%s, n=%zu: force [%zu] relative error %g > %g (w = %g)", who.c_str(), n, i, err,
-                    nbody::error_bound(n), double(got[i].w));
+      std::snprintf(buf, sizeof buf, "%s, n=%zu: force [%zu] relative error %g > %g (w = %g)",
+                    who.c_str(), n, i, err, nbody::error_bound(n), double(got[i].w));
       s.fail(buf);
       return;
     }
   }
 }
-void verify_device(bench::session &s, const std::string &who, const float4 *body, std::size_t n, const float4 *d_got) {
+void verify_device(bench::session &s, const std::string &who, const float4 *body, std::size_t n,
+                   const float4 *d_got) {
   CUDA_CHECK(cudaStreamSynchronize(s.stream()));
   std::vector<float4> got(n);
   CUDA_CHECK(cudaMemcpy(got.data(), d_got, n * sizeof(float4), cudaMemcpyDeviceToHost));
@@ -136,24 +139,36 @@ struct context {
   pick best;
 
   context(bench::session &session, const options_t &o)
-      : s(session), opt(o), n(std::size_t(o.n_k) * 1024), body(nbody::random_bodies(n, seed)), d_body(n), d_force(n) {
+      : s(session),
+        opt(o),
+        n(std::size_t(o.n_k) * 1024),
+        body(nbody::random_bodies(n, seed)),
+        d_body(n),
+        d_force(n) {
     CUDA_CHECK(cudaMemcpy(d_body.get(), body.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
   }
-  static std::size_t bytes(std::size_t m) { return 2 * m * sizeof(float4); }  // bodies in, forces out
+  static std::size_t bytes(std::size_t m) {
+    return 2 * m * sizeof(float4);
+  }  // bodies in, forces out
   bench::work forces(const nbody::stage &st, const nbody::config &cfg) {
-    return [this, &st, cfg](cudaStream_t stream) { st.forces(d_force.get(), d_body.get(), n, softening2, cfg, stream); };
+    return [this, &st, cfg](cudaStream_t stream) {
+      st.forces(d_force.get(), d_body.get(), n, softening2, cfg, stream);
+    };
   }
   void poison() { CUDA_CHECK(cudaMemset(d_force.get(), 0xFF, n * sizeof(float4))); }
   // Ginteractions/s, GFLOP/s_20, pct_fp32_ceiling, pct_11_bound of a rate.
   std::vector<cell> rates(double r) const {
-    return {r / 1e9, r * nbody::flops_per_interaction / 1e9, ceiling > 0 ? cell(100 * r / ceiling) : cell(),
+    return {r / 1e9, r * nbody::flops_per_interaction / 1e9,
+            ceiling > 0 ? cell(100 * r / ceiling) : cell(),
             bound11 > 0 ? cell(100 * r / bound11) : cell()};
   }
   // The configuration the progression (and by_n) runs a stage in: its best unroll or blocking.
   nbody::config config_of(const nbody::stage &st) const {
     nbody::config cfg;
-    if (auto b = best_blocking.find(st.info.id); st.blocked && b != best_blocking.end()) cfg = b->second;
-    if (auto u = best_unroll.find(st.info.id); st.unroll_sweep && u != best_unroll.end()) cfg.unroll = u->second;
+    if (auto b = best_blocking.find(st.info.id); st.blocked && b != best_blocking.end())
+      cfg = b->second;
+    if (auto u = best_unroll.find(st.info.id); st.unroll_sweep && u != best_unroll.end())
+      cfg.unroll = u->second;
     return cfg;
   }
 };
@@ -166,8 +181,9 @@ const nbody::stage *find_stage(const std::string &prefix) {
 
 std::string config_text(const nbody::stage &st, const nbody::config &cfg) {
   if (st.blocked)
-    return "R " + (cfg.rows_per_thread ? std::to_string(cfg.rows_per_thread) : std::string("auto")) + ", threads " +
-           std::to_string(cfg.threads) + ", unroll " + std::to_string(cfg.unroll);
+    return "R " +
+           (cfg.rows_per_thread ? std::to_string(cfg.rows_per_thread) : std::string("auto")) +
+           ", threads " + std::to_string(cfg.threads) + ", unroll " + std::to_string(cfg.unroll);
   if (st.info.id.rfind("06", 0) == 0) return "4 warps, N^2/2 pairs";
   std::string t = "threads " + std::to_string(cfg.threads);
   if (st.unroll_sweep) t += ", unroll " + std::to_string(cfg.unroll);
@@ -187,9 +203,10 @@ void measure_bounds(context &c) {
   c.s.results().param("fma_tflops", fma_tflops);
   c.s.results().param("fp32_ceiling_interactions_per_s", c.ceiling);
   c.s.results().param("mass_scaled_bound_interactions_per_s", c.bound11);
-  std::printf("\nFP32 FMA rate measured: %.1f TFLOP/s = %.4g FFMA/s -> FP32-pipe ceiling (12 instructions, listing 14.1) "
-              "%.4g interactions/s; the mass-scaled form's own bound (11 instructions) %.4g interactions/s\n",
-              fma_tflops, fma_per_s, c.ceiling, c.bound11);
+  std::printf(
+      "\nFP32 FMA rate measured: %.1f TFLOP/s = %.4g FFMA/s -> FP32-pipe ceiling (12 instructions, listing 14.1) "
+      "%.4g interactions/s; the mass-scaled form's own bound (11 instructions) %.4g interactions/s\n",
+      fma_tflops, fma_per_s, c.ceiling, c.bound11);
 }
 
 // Stage 08's instruction mix with nothing else: one MUFU.RSQ and 11 FP32-pipe instructions per
@@ -205,17 +222,20 @@ void measure_mix(context &c) {
     std::string rates;
     for (int chains : {1, 2, 4, 8}) {
       const double r = bench::rsqrt_mix_per_s(chains, three);
-      c.s.results().param(std::string(three ? "rsqrt_mix_11_3reg_chains_" : "rsqrt_mix_11_chains_") + std::to_string(chains) +
-                              "_per_s", r);
+      c.s.results().param(
+          std::string(three ? "rsqrt_mix_11_3reg_chains_" : "rsqrt_mix_11_chains_") +
+              std::to_string(chains) + "_per_s",
+          r);
       if (m.hi == 0 || r > m.hi) m.hi = r, m.hi_chains = chains;
       if (m.lo == 0 || r < m.lo) m.lo = r, m.lo_chains = chains;
       char buf[64];
       std::snprintf(buf, sizeof buf, "%s%d: %.4g", rates.empty() ? "" : ", ", chains, r);
       rates += buf;
     }
-    std::printf("Stage 08's mix alone (one MUFU.RSQ + 11 FP32 instructions a step, registers only, FFMAs reading %s), "
-                "steps/s by chains per thread: %s\n", three ? "three registers" : "two registers and an immediate",
-                rates.c_str());
+    std::printf(
+        "Stage 08's mix alone (one MUFU.RSQ + 11 FP32 instructions a step, registers only, FFMAs reading %s), "
+        "steps/s by chains per thread: %s\n",
+        three ? "three registers" : "two registers and an immediate", rates.c_str());
   }
 }
 
@@ -235,20 +255,23 @@ void unroll_table(context &c) {
       row.push_back(per_s(c.n, m.per_call.median) / 1e9);
       t.add_row(std::move(row));
       bench::warn_if_noisy(t, st.info.id + " unroll " + std::to_string(u), m);
-      if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, c.best_unroll[st.info.id] = u;
+      if (best_ms == 0 || m.per_call.median < best_ms)
+        best_ms = m.per_call.median, c.best_unroll[st.info.id] = u;
     }
   }
   plot_hint hint{"lines", "unroll", "Ginteractions/s"};
   hint.series = "stage";
   hint.logx = true;
   t.set_plot(hint);
-  t.note("(the book, GK104, table 14.1: 25e9/s without unroll, 34.3e9 with 16 (+37%); table 14.2: best unroll 4, +18%)");
+  t.note(
+      "(the book, GK104, table 14.1: 25e9/s without unroll, 34.3e9 with 16 (+37%); table 14.2: best unroll 4, +18%)");
   c.s.finish(std::move(t));
 }
 
 // Stages 07 and 08: rows per thread x threads per block x unroll; the best goes to the progression.
 void blocking_table(context &c) {
-  table t("blocking", "Stages 07 and 08: rows per thread x threads per block x unroll at N = " + kilo(c.n),
+  table t("blocking",
+          "Stages 07 and 08: rows per thread x threads per block x unroll at N = " + kilo(c.n),
           columns({{"stage", 0}, {"rows_per_thread", 0}, {"threads", 0}, {"unroll", 0}},
                   {{"Ginteractions/s", 1}, {"pct_fp32_ceiling", 1}, {"pct_11_bound", 1}}));
   for (const auto &st : course::registered<nbody::stage>()) {
@@ -266,7 +289,8 @@ void blocking_table(context &c) {
           row.push_back(rates[0]), row.push_back(rates[2]), row.push_back(rates[3]);
           t.add_row(std::move(row));
           bench::warn_if_noisy(t, st.info.id + " " + config_text(st, cfg), m);
-          if (best_ms == 0 || m.per_call.median < best_ms) best_ms = m.per_call.median, c.best_blocking[st.info.id] = cfg;
+          if (best_ms == 0 || m.per_call.median < best_ms)
+            best_ms = m.per_call.median, c.best_blocking[st.info.id] = cfg;
         }
       }
     }
@@ -278,19 +302,25 @@ void blocking_table(context &c) {
 void raised_goal_line(context &c, table &t, const std::string &id, double r, double lo, double hi,
                       const std::string &goal_for, double raised_goal) {
   char buf[768];
-  std::snprintf(buf, sizeof buf, ": >= %s interactions/s at N = 128K: %s, %s at %.3fx the goal (%.3f-%.3fx over the repeats)",
-                bench::e12_text(raised_goal).c_str(), r >= raised_goal ? "met" : "MISSED", id.c_str(), r / raised_goal,
-                lo / raised_goal, hi / raised_goal);
+  std::snprintf(
+      buf, sizeof buf,
+      ": >= %s interactions/s at N = 128K: %s, %s at %.3fx the goal (%.3f-%.3fx over the repeats)",
+      bench::e12_text(raised_goal).c_str(), r >= raised_goal ? "met" : "MISSED", id.c_str(),
+      r / raised_goal, lo / raised_goal, hi / raised_goal);
   std::string line = goal_for + buf;
   if (r < raised_goal && c.mix.hi > 0) {
-    std::snprintf(buf, sizeof buf, "; cause: its inner loop is at its instruction floor, and that mix alone (one MUFU.RSQ + 11 FP32, "
-                  "registers only) issues at %.4g-%.4g steps/s here with FFMAs reading two registers: the goal is %.1f%% of its "
-                  "best, the kernel reaches %.1f%%",
-                  c.mix.lo, c.mix.hi, 100 * raised_goal / c.mix.hi, 100 * r / c.mix.hi);
+    std::snprintf(
+        buf, sizeof buf,
+        "; cause: its inner loop is at its instruction floor, and that mix alone (one MUFU.RSQ + 11 FP32, "
+        "registers only) issues at %.4g-%.4g steps/s here with FFMAs reading two registers: the goal is %.1f%% of its "
+        "best, the kernel reaches %.1f%%",
+        c.mix.lo, c.mix.hi, 100 * raised_goal / c.mix.hi, 100 * r / c.mix.hi);
     line += buf;
     if (c.mix3.hi > 0) {
-      std::snprintf(buf, sizeof buf, "; with three-register FFMAs, as most of the interaction's, the mix reaches %.4g at best, ",
-                    c.mix3.hi);
+      std::snprintf(
+          buf, sizeof buf,
+          "; with three-register FFMAs, as most of the interaction's, the mix reaches %.4g at best, ",
+          c.mix3.hi);
       line += buf;
       if (r >= c.mix3.hi) {
         line += "below the kernel: what is left is the issue rate of the kernel's own loop";
@@ -299,12 +329,15 @@ void raised_goal_line(context &c, table &t, const std::string &id, double r, dou
         line += buf;
       }
     }
-    std::snprintf(buf, sizeof buf, " (chapters/14-nbody/notes.md; make profile STAGE=14-nbody/%s)", id.c_str());
+    std::snprintf(buf, sizeof buf, " (chapters/14-nbody/notes.md; make profile STAGE=14-nbody/%s)",
+                  id.c_str());
     line += buf;
   } else if (r < raised_goal && c.bound11 > 0) {
-    std::snprintf(buf, sizeof buf, "; cause: the goal needs %.1f%% of the 11-instruction bound, the kernel reaches %.1f%%: its inner "
-                  "loop is at its instruction floor, the gap is issue stalls (chapters/14-nbody/notes.md; make profile STAGE=14-nbody/%s)",
-                  100 * raised_goal / c.bound11, 100 * r / c.bound11, id.c_str());
+    std::snprintf(
+        buf, sizeof buf,
+        "; cause: the goal needs %.1f%% of the 11-instruction bound, the kernel reaches %.1f%%: its inner "
+        "loop is at its instruction floor, the gap is issue stalls (chapters/14-nbody/notes.md; make profile STAGE=14-nbody/%s)",
+        100 * raised_goal / c.bound11, 100 * r / c.bound11, id.c_str());
     line += buf;
   }
   t.note(line);
@@ -318,31 +351,37 @@ void progression_goals(context &c, table &t) {
   const std::string id = c.best.stage->info.id;
   const double r = per_s(c.n, pc.median), lo = per_s(c.n, pc.max), hi = per_s(c.n, pc.min);
   char buf[768];
-  std::snprintf(buf, sizeof buf, "%s at N = %s: %.4g interactions/s (%.4g-%.4g over %d repeats)", id.c_str(), kilo(c.n).c_str(),
-                r, lo, hi, pc.repeats);
+  std::snprintf(buf, sizeof buf, "%s at N = %s: %.4g interactions/s (%.4g-%.4g over %d repeats)",
+                id.c_str(), kilo(c.n).c_str(), r, lo, hi, pc.repeats);
   std::string line = buf;
   if (c.ceiling > 0) {
-    std::snprintf(buf, sizeof buf, ": %.1f%% (%.1f-%.1f%%) of its own 11-instruction bound (FMA rate / 11 = %.4g) and %.1f%% "
-                  "(%.1f-%.1f%%) of the 12-instruction FP32-pipe ceiling (FMA rate / 12 = %.4g), both from the FMA rate measured in this run",
-                  100 * r / c.bound11, 100 * lo / c.bound11, 100 * hi / c.bound11, c.bound11, 100 * r / c.ceiling,
-                  100 * lo / c.ceiling, 100 * hi / c.ceiling, c.ceiling);
+    std::snprintf(
+        buf, sizeof buf,
+        ": %.1f%% (%.1f-%.1f%%) of its own 11-instruction bound (FMA rate / 11 = %.4g) and %.1f%% "
+        "(%.1f-%.1f%%) of the 12-instruction FP32-pipe ceiling (FMA rate / 12 = %.4g), both from the FMA rate measured in this run",
+        100 * r / c.bound11, 100 * lo / c.bound11, 100 * hi / c.bound11, c.bound11,
+        100 * r / c.ceiling, 100 * lo / c.ceiling, 100 * hi / c.ceiling, c.ceiling);
     line += buf;
   }
   t.note("best single-GPU stage: " + line);
   c.s.results().headline("N-body " + line);
   if (c.mix.hi > 0) {
-    std::snprintf(buf, sizeof buf, "stage 08's mix alone (one MUFU.RSQ + 11 FP32 instructions a step, registers only, no memory "
-                  "instruction, FFMAs reading two registers and an immediate): %.4g steps/s at %d chains per thread (the best) to "
-                  "%.4g at %d (the worst); %s reaches %.1f%% (%.1f-%.1f%%) of the best",
-                  c.mix.hi, c.mix.hi_chains, c.mix.lo, c.mix.lo_chains, id.c_str(), 100 * r / c.mix.hi, 100 * lo / c.mix.hi,
-                  100 * hi / c.mix.hi);
+    std::snprintf(
+        buf, sizeof buf,
+        "stage 08's mix alone (one MUFU.RSQ + 11 FP32 instructions a step, registers only, no memory "
+        "instruction, FFMAs reading two registers and an immediate): %.4g steps/s at %d chains per thread (the best) to "
+        "%.4g at %d (the worst); %s reaches %.1f%% (%.1f-%.1f%%) of the best",
+        c.mix.hi, c.mix.hi_chains, c.mix.lo, c.mix.lo_chains, id.c_str(), 100 * r / c.mix.hi,
+        100 * lo / c.mix.hi, 100 * hi / c.mix.hi);
     t.note(buf);
     c.s.results().param("best_pct_rsqrt_mix", 100 * r / c.mix.hi);
   }
   if (c.mix3.hi > 0) {
-    std::snprintf(buf, sizeof buf, "the same mix with FFMAs reading three registers, as most of the interaction's do: %.4g to %.4g "
-                  "steps/s (best at %d chains); %s runs at %.2fx its best", c.mix3.lo, c.mix3.hi, c.mix3.hi_chains, id.c_str(),
-                  r / c.mix3.hi);
+    std::snprintf(
+        buf, sizeof buf,
+        "the same mix with FFMAs reading three registers, as most of the interaction's do: %.4g to %.4g "
+        "steps/s (best at %d chains); %s runs at %.2fx its best",
+        c.mix3.lo, c.mix3.hi, c.mix3.hi_chains, id.c_str(), r / c.mix3.hi);
     t.note(buf);
   }
   // The goals are interactions/s, set per GPU (harness/bench_goals.h); on a GPU without them the
@@ -350,18 +389,21 @@ void progression_goals(context &c, table &t) {
   const course::device_info &gpu = c.s.device();
   const bench::gpu_goals *goals = bench::goals_for(gpu);
   if (!goals) {
-    t.note("no interactions/s goal is set for " + gpu.name + " (" + std::to_string(gpu.sms) + " SMs): the goals are set for the " +
-           bench::goal_gpus_text() + ", where 2.3e12 is 79% of the 11-instruction bound; compare the pct_11_bound column with 79% "
-           "instead");
+    t.note(
+        "no interactions/s goal is set for " + gpu.name + " (" + std::to_string(gpu.sms) +
+        " SMs): the goals are set for the " + bench::goal_gpus_text() +
+        ", where 2.3e12 is 79% of the 11-instruction bound; compare the pct_11_bound column with 79% "
+        "instead");
   } else {
     const double goal = goals->nbody, raised_goal = goals->nbody_128k;
     const std::string goal_for = bench::goal_for_text(gpu);
-    std::snprintf(buf, sizeof buf, ": >= %s interactions/s: %s, %s at %.3fx the goal (%.3f-%.3fx)", bench::e12_text(goal).c_str(),
-                  r >= goal ? "met" : "MISSED", id.c_str(), r / goal, lo / goal, hi / goal);
+    std::snprintf(buf, sizeof buf, ": >= %s interactions/s: %s, %s at %.3fx the goal (%.3f-%.3fx)",
+                  bench::e12_text(goal).c_str(), r >= goal ? "met" : "MISSED", id.c_str(), r / goal,
+                  lo / goal, hi / goal);
     t.note(goal_for + buf);
     if (c.n != 128 * 1024) {
-      t.note(goal_for + ": >= " + bench::e12_text(raised_goal) + " interactions/s at N = 128K: not measured (N = " + kilo(c.n) +
-             ", run with --N 128)");
+      t.note(goal_for + ": >= " + bench::e12_text(raised_goal) +
+             " interactions/s at N = 128K: not measured (N = " + kilo(c.n) + ", run with --N 128)");
     } else {
       raised_goal_line(c, t, id, r, lo, hi, goal_for, raised_goal);
     }
@@ -374,9 +416,13 @@ void progression_goals(context &c, table &t) {
 
 // Every single-GPU stage at its best configuration (profiled rows), checked; then both bounds.
 void progression_table(context &c) {
-  table t("progression", "N-body progression at N = " + kilo(c.n) + " (" + std::to_string(c.n) + " bodies)",
-          columns({{"stage", 0}, {"config", 0}}, {{"Ginteractions/s", 1}, {"GFLOP/s_20", 0}, {"pct_fp32_ceiling", 1},
-                                                 {"pct_11_bound", 1}, {"vs_prev", 2}}));
+  table t("progression",
+          "N-body progression at N = " + kilo(c.n) + " (" + std::to_string(c.n) + " bodies)",
+          columns({{"stage", 0}, {"config", 0}}, {{"Ginteractions/s", 1},
+                                                  {"GFLOP/s_20", 0},
+                                                  {"pct_fp32_ceiling", 1},
+                                                  {"pct_11_bound", 1},
+                                                  {"vs_prev", 2}}));
   double prev_ms = 0;
   for (const auto &st : course::registered<nbody::stage>()) {
     if (!st.forces || !c.s.selected(st.info.id)) continue;  // stage 10: multi_gpu
@@ -437,27 +483,41 @@ struct lab_times {
   std::vector<lab_row> rows;
   double ms06 = 0, ms_best = 0;
 };
-lab_times lab_rows(context &c, std::size_t ln, const std::vector<float4> &lbody, const float4 *d_lbody, float4 *d_lforce) {
+lab_times lab_rows(context &c, std::size_t ln, const std::vector<float4> &lbody,
+                   const float4 *d_lbody, float4 *d_lforce) {
   auto stage_fn = [=](const nbody::stage *st, nbody::config cfg) -> bench::work {
     return [=](cudaStream_t stream) { st->forces(d_lforce, d_lbody, ln, softening2, cfg, stream); };
   };
   lab_times l;
   const nbody::stage *s06 = find_stage("06");
-  if (s06) l.rows.push_back({s06->info.id + " (~3 atomics per body per tile)", stage_fn(s06, {}), stage06_atomics(ln), {}});
+  if (s06)
+    l.rows.push_back({s06->info.id + " (~3 atomics per body per tile)",
+                      stage_fn(s06, {}),
+                      stage06_atomics(ln),
+                      {}});
   const bool best_is_06 = s06 && c.best.stage == s06;
   if (c.best.stage && !best_is_06)
-    l.rows.push_back({c.best.stage->info.id + " (best stage, brute force)", stage_fn(c.best.stage, c.best.cfg), 0, {}});
+    l.rows.push_back({c.best.stage->info.id + " (best stage, brute force)",
+                      stage_fn(c.best.stage, c.best.cfg),
+                      0,
+                      {}});
   for (auto order : {nbody::lab::pair_order::same_j, nbody::lab::pair_order::cyclic})
-    l.rows.push_back({nbody::lab::name(order), [=](cudaStream_t stream) {
-                        nbody::lab::forces_symmetric_atomics(d_lforce, d_lbody, ln, softening2, order, 256, stream);
-                      }, double(nbody::lab::atomics(ln)), {}});
+    l.rows.push_back({nbody::lab::name(order),
+                      [=](cudaStream_t stream) {
+                        nbody::lab::forces_symmetric_atomics(d_lforce, d_lbody, ln, softening2,
+                                                             order, 256, stream);
+                      },
+                      double(nbody::lab::atomics(ln)),
+                      {}});
   for (std::size_t i = 0; i < l.rows.size(); ++i) {
     lab_row &r = l.rows[i];
     if (!c.s.selected(r.label)) continue;
     CUDA_CHECK(cudaMemset(d_lforce, 0xFF, ln * sizeof(float4)));
     r.m = c.s.time(r.label, r.fn, context::bytes(ln));
     verify_device(c.s, r.label, lbody.data(), ln, d_lforce);
-    const bool is_06 = s06 && i == 0, is_best = (c.best.stage && !best_is_06 && i == (s06 ? 1u : 0u)) || (best_is_06 && i == 0);
+    const bool is_06 = s06 && i == 0,
+               is_best =
+                   (c.best.stage && !best_is_06 && i == (s06 ? 1u : 0u)) || (best_is_06 && i == 0);
     if (is_06) l.ms06 = r.m.per_call.median;
     if (is_best) l.ms_best = r.m.per_call.median;
   }
@@ -470,25 +530,31 @@ void lab_table(context &c) {
   const auto lbody = ln == c.n ? c.body : nbody::random_bodies(ln, seed + 4);
   course::device_buffer<float4> d_lbody(ln), d_lforce(ln);
   CUDA_CHECK(cudaMemcpy(d_lbody.get(), lbody.data(), ln * sizeof(float4), cudaMemcpyHostToDevice));
-  std::printf("\nlab: the naive symmetric form at N = %s, %zu pairs and %zu float atomics per call (this takes a while)\n",
-              kilo(ln).c_str(), nbody::lab::pairs(ln), nbody::lab::atomics(ln));
+  std::printf(
+      "\nlab: the naive symmetric form at N = %s, %zu pairs and %zu float atomics per call (this takes a while)\n",
+      kilo(ln).c_str(), nbody::lab::pairs(ln), nbody::lab::atomics(ln));
   const lab_times l = lab_rows(c, ln, lbody, d_lbody.get(), d_lforce.get());
-  table t("lab_symmetric_atomics",
-          "Lab (14.1.1, figure 14.2): each pair once, float atomic adds into global memory, at N = " + kilo(ln),
-          columns({{"version", 0}}, {{"Ginteractions/s", 1}, {"Gatomics/s", 1}, {"vs_06", 3}, {"vs_best", 3}}));
+  table t(
+      "lab_symmetric_atomics",
+      "Lab (14.1.1, figure 14.2): each pair once, float atomic adds into global memory, at N = " +
+          kilo(ln),
+      columns({{"version", 0}},
+              {{"Ginteractions/s", 1}, {"Gatomics/s", 1}, {"vs_06", 3}, {"vs_best", 3}}));
   for (const auto &r : l.rows) {
     const double ms = r.m.per_call.median;
     if (!(ms > 0)) continue;
     std::vector<cell> row = {r.label};
     append(row, bench::timing_cells(r.m));
     append(row, {per_s(ln, ms) / 1e9, r.atomics > 0 ? cell(r.atomics / (ms * 1e-3) / 1e9) : cell(),
-                 l.ms06 > 0 ? cell(l.ms06 / ms) : cell(), l.ms_best > 0 ? cell(l.ms_best / ms) : cell()});
+                 l.ms06 > 0 ? cell(l.ms06 / ms) : cell(),
+                 l.ms_best > 0 ? cell(l.ms_best / ms) : cell()});
     t.add_row(std::move(row));
     bench::warn_if_noisy(t, r.label, r.m);
   }
   t.set_plot({"bars", "version", "Ginteractions/s"});
-  t.note("(interactions/s: N^2 / time, brute-force equivalent, as stage 06; vs_06, vs_best: rate ratios, < 1 slower. "
-         "The book gives no figure: \"much slower than brute force, almost unacceptable\")");
+  t.note(
+      "(interactions/s: N^2 / time, brute-force equivalent, as stage 06; vs_06, vs_best: rate ratios, < 1 slower. "
+      "The book gives no figure: \"much slower than brute force, almost unacceptable\")");
   c.s.results().param("lab_n", double(ln));
   c.s.finish(std::move(t));
 }
@@ -508,8 +574,12 @@ void by_n_table(context &c) {
     const nbody::config cfg = c.config_of(st);
     for (std::size_t m = 1024; m <= most; m *= 2) {
       CUDA_CHECK(cudaMemset(d_out.get(), 0xFF, m * sizeof(float4)));
-      const auto tm = c.s.time(id, [&, m](cudaStream_t stream) { st.forces(d_out.get(), d_big.get(), m, softening2, cfg, stream); },
-                               context::bytes(m));
+      const auto tm = c.s.time(
+          id,
+          [&, m](cudaStream_t stream) {
+            st.forces(d_out.get(), d_big.get(), m, softening2, cfg, stream);
+          },
+          context::bytes(m));
       verify_device(c.s, id + " (by N)", big.data(), m, d_out.get());
       std::vector<cell> row = {id, double(m)};
       append(row, bench::timing_cells(tm));
@@ -535,10 +605,13 @@ void cpu_table(context &c) {
   const std::size_t cn = std::size_t(c.opt.cpu_n_k) * 1024;
   const auto cbody = nbody::random_bodies(cn, seed + 2);
   std::vector<float4> out(std::max(c.n, cn));
-  table t("cpu", "CPU at N = " + kilo(cn) + " (" + std::to_string(pool.size()) + " threads), timed on the host",
+  table t("cpu",
+          "CPU at N = " + kilo(cn) + " (" + std::to_string(pool.size()) +
+              " threads), timed on the host",
           columns({{"version", 0}, {"threads", 0}}, {{"Minteractions/s", 0}, {"vs_scalar", 1}}));
   double scalar = 0;
-  auto add = [&](const std::string &label, unsigned threads, const std::function<void()> &fn, const std::vector<float4> &b) {
+  auto add = [&](const std::string &label, unsigned threads, const std::function<void()> &fn,
+                 const std::vector<float4> &b) {
     if (!c.s.selected(label)) return 0.0;
     const auto m = c.s.time_host(label, fn);
     verify(c.s, label, b.data(), b.size(), out.data());
@@ -551,23 +624,31 @@ void cpu_table(context &c) {
     bench::warn_if_noisy(t, label, m);
     return r;
   };
-  add("scalar AOS (listing 14.2)", 1, [&] { nbody::host_forces_aos(out.data(), cbody.data(), cn, softening2); }, cbody);
+  add(
+      "scalar AOS (listing 14.2)", 1,
+      [&] { nbody::host_forces_aos(out.data(), cbody.data(), cn, softening2); }, cbody);
   for (auto isa : nbody::cpu::all_isas) {
     if (isa == nbody::cpu::isa::scalar || !cpu->supported(isa)) continue;
-    add(std::string(nbody::cpu::to_string(isa)) + ", 1 thread", 1,
+    add(
+        std::string(nbody::cpu::to_string(isa)) + ", 1 thread", 1,
         [&] { cpu->forces(out.data(), cbody.data(), cn, softening2, isa, nullptr); }, cbody);
   }
   const auto widest = cpu->best();
   const std::string wide = std::string(nbody::cpu::to_string(widest)) + " x threads";
-  add(wide, pool.size(), [&] { cpu->forces(out.data(), cbody.data(), cn, softening2, widest, &pool); }, cbody);
-  const double big = add(wide + ", N = " + kilo(c.n), pool.size(),
-                         [&] { cpu->forces(out.data(), c.body.data(), c.n, softening2, widest, &pool); }, c.body);
+  add(
+      wide, pool.size(),
+      [&] { cpu->forces(out.data(), cbody.data(), cn, softening2, widest, &pool); }, cbody);
+  const double big = add(
+      wide + ", N = " + kilo(c.n), pool.size(),
+      [&] { cpu->forces(out.data(), c.body.data(), c.n, softening2, widest, &pool); }, c.body);
   t.set_plot({"bars", "version", "Minteractions/s"});
   if (big > 0 && c.best.stage) {
     const double gpu = per_s(c.n, c.best.m.per_call.median);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "GPU/CPU at N = %s: %s %.3g / CPU %.3g interactions/s = %.1fx (the book: 8x, GK104 vs two Xeon E5-2670)",
-                  kilo(c.n).c_str(), c.best.stage->info.id.c_str(), gpu, big, gpu / big);
+    std::snprintf(
+        buf, sizeof buf,
+        "GPU/CPU at N = %s: %s %.3g / CPU %.3g interactions/s = %.1fx (the book: 8x, GK104 vs two Xeon E5-2670)",
+        kilo(c.n).c_str(), c.best.stage->info.id.c_str(), gpu, big, gpu / big);
     t.note(buf);
     c.s.results().param("cpu_interactions_per_s", big);
     c.s.results().param("gpu_over_cpu", gpu / big);
@@ -585,27 +666,34 @@ void multi_gpu_table(context &c) {
   CUDA_CHECK(cudaGetDeviceCount(&visible));
   const std::size_t mn = std::size_t(c.opt.mgpu_n_k) * 1024;
   const auto mbody = nbody::random_bodies(mn, seed + 3);
-  course::host_buffer<float4> h_body(mn, course::host_memory::pinned), h_force(mn, course::host_memory::pinned);
+  course::host_buffer<float4> h_body(mn, course::host_memory::pinned),
+      h_force(mn, course::host_memory::pinned);
   std::memcpy(h_body.get(), mbody.data(), mn * sizeof(float4));
-  table t("multi_gpu", "Stage 10 at N = " + kilo(mn) + ", host to host, copies included (table 14.3)",
-          columns({{"setup", 0}, {"gpus", 0}, {"parts", 0}}, {{"Ginteractions/s", 1}, {"speedup", 2}, {"efficiency_pct", 1}}));
+  table t("multi_gpu",
+          "Stage 10 at N = " + kilo(mn) + ", host to host, copies included (table 14.3)",
+          columns({{"setup", 0}, {"gpus", 0}, {"parts", 0}},
+                  {{"Ginteractions/s", 1}, {"speedup", 2}, {"efficiency_pct", 1}}));
   double one = 0, two = 0;
   auto setup = [&](int gpus, int parts) {
-    const std::string label = multi->info.id + " on " + std::to_string(gpus) + " GPU" + (gpus > 1 ? "s" : "") +
+    const std::string label = multi->info.id + " on " + std::to_string(gpus) + " GPU" +
+                              (gpus > 1 ? "s" : "") +
                               (parts ? ", " + std::to_string(parts) + " parts" : std::string());
     if (!c.s.selected(label)) return;
     nbody::config cfg;
     cfg.gpus = gpus, cfg.parts = parts;
     course::test::poison_host(h_force.get(), mn);
     const bool first = gpus == 1 && parts == 0;  // the stage's own row: profiled
-    const auto m = c.s.time_host(label, [&] { multi->forces_host(h_force.get(), h_body.get(), mn, softening2, cfg); }, first);
+    const auto m = c.s.time_host(
+        label, [&] { multi->forces_host(h_force.get(), h_body.get(), mn, softening2, cfg); },
+        first);
     verify(c.s, label, mbody.data(), mn, h_force.get());
     const double r = per_s(mn, m.per_call.median);
     if (first) one = r;
     if (gpus == 2 && parts == 0) two = r;
     std::vector<cell> row = {label, double(gpus), double(parts ? parts : gpus)};
     append(row, bench::timing_cells(m));
-    append(row, {r / 1e9, one > 0 ? cell(r / one) : cell(), one > 0 ? cell(100 * r / (one * gpus)) : cell()});
+    append(row, {r / 1e9, one > 0 ? cell(r / one) : cell(),
+                 one > 0 ? cell(100 * r / (one * gpus)) : cell()});
     t.add_row(std::move(row));
     bench::warn_if_noisy(t, label, m);
   };
@@ -615,9 +703,13 @@ void multi_gpu_table(context &c) {
   t.set_plot({"bars", "setup", "Ginteractions/s"});
   char buf[256];
   if (one > 0 && two > 0)
-    std::snprintf(buf, sizeof buf, "goal on two GPUs at N = 256K: >= 1.8x one GPU: %s, %.2fx", two / one >= 1.8 ? "met" : "MISSED", two / one);
+    std::snprintf(buf, sizeof buf, "goal on two GPUs at N = 256K: >= 1.8x one GPU: %s, %.2fx",
+                  two / one >= 1.8 ? "met" : "MISSED", two / one);
   else
-    std::snprintf(buf, sizeof buf, "goal on two GPUs at N = 256K: >= 1.8x one GPU: not measured (%d GPU(s) visible here)", visible);
+    std::snprintf(
+        buf, sizeof buf,
+        "goal on two GPUs at N = 256K: >= 1.8x one GPU: not measured (%d GPU(s) visible here)",
+        visible);
   t.note(buf);
   c.s.finish(std::move(t));
 }
@@ -643,12 +735,15 @@ int main(int argc, char **argv) {
   options_t opt;
   return bench::bench_main(
       argc, argv,
-      {"bench_nbody", "14-nbody", "Chapter 14: N-body", "Chapter 14: N-body, every stage, the CPU and several GPUs."},
+      {"bench_nbody", "14-nbody", "Chapter 14: N-body",
+       "Chapter 14: N-body, every stage, the CPU and several GPUs."},
       [&](course::options &cli) {
         cli.add("N", opt.n_k, 1, 1024, "bodies of the progression, in thousands (x 1024)")
-            .add("lab-N", opt.lab_n_k, 0, 1024, "bodies of the symmetric-atomics lab, in thousands (x 1024); 0: --N")
+            .add("lab-N", opt.lab_n_k, 0, 1024,
+                 "bodies of the symmetric-atomics lab, in thousands (x 1024); 0: --N")
             .add("cpu-N", opt.cpu_n_k, 1, 1024, "bodies of the CPU table, in thousands (x 1024)")
-            .add("mgpu-N", opt.mgpu_n_k, 1, 4096, "bodies of the multi-GPU table, in thousands (x 1024)")
+            .add("mgpu-N", opt.mgpu_n_k, 1, 4096,
+                 "bodies of the multi-GPU table, in thousands (x 1024)")
             .flag("skip-cpu", opt.skip_cpu, "leave out the CPU table");
       },
       [&](bench::session &s) { body(s, opt); });

@@ -28,8 +28,8 @@ inline const char *to_string(isa s) {
 
 // force[0, n) from body[0, n) with the instruction set `s` (which must be supported), rows dealt
 // to the pool's threads (pool == nullptr: the calling thread alone).
-using forces_fn = void (*)(float4 *force, const float4 *body, std::size_t n, float softening2, isa s,
-                           course::thread_pool *pool);
+using forces_fn = void (*)(float4 *force, const float4 *body, std::size_t n, float softening2,
+                           isa s, course::thread_pool *pool);
 
 struct stage {
   course::stage_info info;
@@ -43,6 +43,7 @@ struct stage {
 
 // NBODY_CPU_STAGE("title (14.7)", forces, supported, best);  registers the CPU stage compiled in
 // this file; its id is the build's COURSE_STAGE_ID.
-#define NBODY_CPU_STAGE(title, ...)                                                  \
-  static course::registrar<nbody::cpu::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      nbody::cpu::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define NBODY_CPU_STAGE(title, ...)                                                        \
+  static course::registrar<nbody::cpu::stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    nbody::cpu::stage { COURSE_THIS_STAGE(title), __VA_ARGS__ }                            \
+  }

@@ -26,8 +26,8 @@ inline void host_forces_aos(float4 *force, const float4 *body, std::size_t n, fl
   for (std::size_t i = 0; i < n; ++i) {
     float fx = 0.f, fy = 0.f, fz = 0.f;
     for (std::size_t j = 0; j < n; ++j)
-      body_body_interaction(fx, fy, fz, body[i].x, body[i].y, body[i].z, body[j].x, body[j].y, body[j].z, body[j].w,
-                            softening2);
+      body_body_interaction(fx, fy, fz, body[i].x, body[i].y, body[i].z, body[j].x, body[j].y,
+                            body[j].z, body[j].w, softening2);
     force[i] = float4{fx, fy, fz, 0.f};
   }
 }
@@ -43,7 +43,8 @@ inline force64 host_force_f64(const float4 *body, std::size_t n, std::size_t i, 
   const double x0 = body[i].x, y0 = body[i].y, z0 = body[i].z;
   for (std::size_t j = 0; j < n; ++j) {
     double fx = 0, fy = 0, fz = 0;
-    body_body_interaction<double>(fx, fy, fz, x0, y0, z0, body[j].x, body[j].y, body[j].z, body[j].w, softening2);
+    body_body_interaction<double>(fx, fy, fz, x0, y0, z0, body[j].x, body[j].y, body[j].z,
+                                  body[j].w, softening2);
     f.x += fx, f.y += fy, f.z += fz;
     f.scale += std::sqrt(fx * fx + fy * fy + fz * fz);
   }

@@ -48,15 +48,18 @@ std::vector<float4> bodies(const params &p, std::size_t n) {
 // stages have none here, their lessons.toml tables say n.
 std::size_t bodies_count(const params &p, bool workload_default) {
   const std::int64_t n = workload_default ? p.integer("n", COURSE_WORKLOAD_N) : p.integer("n");
-  if (n < 1) throw std::invalid_argument("n=" + std::to_string(n) + ": the judge needs at least one body");
+  if (n < 1)
+    throw std::invalid_argument("n=" + std::to_string(n) + ": the judge needs at least one body");
   return std::size_t(n);
 }
 
 // The configuration as the benchmark's progression table writes it.
 std::string describe(const nbody::stage &st, const nbody::config &cfg) {
   if (st.blocked)
-    return (cfg.rows_per_thread ? std::to_string(cfg.rows_per_thread) : std::string("the stage's")) + " rows per thread, " +
-           std::to_string(cfg.threads) + " threads, unroll " + std::to_string(cfg.unroll);
+    return (cfg.rows_per_thread ? std::to_string(cfg.rows_per_thread)
+                                : std::string("the stage's")) +
+           " rows per thread, " + std::to_string(cfg.threads) + " threads, unroll " +
+           std::to_string(cfg.unroll);
   if (st.info.id.rfind("06", 0) == 0) return "the stage's own 4-warp blocks, N^2/2 pairs";
   std::string t = std::to_string(cfg.threads) + " threads";
   if (st.unroll_sweep) t += ", unroll " + std::to_string(cfg.unroll);
@@ -78,7 +81,9 @@ workload device_workload(const nbody::stage &st, const params &p) {
   CUDA_CHECK(cudaMemcpy(b->body.get(), h.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
   workload w;
   w.description = "n = " + std::to_string(n) + " bodies, " + describe(st, cfg);
-  w.call = [&st, b, n, cfg](cudaStream_t s) { st.forces(b->force.get(), b->body.get(), n, softening2, cfg, s); };
+  w.call = [&st, b, n, cfg](cudaStream_t s) {
+    st.forces(b->force.get(), b->body.get(), n, softening2, cfg, s);
+  };
   w.keep = b;
   return w;
 }
@@ -93,17 +98,21 @@ workload multi_gpu_workload(const nbody::stage &st, const params &p) {
   const int gpus = cfg.gpus > 0 ? std::min(cfg.gpus, visible) : visible;
   struct arrays {
     course::host_buffer<float4> body, force;
-    explicit arrays(std::size_t n) : body(n, course::host_memory::pinned), force(n, course::host_memory::pinned) {}
+    explicit arrays(std::size_t n)
+        : body(n, course::host_memory::pinned), force(n, course::host_memory::pinned) {}
   };
   auto a = std::make_shared<arrays>(n);
   const std::vector<float4> h = bodies(p, n);
   std::memcpy(a->body.get(), h.data(), n * sizeof(float4));
   workload w;
-  w.description = "n = " + std::to_string(n) + " bodies host to host on " + std::to_string(gpus) + " GPU" +
-                  (gpus == 1 ? "" : "s") + ", " + std::to_string(cfg.parts > 0 ? cfg.parts : gpus) + " part" +
+  w.description = "n = " + std::to_string(n) + " bodies host to host on " + std::to_string(gpus) +
+                  " GPU" + (gpus == 1 ? "" : "s") + ", " +
+                  std::to_string(cfg.parts > 0 ? cfg.parts : gpus) + " part" +
                   ((cfg.parts > 0 ? cfg.parts : gpus) == 1 ? "" : "s") + ", copies included";
   w.host_timed = true;
-  w.call = [&st, a, n, cfg](cudaStream_t) { st.forces_host(a->force.get(), a->body.get(), n, softening2, cfg); };
+  w.call = [&st, a, n, cfg](cudaStream_t) {
+    st.forces_host(a->force.get(), a->body.get(), n, softening2, cfg);
+  };
   w.keep = a;
   return w;
 }
@@ -115,7 +124,9 @@ nbody::cpu::isa pick_isa(const nbody::cpu::stage &st, const std::string &name) {
     std::string lower = nbody::cpu::to_string(s);
     for (char &c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
     if (lower.rfind(name, 0) == 0) {  // "avx2" matches "avx2+fma"
-      if (!st.supported(s)) throw std::invalid_argument(std::string("this CPU does not support ") + nbody::cpu::to_string(s));
+      if (!st.supported(s))
+        throw std::invalid_argument(std::string("this CPU does not support ") +
+                                    nbody::cpu::to_string(s));
       return s;
     }
   }
@@ -126,7 +137,9 @@ workload cpu_workload(const nbody::cpu::stage &st, const params &p) {
   const std::size_t n = bodies_count(p, false);
   const nbody::cpu::isa s = pick_isa(st, p.text("isa", "best"));
   const std::int64_t threads = p.integer("threads", 1);
-  if (threads < 0) throw std::invalid_argument("threads=" + std::to_string(threads) + ": want 0 (every core) or more");
+  if (threads < 0)
+    throw std::invalid_argument("threads=" + std::to_string(threads) +
+                                ": want 0 (every core) or more");
   struct arrays {
     std::vector<float4> body, force;
     std::unique_ptr<course::thread_pool> pool;  // none: the calling thread alone
@@ -136,10 +149,13 @@ workload cpu_workload(const nbody::cpu::stage &st, const params &p) {
   a->force.resize(n);
   if (threads != 1) a->pool = std::make_unique<course::thread_pool>(unsigned(threads));
   workload w;
-  w.description = "n = " + std::to_string(n) + " bodies on the CPU, " + nbody::cpu::to_string(s) + ", " +
-                  (a->pool ? std::to_string(a->pool->size()) + " threads" : std::string("1 thread"));
+  w.description =
+      "n = " + std::to_string(n) + " bodies on the CPU, " + nbody::cpu::to_string(s) + ", " +
+      (a->pool ? std::to_string(a->pool->size()) + " threads" : std::string("1 thread"));
   w.host_timed = true;
-  w.call = [&st, a, n, s](cudaStream_t) { st.forces(a->force.data(), a->body.data(), n, softening2, s, a->pool.get()); };
+  w.call = [&st, a, n, s](cudaStream_t) {
+    st.forces(a->force.data(), a->body.data(), n, softening2, s, a->pool.get());
+  };
   w.keep = a;
   return w;
 }

@@ -46,8 +46,8 @@ namespace {
 
 // The pair {i, j}: adds bj's pull to force[i] and bi's opposite pull to force[j], sharing the
 // distance and r^-3.
-__device__ __forceinline__ void add_pair(float4 *force, std::size_t i, float4 bi, std::size_t j, float4 bj,
-                                         float softening2) {
+__device__ __forceinline__ void add_pair(float4 *force, std::size_t i, float4 bi, std::size_t j,
+                                         float4 bj, float softening2) {
   const float dx = bj.x - bi.x, dy = bj.y - bi.y, dz = bj.z - bi.z;
   const float inv = reciprocal_sqrt(dx * dx + (dy * dy + (dz * dz + softening2)));
   const float inv3 = inv * inv * inv;
@@ -62,11 +62,13 @@ __device__ __forceinline__ void add_pair(float4 *force, std::size_t i, float4 bi
 
 __global__ void same_j_kernel(float4 *force, const float4 *body, std::size_t n, float softening2) {
   const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  const std::size_t first = i - threadIdx.x % 32;  // the warp's first row: its lanes step through j together
+  const std::size_t first =
+      i - threadIdx.x % 32;  // the warp's first row: its lanes step through j together
   if (first >= n) return;
   const float4 me = i < n ? body[i] : make_float4(0.f, 0.f, 0.f, 0.f);
   for (std::size_t j = first + 1; j < n; ++j) {
-    if (j <= i) continue;  // pairs above the diagonal only (and nothing for a lane past n: j < n <= i)
+    if (j <= i)
+      continue;  // pairs above the diagonal only (and nothing for a lane past n: j < n <= i)
     add_pair(force, i, me, j, body[j], softening2);
   }
 }
@@ -76,7 +78,8 @@ __global__ void cyclic_kernel(float4 *force, const float4 *body, std::size_t n, 
   if (i >= n) return;
   const float4 me = body[i];
   // {i, j} at cyclic distance d = (j - i) mod n is taken by i when d <= (n - 1) / 2 and by j when
-  // n - d is; for an even n the distance n / 2 is both, so only the lower body (i < n / 2) takes it.
+  // n - d is; for an even n the distance n / 2 is both, so only the lower body (i < n / 2) takes
+  // it.
   const std::size_t half = (n - 1) / 2;
   std::size_t j = i;
   for (std::size_t k = 1; k <= half; ++k) {
@@ -96,17 +99,23 @@ const char *name(pair_order order) {
   return "?";
 }
 
-void forces_symmetric_atomics(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, pair_order order,
-                              int threads, cudaStream_t stream) {
+void forces_symmetric_atomics(float4 *d_force, const float4 *d_body, std::size_t n,
+                              float softening2, pair_order order, int threads,
+                              cudaStream_t stream) {
   if (!supports_threads(threads))
-    throw std::invalid_argument("the symmetric-atomics lab needs 32..1024 threads per block, a multiple of 32, not " +
-                                std::to_string(threads));
+    throw std::invalid_argument(
+        "the symmetric-atomics lab needs 32..1024 threads per block, a multiple of 32, not " +
+        std::to_string(threads));
   if (n == 0) return;
   CUDA_CHECK(cudaMemsetAsync(d_force, 0, n * sizeof(float4), stream));
   const unsigned blocks = unsigned(ceil_div(n, std::size_t(threads)));
   switch (order) {
-    case pair_order::same_j: same_j_kernel<<<blocks, threads, 0, stream>>>(d_force, d_body, n, softening2); break;
-    case pair_order::cyclic: cyclic_kernel<<<blocks, threads, 0, stream>>>(d_force, d_body, n, softening2); break;
+    case pair_order::same_j:
+      same_j_kernel<<<blocks, threads, 0, stream>>>(d_force, d_body, n, softening2);
+      break;
+    case pair_order::cyclic:
+      cyclic_kernel<<<blocks, threads, 0, stream>>>(d_force, d_body, n, softening2);
+      break;
     default: throw std::invalid_argument("unknown pair order");
   }
   CUDA_CHECK_LAUNCH();

@@ -25,14 +25,15 @@ enum class pair_order {
 };
 const char *name(pair_order order);
 
-// d_force[i] (x, y, z; w = 0) = sum over j != i of m_j (r_j - r_i) / (|r_j - r_i|^2 + softening2)^(3/2),
-// the forces of every stage (nbody.h), from d_body[0, n): each pair computed once, its force
-// added to body i and subtracted from body j with float atomicAdd on global memory (two vector
-// adds, six atomics, per pair), after a memset of d_force[0, n) in `stream`. The order of the
-// additions, and so the last bits of the sums, changes from run to run. threads: 32..1024, a
+// d_force[i] (x, y, z; w = 0) = sum over j != i of m_j (r_j - r_i) / (|r_j - r_i|^2 +
+// softening2)^(3/2), the forces of every stage (nbody.h), from d_body[0, n): each pair computed
+// once, its force added to body i and subtracted from body j with float atomicAdd on global memory
+// (two vector adds, six atomics, per pair), after a memset of d_force[0, n) in `stream`. The order
+// of the additions, and so the last bits of the sums, changes from run to run. threads: 32..1024, a
 // multiple of 32 (std::invalid_argument otherwise); softening2 > 0.
-void forces_symmetric_atomics(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, pair_order order,
-                              int threads = 256, cudaStream_t stream = nullptr);
+void forces_symmetric_atomics(float4 *d_force, const float4 *d_body, std::size_t n,
+                              float softening2, pair_order order, int threads = 256,
+                              cudaStream_t stream = nullptr);
 
 // The pairs one call computes, n (n - 1) / 2, and the float atomics it issues, 6 per pair.
 constexpr std::size_t pairs(std::size_t n) { return n < 2 ? 0 : n * (n - 1) / 2; }

@@ -8,9 +8,9 @@
 // interaction computes from it; the kernel is written once for any form:
 //   template <int B> struct tile;              the shared-memory tile of B sources
 //   using source;                              one source, as read from the tile
-//   put(tile, k, body, softening2)             thread k stores body (zero mass past the slice) in slot k
-//   get4(tile, j, source[4])                   the sources in slots j..j+3 (j a multiple of 4)
-//   interact(fx, fy, fz, x, y, z, source, softening2, self)   one interaction (self: j == i)
+//   put(tile, k, body, softening2)             thread k stores body (zero mass past the slice) in
+//   slot k get4(tile, j, source[4])                   the sources in slots j..j+3 (j a multiple of
+//   4) interact(fx, fy, fz, x, y, z, source, softening2, self)   one interaction (self: j == i)
 //   tile_pass<R, B, U>(tile, fx, fy, fz, px, py, pz, block_at, softening2)
 //                                              the R rows of this thread against the whole tile;
 //                                              block_at = (the block's first row) - (the tile's
@@ -29,9 +29,10 @@ namespace nbody {
 // The interactions of this thread's R rows with the B sources of one tile. Masked: source
 // j == self[r] is row r itself (only a form whose self term is not exactly 0 asks for it).
 template <bool Masked, class Form, int R, int B, int U>
-__device__ __forceinline__ void tile_interactions(const typename Form::template tile<B> &tile, float (&fx)[R],
-                                                  float (&fy)[R], float (&fz)[R], const float (&px)[R],
-                                                  const float (&py)[R], const float (&pz)[R], const int (&self)[R],
+__device__ __forceinline__ void tile_interactions(const typename Form::template tile<B> &tile,
+                                                  float (&fx)[R], float (&fy)[R], float (&fz)[R],
+                                                  const float (&px)[R], const float (&py)[R],
+                                                  const float (&pz)[R], const int (&self)[R],
                                                   float softening2) {
   // EXERCISE BEGIN: the register blocking: read the tile four sources at a time (Form::get4), and
   // let each source read from shared memory feed all R rows before the next is read; unroll so
@@ -59,8 +60,8 @@ struct listing_14_1_form {
 #pragma unroll
     for (int g = 0; g < 4; ++g) s[g] = t.body[j + g];
   }
-  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
-                                  float softening2, bool /*self: never needed*/) {
+  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z,
+                                  const source &b, float softening2, bool /*self: never needed*/) {
     body_body_interaction(fx, fy, fz, x, y, z, b.x, b.y, b.z, b.w, softening2);
   }
   template <int R, int B, int U>
@@ -68,7 +69,8 @@ struct listing_14_1_form {
                                    const float (&px)[R], const float (&py)[R], const float (&pz)[R],
                                    std::ptrdiff_t /*block_at*/, float softening2) {
     const int none[R] = {};
-    tile_interactions<false, listing_14_1_form, R, B, U>(t, fx, fy, fz, px, py, pz, none, softening2);
+    tile_interactions<false, listing_14_1_form, R, B, U>(t, fx, fy, fz, px, py, pz, none,
+                                                         softening2);
   }
 };
 
@@ -81,10 +83,10 @@ struct listing_14_1_form {
 // several blocks add into the same rows (atomicAdd; the caller zeroes `force`); with
 // gridDim.y == 1 the sums are stored. force is indexed from row0 (force[i - row0]).
 template <class Form, int R, int B, int U>
-__global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict__ force,
-                                                             const float4 *__restrict__ body, std::size_t n,
-                                                             std::size_t row0, std::size_t rows,
-                                                             std::size_t cols, float softening2) {
+__global__ void __launch_bounds__(B)
+    register_blocked_forces(float4 *__restrict__ force, const float4 *__restrict__ body,
+                            std::size_t n, std::size_t row0, std::size_t rows, std::size_t cols,
+                            float softening2) {
   static_assert(B % 4 == 0 && U % 4 == 0, "the tile is read four sources at a time");
   __shared__ typename Form::template tile<B> tile;
   // EXERCISE BEGIN: load this thread's R rows (zero-mass bodies past row0 + rows) into registers;
@@ -100,8 +102,8 @@ __global__ void __launch_bounds__(B) register_blocked_forces(float4 *__restrict_
 // Launches register_blocked_forces<Form, R, B, U> over rows [row0, row0 + rows) of force (indexed
 // from row0) against all n bodies, the columns split into about `split` slices of whole tiles.
 template <class Form, int R, int B, int U>
-void launch_register_blocked(float4 *force, const float4 *body, std::size_t n, std::size_t row0, std::size_t rows,
-                             int split, float softening2, cudaStream_t stream) {
+void launch_register_blocked(float4 *force, const float4 *body, std::size_t n, std::size_t row0,
+                             std::size_t rows, int split, float softening2, cudaStream_t stream) {
   if (rows == 0 || n == 0) return;
   // EXERCISE BEGIN: the grid: enough blocks of R * B rows for every row, and along y the column
   // slices (whole tiles each, about n / split columns) that cover all n columns, whatever n. When

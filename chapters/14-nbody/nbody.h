@@ -22,9 +22,9 @@
 namespace nbody {
 
 struct config {
-  int threads = 256;        // per block: 32..1024, a multiple of 32 (stage 06: fixed by the stage)
-  int unroll = 4;           // stages 02, 03: the unroll factor of the inner loop, 1, 2, 4, 8, 16 or 32;
-                            // stages 07, 08: 8, 16 or 32 (others: 8)
+  int threads = 256;  // per block: 32..1024, a multiple of 32 (stage 06: fixed by the stage)
+  int unroll = 4;     // stages 02, 03: the unroll factor of the inner loop, 1, 2, 4, 8, 16 or 32;
+                      // stages 07, 08: 8, 16 or 32 (others: 8)
   int rows_per_thread = 0;  // stages 07, 08: bodies per thread, 1, 2, 4 or 8; 0: the stage's choice
   int parts = 0;            // stage 10: row parts, dealt round-robin to the GPUs; 0: one per GPU
   int gpus = 0;             // stage 10: how many visible GPUs to use; 0: all
@@ -35,8 +35,8 @@ using force_fn = void (*)(float4 *d_force, const float4 *d_body, std::size_t n, 
                           const config &cfg, cudaStream_t stream);
 // Stage 10: h_force[0, n) from h_body[0, n), both in portable pinned host memory; returns with
 // the forces in h_force.
-using host_force_fn = void (*)(float4 *h_force, const float4 *h_body, std::size_t n, float softening2,
-                               const config &cfg);
+using host_force_fn = void (*)(float4 *h_force, const float4 *h_body, std::size_t n,
+                               float softening2, const config &cfg);
 
 struct stage {
   course::stage_info info;
@@ -46,8 +46,12 @@ struct stage {
   bool blocked = false;                 // honours config::rows_per_thread
 };
 
-inline bool supports_threads(int threads) { return threads >= 32 && threads <= 1024 && threads % 32 == 0; }
-inline bool supports_unroll(int u) { return u == 1 || u == 2 || u == 4 || u == 8 || u == 16 || u == 32; }
+inline bool supports_threads(int threads) {
+  return threads >= 32 && threads <= 1024 && threads % 32 == 0;
+}
+inline bool supports_unroll(int u) {
+  return u == 1 || u == 2 || u == 4 || u == 8 || u == 16 || u == 32;
+}
 
 // The deterministic random start of the tests, the benchmark and the driver: positions uniform
 // in the cube [-1, 1]^3, masses uniform in [0.5, 1.5].
@@ -55,7 +59,8 @@ inline std::vector<float4> random_bodies(std::size_t n, std::uint64_t seed) {
   std::vector<float4> b(n);
   for (std::size_t i = 0; i < n; ++i)
     b[i] = float4{course::random_float(seed, 4 * i), course::random_float(seed, 4 * i + 1),
-                  course::random_float(seed, 4 * i + 2), course::random_float(seed, 4 * i + 3, 0.5f, 1.5f)};
+                  course::random_float(seed, 4 * i + 2),
+                  course::random_float(seed, 4 * i + 3, 0.5f, 1.5f)};
   return b;
 }
 
@@ -73,8 +78,8 @@ constexpr double mass_scaled_fp32_instructions_per_interaction = 11;
 // Leapfrog (kick-drift-kick) on the host: v += a dt/2; x += v dt; a = forces(x); v += a dt/2.
 // `accel` holds the forces of the current positions on entry and of the new ones on return.
 template <class Forces>
-void leapfrog_step(std::vector<float4> &body, std::vector<float4> &vel, std::vector<float4> &accel, float dt,
-                   Forces &&forces) {
+void leapfrog_step(std::vector<float4> &body, std::vector<float4> &vel, std::vector<float4> &accel,
+                   float dt, Forces &&forces) {
   const std::size_t n = body.size();
   const float h = 0.5f * dt;
   for (std::size_t i = 0; i < n; ++i) {
@@ -82,7 +87,8 @@ void leapfrog_step(std::vector<float4> &body, std::vector<float4> &vel, std::vec
     body[i].x += dt * vel[i].x, body[i].y += dt * vel[i].y, body[i].z += dt * vel[i].z;
   }
   forces(accel, body);
-  for (std::size_t i = 0; i < n; ++i) vel[i].x += h * accel[i].x, vel[i].y += h * accel[i].y, vel[i].z += h * accel[i].z;
+  for (std::size_t i = 0; i < n; ++i)
+    vel[i].x += h * accel[i].x, vel[i].y += h * accel[i].y, vel[i].z += h * accel[i].z;
 }
 
 // Total momentum sum m_i v_i (float64), and the scale sum m_i |v_i| its drift is measured against.
@@ -94,7 +100,8 @@ inline momentum total_momentum(const std::vector<float4> &body, const std::vecto
   for (std::size_t i = 0; i < body.size(); ++i) {
     const double m = body[i].w;
     p.x += m * vel[i].x, p.y += m * vel[i].y, p.z += m * vel[i].z;
-    p.scale += m * std::sqrt(double(vel[i].x) * vel[i].x + double(vel[i].y) * vel[i].y + double(vel[i].z) * vel[i].z);
+    p.scale += m * std::sqrt(double(vel[i].x) * vel[i].x + double(vel[i].y) * vel[i].y +
+                             double(vel[i].z) * vel[i].z);
   }
   return p;
 }
@@ -103,6 +110,7 @@ inline momentum total_momentum(const std::vector<float4> &body, const std::vecto
 
 // NBODY_STAGE("title (14.2)", forces, forces_host, ...);  registers the stage compiled in this
 // file; its id is the build's COURSE_STAGE_ID.
-#define NBODY_STAGE(title, ...)                                                  \
-  static course::registrar<nbody::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      nbody::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define NBODY_STAGE(title, ...)                                                       \
+  static course::registrar<nbody::stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    nbody::stage { COURSE_THIS_STAGE(title), __VA_ARGS__ }                            \
+  }

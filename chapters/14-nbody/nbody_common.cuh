@@ -2,8 +2,8 @@
 // What the N-body stages share: the body-body interaction (listing 14.1), one __host__ __device__
 // template that the host references (float64 and float32), the CPU scalar path and every GPU
 // kernel call; and the plumbing of the register-blocked stages (the blockings they are compiled
-// for, the column split). The register-blocked kernel itself is a lesson: lesson_register_blocked.cuh,
-// taught by stage 07 (and run by 08 and 10).
+// for, the column split). The register-blocked kernel itself is a lesson:
+// lesson_register_blocked.cuh, taught by stage 07 (and run by 08 and 10).
 //
 // This header is also read by plain C++ (the host references and the CPU stage): the CUDA-only
 // parts are inside #ifdef __CUDACC__.
@@ -59,8 +59,8 @@ NBODY_HD inline double reciprocal_sqrt(double x) {
 // dz^2 + softening^2, so that it folds into the first FFMA: written left to right, as
 // dx^2 + dy^2 + dz^2 + softening^2, C++ requires a separate FADD at the end (13 instructions).
 template <class T>
-NBODY_HD inline void body_body_interaction(T &fx, T &fy, T &fz, T x0, T y0, T z0, T x1, T y1, T z1, T mass1,
-                                           T softening2) {
+NBODY_HD inline void body_body_interaction(T &fx, T &fy, T &fz, T x0, T y0, T z0, T x1, T y1, T z1,
+                                           T mass1, T softening2) {
   const T dx = x1 - x0, dy = y1 - y0, dz = z1 - z0;
   const T d2 = dx * dx + (dy * dy + (dz * dz + softening2));
   const T inv = reciprocal_sqrt(d2);
@@ -72,8 +72,9 @@ NBODY_HD inline void body_body_interaction(T &fx, T &fy, T &fz, T x0, T y0, T z0
 
 inline void require(const config &cfg) {
   if (!supports_threads(cfg.threads))
-    throw std::invalid_argument("N-body stages need 32..1024 threads per block, a multiple of 32, not " +
-                                std::to_string(cfg.threads));
+    throw std::invalid_argument(
+        "N-body stages need 32..1024 threads per block, a multiple of 32, not " +
+        std::to_string(cfg.threads));
 }
 
 // Calls f(std::integral_constant<int, U>{}) for U == u in 1, 2, 4, ..., 32 (the unroll sweeps).
@@ -93,12 +94,13 @@ NBODY_HD inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a +
 
 // Body j, or a body of zero mass at the origin past the end: it adds exactly 0 to every sum
 // (dx * 0), so the tail of the last tile needs no test in the inner loop.
-__device__ __forceinline__ float4 body_or_nothing(const float4 *body, std::size_t j, std::size_t n) {
+__device__ __forceinline__ float4 body_or_nothing(const float4 *body, std::size_t j,
+                                                  std::size_t n) {
   return j < n ? body[j] : make_float4(0.f, 0.f, 0.f, 0.f);
 }
 
-// The rows per thread, threads per block and tile-loop unroll factors stages 07 and 08 are compiled for:
-// f(R, B, U) as integral constants. unroll: 8, 16 or 32 (anything else: 8).
+// The rows per thread, threads per block and tile-loop unroll factors stages 07 and 08 are compiled
+// for: f(R, B, U) as integral constants. unroll: 8, 16 or 32 (anything else: 8).
 template <class F>
 void dispatch_blocking(int rows_per_thread, int threads, int unroll, F &&f) {
   auto with_rb = [&](auto r, auto b) {
@@ -113,7 +115,9 @@ void dispatch_blocking(int rows_per_thread, int threads, int unroll, F &&f) {
       case 128: return with_rb(r, std::integral_constant<int, 128>{});
       case 256: return with_rb(r, std::integral_constant<int, 256>{});
     }
-    throw std::invalid_argument("stages 07 and 08 are compiled for 128 or 256 threads per block, not " + std::to_string(threads));
+    throw std::invalid_argument(
+        "stages 07 and 08 are compiled for 128 or 256 threads per block, not " +
+        std::to_string(threads));
   };
   switch (rows_per_thread) {
     case 1: return with_r(std::integral_constant<int, 1>{});
@@ -121,7 +125,9 @@ void dispatch_blocking(int rows_per_thread, int threads, int unroll, F &&f) {
     case 4: return with_r(std::integral_constant<int, 4>{});
     case 8: return with_r(std::integral_constant<int, 8>{});
   }
-  throw std::invalid_argument("stages 07 and 08 are compiled for 1, 2, 4 or 8 rows per thread, not " + std::to_string(rows_per_thread));
+  throw std::invalid_argument(
+      "stages 07 and 08 are compiled for 1, 2, 4 or 8 rows per thread, not " +
+      std::to_string(rows_per_thread));
 }
 
 // How many column slices to cut the interaction matrix into (whole tiles each; the blocks of one

@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
   std::int64_t n = 16384, steps = 10, seed = 1, gpus = 0;
   double dt = 1e-3, softening = 0.05;
   std::string stage_id = "08";
-  course::options cli("nbody", "Chapter 14: N-body simulation, leapfrog Verlet, forces from any stage.");
+  course::options cli("nbody",
+                      "Chapter 14: N-body simulation, leapfrog Verlet, forces from any stage.");
   cli.add("N", n, 1, std::int64_t(1) << 24, "bodies")
       .add("steps", steps, 0, 1000000, "time steps")
       .add("dt", dt, 1e-9, 1.0, "time step")
@@ -57,30 +58,33 @@ int main(int argc, char **argv) {
     const course::gpu_status gpu = course::probe_gpu();
     if (!gpu.usable) {
       // Exit 77: cannot run here (CTest's SKIP_RETURN_CODE reports the driver test as skipped).
-      std::fprintf(stderr,
-                   "nbody: stage %s runs on a GPU, and this machine has none usable (%s). The CPU stage runs "
-                   "without one: add --stage cpu (make nbody ARGS='--stage cpu').\n",
-                   gpu_stage->info.id.c_str(), gpu.reason.c_str());
+      std::fprintf(
+          stderr,
+          "nbody: stage %s runs on a GPU, and this machine has none usable (%s). The CPU stage runs "
+          "without one: add --stage cpu (make nbody ARGS='--stage cpu').\n",
+          gpu_stage->info.id.c_str(), gpu.reason.c_str());
       return 77;
     }
   }
   const course::stage_info &info = use_cpu ? cpu_stage->info : gpu_stage->info;
   if (info.todo) {
-    std::fprintf(stderr, "nbody: stage %s is not yet implemented: fill in the EXERCISE region of %s\n",
+    std::fprintf(stderr,
+                 "nbody: stage %s is not yet implemented: fill in the EXERCISE region of %s\n",
                  info.id.c_str(), (info.todo_in.empty() ? info.file : info.todo_in).c_str());
     return 77;
   }
 
   try {
-    std::vector<float4> body = nbody::random_bodies(count, std::uint64_t(seed)), vel(count, float4{0, 0, 0, 0}),
-                        accel(count);
+    std::vector<float4> body = nbody::random_bodies(count, std::uint64_t(seed)),
+                        vel(count, float4{0, 0, 0, 0}), accel(count);
     course::thread_pool pool;
     nbody::config cfg;
     cfg.gpus = int(gpus);
     // Device or pinned buffers for the GPU stages, reused every step.
     course::device_buffer<float4> d_body(gpu_stage && gpu_stage->forces ? count : 0),
         d_force(gpu_stage && gpu_stage->forces ? count : 0);
-    course::host_buffer<float4> h_body(gpu_stage && gpu_stage->forces_host ? count : 0, course::host_memory::pinned),
+    course::host_buffer<float4> h_body(gpu_stage && gpu_stage->forces_host ? count : 0,
+                                       course::host_memory::pinned),
         h_force(gpu_stage && gpu_stage->forces_host ? count : 0, course::host_memory::pinned);
     double force_ms = 0;
     auto forces = [&](std::vector<float4> &a, const std::vector<float4> &b) {
@@ -88,9 +92,11 @@ int main(int argc, char **argv) {
       if (use_cpu) {
         cpu_stage->forces(a.data(), b.data(), count, soft2, cpu_stage->best(), &pool);
       } else if (gpu_stage->forces) {
-        CUDA_CHECK(cudaMemcpy(d_body.get(), b.data(), count * sizeof(float4), cudaMemcpyHostToDevice));
+        CUDA_CHECK(
+            cudaMemcpy(d_body.get(), b.data(), count * sizeof(float4), cudaMemcpyHostToDevice));
         gpu_stage->forces(d_force.get(), d_body.get(), count, soft2, cfg, nullptr);
-        CUDA_CHECK(cudaMemcpy(a.data(), d_force.get(), count * sizeof(float4), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(
+            cudaMemcpy(a.data(), d_force.get(), count * sizeof(float4), cudaMemcpyDeviceToHost));
       } else {
         std::memcpy(h_body.get(), b.data(), count * sizeof(float4));
         gpu_stage->forces_host(h_force.get(), h_body.get(), count, soft2, cfg);
@@ -102,7 +108,8 @@ int main(int argc, char **argv) {
     bool ok = true;
     const std::size_t stride = std::max<std::size_t>(1, count / 256);
     for (std::size_t i = 0; i < count; i += stride) {
-      const double err = nbody::relative_error(accel[i], nbody::host_force_f64(body.data(), count, i, soft2));
+      const double err =
+          nbody::relative_error(accel[i], nbody::host_force_f64(body.data(), count, i, soft2));
       if (!(err <= nbody::error_bound(count))) {
         std::fprintf(stderr, "nbody: WRONG RESULT: force [%zu] relative error %g > %g\n", i, err,
                      nbody::error_bound(count));
@@ -112,18 +119,23 @@ int main(int argc, char **argv) {
     }
     force_ms = 0;
     course::host_timer wall;
-    for (std::int64_t step = 0; step < steps; ++step) nbody::leapfrog_step(body, vel, accel, float(dt), forces);
+    for (std::int64_t step = 0; step < steps; ++step)
+      nbody::leapfrog_step(body, vel, accel, float(dt), forces);
     const double wall_ms = wall.elapsed_ms();
     const nbody::momentum p = nbody::total_momentum(body, vel);
     const double drift = std::sqrt(p.x * p.x + p.y * p.y + p.z * p.z);
-    std::printf("nbody: stage %s (%s), N=%zu, %lld steps of dt=%g, softening %g, seed %lld\n", info.id.c_str(),
-                info.title.c_str(), count, (long long)steps, dt, softening, (long long)seed);
+    std::printf("nbody: stage %s (%s), N=%zu, %lld steps of dt=%g, softening %g, seed %lld\n",
+                info.id.c_str(), info.title.c_str(), count, (long long)steps, dt, softening,
+                (long long)seed);
     if (steps > 0)
-      std::printf("  %.2f ms per step (forces %.2f ms incl. copies): %.3g interactions/s\n", wall_ms / steps,
-                  force_ms / steps, double(count) * count * steps / (force_ms * 1e-3));
-    std::printf("  momentum |sum m v| = %.3g, sum m |v| = %.3g (bound 1e-4 of it)\n", drift, p.scale);
+      std::printf("  %.2f ms per step (forces %.2f ms incl. copies): %.3g interactions/s\n",
+                  wall_ms / steps, force_ms / steps,
+                  double(count) * count * steps / (force_ms * 1e-3));
+    std::printf("  momentum |sum m v| = %.3g, sum m |v| = %.3g (bound 1e-4 of it)\n", drift,
+                p.scale);
     if (drift > 1e-4 * p.scale) {
-      std::fprintf(stderr, "nbody: WRONG RESULT: momentum drifted by %.3g of sum m |v|\n", drift / p.scale);
+      std::fprintf(stderr, "nbody: WRONG RESULT: momentum drifted by %.3g of sum m |v|\n",
+                   drift / p.scale);
       ok = false;
     }
     return ok ? 0 : 1;

@@ -46,7 +46,8 @@ TEST_CASE("every supported SIMD path matches the reference and the scalar path",
           if (!(err <= nbody::error_bound(n)) || got[i].w != 0.f)
             FAIL("force [" << i << "]: relative error " << err << " > " << nbody::error_bound(n));
           const double diff = nbody::relative_difference(got[i], scalar[i], want[i]);
-          if (!(diff <= 2 * nbody::error_bound(n))) FAIL("force [" << i << "] differs from the scalar path by " << diff);
+          if (!(diff <= 2 * nbody::error_bound(n)))
+            FAIL("force [" << i << "] differs from the scalar path by " << diff);
         }
       }
     }

@@ -43,7 +43,8 @@ TEST_CASE("the float32 host reference is within the bound of the float64 one", "
     nbody::host_forces_aos(f.data(), body.data(), n, 1e-4f);
     const auto want = nbody::host_forces_f64(body.data(), n, 1e-4f);
     double worst = 0;
-    for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, nbody::relative_error(f[i], want[i]));
+    for (std::size_t i = 0; i < n; ++i)
+      worst = std::max(worst, nbody::relative_error(f[i], want[i]));
     INFO("n=" << n << " worst relative error " << worst << ", bound " << nbody::error_bound(n));
     CHECK(worst <= nbody::error_bound(n));
   }
@@ -69,8 +70,8 @@ TEST_CASE("a row's terms summed in float in random orders stay within the bound"
       const auto want = nbody::host_force_f64(body.data(), n, i, soft2);
       for (std::size_t j = 0; j < n; ++j) {
         tx[j] = ty[j] = tz[j] = 0.f;
-        nbody::body_body_interaction<float>(tx[j], ty[j], tz[j], body[i].x, body[i].y, body[i].z, body[j].x, body[j].y,
-                                            body[j].z, body[j].w, soft2);
+        nbody::body_body_interaction<float>(tx[j], ty[j], tz[j], body[i].x, body[i].y, body[i].z,
+                                            body[j].x, body[j].y, body[j].z, body[j].w, soft2);
         order[j] = j;
       }
       for (int shuffle = 0; shuffle < 16; ++shuffle) {
@@ -80,9 +81,10 @@ TEST_CASE("a row's terms summed in float in random orders stay within the bound"
         worst = std::max(worst, nbody::relative_error(float4{fx, fy, fz, 0.f}, want));
       }
     }
-    std::printf("float32 sums in random orders, n = %zu: worst relative error %.2g (bound %.2g)\n", n, worst,
-                nbody::error_bound(n));
-    INFO("n=" << n << " worst relative error over random orders " << worst << ", bound " << nbody::error_bound(n));
+    std::printf("float32 sums in random orders, n = %zu: worst relative error %.2g (bound %.2g)\n",
+                n, worst, nbody::error_bound(n));
+    INFO("n=" << n << " worst relative error over random orders " << worst << ", bound "
+              << nbody::error_bound(n));
     CHECK(worst <= 0.5 * nbody::error_bound(n));
   }
 }
@@ -96,7 +98,8 @@ TEST_CASE("one body missing from a sum breaks the bound", "[host]") {
     std::vector<float4> f(n);
     nbody::host_forces_aos(f.data(), body.data(), n - 1, 1e-4f);  // body n - 1 pulls on no one
     std::size_t broken = 0;
-    for (std::size_t i = 0; i + 1 < n; ++i) broken += nbody::relative_error(f[i], want[i]) > nbody::error_bound(n);
+    for (std::size_t i = 0; i + 1 < n; ++i)
+      broken += nbody::relative_error(f[i], want[i]) > nbody::error_bound(n);
     INFO("n=" << n << ": " << broken << " of " << n - 1 << " forces outside the bound");
     CHECK(broken > (n - 1) * 9 / 10);
   }
@@ -114,14 +117,17 @@ TEST_CASE("the thread pool runs every task once, on every worker, and rethrows",
     for (auto &h : hits) REQUIRE(h == 1);
   }
   pool.run(0, [](std::size_t, unsigned) {});
-  CHECK_THROWS_AS(pool.run(100, [](std::size_t t, unsigned) {
-    if (t == 57) throw std::runtime_error("task 57");
-  }), std::runtime_error);
+  CHECK_THROWS_AS(pool.run(100,
+                           [](std::size_t t, unsigned) {
+                             if (t == 57) throw std::runtime_error("task 57");
+                           }),
+                  std::runtime_error);
 }
 
 TEST_CASE("momentum is conserved over 100 leapfrog steps with the host forces", "[host]") {
   const std::size_t n = 500;
-  std::vector<float4> body = nbody::random_bodies(n, 3), vel(n, float4{0.f, 0.f, 0.f, 0.f}), accel(n);
+  std::vector<float4> body = nbody::random_bodies(n, 3), vel(n, float4{0.f, 0.f, 0.f, 0.f}),
+                      accel(n);
   auto forces = [&](std::vector<float4> &a, const std::vector<float4> &b) {
     nbody::host_forces_aos(a.data(), b.data(), b.size(), 0.05f * 0.05f);
   };

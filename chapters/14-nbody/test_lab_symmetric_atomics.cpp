@@ -57,7 +57,8 @@ struct call {
 };
 
 std::string describe(std::size_t n, const call &c) {
-  std::string s = std::string(nbody::lab::name(c.order)) + ", n=" + std::to_string(n) + " threads=" + std::to_string(c.threads);
+  std::string s = std::string(nbody::lab::name(c.order)) + ", n=" + std::to_string(n) +
+                  " threads=" + std::to_string(c.threads);
   if (c.body_offset) s += " body offset " + std::to_string(c.body_offset);
   if (c.force_offset) s += " force offset " + std::to_string(c.force_offset);
   if (c.stream) s += " (non-blocking stream)";
@@ -71,30 +72,37 @@ std::vector<float4> run_lab(const std::vector<float4> &body, float soft2, const 
   auto d_body = course::test::guarded<float4>::input(n, c.body_offset, heavy_body, body_guard);
   d_body.upload(body);
   auto d_force = course::test::guarded<float4>::output(n, c.force_offset);
-  nbody::lab::forces_symmetric_atomics(d_force.get(), d_body.get(), n, soft2, c.order, c.threads, c.stream);
+  nbody::lab::forces_symmetric_atomics(d_force.get(), d_body.get(), n, soft2, c.order, c.threads,
+                                       c.stream);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::string who = describe(n, c), in_damage = d_body.guard_damage(), out_damage = d_force.guard_damage();
+  const std::string who = describe(n, c), in_damage = d_body.guard_damage(),
+                    out_damage = d_force.guard_damage();
   if (!in_damage.empty()) FAIL(who << ": the bodies' guard changed (" << in_damage << ")");
   if (!out_damage.empty()) FAIL(who << ": wrote outside the forces (" << out_damage << ")");
   const auto after = d_body.download();
-  if (n && std::memcmp(after.data(), body.data(), n * sizeof(float4)) != 0) FAIL(who << ": the bodies were modified");
+  if (n && std::memcmp(after.data(), body.data(), n * sizeof(float4)) != 0)
+    FAIL(who << ": the bodies were modified");
   return d_force.download();
 }
 
 // slack > 1 only where the atomics' order meets huge cancelling terms (massless and heavy bodies).
-void check_against_reference(const std::string &who, const std::vector<float4> &got, const problem &p,
-                             double slack = 1.0) {
+void check_against_reference(const std::string &who, const std::vector<float4> &got,
+                             const problem &p, double slack = 1.0) {
   const std::size_t n = p.body.size();
   const double bound = slack * nbody::error_bound(n);
   INFO("seed " << p.seed << "; bound " << bound);
   const auto r = course::test::check_elements(
-      n, [&](std::size_t i) { return nbody::relative_error(got[i], p.want[i]); }, [](std::size_t) { return 0.0; },
-      [&](std::size_t i, double err, double) { return std::isfinite(err) && err <= bound && got[i].w == 0.f; });
+      n, [&](std::size_t i) { return nbody::relative_error(got[i], p.want[i]); },
+      [](std::size_t) { return 0.0; },
+      [&](std::size_t i, double err, double) {
+        return std::isfinite(err) && err <= bound && got[i].w == 0.f;
+      });
   if (!r.ok()) {
     const std::size_t i = r.first;
-    FAIL("lab, " << who << ": " << r.wrong << " of " << n << " forces wrong; first [" << i << "]: relative error "
-                 << r.actual << " > " << bound << " (got " << got[i].x << ", " << got[i].y << ", " << got[i].z << ", w "
-                 << got[i].w << "; want " << p.want[i].x << ", " << p.want[i].y << ", " << p.want[i].z << ")");
+    FAIL("lab, " << who << ": " << r.wrong << " of " << n << " forces wrong; first [" << i
+                 << "]: relative error " << r.actual << " > " << bound << " (got " << got[i].x
+                 << ", " << got[i].y << ", " << got[i].z << ", w " << got[i].w << "; want "
+                 << p.want[i].x << ", " << p.want[i].y << ", " << p.want[i].z << ")");
   }
   SUCCEED();
 }
@@ -177,12 +185,18 @@ TEST_CASE("lab: two runs agree within the bound, and with brute force", "[lab]")
     const double bound = nbody::error_bound(n);
     INFO("seed " << p.seed);
     for (pair_order order : orders) {
-      const auto first = run_lab(p.body, p.soft2, call{order}), second = run_lab(p.body, p.soft2, call{order});
+      const auto first = run_lab(p.body, p.soft2, call{order}),
+                 second = run_lab(p.body, p.soft2, call{order});
       for (std::size_t i = 0; i < n; ++i) {
         const double runs = nbody::relative_difference(first[i], second[i], p.want[i]);
         const double vs_brute = nbody::relative_difference(first[i], brute[i], p.want[i]);
-        if (!(runs <= bound)) FAIL(nbody::lab::name(order) << ", n=" << n << ": force [" << i << "] moved by " << runs << " between two runs (bound " << bound << ")");
-        if (!(vs_brute <= bound)) FAIL(nbody::lab::name(order) << ", n=" << n << ": force [" << i << "] differs from brute force by " << vs_brute << " > " << bound);
+        if (!(runs <= bound))
+          FAIL(nbody::lab::name(order) << ", n=" << n << ": force [" << i << "] moved by " << runs
+                                       << " between two runs (bound " << bound << ")");
+        if (!(vs_brute <= bound))
+          FAIL(nbody::lab::name(order)
+               << ", n=" << n << ": force [" << i << "] differs from brute force by " << vs_brute
+               << " > " << bound);
       }
     }
   }
@@ -192,7 +206,8 @@ TEST_CASE("lab: two runs agree within the bound, and with brute force", "[lab]")
 TEST_CASE("lab: block sizes it does not take are refused", "[lab]") {
   course::device_buffer<float4> body(64), force(64);
   for (int threads : {0, 16, 33, 100, 2048})
-    CHECK_THROWS_AS(nbody::lab::forces_symmetric_atomics(force.get(), body.get(), 64, softening2, pair_order::cyclic, threads),
+    CHECK_THROWS_AS(nbody::lab::forces_symmetric_atomics(force.get(), body.get(), 64, softening2,
+                                                         pair_order::cyclic, threads),
                     std::invalid_argument);
 }
 

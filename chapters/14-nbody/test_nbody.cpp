@@ -76,7 +76,8 @@ struct placement {
 
 std::string describe(std::size_t n, const nbody::config &cfg, const placement &at = placement{}) {
   std::string s = "n=" + std::to_string(n) + " threads=" + std::to_string(cfg.threads) +
-                  " unroll=" + std::to_string(cfg.unroll) + " rows_per_thread=" + std::to_string(cfg.rows_per_thread) +
+                  " unroll=" + std::to_string(cfg.unroll) +
+                  " rows_per_thread=" + std::to_string(cfg.rows_per_thread) +
                   " parts=" + std::to_string(cfg.parts) + " gpus=" + std::to_string(cfg.gpus);
   if (at.body_offset) s += " body offset " + std::to_string(at.body_offset);
   if (at.force_offset) s += " force offset " + std::to_string(at.force_offset);
@@ -108,13 +109,14 @@ struct pinned_guarded {
 // with the arrays placed as `at`. The bodies are followed (and, at an offset, preceded) by heavy
 // guard bodies, the output poisoned with poisoned guards. Checks that the guards of both and the
 // bodies are unchanged; returns the forces.
-std::vector<float4> run_stage(const std::vector<float4> &body, const nbody::config &cfg, float soft2 = softening2,
-                              const placement &at = placement{}) {
+std::vector<float4> run_stage(const std::vector<float4> &body, const nbody::config &cfg,
+                              float soft2 = softening2, const placement &at = placement{}) {
   const auto &stage = stage_under_test();
   const std::size_t n = body.size();
   const std::string who = "stage " + stage.info.id + ", " + describe(n, cfg, at);
   if (stage.forces_host) {
-    pinned_guarded h_body(n, at.body_offset, body_guard), h_force(n, at.force_offset, guard_elements);
+    pinned_guarded h_body(n, at.body_offset, body_guard),
+        h_force(n, at.force_offset, guard_elements);
     for (std::size_t i = 0; i < h_body.buf.size(); ++i) h_body.buf[i] = heavy_body;
     if (n) std::memcpy(static_cast<void *>(h_body.get()), body.data(), n * sizeof(float4));
     h_body.before.assign(h_body.buf.get(), h_body.buf.get() + h_body.buf.size());
@@ -139,19 +141,24 @@ std::vector<float4> run_stage(const std::vector<float4> &body, const nbody::conf
   return d_force.download();
 }
 
-void check_against_reference(const std::string &who, const std::vector<float4> &got, const problem &p) {
+void check_against_reference(const std::string &who, const std::vector<float4> &got,
+                             const problem &p) {
   const std::size_t n = p.body.size();
   const double bound = nbody::error_bound(n);
   INFO("seed " << p.seed << "; bound " << bound);
   const auto r = course::test::check_elements(
-      n, [&](std::size_t i) { return nbody::relative_error(got[i], p.want[i]); }, [](std::size_t) { return 0.0; },
-      [&](std::size_t i, double err, double) { return std::isfinite(err) && err <= bound && got[i].w == 0.f; });
+      n, [&](std::size_t i) { return nbody::relative_error(got[i], p.want[i]); },
+      [](std::size_t) { return 0.0; },
+      [&](std::size_t i, double err, double) {
+        return std::isfinite(err) && err <= bound && got[i].w == 0.f;
+      });
   if (!r.ok()) {
     const std::size_t i = r.first;
     FAIL("stage " << stage_under_test().info.id << ", " << who << ": " << r.wrong << " of " << n
-                  << " forces wrong; first [" << i << "]: relative error " << r.actual << " > " << bound << " (got "
-                  << got[i].x << ", " << got[i].y << ", " << got[i].z << ", w " << got[i].w << "; want " << p.want[i].x
-                  << ", " << p.want[i].y << ", " << p.want[i].z << ")");
+                  << " forces wrong; first [" << i << "]: relative error " << r.actual << " > "
+                  << bound << " (got " << got[i].x << ", " << got[i].y << ", " << got[i].z << ", w "
+                  << got[i].w << "; want " << p.want[i].x << ", " << p.want[i].y << ", "
+                  << p.want[i].z << ")");
   }
   SUCCEED();
 }
@@ -220,7 +227,8 @@ TEST_CASE("no body pulls on itself, wherever it sits in its block's rows", "[nbo
   // every rows-per-thread and block size: a body left unmasked adds a pull of about 10^4 to a
   // force whose terms sum to some 10^7 (the other heavy bodies), far past the bound. Every stage
   // runs it (one configuration where the stage has no blocking).
-  const std::size_t heavy_at[] = {0, 1, 37, 127, 128, 200, 255, 256, 300, 383, 384, 511, 512, 640, 700, 895, 999};
+  const std::size_t heavy_at[] = {0,   1,   37,  127, 128, 200, 255, 256, 300,
+                                  383, 384, 511, 512, 640, 700, 895, 999};
   for (std::size_t n : {std::size_t(1000), std::size_t(2100)}) {
     problem p;
     p.seed = course::fresh_seed();
@@ -241,7 +249,8 @@ TEST_CASE("no body pulls on itself, wherever it sits in its block's rows", "[nbo
       }
     }
     for (const auto &cfg : configs)
-      check_against_reference(describe(n, cfg) + ", heavy bodies across the block", run_stage(p.body, cfg), p);
+      check_against_reference(describe(n, cfg) + ", heavy bodies across the block",
+                              run_stage(p.body, cfg), p);
   }
 }
 
@@ -256,7 +265,8 @@ TEST_CASE("bodies of zero mass pull on no one and are pulled like any other", "[
     p.body[1].w = 1e-30f;
     p.body[n - 1].w = 1e6f;
     p.want = nbody::host_forces_f64(p.body.data(), n, softening2);
-    check_against_reference("n=" + std::to_string(n) + ", every third body massless", run_stage(p.body, nbody::config{}), p);
+    check_against_reference("n=" + std::to_string(n) + ", every third body massless",
+                            run_stage(p.body, nbody::config{}), p);
   }
 }
 
@@ -271,8 +281,9 @@ TEST_CASE("the symmetric stage equals brute force", "[nbody][symmetric]") {
     const double bound = nbody::error_bound(n);
     for (std::size_t i = 0; i < n; ++i) {
       const double err = nbody::relative_difference(got[i], brute[i], p.want[i]);
-      if (!(err <= bound)) FAIL("stage " << stage_under_test().info.id << ", n=" << n << ": force [" << i
-                                         << "] differs from brute force by " << err << " > " << bound);
+      if (!(err <= bound))
+        FAIL("stage " << stage_under_test().info.id << ", n=" << n << ": force [" << i
+                      << "] differs from brute force by " << err << " > " << bound);
     }
   }
   SUCCEED();
@@ -290,17 +301,19 @@ void check_splits(const std::vector<std::size_t> &ns) {
     const auto single = run_stage(p.body, one);
     check_against_reference(describe(n, one), single, p);
     // 2, 3 and 5 parts dealt round-robin to the visible GPUs (on one GPU: all on it, one after the
-    // other), and one part per GPU: the same code computes each row, so the forces are equal bit for bit.
+    // other), and one part per GPU: the same code computes each row, so the forces are equal bit
+    // for bit.
     for (int parts : {0, 2, 3, 5}) {
       nbody::config cfg;
       cfg.parts = parts;
       const auto got = run_stage(p.body, cfg);
       for (std::size_t i = 0; i < n; ++i) {
         if (std::memcmp(&got[i], &single[i], sizeof(float4)) != 0)
-          FAIL("stage 10, " << describe(n, cfg) << " on " << visible << " GPU(s): force [" << i << "] = (" << got[i].x
-                            << ", " << got[i].y << ", " << got[i].z << ", " << got[i].w
-                            << ") differs from the single-GPU run (" << single[i].x << ", " << single[i].y << ", "
-                            << single[i].z << ", " << single[i].w << ")");
+          FAIL("stage 10, " << describe(n, cfg) << " on " << visible << " GPU(s): force [" << i
+                            << "] = (" << got[i].x << ", " << got[i].y << ", " << got[i].z << ", "
+                            << got[i].w << ") differs from the single-GPU run (" << single[i].x
+                            << ", " << single[i].y << ", " << single[i].z << ", " << single[i].w
+                            << ")");
       }
     }
   }
@@ -312,7 +325,8 @@ TEST_CASE("the multi-GPU stage equals its single-GPU run for any split", "[nbody
   if (stage_under_test().forces_host) check_splits(sizes);
 }
 
-TEST_CASE("the multi-GPU stage equals its single-GPU run for any split, large N", "[nbody][multi][large]") {
+TEST_CASE("the multi-GPU stage equals its single-GPU run for any split, large N",
+          "[nbody][multi][large]") {
   if (stage_under_test().forces_host) check_splits({large});
 }
 
@@ -323,8 +337,11 @@ TEST_CASE("momentum is conserved over 100 leapfrog steps", "[nbody][momentum]") 
   const std::size_t n = 1000;
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  std::vector<float4> body = nbody::random_bodies(n, seed), vel(n, float4{0.f, 0.f, 0.f, 0.f}), accel;
-  auto forces = [&](std::vector<float4> &a, const std::vector<float4> &b) { a = run_stage(b, nbody::config{}, 0.05f * 0.05f); };
+  std::vector<float4> body = nbody::random_bodies(n, seed), vel(n, float4{0.f, 0.f, 0.f, 0.f}),
+                      accel;
+  auto forces = [&](std::vector<float4> &a, const std::vector<float4> &b) {
+    a = run_stage(b, nbody::config{}, 0.05f * 0.05f);
+  };
   forces(accel, body);
   for (int step = 0; step < 100; ++step) nbody::leapfrog_step(body, vel, accel, 1e-3f, forces);
   const nbody::momentum p = nbody::total_momentum(body, vel);
@@ -406,9 +423,9 @@ TEST_CASE("seeded random sweep over sizes, block sizes, configurations and align
     cfg.threads = 32 * (1 + c % 32);  // every block size twice over the sweep
     if (stage.unroll_sweep) cfg.unroll = unrolls[c % 6];
     if (stage.blocked) {
-      // Stages 07 and 08 are compiled for 128 and 256 threads (others run its default, 128), unroll 8, 16
-      // and 32 (others: 8), and 1, 2, 4 or 8 rows per thread (0: its default).
-      // Every R x B in turn, and every fifth case another block size (run as 128).
+      // Stages 07 and 08 are compiled for 128 and 256 threads (others run its default, 128), unroll
+      // 8, 16 and 32 (others: 8), and 1, 2, 4 or 8 rows per thread (0: its default). Every R x B in
+      // turn, and every fifth case another block size (run as 128).
       if (c % 5 != 4) cfg.threads = (c / 4) % 2 ? 256 : 128;
       cfg.unroll = rng.pick({8, 16, 32, 4});
       cfg.rows_per_thread = c % 9 == 8 ? 0 : rows[c % 4];
@@ -448,9 +465,10 @@ TEST_CASE("seeded random sweep over sizes, block sizes, configurations and align
       const auto single = run_stage(p.body, one, p.soft2);
       for (std::size_t i = 0; i < n; ++i)
         if (std::memcmp(&got[i], &single[i], sizeof(float4)) != 0)
-          FAIL("stage " << stage.info.id << ", " << describe(n, cfg, at) << extra << ": force [" << i << "] = (" << got[i].x
-                        << ", " << got[i].y << ", " << got[i].z << ", " << got[i].w << ") differs from the 1-part run ("
-                        << single[i].x << ", " << single[i].y << ", " << single[i].z << ", " << single[i].w << ")");
+          FAIL("stage " << stage.info.id << ", " << describe(n, cfg, at) << extra << ": force ["
+                        << i << "] = (" << got[i].x << ", " << got[i].y << ", " << got[i].z << ", "
+                        << got[i].w << ") differs from the 1-part run (" << single[i].x << ", "
+                        << single[i].y << ", " << single[i].z << ", " << single[i].w << ")");
     }
   }
 }

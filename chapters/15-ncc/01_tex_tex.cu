@@ -4,10 +4,10 @@
 // Your task: the first, plainest correlation. One thread per output; the image and the template
 // are both read through texture objects, and every output computes all five sums of 15.2 itself,
 // the template's two included, as the book's first kernel does. You write the loop over the
-// template in the lesson header lesson_tex_tex.cuh (its opening comment says more); this file launches it
-// and turns the sums into the output.
-// Watch for: in the SASS, how many texture fetches each template pixel costs; in the progression
-// table, this stage's row, the baseline of the chapter.
+// template in the lesson header lesson_tex_tex.cuh (its opening comment says more); this file
+// launches it and turns the sums into the output. Watch for: in the SASS, how many texture fetches
+// each template pixel costs; in the progression table, this stage's row, the baseline of the
+// chapter.
 #include "ncc_common.cuh"
 #include "lesson_tex_tex.cuh"
 
@@ -34,10 +34,8 @@ __global__ void corr_tex_tex(ncc::view v, ncc::output o) {
 ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
   const ncc::view &v = p.v();
   const dim3 block(32, 8), grid(ncc::ceil_div(v.out_w(), 32), ncc::ceil_div(v.out_h(), 8));
-  if (out.sums())
-    corr_tex_tex<true><<<grid, block, 0, stream>>>(v, out);
-  else
-    corr_tex_tex<false><<<grid, block, 0, stream>>>(v, out);
+  if (out.sums()) corr_tex_tex<true><<<grid, block, 0, stream>>>(v, out);
+  else corr_tex_tex<false><<<grid, block, 0, stream>>>(v, out);
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
 }

@@ -33,16 +33,16 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   if (!ncc::tile_fits(v.tw, v.th) || !ncc::load_template4(p, stream))
     return ncc::run_tex_tex_fallback(p, out, stream);
   const std::size_t shared = ncc::shared_tile_bytes(v.tw, v.th);
-  const dim3 block(ncc::tile_w, ncc::tile_h), grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
+  const dim3 block(ncc::tile_w, ncc::tile_h),
+      grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
   ncc::launch_by_capability([&](auto mul) {
     using Mul = decltype(mul);
-    // Launches the instance for a compile-time size (std::integral_constant), 0 x 0: the generic one.
+    // Launches the instance for a compile-time size (std::integral_constant), 0 x 0: the generic
+    // one.
     auto launch = [&](auto tw, auto th) {
       constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-      if (out.sums())
-        corr_shared4_size<true, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
-      else
-        corr_shared4_size<false, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
+      if (out.sums()) corr_shared4_size<true, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
+      else corr_shared4_size<false, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
     };
     // EXERCISE BEGIN: launch the 8x8 and 16x16 instances for templates of exactly those sizes,
     // the generic one for any other (a 16 x 20 template is not a 16 x 16 one).

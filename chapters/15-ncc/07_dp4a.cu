@@ -6,10 +6,10 @@
 // To use it, both operands must hold four pixels that belong together: read the image as aligned
 // 32-bit words, and move the misalignment of a window (it may start at any byte) into the
 // template, which the host keeps in four copies shifted by 0..3 bytes. You write the shifted
-// copies (lesson_dp4a.cuh) and the kernel's loop over the window's rows: SumIT for each shift, and SumI
-// and SumISq, which do not depend on the template, with dp4a too.
-// Watch for: pixels are unsigned bytes, and a word holds bytes outside a window; in the SASS of the
-// 16x16 instance, which instruction does the products and where the template's words come from.
+// copies (lesson_dp4a.cuh) and the kernel's loop over the window's rows: SumIT for each shift, and
+// SumI and SumISq, which do not depend on the template, with dp4a too. Watch for: pixels are
+// unsigned bytes, and a word holds bytes outside a window; in the SASS of the 16x16 instance, which
+// instruction does the products and where the template's words come from.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -19,18 +19,21 @@ using ncc::dp4a_bx;
 using ncc::dp4a_by;
 
 template <bool Sums, int TW, int TH>
-__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by)
+    corr_dp4a(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
   const int nw = ncc::words_per_row(tw);
-  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y);
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x),
+            y0 = int(blockIdx.y * dp4a_by + threadIdx.y);
   const int wo = v.out_w(), ho = v.out_h();
   if (x0 >= wo || y0 >= ho) return;
-  unsigned acc[4] = {0, 0, 0, 0}, s1[4] = {0, 0, 0, 0}, s2[4] = {0, 0, 0, 0};  // SumIT, SumI, SumISq of (x0 + a, y0)
+  unsigned acc[4] = {0, 0, 0, 0}, s1[4] = {0, 0, 0, 0},
+           s2[4] = {0, 0, 0, 0};  // SumIT, SumI, SumISq of (x0 + a, y0)
   // EXERCISE BEGIN: for each row j of the window, the words k = 0..nw-1 of image row y0 + j from
   // column x0 on (x0 is a multiple of 4; rows are v.pitch bytes apart, and readable past the
   // width up to the words you need), and for each shift a: SumIT of output x0 + a by dp4a with
-  // the template word of shift a, row j, word k (template_word<TW>; lesson_dp4a.cuh says where it is);
-  // SumI and SumISq of its window by dp4a against window_mask(a, k, tw). Pixels are unsigned
+  // the template word of shift a, row j, word k (template_word<TW>; lesson_dp4a.cuh says where it
+  // is); SumI and SumISq of its window by dp4a against window_mask(a, k, tw). Pixels are unsigned
   // bytes: 200 is 200, not -56.
   COURSE_TODO();
   // EXERCISE END
@@ -53,13 +56,12 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   const ncc::view &v = p.v();
   ncc::dp4a_state &st = p.cache<ncc::dp4a_state>("07_dp4a");
   st.load_constant(p.id(), stream);
-  const dim3 block(dp4a_bx, dp4a_by), grid(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), dp4a_by));
+  const dim3 block(dp4a_bx, dp4a_by),
+      grid(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), dp4a_by));
   ncc::launch_by_size(v, st, [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-    if (out.sums())
-      corr_dp4a<true, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
-    else
-      corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+    if (out.sums()) corr_dp4a<true, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
+    else corr_dp4a<false, TW, TH><<<grid, block, 0, stream>>>(v, out, st.shift.get());
   });
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;

@@ -21,7 +21,8 @@
 namespace {
 
 #ifndef NCC_DP4A_ROWS
-#define NCC_DP4A_ROWS 4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
+#define NCC_DP4A_ROWS \
+  4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
 #endif
 constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
 #ifndef NCC_DP4A_FILL_ROWS
@@ -35,8 +36,9 @@ using ncc::dp4a_by;
 // Writes a thread's outputs (x0 + a, y0 + i), those inside the output: the three sums, or the
 // coefficient (both kernels below end with it).
 template <bool Sums, int R>
-__device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::output &o, int x0, int y0,
-                                              const unsigned (&acc)[R][4], const unsigned (&s1)[R][4],
+__device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::output &o, int x0,
+                                              int y0, const unsigned (&acc)[R][4],
+                                              const unsigned (&s1)[R][4],
                                               const unsigned (&s2)[R][4]) {
   const int wo = v.out_w(), ho = v.out_h();
 #pragma unroll
@@ -53,17 +55,20 @@ __device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::out
         o.sum_isq[at] = int(s2[i][a]);
         o.sum_it[at] = int(acc[i][a]);
       } else {
-        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
+        o.coef[at] =
+            ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
       }
     }
   }
 }
 
 template <bool Sums, int TW, int TH, int R>
-__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by)
+    corr_dp4a_blocked(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
   const int nw = ncc::words_per_row(tw);
-  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x),
+            y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
   const int wo = v.out_w(), ho = v.out_h();
   if (x0 >= wo || y0 >= ho) return;
   unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
@@ -101,16 +106,19 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
 constexpr int generic_shared_bytes = 48 * 1024;  // the most a block may take without opting in
 
 template <bool Sums, int R, bool Shared>
-__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by)
+    corr_dp4a_generic(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   extern __shared__ uint4 s_shift[];  // word k of row r, shifts 0..3: s_shift[r * nw + k]
   const int tw = v.tw, th = v.th;
   const int nw = ncc::words_per_row(tw);
-  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x),
+            y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
   const int wo = v.out_w(), ho = v.out_h();
   if (Shared) {
     const int plane = th * nw, tid = int(threadIdx.y * dp4a_bx + threadIdx.x);
     for (int at = tid; at < plane; at += dp4a_bx * dp4a_by)
-      s_shift[at] = make_uint4(g_shift[at], g_shift[plane + at], g_shift[2 * plane + at], g_shift[3 * plane + at]);
+      s_shift[at] = make_uint4(g_shift[at], g_shift[plane + at], g_shift[2 * plane + at],
+                               g_shift[3 * plane + at]);
     __syncthreads();
   }
   if (x0 >= wo || y0 >= ho) return;
@@ -144,15 +152,17 @@ dim3 grid_of(const ncc::view &v, int rows) {
   return dim3(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), rows * dp4a_by));
 }
 
-// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its blocks
-// at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1) blocks
-// or more). The SM count and the blocks per SM are the GPU's, so the choice follows the device.
+// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its
+// blocks at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1)
+// blocks or more). The SM count and the blocks per SM are the GPU's, so the choice follows the
+// device.
 template <class Kernel>
 bool fills_gpu(const ncc::view &v, Kernel kernel, int rows, std::size_t shared) {
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
   const dim3 grid = grid_of(v, rows);
   return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
 }
@@ -173,7 +183,8 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
       constexpr bool S = decltype(sums)::value;
       kernel wide = nullptr, narrow = nullptr;  // R rows a thread, F rows a thread
       // the generic instance's shifted template in shared memory: 16 bytes a word of a row
-      std::size_t shared = TW != 0 ? 0 : std::size_t(v.th) * std::size_t(ncc::words_per_row(v.tw)) * sizeof(uint4);
+      std::size_t shared =
+          TW != 0 ? 0 : std::size_t(v.th) * std::size_t(ncc::words_per_row(v.tw)) * sizeof(uint4);
       if constexpr (TW != 0)
         wide = corr_dp4a_blocked<S, TW, TH, R>, narrow = corr_dp4a_blocked<S, TW, TH, F>;
       else if (shared <= std::size_t(generic_shared_bytes))
@@ -182,12 +193,11 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
         wide = corr_dp4a_generic<S, R, false>, narrow = corr_dp4a_generic<S, F, false>, shared = 0;
       int &rows = st.rows[S ? 1 : 0];
       if (rows == 0) rows = fills_gpu(v, wide, R, shared) ? R : F;
-      (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(v, out, shift);
+      (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(
+          v, out, shift);
     };
-    if (out.sums())
-      launch(std::true_type{});
-    else
-      launch(std::false_type{});
+    if (out.sums()) launch(std::true_type{});
+    else launch(std::false_type{});
   });
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;

@@ -33,12 +33,12 @@
 namespace {
 
 constexpr int bank_warps = 4, bank_threads = 32 * bank_warps;
-constexpr int band_rows = 8;              // output rows per band (a block walks down the image band by band)
-constexpr int mt = 4;                     // m-tiles per warp tile
+constexpr int band_rows = 8;  // output rows per band (a block walks down the image band by band)
+constexpr int mt = 4;         // m-tiles per warp tile
 constexpr int tile_cols = 16 * mt;        // a warp tile's outputs: 64 adjacent ones of a row
 constexpr int band_cols = 2 * tile_cols;  // output columns of a block: a pair of warp tiles, 128
-constexpr int max_wn = 2;       // n-tiles per warp tile: 16 templates
-constexpr int copies = 4;       // the band in shared memory, 4 times: copy s starts s bytes further
+constexpr int max_wn = 2;                 // n-tiles per warp tile: 16 templates
+constexpr int copies = 4;  // the band in shared memory, 4 times: copy s starts s bytes further
 
 // The padded width of a template row in the k dimension: 32 consecutive k then lie in whole rows
 // (widths 4, 8, 16: 8, 4, 2 rows per chunk of 32) or in one row (multiples of 32).
@@ -46,20 +46,21 @@ int row_pixels(int tw) { return tw <= 4 ? 4 : tw <= 8 ? 8 : tw <= 16 ? 16 : (tw 
 
 // What the kernel receives (by value).
 struct bank_args {
-  ncc::view v;                      // the image and the template size
-  const uint2 *b = nullptr;         // B fragments: [chunk][n-tile][lane], {b0, b1}
-  const int *sum_t = nullptr;       // per template (padded to whole n-tiles)
-  const float *rsqrt_denom_t = nullptr;  // (N SumTSq - SumT^2)^(-1/2) per template, 0 for a flat one
-  int k = 0;                        // templates in the bank
-  int ntiles = 0;                   // n-tiles of 8 templates in B (padded to whole blocks)
-  int groups_whole = 0;             // k-groups (4 pixels) per padded template row, at least 8: where w0 wraps
-  int chunks = 0;                   // chunks of 32 pixels: th_pad / rows_per_chunk x groups_whole / 8
-  int gc = 0;                       // k-groups of one row in one chunk (at most 8)
-  int rows_per_chunk = 0;           // 8 / gc
+  ncc::view v;                 // the image and the template size
+  const uint2 *b = nullptr;    // B fragments: [chunk][n-tile][lane], {b0, b1}
+  const int *sum_t = nullptr;  // per template (padded to whole n-tiles)
+  const float *rsqrt_denom_t =
+      nullptr;           // (N SumTSq - SumT^2)^(-1/2) per template, 0 for a flat one
+  int k = 0;             // templates in the bank
+  int ntiles = 0;        // n-tiles of 8 templates in B (padded to whole blocks)
+  int groups_whole = 0;  // k-groups (4 pixels) per padded template row, at least 8: where w0 wraps
+  int chunks = 0;        // chunks of 32 pixels: th_pad / rows_per_chunk x groups_whole / 8
+  int gc = 0;            // k-groups of one row in one chunk (at most 8)
+  int rows_per_chunk = 0;              // 8 / gc
   int pitch_words = 0, tile_rows = 0;  // one copy of the band: tile_rows x pitch_words 32-bit words
-  int copy_words = 0;               // from one copy to the next (>= tile_rows x pitch_words)
-  int stage_words = 0;              // after the copies: the pairs' stages, or the band's column sums
-  int bands = 0;                    // bands of band_rows output rows
+  int copy_words = 0;                  // from one copy to the next (>= tile_rows x pitch_words)
+  int stage_words = 0;  // after the copies: the pairs' stages, or the band's column sums
+  int bands = 0;        // bands of band_rows output rows
 };
 
 // --- given: the band of the image in shared memory --------------------------------------------
@@ -70,14 +71,17 @@ struct bank_args {
 // A register). Rows past the image are clamped (they meet zero template rows or feed outputs that
 // are not written); bytes past the row's pitch are 0 (the problem's rows are zero-padded past the
 // width).
-__device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &a, int bx0, int by0) {
+__device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &a, int bx0,
+                                          int by0) {
   const int words = a.tile_rows * a.pitch_words;
   for (int at = int(threadIdx.x); at < words; at += bank_threads) {
     const int r = at / a.pitch_words, c = at % a.pitch_words;
     const int y = min(by0 + r, a.v.height - 1), x = bx0 + 4 * c;
     const std::uint8_t *src = a.v.image + std::size_t(y) * a.v.pitch + std::size_t(x);
-    const std::uint32_t lo = std::size_t(x) + 4 <= a.v.pitch ? *reinterpret_cast<const std::uint32_t *>(src) : 0u;
-    const std::uint32_t hi = std::size_t(x) + 8 <= a.v.pitch ? *reinterpret_cast<const std::uint32_t *>(src + 4) : 0u;
+    const std::uint32_t lo =
+        std::size_t(x) + 4 <= a.v.pitch ? *reinterpret_cast<const std::uint32_t *>(src) : 0u;
+    const std::uint32_t hi =
+        std::size_t(x) + 8 <= a.v.pitch ? *reinterpret_cast<const std::uint32_t *>(src + 4) : 0u;
 #pragma unroll
     for (int s = 0; s < copies; ++s) tile[s * a.copy_words + at] = __funnelshift_r(lo, hi, 8 * s);
   }
@@ -87,8 +91,8 @@ __device__ __forceinline__ void load_band(std::uint32_t *tile, const bank_args &
 // What the epilogue reads besides the accumulators, loaded ahead of it: a store cannot pass a load
 // the compiler must keep behind it (o.coef might alias a.sum_t), so loads inside the store loop
 // wait one at a time, a memory latency per coefficient.
-// The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory once:
-// loads from there are not global loads, so the compiler may take them ahead of the stores.
+// The block's templates' statistics (sum_t, rsqrt_denom_t of 8(nt0 + n) + j) go to shared memory
+// once: loads from there are not global loads, so the compiler may take them ahead of the stores.
 constexpr int max_nt = 4;  // n-tiles a block takes at most: 32 templates
 struct block_templates {
   int sum_t[max_nt * 8];
@@ -96,8 +100,10 @@ struct block_templates {
 };
 template <int NT, bool Sums>
 __device__ __forceinline__ void load_templates(block_templates &s, const bank_args &a, int nt0) {
-  const int j = int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
-  if (!Sums && j < 8 * NT) s.sum_t[j] = a.sum_t[8 * nt0 + j], s.rsqrt_denom_t[j] = a.rsqrt_denom_t[8 * nt0 + j];
+  const int j =
+      int(threadIdx.x);  // 8 NT <= 32 < bank_threads; the arrays are padded to whole n-tiles
+  if (!Sums && j < 8 * NT)
+    s.sum_t[j] = a.sum_t[8 * nt0 + j], s.rsqrt_denom_t[j] = a.rsqrt_denom_t[8 * nt0 + j];
 }  // (the band loop's first barrier publishes them)
 
 // --- given: the band's window sums ------------------------------------------------------------
@@ -113,11 +119,12 @@ struct band_sums {
   float *r_var;  // (N SumISq - SumI^2)^(-1/2)
 };
 constexpr int outputs_a_thread = band_rows * band_cols / bank_threads;  // 8, adjacent in a row
-static_assert(outputs_a_thread * bank_threads == band_rows * band_cols && band_cols % outputs_a_thread == 0,
+static_assert(outputs_a_thread * bank_threads == band_rows * band_cols &&
+                  band_cols % outputs_a_thread == 0,
               "the band's rows of outputs are shared evenly");
 template <bool Sums>
-__device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, const bank_args &a, std::uint32_t *cols,
-                                                    const band_sums &w) {
+__device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, const bank_args &a,
+                                                    std::uint32_t *cols, const band_sums &w) {
   if (Sums) return;  // (sums mode writes SumIT only: the host computes SumI and SumISq)
   const int tw = a.v.tw, th = a.v.th, vcols = band_cols + tw - 1, row_bytes = 4 * a.pitch_words;
   std::uint32_t *c1 = cols, *c2 = cols + band_rows * vcols;
@@ -133,20 +140,22 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
     c1[c] = s1, c2[c] = s2;
     for (int r = 1; r < band_rows; ++r, in += row_bytes, out += row_bytes) {
       const unsigned vi = *in, vo = *out;
-      s1 += vi - vo, s2 += vi * vi - vo * vo;  // (unsigned: the wrap of the difference is undone by the sum)
+      s1 += vi - vo,
+          s2 += vi * vi - vo * vo;  // (unsigned: the wrap of the difference is undone by the sum)
       c1[r * vcols + c] = s1, c2[r * vcols + c] = s2;
     }
   }
   __syncthreads();
   // Along the rows: a thread takes outputs_a_thread adjacent outputs of one row.
   constexpr int threads_a_row = band_cols / outputs_a_thread;
-  const int r = int(threadIdx.x) / threads_a_row, x0 = int(threadIdx.x) % threads_a_row * outputs_a_thread;
+  const int r = int(threadIdx.x) / threads_a_row,
+            x0 = int(threadIdx.x) % threads_a_row * outputs_a_thread;
   const std::uint32_t *h1 = c1 + r * vcols + x0, *h2 = c2 + r * vcols + x0;
   unsigned s1 = 0, s2 = 0;
   for (int i = 0; i < tw; ++i) s1 += h1[i], s2 += h2[i];
 #pragma unroll
   for (int q = 0; q < outputs_a_thread; ++q) {
-    float r_var = 0.0f;  // a flat window: 0
+    float r_var = 0.0f;                // a flat window: 0
     if (a.v.n <= ncc::max_narrow_n) {  // exact in 32 bits there (ncc::coefficient)
       const int var_i = ncc::variance_narrow(a.v.n, int(s1), s2);
       if (var_i > 0) r_var = rsqrtf(float(var_i));
@@ -186,10 +195,11 @@ __device__ __forceinline__ void pair_sync(int pair) {
   else asm volatile("bar.sync 2, 64;" ::: "memory");
 }
 template <int WN, bool Sums, bool Narrow>
-__device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o, const int (&acc)[mt][WN][4],
-                                           const int *sum_t, const float *rsqrt_denom_t, const int *sum_i,
-                                           const float *r_var, std::uint32_t *stage, int xs, int y, int nt0, int pair,
-                                           int half) {
+__device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_output &o,
+                                           const int (&acc)[mt][WN][4], const int *sum_t,
+                                           const float *rsqrt_denom_t, const int *sum_i,
+                                           const float *r_var, std::uint32_t *stage, int xs, int y,
+                                           int nt0, int pair, int half) {
   const int lane = int(threadIdx.x) & 31, g = lane >> 2, t = lane & 3;
   const int wo = a.v.out_w();
   int si[mt][2] = {};  // the window sums of the lane's outputs 16m + 8h + g
@@ -212,8 +222,9 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
           const int sum_it = acc[m][n][2 * h + e], x = tile_cols * half + 16 * m + 8 * h + g;
           std::uint32_t v = std::uint32_t(sum_it);
           if (!Sums) {
-            const float num = Narrow ? float(ncc::numerator_narrow(a.v.n, si[m][h], sum_it, sum_t[j]))
-                                     : float(ncc::numerator_wide(a.v.n, si[m][h], sum_it, sum_t[j]));
+            const float num = Narrow
+                                  ? float(ncc::numerator_narrow(a.v.n, si[m][h], sum_it, sum_t[j]))
+                                  : float(ncc::numerator_wide(a.v.n, si[m][h], sum_it, sum_t[j]));
             v = __float_as_uint(num * (rv[m][h] * rsqrt_denom_t[j]));
           }
           stage[j * stage_pitch + x] = v;
@@ -226,15 +237,17 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
   if (half != 0) return;
   const std::size_t plane = std::size_t(wo) * std::size_t(a.v.out_h());
   const int cols = min(band_cols, wo - xs);  // the pair's columns (none past the image)
-  std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it) : static_cast<void *>(o.coef));
+  std::uint32_t *out = reinterpret_cast<std::uint32_t *>(Sums ? static_cast<void *>(o.sum_it)
+                                                              : static_cast<void *>(o.coef));
   const int real = a.k - 8 * nt0;  // templates to store: no padding
   // (One test of the template per run, before its stores: a form that tested it in every store's
   // predicate and stepped one pointer a plane at a time took 102 us for the bank call, this 83.)
   // (Each run's address from the warp's first, a plane per template: level with each from its
-  // template's index, or up to 1 us faster for the bank call. ptxas computes each store's address in
-  // full under its predicate; forms that take a run's address once and store at fixed offsets from
-  // it, with fewer instructions, took 15 us longer: notes.md.)
-  std::uint32_t *first = out + (std::size_t(8 * nt0) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
+  // template's index, or up to 1 us faster for the bank call. ptxas computes each store's address
+  // in full under its predicate; forms that take a run's address once and store at fixed offsets
+  // from it, with fewer instructions, took 15 us longer: notes.md.)
+  std::uint32_t *first =
+      out + (std::size_t(8 * nt0) * plane + std::size_t(y) * std::size_t(wo) + std::size_t(xs));
 #pragma unroll
   for (int j = 0; j < 8 * WN; ++j) {
     if (j >= real) break;
@@ -248,7 +261,8 @@ __device__ __forceinline__ void store_tile(const bank_args &a, const ncc::bank_o
 
 // c += a b for one m16n8k32 tile: a the lane's 4 registers of A (16 x 32 bytes, row-major), b its
 // 2 of B (32 x 8 bytes, column-major), c its 4 accumulators (16 x 8). Pixels are unsigned bytes.
-__device__ __forceinline__ void mma_u8(int (&c)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+__device__ __forceinline__ void mma_u8(int (&c)[4], const std::uint32_t (&a)[4],
+                                       const std::uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // int8 m16n8k32 needs SM 8.0: the host sees this code's version and never launches it
 #else
@@ -286,14 +300,16 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
   const int pair = warp >> 1, half = warp & 1;  // the warp's pair, and its half of the columns
   // After the band's copies: each pair's stage (8 WN rows of stage_pitch), where the band's column
   // sums are before the tiles; then the band's window sums.
-  std::uint32_t *stages = tile + copies * a.copy_words, *stage = stages + pair * (8 * WN * stage_pitch);
+  std::uint32_t *stages = tile + copies * a.copy_words,
+                *stage = stages + pair * (8 * WN * stage_pitch);
   const band_sums w{reinterpret_cast<int *>(stages + a.stage_words),
                     reinterpret_cast<float *>(stages + a.stage_words) + band_rows * band_cols};
   const int g = lane >> 2, t = lane & 3;  // the fragment coordinates: groupID, thread in group
   const int bx0 = int(blockIdx.x) * band_cols, nt0 = int(blockIdx.y) * NT;
   // Where the lane's two k-groups of a chunk (u = t and u = t + 4: 4 pixels each) lie in a copy of
   // the band, in words from the window's first word: row u / gc, word u % gc of the row.
-  const int lane_word[2] = {(t / a.gc) * a.pitch_words + t % a.gc, ((t + 4) / a.gc) * a.pitch_words + (t + 4) % a.gc};
+  const int lane_word[2] = {(t / a.gc) * a.pitch_words + t % a.gc,
+                            ((t + 4) / a.gc) * a.pitch_words + (t + 4) % a.gc};
   __shared__ block_templates ts;
   load_templates<NT, Sums>(ts, a, nt0);
   int by0 = 0, rows = 0;
@@ -303,21 +319,21 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     window_sums_of_band<Sums>(tile, a, stages, w);
     if (!Sums) __syncthreads();  // the window sums are there before any warp's epilogue reads them
     // EXERCISE BEGIN: the band's tiles: for each of its `rows` output rows and each group of WN
-    // n-tiles of the block (NT / WN groups), one tile per warp of a pair (the pairs take them in turn;
-    // the warp's columns: xm = tile_cols half .. + tile_cols - 1 of the block's, mt = 4 m-tiles of
-    // 16). For a tile, mt x WN accumulator fragments from 0, then the a.chunks k chunks in the order
-    // in which the host packed B: template rows j0 = 0, rows_per_chunk, ... and within a row words
-    // w0 = 0, 8, ... < a.groups_whole. Per chunk: the WN B fragments of the tile's n-tiles (one uint2
-    // per lane at a.b[(chunk * a.ntiles + n-tile) * 32 + lane]; loaded a chunk ahead, their latency
-    // passes during the MMAs: B holds one chunk more, of zeros); per m-tile the 4 A registers, each 4
-    // window bytes of one output row (g or g + 8) and one of the lane's k-groups, as in the fragment
-    // layout of m16n8k32 (the PTX ISA: which register holds which row and which k), each one word of
-    // the copy of the band in which that row's window starts on a word (its words: lane_word); then
-    // the WN MMAs. Hand each tile to store_tile (its Narrow form when a.v.n <= ncc::max_narrow_n)
-    // with its templates' statistics (ts) and its outputs' window sums (w, from its row and first
-    // column on), its row and the pair's first column (bx0). Both warps of a pair must call it for
-    // every tile: it holds the pair's barriers. Watch the rows a chunk spans (8x8: 4, 16x16: 2), and
-    // the tile: the next band overwrites it.
+    // n-tiles of the block (NT / WN groups), one tile per warp of a pair (the pairs take them in
+    // turn; the warp's columns: xm = tile_cols half .. + tile_cols - 1 of the block's, mt = 4
+    // m-tiles of 16). For a tile, mt x WN accumulator fragments from 0, then the a.chunks k chunks
+    // in the order in which the host packed B: template rows j0 = 0, rows_per_chunk, ... and within
+    // a row words w0 = 0, 8, ... < a.groups_whole. Per chunk: the WN B fragments of the tile's
+    // n-tiles (one uint2 per lane at a.b[(chunk * a.ntiles + n-tile) * 32 + lane]; loaded a chunk
+    // ahead, their latency passes during the MMAs: B holds one chunk more, of zeros); per m-tile
+    // the 4 A registers, each 4 window bytes of one output row (g or g + 8) and one of the lane's
+    // k-groups, as in the fragment layout of m16n8k32 (the PTX ISA: which register holds which row
+    // and which k), each one word of the copy of the band in which that row's window starts on a
+    // word (its words: lane_word); then the WN MMAs. Hand each tile to store_tile (its Narrow form
+    // when a.v.n <= ncc::max_narrow_n) with its templates' statistics (ts) and its outputs' window
+    // sums (w, from its row and first column on), its row and the pair's first column (bx0). Both
+    // warps of a pair must call it for every tile: it holds the pair's barriers. Watch the rows a
+    // chunk spans (8x8: 4, 16x16: 2), and the tile: the next band overwrites it.
     COURSE_TODO();
     // EXERCISE END
   }
@@ -330,13 +346,16 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
 // the GPU's opt-in shared memory: 64 KB on a T4, 99 KB on RTX 30, 40 and 50 cards, 227 KB on an
 // H100).
 struct bank_state {
-  explicit bank_state(const ncc::problem &p) : bank_state(p, std::vector<course::gray_image>{p.host_template()}, nullptr) {}
-  explicit bank_state(const ncc::bank_problem &b) : bank_state(b.image(), b.templates(), &b.host_image()) {}
+  explicit bank_state(const ncc::problem &p)
+      : bank_state(p, std::vector<course::gray_image>{p.host_template()}, nullptr) {}
+  explicit bank_state(const ncc::bank_problem &b)
+      : bank_state(b.image(), b.templates(), &b.host_image()) {}
 
   // host_image: for the fallback of a bank (one problem per template), if it is needed.
   bank_state(const ncc::problem &image, const std::vector<course::gray_image> &templates,
              const course::gray_image *host_image)
-      : rows(2 * std::size_t(image.v().height) * std::size_t(image.v().out_w())), k(int(templates.size())) {
+      : rows(2 * std::size_t(image.v().height) * std::size_t(image.v().out_w())),
+        k(int(templates.size())) {
     const ncc::view &v = image.v();
     const int tw = v.tw, th = v.th, tw_pad = row_pixels(tw);
     args.k = k;
@@ -349,10 +368,10 @@ struct bank_state {
     args.groups_whole = 8 * wchunks;
     args.chunks = chunks;
     // A copy of the band: every word the warps read (notes.md derives it): band_cols / 4 - 1 +
-    // groups words a row, and every byte of the outputs' windows (band_cols + tw - 1, for the window sums from
-    // copy 0), band_rows + th_pad - 1 rows. The pitch and the distance between copies are padded
-    // so that the 32 lanes' A loads hit distinct banks (or share a word): copies 8 banks apart,
-    // rows 4 (2 when a chunk spans 8 rows) apart modulo 8.
+    // groups words a row, and every byte of the outputs' windows (band_cols + tw - 1, for the
+    // window sums from copy 0), band_rows + th_pad - 1 rows. The pitch and the distance between
+    // copies are padded so that the 32 lanes' A loads hit distinct banks (or share a word): copies
+    // 8 banks apart, rows 4 (2 when a chunk spans 8 rows) apart modulo 8.
     const int residue = args.gc == 1 ? 2 : 4;
     args.pitch_words = std::max(band_cols / 4 + groups - 1, (band_cols + tw - 1 + 3) / 4);
     args.pitch_words += ((residue - args.pitch_words) % 8 + 8) % 8;
@@ -377,14 +396,18 @@ struct bank_state {
           std::uint32_t w[2] = {0, 0};
           for (int r = 0; r < 2; ++r) {
             const int u = t + 4 * r;
-            const int j = c / wchunks * args.rows_per_chunk + u / args.gc, i = 4 * ((c % wchunks) * 8 + u % args.gc);
+            const int j = c / wchunks * args.rows_per_chunk + u / args.gc,
+                      i = 4 * ((c % wchunks) * 8 + u % args.gc);
             for (int b = 0; b < 4; ++b)
-              if (kk < k && j < th && i + b < tw) w[r] |= std::uint32_t(templates[std::size_t(kk)].at(i + b, j)) << (8 * b);
+              if (kk < k && j < th && i + b < tw)
+                w[r] |= std::uint32_t(templates[std::size_t(kk)].at(i + b, j)) << (8 * b);
           }
-          frags[(std::size_t(c) * std::size_t(args.ntiles) + std::size_t(n)) * 32 + std::size_t(lane)] = uint2{w[0], w[1]};
+          frags[(std::size_t(c) * std::size_t(args.ntiles) + std::size_t(n)) * 32 +
+                std::size_t(lane)] = uint2{w[0], w[1]};
         }
     std::vector<int> sum_t(std::size_t(args.ntiles) * 8, 0);
-    std::vector<float> rsqrt_denom_t(sum_t.size(), 0.0f);  // 0: a flat template (or padding) gives 0
+    std::vector<float> rsqrt_denom_t(sum_t.size(),
+                                     0.0f);  // 0: a flat template (or padding) gives 0
     for (int kk = 0; kk < k; ++kk) {
       const ncc::template_stats s = ncc::stats_of(templates[std::size_t(kk)]);
       sum_t[std::size_t(kk)] = int(s.sum);
@@ -393,10 +416,12 @@ struct bank_state {
     b = course::device_buffer<uint2>(frags.size());
     d_sum_t = course::device_buffer<int>(sum_t.size());
     d_rsqrt_denom_t = course::device_buffer<float>(rsqrt_denom_t.size());
-    CUDA_CHECK(cudaMemcpy(b.get(), frags.data(), frags.size() * sizeof(uint2), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_sum_t.get(), sum_t.data(), sum_t.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d_rsqrt_denom_t.get(), rsqrt_denom_t.data(), rsqrt_denom_t.size() * sizeof(float),
+    CUDA_CHECK(
+        cudaMemcpy(b.get(), frags.data(), frags.size() * sizeof(uint2), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_sum_t.get(), sum_t.data(), sum_t.size() * sizeof(int),
                           cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d_rsqrt_denom_t.get(), rsqrt_denom_t.data(),
+                          rsqrt_denom_t.size() * sizeof(float), cudaMemcpyHostToDevice));
     args.b = b.get(), args.sum_t = d_sum_t.get(), args.rsqrt_denom_t = d_rsqrt_denom_t.get();
 
     int device = 0, optin = 0;
@@ -406,9 +431,10 @@ struct bank_state {
     // After the copies: the pairs' stages, or the band's column sums (SumI and SumISq of th rows,
     // band_rows x (band_cols + tw - 1) of each) before them; then SumI and the variance's inverse
     // root of the band's outputs.
-    args.stage_words =
-        std::max(bank_warps / 2 * 8 * std::min(nt, max_wn) * stage_pitch, 2 * band_rows * (band_cols + tw - 1));
-    smem = (std::size_t(copies) * std::size_t(args.copy_words) + std::size_t(args.stage_words) + 2 * band_rows * band_cols) *
+    args.stage_words = std::max(bank_warps / 2 * 8 * std::min(nt, max_wn) * stage_pitch,
+                                2 * band_rows * (band_cols + tw - 1));
+    smem = (std::size_t(copies) * std::size_t(args.copy_words) + std::size_t(args.stage_words) +
+            2 * band_rows * band_cols) *
            sizeof(std::uint32_t);
     // The kernel's own code decides, not the GPU's compute capability: code compiled for an SM
     // below 8.0 (a T4, or a build whose older PTX the driver compiles for a newer GPU) has the
@@ -417,7 +443,8 @@ struct bank_state {
     CUDA_CHECK(cudaFuncGetAttributes(&code, corr_bank_mma<1, false>));
     runs = code.ptxVersion >= 80 && smem <= std::size_t(optin);
     if (!runs && host_image)  // the fallback of a bank: one problem per template
-      for (const auto &t : templates) fallback.push_back(std::make_unique<ncc::problem>(*host_image, t));
+      for (const auto &t : templates)
+        fallback.push_back(std::make_unique<ncc::problem>(*host_image, t));
     // The copies above are from pageable memory: wait, so work on any stream sees them.
     CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -430,7 +457,8 @@ struct bank_state {
   course::device_buffer<float> d_rsqrt_denom_t;
   std::size_t smem = 0;
   bool runs = false;
-  mutable int occupancy[3][2] = {};  // blocks per SM of each kernel instance ([NT / 2]: NT 1, 2, 4; Sums), once known
+  mutable int occupancy[3][2] =
+      {};  // blocks per SM of each kernel instance ([NT / 2]: NT 1, 2, 4; Sums), once known
   std::vector<std::unique_ptr<ncc::problem>> fallback;
 };
 
@@ -439,12 +467,14 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
   auto kernel = corr_bank_mma<NT, Sums>;
   static std::size_t allowed = 48 * 1024;  // dynamic shared memory this instance may take now
   if (st.smem > allowed) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(st.smem)));
+    CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(st.smem)));
     allowed = st.smem;
   }
   int &blocks_per_sm = st.occupancy[NT / 2][Sums ? 1 : 0];
   if (blocks_per_sm == 0) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads, st.smem));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, bank_threads,
+                                                             st.smem));
     blocks_per_sm = std::max(1, blocks_per_sm);
   }
   // At most as many blocks as fit on the GPU at once (one wave), each walking its bands (band_of:
@@ -460,11 +490,13 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
   CUDA_CHECK_LAUNCH();
 }
 
-ncc::path run_bank_state(const bank_state &st, const ncc::view &v, const ncc::bank_output &out, cudaStream_t stream) {
+ncc::path run_bank_state(const bank_state &st, const ncc::view &v, const ncc::bank_output &out,
+                         cudaStream_t stream) {
   // In sums mode SumI and SumISq are outputs: the chapter's window sums (the kernel writes SumIT);
   // the coefficient's come from the kernel's bands.
   if (out.sums())
-    ncc::window_sums(v, out.sum_i, reinterpret_cast<unsigned *>(out.sum_isq), st.rows.get(), stream);
+    ncc::window_sums(v, out.sum_i, reinterpret_cast<unsigned *>(out.sum_isq), st.rows.get(),
+                     stream);
   bank_args a = st.args;
   a.v = v;
   auto go = [&](auto nt) {
@@ -495,7 +527,8 @@ ncc::path run_bank(const ncc::bank_problem &b, const ncc::bank_output &out, cuda
   for (int k = 0; k < b.count(); ++k) {
     const ncc::problem &p = st.fallback.empty() ? b.image() : *st.fallback[std::size_t(k)];
     ncc::output o;
-    if (out.sums()) o.sum_i = out.sum_i, o.sum_isq = out.sum_isq, o.sum_it = out.sum_it + std::size_t(k) * plane;
+    if (out.sums())
+      o.sum_i = out.sum_i, o.sum_isq = out.sum_isq, o.sum_it = out.sum_it + std::size_t(k) * plane;
     else o.coef = out.coef + std::size_t(k) * plane;
     ncc::run_tex_tex_fallback(p, o, stream);
   }

@@ -20,12 +20,12 @@
 // bank (--bank K, default 32, of --bankTemplate square templates, default 16): stage 10 in one
 // call, K calls of the best single-template stage, K calls of NPP, cuBLAS's int8 GEMM on an
 // im2col matrix (GEMM alone, im2col + GEMM, whole); rate in template-pixel products/s; stage 10
-// against cuBLAS whole interleaved; its goal per GPU (harness/bench_goals.h: >= 100e12 products/s on
-// the H100 and H200; none elsewhere). Every plane is checked against
-// the K single-stage calls (4e-5), and plane 0 of those against the host.
-// Profile ranges (make profile-capture): each progression row's call and NPP's, and two more: the
-// bank call (10_tensor_bank (one call)) and 08 at 52x52 in by_template (its generic kernel).
-// A wrong coefficient anywhere is reported and makes the program exit 1.
+// against cuBLAS whole interleaved; its goal per GPU (harness/bench_goals.h: >= 100e12 products/s
+// on the H100 and H200; none elsewhere). Every plane is checked against the K single-stage calls
+// (4e-5), and plane 0 of those against the host. Profile ranges (make profile-capture): each
+// progression row's call and NPP's, and two more: the bank call (10_tensor_bank (one call)) and 08
+// at 52x52 in by_template (its generic kernel). A wrong coefficient anywhere is reported and makes
+// the program exit 1.
 #include "cublas_bank.h"
 #include "host_ncc.h"
 #include "ncc.h"
@@ -69,8 +69,9 @@ constexpr double goal_vs_npp = 10.0;  // the best stage >= 10x NPP at every size
 
 struct options_t {
   // The defaults: chapters/15-ncc/lessons.toml's [workload.bench] (COURSE_BENCH_*, from CMake).
-  std::int64_t width = COURSE_BENCH_WIDTH, height = COURSE_BENCH_HEIGHT, w_template = COURSE_BENCH_WTEMPLATE,
-               h_template = COURSE_BENCH_HTEMPLATE, bank = COURSE_BENCH_BANK, bank_template = COURSE_BENCH_BANKTEMPLATE;
+  std::int64_t width = COURSE_BENCH_WIDTH, height = COURSE_BENCH_HEIGHT,
+               w_template = COURSE_BENCH_WTEMPLATE, h_template = COURSE_BENCH_HTEMPLATE,
+               bank = COURSE_BENCH_BANK, bank_template = COURSE_BENCH_BANKTEMPLATE;
   std::string sweep = "8,12,16,20,24,28,32,40,48,52,64,96";
   bool generic_at_compiled_sizes = false;
 };
@@ -85,8 +86,8 @@ std::string fixed(double v, int decimals = 2) {
 }
 
 // The kernel a stage ran at a template size. The compiled-in sizes mirror the stages' choice
-// (06_template_size's region: 8 and 16; lesson_dp4a.cuh's launch_by_size for 07 and 08: 8, 12, 16, 20,
-// 24 and 32, all of which fit the constant bank): keep them in step.
+// (06_template_size's region: 8 and 16; lesson_dp4a.cuh's launch_by_size for 07 and 08: 8, 12, 16,
+// 20, 24 and 32, all of which fit the constant bank): keep them in step.
 std::string path_text(const ncc::stage &st, int tw, int th, ncc::path taken) {
   if (taken != ncc::path::own) return "fallback (texture-texture)";
   const std::string &id = st.info.id;
@@ -95,7 +96,8 @@ std::string path_text(const ncc::stage &st, int tw, int th, ncc::path taken) {
   std::vector<int> sizes;
   if (starts_with(id, "06_")) sizes = {8, 16};
   if (starts_with(id, "07_") || starts_with(id, "08_")) sizes = {8, 12, 16, 20, 24, 28, 32};
-  if (tw == th && std::find(sizes.begin(), sizes.end(), tw) != sizes.end()) return "compiled-in " + size_text(tw, th);
+  if (tw == th && std::find(sizes.begin(), sizes.end(), tw) != sizes.end())
+    return "compiled-in " + size_text(tw, th);
   return "generic";
 }
 bool generic_direct(const std::string &path) { return starts_with(path, "generic"); }
@@ -147,10 +149,18 @@ struct sized {
   ncc::npp_baseline npp;
 #endif
   sized(int W, int H, int tw_, int th_)
-      : sc(ncc::make_scene(W, H, tw_, th_)), p(sc.image, sc.templ), tw(tw_), th(th_), n(p.outputs()),
-        bytes(p.v().pitch * std::size_t(H) + n * sizeof(float)), tpix(double(n) * tw_ * th_), coef(n), lib(n)
+      : sc(ncc::make_scene(W, H, tw_, th_)),
+        p(sc.image, sc.templ),
+        tw(tw_),
+        th(th_),
+        n(p.outputs()),
+        bytes(p.v().pitch * std::size_t(H) + n * sizeof(float)),
+        tpix(double(n) * tw_ * th_),
+        coef(n),
+        lib(n)
 #if NCC_HAVE_NPP
-        , npp(p)
+        ,
+        npp(p)
 #endif
   {
   }
@@ -185,8 +195,8 @@ struct sized {
     }
     const long long i = first_off(got, ref, 4e-5);
     if (i >= 0)
-      s.fail(who + " and " + ref_by + " differ at [" + std::to_string(i) + "]: " + fixed(got[std::size_t(i)], 7) + " vs " +
-             fixed(ref[std::size_t(i)], 7));
+      s.fail(who + " and " + ref_by + " differ at [" + std::to_string(i) +
+             "]: " + fixed(got[std::size_t(i)], 7) + " vs " + fixed(ref[std::size_t(i)], 7));
   }
 };
 
@@ -201,31 +211,38 @@ struct context {
   std::string best_path;
 
   context(bench::session &session, const options_t &o)
-      : s(session), opt(o), W(int(o.width)), H(int(o.height)), main(W, H, int(o.w_template), int(o.h_template)),
-        want(ncc::host_coefficients(ncc::host_reference_sums(main.sc.image, main.sc.templ), main.p.stats())) {}
+      : s(session),
+        opt(o),
+        W(int(o.width)),
+        H(int(o.height)),
+        main(W, H, int(o.w_template), int(o.h_template)),
+        want(ncc::host_coefficients(ncc::host_reference_sums(main.sc.image, main.sc.templ),
+                                    main.p.stats())) {}
   bool npp_selected(const std::string &label) const { return have_npp && s.selected(label); }
   void check_host(const std::string &who) {
     const std::vector<float> got = main.read(s.stream());
     const long long i = first_off(got, want, 2e-5);
     if (i >= 0)
-      s.fail(who + ": coefficient [" + std::to_string(i) + "] = " + fixed(got[std::size_t(i)], 7) + ", expected " +
-             fixed(want[std::size_t(i)], 7));
+      s.fail(who + ": coefficient [" + std::to_string(i) + "] = " + fixed(got[std::size_t(i)], 7) +
+             ", expected " + fixed(want[std::size_t(i)], 7));
   }
 };
 
 void progression_table(context &c) {
   sized &z = c.main;
-  bench::progression prog(c.s, {"progression", "NCC progression (" + size_text(c.W, c.H) + ", template " + size_text(z.tw, z.th) + ")",
-                                "path", "Gtpix/s", z.tpix, "%ceiling", "vs_NPP",
-                                plot_hint::stage_bars("Gtpix/s")});
+  bench::progression prog(
+      c.s, {"progression",
+            "NCC progression (" + size_text(c.W, c.H) + ", template " + size_text(z.tw, z.th) + ")",
+            "path", "Gtpix/s", z.tpix, "%ceiling", "vs_NPP", plot_hint::stage_bars("Gtpix/s")});
   double ceiling = 0;  // Gtpix/s
   if (c.s.selected(ceiling_label)) {
     const double dp4a = bench::dp4a_per_s();
     ceiling = 4 * dp4a / 1e9;
     prog.set_ceiling(ceiling);
     c.s.results().param("dp4a_per_s", dp4a);
-    std::printf("IDP4A rate measured: %.4g/s (every lane counted) -> %.0f Gtpix/s at four template-pixel products each\n",
-                dp4a, ceiling);
+    std::printf(
+        "IDP4A rate measured: %.4g/s (every lane counted) -> %.0f Gtpix/s at four template-pixel products each\n",
+        dp4a, ceiling);
   }
   std::optional<bench::measurement> npp;
   if (c.npp_selected(npp_label)) {
@@ -248,7 +265,8 @@ void progression_table(context &c) {
     prog.row(st.info.id, path, m);
     const double ms = m.per_call.median;
     if (!c.best || ms < best_ms) c.best = &st, best_ms = ms, c.best_path = path;
-    if (!is_bank_stage(st) && (!c.best_single || ms < best_single_ms)) c.best_single = &st, best_single_ms = ms;
+    if (!is_bank_stage(st) && (!c.best_single || ms < best_single_ms))
+      c.best_single = &st, best_single_ms = ms;
   }
   if (npp) prog.library(npp_label, *npp);
   if (ceiling > 0) prog.ceiling(ceiling_label, "-", ceiling);
@@ -261,21 +279,35 @@ void vs_npp_table(context &c) {
   if (!c.best || !c.npp_selected(npp_label)) return;
   sized &z = c.main;
   const std::string &id = c.best->info.id, at = size_text(z.tw, z.th);
-  table t("vs_NPP", "NCC " + id + " against NPP, interleaved (ratio = NPP time / stage time, per pair), " + size_text(c.W, c.H),
-          {{"stage", 0}, {"path", 0}, {"template", 0}, {"stage_us", 2}, {"NPP_us", 2}, {"vs_NPP", 2}, {"min", 2}, {"max", 2},
-           {"pairs", 0}, {"goal", 0}});
+  table t("vs_NPP",
+          "NCC " + id + " against NPP, interleaved (ratio = NPP time / stage time, per pair), " +
+              size_text(c.W, c.H),
+          {{"stage", 0},
+           {"path", 0},
+           {"template", 0},
+           {"stage_us", 2},
+           {"NPP_us", 2},
+           {"vs_NPP", 2},
+           {"min", 2},
+           {"max", 2},
+           {"pairs", 0},
+           {"goal", 0}});
   const auto cmp = c.s.interleaved(z.library(), z.stage(*c.best), z.bytes);
   c.check_host(id + " (interleaved with NPP)");
   const bool met = cmp.ratio.median >= goal_vs_npp;
-  t.add_row({id, c.best_path, at, 1e3 * cmp.stage.per_call.median, 1e3 * cmp.baseline.per_call.median, cmp.ratio.median,
-             cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
+  t.add_row({id, c.best_path, at, 1e3 * cmp.stage.per_call.median,
+             1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
+             double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
   bench::warn_if_noisy(t, id, cmp.stage);
   bench::warn_if_noisy(t, npp_label, cmp.baseline);
-  t.note("goal for the reference: the best stage >= " + fixed(goal_vs_npp, 0) + "x NPP (median of the pairs): " +
-         fixed(cmp.ratio.median) + "x -> " + (met ? "met" : "MISSED"));
-  const std::string kind = starts_with(c.best_path, "compiled-in") ? "a compiled-in size" : "the " + c.best_path + " path";
-  c.s.results().headline("NCC " + id + " " + bench::range_text(cmp.ratio) + " NPP at " + at + ", " + kind + " (range over " +
-                         std::to_string(cmp.ratio.pairs) + " interleaved pairs; " + size_text(c.W, c.H) + " image)");
+  t.note("goal for the reference: the best stage >= " + fixed(goal_vs_npp, 0) +
+         "x NPP (median of the pairs): " + fixed(cmp.ratio.median) + "x -> " +
+         (met ? "met" : "MISSED"));
+  const std::string kind = starts_with(c.best_path, "compiled-in") ? "a compiled-in size"
+                                                                   : "the " + c.best_path + " path";
+  c.s.results().headline("NCC " + id + " " + bench::range_text(cmp.ratio) + " NPP at " + at + ", " +
+                         kind + " (range over " + std::to_string(cmp.ratio.pairs) +
+                         " interleaved pairs; " + size_text(c.W, c.H) + " image)");
   c.s.finish(std::move(t));
 }
 
@@ -319,19 +351,24 @@ void series_rows(context &c, sized &z, const std::vector<candidate> &cands, tabl
   const std::string at = " " + size_text(z.tw, z.th);
   const ncc::stage *blocked = find_stage("08");
   for (const ncc::stage *want : {blocked, find_stage("05"), find_stage("09")}) {
-    if (!want || std::none_of(cands.begin(), cands.end(), [&](const candidate &k) { return k.st == want; })) continue;
-    const bool profiled = want == blocked && z.tw == profiled_generic_size && z.th == profiled_generic_size;
+    if (!want ||
+        std::none_of(cands.begin(), cands.end(), [&](const candidate &k) { return k.st == want; }))
+      continue;
+    const bool profiled =
+        want == blocked && z.tw == profiled_generic_size && z.th == profiled_generic_size;
     const auto m = c.s.time(want->info.id + at, z.stage(*want), z.bytes, profiled);
     const auto &p = m.per_call;
-    lines.add_row({double(z.tw), want->info.id, 1e3 * p.median, z.tpix / (p.median * 1e6), 1e3 * p.min, 1e3 * p.max,
-                   double(p.repeats), 100 * p.spread});
+    lines.add_row({double(z.tw), want->info.id, 1e3 * p.median, z.tpix / (p.median * 1e6),
+                   1e3 * p.min, 1e3 * p.max, double(p.repeats), 100 * p.spread});
     bench::warn_if_noisy(lines, want->info.id + at, m);
   }
 }
 
 // vs_NPP_by_template's rows at one size: the fastest stage, and the fastest on a generic direct
 // path when that is another, each interleaved with NPP; returns NPP's time (for by_template).
-std::optional<bench::measurement> goal_rows(context &c, sized &z, const std::vector<candidate> &cands, table &goals, tally &tl) {
+std::optional<bench::measurement> goal_rows(context &c, sized &z,
+                                            const std::vector<candidate> &cands, table &goals,
+                                            tally &tl) {
   const std::string at = size_text(z.tw, z.th);
   const candidate *best = nullptr, *generic = nullptr;
   double best_ms = 0, generic_ms = 0;
@@ -348,16 +385,20 @@ std::optional<bench::measurement> goal_rows(context &c, sized &z, const std::vec
   for (const candidate *k : rows) {
     const auto cmp = c.s.interleaved(z.library(), call_of(z, *k), z.bytes);
     z.compare(c.s, k->st->info.id + " " + at + " (interleaved with NPP)");
-    const bool met = cmp.ratio.median >= goal_vs_npp, is_best = k == best, is_generic = k == generic;
-    const std::string kind = is_best ? (is_generic ? "fastest (generic direct)" : "fastest") : "fastest generic direct";
+    const bool met = cmp.ratio.median >= goal_vs_npp, is_best = k == best,
+               is_generic = k == generic;
+    const std::string kind =
+        is_best ? (is_generic ? "fastest (generic direct)" : "fastest") : "fastest generic direct";
     goals.add_row({double(z.tw), kind, k->st->info.id, k->path, 1e3 * cmp.stage.per_call.median,
-                   1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
-                   double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
+                   1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min,
+                   cmp.ratio.max, double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
     bench::warn_if_noisy(goals, k->st->info.id + " " + at, cmp.stage);
     const std::string miss = at + " (" + fixed(cmp.ratio.median) + "x)";
-    if (is_best) tl.sizes++, tl.met += met, tl.missed += met ? "" : (tl.missed.empty() ? "" : ", ") + miss;
+    if (is_best)
+      tl.sizes++, tl.met += met, tl.missed += met ? "" : (tl.missed.empty() ? "" : ", ") + miss;
     if (is_generic)
-      tl.generic_sizes++, tl.generic_met += met, tl.generic_missed += met ? "" : (tl.generic_missed.empty() ? "" : ", ") + miss;
+      tl.generic_sizes++, tl.generic_met += met,
+          tl.generic_missed += met ? "" : (tl.generic_missed.empty() ? "" : ", ") + miss;
     if (!npp) npp = cmp.baseline;
   }
   return npp;
@@ -376,7 +417,8 @@ void template_size(context &c, int size, table &lines, table &goals, tally &tl) 
     z.compare(c.s, st.info.id + at);
     cands.push_back({&st, path_text(st, size, size, taken)});
     // The same stage's generic kernel at a size it compiles in, checked like any other.
-    if (c.opt.generic_at_compiled_sizes && starts_with(cands.back().path, "compiled-in") && !starts_with(st.info.id, "06_")) {
+    if (c.opt.generic_at_compiled_sizes && starts_with(cands.back().path, "compiled-in") &&
+        !starts_with(st.info.id, "06_")) {
       const candidate forced{&st, "generic (forced at a compiled-in size)", true};
       z.clear();
       call_of(z, forced)(c.s.stream());
@@ -388,43 +430,69 @@ void template_size(context &c, int size, table &lines, table &goals, tally &tl) 
   if (!c.npp_selected("NPP" + at)) return;
   if (const auto npp = goal_rows(c, z, cands, goals, tl)) {
     const auto &p = npp->per_call;
-    lines.add_row({double(size), std::string("NPP"), 1e3 * p.median, z.tpix / (p.median * 1e6), 1e3 * p.min, 1e3 * p.max,
-                   double(p.repeats), 100 * p.spread});
+    lines.add_row({double(size), std::string("NPP"), 1e3 * p.median, z.tpix / (p.median * 1e6),
+                   1e3 * p.min, 1e3 * p.max, double(p.repeats), 100 * p.spread});
   }
 }
 
 // Gtpix/s against the template size (by_template) and the goal at each size (vs_NPP_by_template).
 void by_template_tables(context &c) {
   table lines("by_template", "Gtpix/s against the template size (" + size_text(c.W, c.H) + ")",
-              {{"template", 0}, {"series", 0}, {"time_us", 1}, {"Gtpix/s", 1}, {"min_us", 1}, {"max_us", 1}, {"repeats", 0},
+              {{"template", 0},
+               {"series", 0},
+               {"time_us", 1},
+               {"Gtpix/s", 1},
+               {"min_us", 1},
+               {"max_us", 1},
+               {"repeats", 0},
                {"spread%", 2}});
-  table goals("vs_NPP_by_template", "The fastest stage and the fastest generic direct path against NPP by template size, "
-              "interleaved (ratio = NPP time / stage time); goal: >= " + fixed(goal_vs_npp, 0) + "x at every size",
-              {{"template", 0}, {"kind", 0}, {"stage", 0}, {"path", 0}, {"stage_us", 2}, {"NPP_us", 2}, {"vs_NPP", 2},
-               {"min", 2}, {"max", 2}, {"pairs", 0}, {"goal", 0}});
+  table goals("vs_NPP_by_template",
+              "The fastest stage and the fastest generic direct path against NPP by template size, "
+              "interleaved (ratio = NPP time / stage time); goal: >= " +
+                  fixed(goal_vs_npp, 0) + "x at every size",
+              {{"template", 0},
+               {"kind", 0},
+               {"stage", 0},
+               {"path", 0},
+               {"stage_us", 2},
+               {"NPP_us", 2},
+               {"vs_NPP", 2},
+               {"min", 2},
+               {"max", 2},
+               {"pairs", 0},
+               {"goal", 0}});
   tally tl;
-  if (c.opt.generic_at_compiled_sizes) c.s.results().param("generic_at_compiled_sizes", std::string("on"));
+  if (c.opt.generic_at_compiled_sizes)
+    c.s.results().param("generic_at_compiled_sizes", std::string("on"));
   std::vector<int> sizes;
   for (int size : parse_list(c.opt.sweep))
-    if (size <= c.W && size <= c.H && size * size <= ncc::max_template_pixels) sizes.push_back(size);
+    if (size <= c.W && size <= c.H && size * size <= ncc::max_template_pixels)
+      sizes.push_back(size);
   for (int size : sizes) template_size(c, size, lines, goals, tl);
-  const std::string span = sizes.empty() ? "" : std::to_string(sizes.front()) + ".." + std::to_string(sizes.back());
+  const std::string span =
+      sizes.empty() ? "" : std::to_string(sizes.front()) + ".." + std::to_string(sizes.back());
   if (tl.sizes > 0) {
-    goals.note("goal >= " + fixed(goal_vs_npp, 0) + "x NPP (median of the pairs), the fastest stage: met at " + std::to_string(tl.met) +
-               " of " + std::to_string(tl.sizes) + " sizes" + (tl.missed.empty() ? "" : "; missed at " + tl.missed));
-    goals.note("the fastest generic direct path (no compile-time size): met at " + std::to_string(tl.generic_met) + " of " +
-               std::to_string(tl.generic_sizes) + " sizes" + (tl.generic_missed.empty() ? "" : "; missed at " + tl.generic_missed));
+    goals.note("goal >= " + fixed(goal_vs_npp, 0) +
+               "x NPP (median of the pairs), the fastest stage: met at " + std::to_string(tl.met) +
+               " of " + std::to_string(tl.sizes) + " sizes" +
+               (tl.missed.empty() ? "" : "; missed at " + tl.missed));
+    goals.note("the fastest generic direct path (no compile-time size): met at " +
+               std::to_string(tl.generic_met) + " of " + std::to_string(tl.generic_sizes) +
+               " sizes" + (tl.generic_missed.empty() ? "" : "; missed at " + tl.generic_missed));
     if (c.opt.generic_at_compiled_sizes)
-      goals.note("--generic-at-compiled-sizes: 07 and 08 also ran their generic instance at the sizes they compile in (8, 12, "
-                 "16, 20, 24, 28, 32), path \"generic (forced at a compiled-in size)\"");
+      goals.note(
+          "--generic-at-compiled-sizes: 07 and 08 also ran their generic instance at the sizes they compile in (8, 12, "
+          "16, 20, 24, 28, 32), path \"generic (forced at a compiled-in size)\"");
     else
-      goals.note("07 and 08 run their generic instance only at sizes they do not compile in (not 8, 12, 16, 20, 24, 28, 32): "
-                 "there the generic row is another stage's generic path");
-    c.s.results().headline("NCC fastest stage >= " + fixed(goal_vs_npp, 0) + "x NPP at every square template " + span +
-                           " (median of the interleaved pairs): met at " + std::to_string(tl.met) + " of " +
-                           std::to_string(tl.sizes) + (tl.missed.empty() ? "" : " (missed at " + tl.missed + ")") +
-                           "; generic direct path: met at " + std::to_string(tl.generic_met) + " of " +
-                           std::to_string(tl.generic_sizes));
+      goals.note(
+          "07 and 08 run their generic instance only at sizes they do not compile in (not 8, 12, 16, 20, 24, 28, 32): "
+          "there the generic row is another stage's generic path");
+    c.s.results().headline(
+        "NCC fastest stage >= " + fixed(goal_vs_npp, 0) + "x NPP at every square template " + span +
+        " (median of the interleaved pairs): met at " + std::to_string(tl.met) + " of " +
+        std::to_string(tl.sizes) + (tl.missed.empty() ? "" : " (missed at " + tl.missed + ")") +
+        "; generic direct path: met at " + std::to_string(tl.generic_met) + " of " +
+        std::to_string(tl.generic_sizes));
   }
   plot_hint hint{"lines", "template", "Gtpix/s"};
   hint.series = "series";
@@ -458,9 +526,17 @@ struct bank_case {
   std::string label_single, label_npp;
 
   bank_case(const course::gray_image &image, int K_, int size_)
-      : K(K_), size(size_), templates(cut_templates(image, K_, size_)), bank(image, templates), plane(bank.outputs()),
-        all(plane * std::size_t(K_)), products(double(all) * size_ * size_), ref(all), coef(all),
-        label_single(std::to_string(K_) + " calls of "), label_npp(std::to_string(K_) + " calls of NPP") {
+      : K(K_),
+        size(size_),
+        templates(cut_templates(image, K_, size_)),
+        bank(image, templates),
+        plane(bank.outputs()),
+        all(plane * std::size_t(K_)),
+        products(double(all) * size_ * size_),
+        ref(all),
+        coef(all),
+        label_single(std::to_string(K_) + " calls of "),
+        label_npp(std::to_string(K_) + " calls of NPP") {
     for (const auto &t : templates) singles.push_back(std::make_unique<ncc::problem>(image, t));
   }
   bench::work single_calls(const ncc::stage &st) {
@@ -481,8 +557,8 @@ struct bank_case {
     const long long i = first_off(got, want, bound);
     if (i >= 0)
       s.fail("bank: " + who + ": template " + std::to_string(std::size_t(i) / plane) + ", output " +
-             std::to_string(std::size_t(i) % plane) + " = " + fixed(got[std::size_t(i)], 7) + ", expected " +
-             fixed(want[std::size_t(i)], 7));
+             std::to_string(std::size_t(i) % plane) + " = " + fixed(got[std::size_t(i)], 7) +
+             ", expected " + fixed(want[std::size_t(i)], 7));
   }
 };
 
@@ -494,7 +570,8 @@ std::vector<bench::column> bank_columns() {
   return cols;
 }
 
-void bank_row(table &t, const bank_case &b, const std::string &label, const bench::measurement &m, double bank_ms) {
+void bank_row(table &t, const bank_case &b, const std::string &label, const bench::measurement &m,
+              double bank_ms) {
   std::vector<cell> r = {label};
   for (const auto &x : bench::timing_cells(m)) r.push_back(x);
   r.push_back(bench::rate(b.products, m));
@@ -507,24 +584,27 @@ void bank_row(table &t, const bank_case &b, const std::string &label, const benc
 void bank_reference(context &c, bank_case &b, const ncc::stage &single) {
   b.single_calls(single)(c.s.stream());
   CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
-  const auto want = ncc::host_coefficients(ncc::host_reference_sums(c.main.sc.image, b.templates[0]), b.singles[0]->stats());
+  const auto want = ncc::host_coefficients(
+      ncc::host_reference_sums(c.main.sc.image, b.templates[0]), b.singles[0]->stats());
   std::vector<float> got(b.plane);
   CUDA_CHECK(cudaMemcpy(got.data(), b.ref.get(), b.plane * sizeof(float), cudaMemcpyDeviceToHost));
   const long long i = first_off(got, want, 2e-5);
   if (i >= 0)
-    c.s.fail("bank: " + single.info.id + ", template 0, output " + std::to_string(i) + " = " + fixed(got[std::size_t(i)], 7) +
-             ", expected " + fixed(want[std::size_t(i)], 7));
+    c.s.fail("bank: " + single.info.id + ", template 0, output " + std::to_string(i) + " = " +
+             fixed(got[std::size_t(i)], 7) + ", expected " + fixed(want[std::size_t(i)], 7));
 }
 
 // The bank stage's row (its time, for vs_bank), and the K single calls and K NPP calls.
-double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage *tc, const ncc::stage &single) {
+double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage *tc,
+                       const ncc::stage &single) {
   double bank_ms = 0;
   const std::string tc_label = tc ? tc->info.id + " (one call)" : "";
   if (tc && c.s.selected(tc_label)) {
     ncc::bank_output o;
     o.coef = b.coef.get();
     CUDA_CHECK(cudaMemset(b.coef.get(), 0xFF, b.all * sizeof(float)));
-    const auto m = c.s.time(tc_label, [&](cudaStream_t st) { tc->run(b.bank, o, st); }, b.all * sizeof(float), true);
+    const auto m = c.s.time(
+        tc_label, [&](cudaStream_t st) { tc->run(b.bank, o, st); }, b.all * sizeof(float), true);
     b.check(c.s, tc->info.id, b.coef.get(), 4e-5);
     bank_ms = m.per_call.median;
     bank_row(t, b, tc_label, m, bank_ms);
@@ -532,18 +612,24 @@ double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage
     t.add_row({std::string("10_tensor_bank: TODO, not yet implemented")});
   }
   if (c.s.selected(b.label_single + single.info.id)) {
-    const auto m = c.s.time(b.label_single + single.info.id, b.single_calls(single), b.all * sizeof(float));
+    const auto m =
+        c.s.time(b.label_single + single.info.id, b.single_calls(single), b.all * sizeof(float));
     bank_row(t, b, b.label_single + single.info.id, m, bank_ms);
-    t.note(b.label_single + single.info.id + ": a stage that keeps its template in constant memory uploads it at each call "
+    t.note(b.label_single + single.info.id +
+           ": a stage that keeps its template in constant memory uploads it at each call "
            "(cudaMemcpyToSymbolAsync and a stream sync): K uploads per row");
   }
 #if NCC_HAVE_NPP
   if (c.s.selected(b.label_npp)) {
     std::vector<std::unique_ptr<ncc::npp_baseline>> npp;
     for (const auto &p : b.singles) npp.push_back(std::make_unique<ncc::npp_baseline>(*p));
-    const auto m = c.s.time(b.label_npp, [&](cudaStream_t st) {
-      for (int k = 0; k < b.K; ++k) npp[std::size_t(k)]->run(b.coef.get() + std::size_t(k) * b.plane, st);
-    }, b.all * sizeof(float));
+    const auto m = c.s.time(
+        b.label_npp,
+        [&](cudaStream_t st) {
+          for (int k = 0; k < b.K; ++k)
+            npp[std::size_t(k)]->run(b.coef.get() + std::size_t(k) * b.plane, st);
+        },
+        b.all * sizeof(float));
     bank_row(t, b, b.label_npp, m, bank_ms);
   }
 #else
@@ -553,29 +639,42 @@ double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage
 }
 
 // cuBLAS's int8 GEMM rows, and stage 10 against cuBLAS whole, interleaved.
-void bank_cublas_rows(context &c, bank_case &b, table &t, const ncc::bank_stage *tc, double bank_ms) {
-  const std::string gemm = "cuBLAS int8 GEMM alone", both = "cuBLAS im2col + GEMM", whole = "cuBLAS whole (+ window sums, coefficients)";
+void bank_cublas_rows(context &c, bank_case &b, table &t, const ncc::bank_stage *tc,
+                      double bank_ms) {
+  const std::string gemm = "cuBLAS int8 GEMM alone", both = "cuBLAS im2col + GEMM",
+                    whole = "cuBLAS whole (+ window sums, coefficients)";
   if (!c.s.selected(gemm) && !c.s.selected(both) && !c.s.selected(whole)) return;
   ncc::cublas_bank blas(b.bank);
   CUDA_CHECK(cudaMemset(b.coef.get(), 0xFF, b.all * sizeof(float)));
   blas.run(b.coef.get(), c.s.stream());
   b.check(c.s, "cuBLAS int8 GEMM", b.coef.get(), 4e-5);
   const std::size_t ws = blas.im2col_bytes() + b.all * 2 * sizeof(float);
-  if (c.s.selected(gemm)) bank_row(t, b, gemm, c.s.time(gemm, [&](cudaStream_t st) { blas.gemm(st); }, ws), bank_ms);
+  if (c.s.selected(gemm))
+    bank_row(t, b, gemm,
+             c.s.time(
+                 gemm, [&](cudaStream_t st) { blas.gemm(st); }, ws),
+             bank_ms);
   if (c.s.selected(both)) {
-    bank_row(t, b, both, c.s.time(both, [&](cudaStream_t st) { blas.im2col(st), blas.gemm(st); }, ws), bank_ms);
+    bank_row(t, b, both,
+             c.s.time(
+                 both, [&](cudaStream_t st) { blas.im2col(st), blas.gemm(st); }, ws),
+             bank_ms);
     t.note(both + ": the im2col matrix is " + std::to_string(blas.im2col_bytes() >> 20) + " MiB");
   }
   if (!c.s.selected(whole)) return;
-  bank_row(t, b, whole, c.s.time(whole, [&](cudaStream_t st) { blas.run(b.coef.get(), st); }, ws), bank_ms);
+  bank_row(t, b, whole,
+           c.s.time(
+               whole, [&](cudaStream_t st) { blas.run(b.coef.get(), st); }, ws),
+           bank_ms);
   if (!tc || !c.s.selected(tc->info.id + " (one call)")) return;
   ncc::bank_output o;
   o.coef = b.coef.get();
   const auto cmp = c.s.interleaved([&](cudaStream_t st) { blas.run(b.coef.get(), st); },
                                    [&](cudaStream_t st) { tc->run(b.bank, o, st); }, ws);
   b.check(c.s, tc->info.id + " (interleaved with cuBLAS)", b.coef.get(), 4e-5);
-  t.note(tc->info.id + " against cuBLAS whole, interleaved: " + bench::range_text(cmp.ratio) + " (median " +
-         fixed(cmp.ratio.median) + "x over " + std::to_string(cmp.ratio.pairs) + " pairs)");
+  t.note(tc->info.id + " against cuBLAS whole, interleaved: " + bench::range_text(cmp.ratio) +
+         " (median " + fixed(cmp.ratio.median) + "x over " + std::to_string(cmp.ratio.pairs) +
+         " pairs)");
 }
 
 // A bank of K templates: stage 10 in one call against K single calls, NPP and cuBLAS.
@@ -591,13 +690,21 @@ void bank_table(context &c) {
     return;
   }
   const std::string calls = std::to_string(K) + " calls of ";
-  const std::vector<std::string> labels = {tc ? tc->info.id + " (one call)" : "", calls + single->info.id, calls + "NPP",
-                                           "cuBLAS int8 GEMM alone", "cuBLAS im2col + GEMM", "cuBLAS whole (+ window sums, coefficients)"};
-  if (std::none_of(labels.begin(), labels.end(), [&](const std::string &l) { return !l.empty() && c.s.selected(l); })) return;
+  const std::vector<std::string> labels = {tc ? tc->info.id + " (one call)" : "",
+                                           calls + single->info.id,
+                                           calls + "NPP",
+                                           "cuBLAS int8 GEMM alone",
+                                           "cuBLAS im2col + GEMM",
+                                           "cuBLAS whole (+ window sums, coefficients)"};
+  if (std::none_of(labels.begin(), labels.end(),
+                   [&](const std::string &l) { return !l.empty() && c.s.selected(l); }))
+    return;
   bank_case b(c.main.sc.image, K, size);
-  std::printf("\nA bank of %d templates of %dx%d on %dx%d: %.3g template-pixel products per call\n", K, size, size, c.W, c.H,
-              b.products);
-  table t("bank", "A bank of " + std::to_string(K) + " templates of " + size_text(size, size) + " (" + size_text(c.W, c.H) + ")",
+  std::printf("\nA bank of %d templates of %dx%d on %dx%d: %.3g template-pixel products per call\n",
+              K, size, size, c.W, c.H, b.products);
+  table t("bank",
+          "A bank of " + std::to_string(K) + " templates of " + size_text(size, size) + " (" +
+              size_text(c.W, c.H) + ")",
           bank_columns());
   bank_reference(c, b, *single);
   const double bank_ms = bank_stage_rows(c, b, t, tc, *single);
@@ -610,15 +717,20 @@ void bank_table(context &c) {
     std::string verdict;
     if (const bench::gpu_goals *goals = bench::goals_for(gpu)) {
       const bool met = rate >= goals->ncc_bank;
-      verdict = "; " + bench::goal_for_text(gpu) + " >= " + bench::e12_text(goals->ncc_bank) + " " + (met ? "met" : "MISSED");
+      verdict = "; " + bench::goal_for_text(gpu) + " >= " + bench::e12_text(goals->ncc_bank) + " " +
+                (met ? "met" : "MISSED");
       t.note(bench::goal_for_text(gpu) + ": the bank stage >= " + bench::e12_text(goals->ncc_bank) +
-             " template-pixel products/s: " + fixed(rate / 1e12, 1) + "e12/s -> " + (met ? "met" : "MISSED"));
+             " template-pixel products/s: " + fixed(rate / 1e12, 1) + "e12/s -> " +
+             (met ? "met" : "MISSED"));
     } else {
-      t.note("no products/s goal is set for " + gpu.name + " (" + std::to_string(gpu.sms) + " SMs): the goal is set for the " +
-             bench::goal_gpus_text() + "; compare with cuBLAS whole instead");
+      t.note("no products/s goal is set for " + gpu.name + " (" + std::to_string(gpu.sms) +
+             " SMs): the goal is set for the " + bench::goal_gpus_text() +
+             "; compare with cuBLAS whole instead");
     }
-    c.s.results().headline("NCC bank: " + tc->info.id + " " + fixed(rate / 1e12, 1) + "e12 template-pixel products/s (median), " +
-                           std::to_string(K) + " templates of " + size_text(size, size) + " on " + size_text(c.W, c.H) + verdict);
+    c.s.results().headline("NCC bank: " + tc->info.id + " " + fixed(rate / 1e12, 1) +
+                           "e12 template-pixel products/s (median), " + std::to_string(K) +
+                           " templates of " + size_text(size, size) + " on " + size_text(c.W, c.H) +
+                           verdict);
   }
   t.set_plot({"bars", "series", "Gtpix/s"});
   c.s.finish(std::move(t));
@@ -634,15 +746,20 @@ void versions(bench::session &s) {
 }
 
 void body(bench::session &s, const options_t &opt) {
-  const int W = int(opt.width), H = int(opt.height), tw = int(opt.w_template), th = int(opt.h_template);
+  const int W = int(opt.width), H = int(opt.height), tw = int(opt.w_template),
+            th = int(opt.h_template);
   if (std::int64_t(tw) * th > ncc::max_template_pixels || tw > W || th > H)
     throw std::invalid_argument("template too large for the image or the 32768-pixel limit");
   versions(s);
-  for (const auto &[name, value] : {std::pair<const char *, int>{"width", W}, {"height", H}, {"w_template", tw}, {"h_template", th}})
+  for (const auto &[name, value] : {std::pair<const char *, int>{"width", W},
+                                    {"height", H},
+                                    {"w_template", tw},
+                                    {"h_template", th}})
     s.results().param(name, double(value));
   context c(s, opt);
-  std::printf("\nNCC of a %dx%d image with a %dx%d template: %zu coefficients, %.3g template pixels\n", W, H, tw, th, c.main.n,
-              c.main.tpix);
+  std::printf(
+      "\nNCC of a %dx%d image with a %dx%d template: %zu coefficients, %.3g template pixels\n", W,
+      H, tw, th, c.main.n, c.main.tpix);
   progression_table(c);
   vs_npp_table(c);
   by_template_tables(c);
@@ -663,11 +780,13 @@ int main(int argc, char **argv) {
             .add("wTemplate", opt.w_template, 1, 181, "template width")
             .add("hTemplate", opt.h_template, 1, 181, "template height")
             .add("bank", opt.bank, 0, 256, "templates in the bank table (0: no bank table)")
-            .add("bankTemplate", opt.bank_template, 1, 64, "width and height of the bank's templates")
+            .add("bankTemplate", opt.bank_template, 1, 64,
+                 "width and height of the bank's templates")
             .add("sweep", opt.sweep, "template sizes (square) for by_template, comma-separated")
-            .flag("generic-at-compiled-sizes", opt.generic_at_compiled_sizes,
-                  "by_template: also time 07 and 08's generic kernel at the sizes they compile in (8, 12, ..., 32), "
-                  "so the generic path's goal is judged on the generic kernel there too");
+            .flag(
+                "generic-at-compiled-sizes", opt.generic_at_compiled_sizes,
+                "by_template: also time 07 and 08's generic kernel at the sizes they compile in (8, 12, ..., 32), "
+                "so the generic path's goal is judged on the generic kernel there too");
       },
       [&](bench::session &s) { body(s, opt); });
 }

@@ -43,8 +43,9 @@ class cublas_bank {
   const bank_problem &b_;
   int m_ = 0, mp_ = 0, kd_ = 0;  // outputs, outputs padded to 16, template pixels padded to 16
   cublasHandle_t handle_ = nullptr;
-  course::device_buffer<std::int8_t> a_, t_;  // im2col (mp x kd, a row per output), templates (K x kd)
-  course::device_buffer<int> c_;              // K planes of mp
+  course::device_buffer<std::int8_t> a_,
+      t_;                         // im2col (mp x kd, a row per output), templates (K x kd)
+  course::device_buffer<int> c_;  // K planes of mp
   course::device_buffer<int> sum_t_;
   course::device_buffer<float> denom_t_;
   course::device_buffer<unsigned> rows_;

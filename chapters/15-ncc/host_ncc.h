@@ -29,7 +29,8 @@ inline host_sums host_reference_sums(const course::gray_image &img, const course
       for (int x = 0; x < s.out_w; ++x) {
         std::int64_t si = 0, sisq = 0, sit = 0;
         for (int j = 0; j < t.height; ++j) {
-          const std::uint8_t *row = &img.pixels[(y + std::size_t(j)) * std::size_t(img.width) + std::size_t(x)];
+          const std::uint8_t *row =
+              &img.pixels[(y + std::size_t(j)) * std::size_t(img.width) + std::size_t(x)];
           const std::uint8_t *trow = &t.pixels[std::size_t(j) * std::size_t(t.width)];
           for (int i = 0; i < t.width; ++i) {
             const std::int64_t I = row[i];
@@ -53,7 +54,8 @@ inline double host_coefficient(std::int64_t n, std::int64_t si, std::int64_t sis
 
 inline std::vector<double> host_coefficients(const host_sums &s, const template_stats &t) {
   std::vector<double> c(s.sum_i.size());
-  for (std::size_t k = 0; k < c.size(); ++k) c[k] = host_coefficient(t.n, s.sum_i[k], s.sum_isq[k], s.sum_it[k], t);
+  for (std::size_t k = 0; k < c.size(); ++k)
+    c[k] = host_coefficient(t.n, s.sum_i[k], s.sum_isq[k], s.sum_it[k], t);
   return c;
 }
 

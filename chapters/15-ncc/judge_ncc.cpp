@@ -35,7 +35,8 @@ namespace {
 
 course::gray_image random_image(int w, int h, std::uint64_t seed) {
   course::gray_image img(w, h);
-  for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = std::uint8_t(course::random_int(seed, i, 0, 255));
+  for (std::size_t i = 0; i < img.pixels.size(); ++i)
+    img.pixels[i] = std::uint8_t(course::random_int(seed, i, 0, 255));
   return img;
 }
 
@@ -60,9 +61,11 @@ shape read_shape(const params &p) {
 
 std::string size_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-// "1024x1024 image, 16x16 template, coefficients": the shape, and the fallback if the stage took it.
+// "1024x1024 image, 16x16 template, coefficients": the shape, and the fallback if the stage took
+// it.
 std::string describe(const shape &s, const std::string &templates, ncc::path taken) {
-  std::string d = size_text(s.width, s.height) + " image, " + templates + ", " + (s.sums ? "sums" : "coefficients");
+  std::string d = size_text(s.width, s.height) + " image, " + templates + ", " +
+                  (s.sums ? "sums" : "coefficients");
   if (taken != ncc::path::own) d += " (" + std::string(ncc::to_string(taken)) + ")";
   return d;
 }
@@ -74,10 +77,12 @@ workload single_workload(const ncc::stage &st, const params &p) {
     course::device_buffer<float> coef;
     course::device_buffer<int> sum_i, sum_isq, sum_it;
     ncc::output out;
-    state(const course::gray_image &image, const course::gray_image &templ, bool sums) : problem(image, templ) {
+    state(const course::gray_image &image, const course::gray_image &templ, bool sums)
+        : problem(image, templ) {
       const std::size_t n = problem.outputs();
       if (sums) {
-        sum_i = course::device_buffer<int>(n), sum_isq = course::device_buffer<int>(n), sum_it = course::device_buffer<int>(n);
+        sum_i = course::device_buffer<int>(n), sum_isq = course::device_buffer<int>(n),
+        sum_it = course::device_buffer<int>(n);
         out.sum_i = sum_i.get(), out.sum_isq = sum_isq.get(), out.sum_it = sum_it.get();
       } else {
         coef = course::device_buffer<float>(n);
@@ -85,7 +90,8 @@ workload single_workload(const ncc::stage &st, const params &p) {
       }
     }
   };
-  auto a = std::make_shared<state>(random_image(s.width, s.height, s.seed), random_image(s.tw, s.th, s.seed + 1), s.sums);
+  auto a = std::make_shared<state>(random_image(s.width, s.height, s.seed),
+                                   random_image(s.tw, s.th, s.seed + 1), s.sums);
   const ncc::path taken = st.run(a->problem, a->out, nullptr);  // the stage's own set-up, untimed
   CUDA_CHECK(cudaDeviceSynchronize());
   workload w;
@@ -98,15 +104,18 @@ workload single_workload(const ncc::stage &st, const params &p) {
 workload bank_workload(const ncc::bank_stage &st, const params &p) {
   const shape s = read_shape(p);
   const int k = int(p.integer("k", 32));
-  if (k < 1) throw std::invalid_argument("k=" + std::to_string(k) + ": a bank holds at least one template");
+  if (k < 1)
+    throw std::invalid_argument("k=" + std::to_string(k) + ": a bank holds at least one template");
   std::vector<course::gray_image> templates;
-  for (int i = 0; i < k; ++i) templates.push_back(random_image(s.tw, s.th, s.seed + 1 + std::uint64_t(i)));
+  for (int i = 0; i < k; ++i)
+    templates.push_back(random_image(s.tw, s.th, s.seed + 1 + std::uint64_t(i)));
   struct state {
     ncc::bank_problem bank;
     course::device_buffer<float> coef;
     course::device_buffer<int> sum_i, sum_isq, sum_it;
     ncc::bank_output out;
-    state(const course::gray_image &image, std::vector<course::gray_image> t, bool sums) : bank(image, std::move(t)) {
+    state(const course::gray_image &image, std::vector<course::gray_image> t, bool sums)
+        : bank(image, std::move(t)) {
       const std::size_t plane = bank.outputs(), all = plane * std::size_t(bank.count());
       if (sums) {
         sum_i = course::device_buffer<int>(plane), sum_isq = course::device_buffer<int>(plane);
@@ -118,11 +127,13 @@ workload bank_workload(const ncc::bank_stage &st, const params &p) {
       }
     }
   };
-  auto a = std::make_shared<state>(random_image(s.width, s.height, s.seed), std::move(templates), s.sums);
+  auto a = std::make_shared<state>(random_image(s.width, s.height, s.seed), std::move(templates),
+                                   s.sums);
   const ncc::path taken = st.run(a->bank, a->out, nullptr);  // the bank packed once, untimed
   CUDA_CHECK(cudaDeviceSynchronize());
   workload w;
-  w.description = describe(s, "a bank of " + std::to_string(k) + " templates of " + size_text(s.tw, s.th), taken);
+  w.description = describe(
+      s, "a bank of " + std::to_string(k) + " templates of " + size_text(s.tw, s.th), taken);
   w.call = [&st, a](cudaStream_t stream) { st.run(a->bank, a->out, stream); };
   w.keep = a;
   return w;

@@ -54,7 +54,8 @@ struct dp4a_state {
   explicit dp4a_state(const problem &p) {
     words = shifted_template(p.host_template());
     shift = course::device_buffer<std::uint32_t>(words.size());
-    CUDA_CHECK(cudaMemcpy(shift.get(), words.data(), words.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(shift.get(), words.data(), words.size() * sizeof(std::uint32_t),
+                          cudaMemcpyHostToDevice));
     // From pageable memory cudaMemcpy may return before its DMA lands, and a kernel on a
     // non-blocking stream does not wait for the legacy stream: wait here, or the generic instance
     // (which reads these words from global memory) can read a template half copied.
@@ -65,8 +66,8 @@ struct dp4a_state {
   void load_constant(std::uint64_t id, cudaStream_t stream) const {
     static std::uint64_t loaded = 0;
     if (!in_constant || loaded == id) return;
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_shift, words.data(), words.size() * sizeof(std::uint32_t), 0,
-                                       cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_shift, words.data(), words.size() * sizeof(std::uint32_t),
+                                       0, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     loaded = id;
   }
@@ -103,7 +104,8 @@ void launch_by_size(const view &v, const dp4a_state &st, Launch &&launch) {
   bool done = false;
   auto try_size = [&](auto size) {
     constexpr int S = decltype(size)::value;
-    if (!done && !generic_at_compiled_sizes && v.tw == S && v.th == S && st.in_constant) launch(size, size), done = true;
+    if (!done && !generic_at_compiled_sizes && v.tw == S && v.th == S && st.in_constant)
+      launch(size, size), done = true;
   };
   try_size(std::integral_constant<int, 8>{});
   try_size(std::integral_constant<int, 12>{});

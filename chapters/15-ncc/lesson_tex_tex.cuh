@@ -34,10 +34,11 @@ __device__ __forceinline__ sums5 tex_tex_sums(const view &v, int x, int y) {
   return s;
 }
 
-// --- the texture-texture kernel as a fallback -----------------------------------------------------
-// One thread per output, the template statistics taken from the host (15.3). Listing 15.6 falls
-// back to corrTexTex2D when the shared tile does not fit; stages 02..06 also fall back when the
-// template does not fit their constant memory, and stage 10 where its kernel cannot run.
+// --- the texture-texture kernel as a fallback
+// ----------------------------------------------------- One thread per output, the template
+// statistics taken from the host (15.3). Listing 15.6 falls back to corrTexTex2D when the shared
+// tile does not fit; stages 02..06 also fall back when the template does not fit their constant
+// memory, and stage 10 where its kernel cannot run.
 static __global__ void corr_tex_tex_fallback(view v, output o) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;

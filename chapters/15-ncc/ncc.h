@@ -60,8 +60,8 @@ inline template_stats stats_of(const course::gray_image &t) {
 
 // What the kernels receive (by value).
 struct view {
-  const std::uint8_t *image = nullptr;  // row pitch `pitch`; each row readable up to width + 8 bytes
-                                        // (zeros past width)
+  const std::uint8_t *image = nullptr;  // row pitch `pitch`; each row readable up to width + 8
+                                        // bytes (zeros past width)
   std::size_t pitch = 0;
   int width = 0, height = 0;
   const std::uint8_t *templ = nullptr;  // row pitch `tpitch`
@@ -85,16 +85,19 @@ struct output {
 // derive from the template (constant memory, FFTs) keyed by id(), so repeated calls do not redo it.
 class problem {
  public:
-  problem(const course::gray_image &image, const course::gray_image &templ) : host_template_(templ) {
+  problem(const course::gray_image &image, const course::gray_image &templ)
+      : host_template_(templ) {
     if (templ.width <= 0 || templ.height <= 0 || image.width <= 0 || image.height <= 0)
       throw std::invalid_argument("empty image or template");
     if (templ.width > image.width || templ.height > image.height)
-      throw std::invalid_argument("the template (" + std::to_string(templ.width) + "x" + std::to_string(templ.height) +
-                                  ") is larger than the image (" + std::to_string(image.width) + "x" +
-                                  std::to_string(image.height) + ")");
+      throw std::invalid_argument("the template (" + std::to_string(templ.width) + "x" +
+                                  std::to_string(templ.height) + ") is larger than the image (" +
+                                  std::to_string(image.width) + "x" + std::to_string(image.height) +
+                                  ")");
     if (std::int64_t(templ.width) * templ.height > max_template_pixels)
-      throw std::invalid_argument("templates of at most " + std::to_string(max_template_pixels) + " pixels, not " +
-                                  std::to_string(templ.width) + "x" + std::to_string(templ.height));
+      throw std::invalid_argument("templates of at most " + std::to_string(max_template_pixels) +
+                                  " pixels, not " + std::to_string(templ.width) + "x" +
+                                  std::to_string(templ.height));
     static std::uint64_t next_id = 0;
     id_ = ++next_id;
     stats_ = stats_of(templ);
@@ -107,9 +110,11 @@ class problem {
     CUDA_CHECK(cudaMemset(image_.get(), 0, image_.bytes()));
     CUDA_CHECK(cudaMemset(templ_.get(), 0, templ_.bytes()));
     CUDA_CHECK(cudaMemcpy2D(image_.get(), v_.pitch, image.pixels.data(), std::size_t(image.width),
-                            std::size_t(image.width), std::size_t(image.height), cudaMemcpyHostToDevice));
+                            std::size_t(image.width), std::size_t(image.height),
+                            cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy2D(templ_.get(), v_.tpitch, templ.pixels.data(), std::size_t(templ.width),
-                            std::size_t(templ.width), std::size_t(templ.height), cudaMemcpyHostToDevice));
+                            std::size_t(templ.width), std::size_t(templ.height),
+                            cudaMemcpyHostToDevice));
     v_.image = image_.get(), v_.templ = templ_.get();
     v_.tex_image = make_texture(image_.get(), v_.pitch, image.width, image.height);
     v_.tex_template = make_texture(templ_.get(), v_.tpitch, templ.width, templ.height);
@@ -176,7 +181,9 @@ enum class path { own, tex_tex_fallback };
 // judged, on the generic kernel at those sizes too.
 inline bool generic_at_compiled_sizes = false;
 
-inline const char *to_string(path p) { return p == path::own ? "own kernel" : "texture-texture fallback"; }
+inline const char *to_string(path p) {
+  return p == path::own ? "own kernel" : "texture-texture fallback";
+}
 
 // Enqueues the work on `stream`; the output buffers are out_w * out_h elements.
 using run_fn = path (*)(const problem &p, const output &out, cudaStream_t stream);
@@ -195,9 +202,10 @@ class bank_problem {
       : host_image_(image), templates_(std::move(templates)), image_(image, first_of(templates_)) {
     for (const auto &t : templates_) {
       if (t.width != templates_[0].width || t.height != templates_[0].height)
-        throw std::invalid_argument("a bank holds templates of one size: " + std::to_string(t.width) + "x" +
-                                    std::to_string(t.height) + " beside " + std::to_string(templates_[0].width) + "x" +
-                                    std::to_string(templates_[0].height));
+        throw std::invalid_argument(
+            "a bank holds templates of one size: " + std::to_string(t.width) + "x" +
+            std::to_string(t.height) + " beside " + std::to_string(templates_[0].width) + "x" +
+            std::to_string(templates_[0].height));
       stats_.push_back(stats_of(t));
     }
     static std::uint64_t next_id = 0;
@@ -254,16 +262,20 @@ struct bank_stage {
   bank_fn run;
 };
 struct bank_registrar {
-  explicit bank_registrar(bank_stage s) { course::registered<bank_stage>().push_back(std::move(s)); }
+  explicit bank_registrar(bank_stage s) {
+    course::registered<bank_stage>().push_back(std::move(s));
+  }
 };
 
 }  // namespace ncc
 
 // NCC_STAGE("title (15.2)", run);  registers the stage compiled in this file (its id is the build's
 // COURSE_STAGE_ID); NCC_BANK_STAGE the same for a stage that also correlates a bank of templates.
-#define NCC_STAGE(title, ...)                                                  \
-  static course::registrar<ncc::stage> COURSE_CONCAT(course_registrar_, __LINE__){ \
-      ncc::stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
-#define NCC_BANK_STAGE(title, ...)                                                  \
-  static ncc::bank_registrar COURSE_CONCAT(ncc_bank_registrar_, __LINE__){ \
-      ncc::bank_stage{COURSE_THIS_STAGE(title), __VA_ARGS__}}
+#define NCC_STAGE(title, ...)                                                       \
+  static course::registrar<ncc::stage> COURSE_CONCAT(course_registrar_, __LINE__) { \
+    ncc::stage { COURSE_THIS_STAGE(title), __VA_ARGS__ }                            \
+  }
+#define NCC_BANK_STAGE(title, ...)                                          \
+  static ncc::bank_registrar COURSE_CONCAT(ncc_bank_registrar_, __LINE__) { \
+    ncc::bank_stage { COURSE_THIS_STAGE(title), __VA_ARGS__ }               \
+  }

@@ -28,7 +28,8 @@ inline unsigned ceil_div(int a, int b) { return unsigned((a + b - 1) / b); }
 // templates take 64 bits, whose conversions and products cost several times as many.
 constexpr int max_narrow_n = 363;
 // The two exact terms, in 32 bits (n <= max_narrow_n) and in 64: the numerator N SumIT - SumI SumT
-// and the window's variance term N SumISq - SumI^2 (stage 10 computes them apart, so they are here).
+// and the window's variance term N SumISq - SumI^2 (stage 10 computes them apart, so they are
+// here).
 __device__ __forceinline__ int numerator_narrow(int n, int sum_i, int sum_it, int sum_t) {
   return int(unsigned(n) * unsigned(sum_it) - unsigned(sum_i) * unsigned(sum_t));
 }
@@ -41,20 +42,23 @@ __device__ __forceinline__ int variance_narrow(int n, int sum_i, unsigned sum_is
 __device__ __forceinline__ long long variance_wide(int n, int sum_i, unsigned sum_isq) {
   return (long long)n * sum_isq - (long long)sum_i * sum_i;
 }
-__device__ __forceinline__ float coefficient(int n, int sum_i, unsigned sum_isq, int sum_it, int sum_t, float denom_t) {
+__device__ __forceinline__ float coefficient(int n, int sum_i, unsigned sum_isq, int sum_it,
+                                             int sum_t, float denom_t) {
   if (n <= max_narrow_n) {
-    const int num = numerator_narrow(n, sum_i, sum_it, sum_t), var_i = variance_narrow(n, sum_i, sum_isq);
+    const int num = numerator_narrow(n, sum_i, sum_it, sum_t),
+              var_i = variance_narrow(n, sum_i, sum_isq);
     if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;  // a flat window or template: defined as 0
     return float(num) * rsqrtf(float(var_i) * denom_t);
   }
-  const long long num = numerator_wide(n, sum_i, sum_it, sum_t), var_i = variance_wide(n, sum_i, sum_isq);
+  const long long num = numerator_wide(n, sum_i, sum_it, sum_t),
+                  var_i = variance_wide(n, sum_i, sum_isq);
   if (var_i <= 0 || denom_t <= 0.0f) return 0.0f;
   return float(num) * rsqrtf(float(var_i) * denom_t);
 }
 
 // Writes the result for output (x, y): the three sums, or the coefficient.
-__device__ __forceinline__ void emit(const view &v, const output &o, int x, int y, int sum_i, unsigned sum_isq,
-                                     int sum_it) {
+__device__ __forceinline__ void emit(const view &v, const output &o, int x, int y, int sum_i,
+                                     unsigned sum_isq, int sum_it) {
   const std::size_t at = std::size_t(y) * std::size_t(v.out_w()) + std::size_t(x);
   if (o.coef) {
     o.coef[at] = coefficient(v.n, sum_i, sum_isq, sum_it, v.sum_t, v.denom_t);
@@ -76,8 +80,10 @@ inline bool load_constant_template(const problem &p, cudaStream_t stream) {
   const auto &t = p.host_template();
   if (t.pixels.size() > std::size_t(constant_template_bytes)) return false;
   if (loaded != p.id()) {
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_template, t.pixels.data(), t.pixels.size(), 0, cudaMemcpyHostToDevice, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));  // the host vector is pageable; finish before returning
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_template, t.pixels.data(), t.pixels.size(), 0,
+                                       cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(
+        cudaStreamSynchronize(stream));  // the host vector is pageable; finish before returning
     loaded = p.id();
   }
   return true;
@@ -87,8 +93,12 @@ inline bool load_constant_template(const problem &p, cudaStream_t stream) {
 // Whether the shared-memory tile of stages 03..06 fits: (tile_w + w - 1) x (tile_h + h - 1)
 // bytes, each row padded to a multiple of 4 (the pitch that keeps word reads aligned).
 __host__ __device__ inline int shared_pitch(int tw) { return (tile_w + tw - 1 + 3) / 4 * 4; }
-inline std::size_t shared_tile_bytes(int tw, int th) { return std::size_t(shared_pitch(tw)) * std::size_t(tile_h + th - 1); }
-inline bool tile_fits(int tw, int th) { return shared_tile_bytes(tw, th) <= std::size_t(shared_tile_limit); }
+inline std::size_t shared_tile_bytes(int tw, int th) {
+  return std::size_t(shared_pitch(tw)) * std::size_t(tile_h + th - 1);
+}
+inline bool tile_fits(int tw, int th) {
+  return shared_tile_bytes(tw, th) <= std::size_t(shared_tile_limit);
+}
 
 // --- window sums of the image by sliding sums ----------------------------------------------------
 // rows: h1[j][x] = sum_{i<w} I[j][x+i], h2 the same of I^2 (H rows of out_w).
@@ -108,12 +118,14 @@ static __global__ void window_rows(view v, unsigned *h1, unsigned *h2) {
 
 // columns: each thread slides a window of h rows down one column, over `run` outputs.
 constexpr int window_run = 8;  // short runs: enough threads to fill the GPU
-static __global__ void window_cols(view v, const unsigned *h1, const unsigned *h2, int *sum_i, unsigned *sum_isq) {
+static __global__ void window_cols(view v, const unsigned *h1, const unsigned *h2, int *sum_i,
+                                   unsigned *sum_isq) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y0 = blockIdx.y * window_run;
   const int wo = v.out_w();
   if (x >= wo) return;
   unsigned s1 = 0, s2 = 0;
-  for (int j = 0; j < v.th; ++j) s1 += h1[std::size_t(y0 + j) * wo + x], s2 += h2[std::size_t(y0 + j) * wo + x];
+  for (int j = 0; j < v.th; ++j)
+    s1 += h1[std::size_t(y0 + j) * wo + x], s2 += h2[std::size_t(y0 + j) * wo + x];
   const int y_end = min(y0 + window_run, v.out_h());
   for (int y = y0;; ++y) {
     sum_i[std::size_t(y) * wo + x] = int(s1);
@@ -125,19 +137,22 @@ static __global__ void window_cols(view v, const unsigned *h1, const unsigned *h
 }
 
 // SumI and SumISq of every window into sum_i, sum_isq (out_w x out_h); `rows` holds 2 H out_w.
-inline void window_sums(const view &v, int *sum_i, unsigned *sum_isq, unsigned *rows, cudaStream_t stream) {
+inline void window_sums(const view &v, int *sum_i, unsigned *sum_isq, unsigned *rows,
+                        cudaStream_t stream) {
   unsigned *h1 = rows, *h2 = rows + std::size_t(v.height) * v.out_w();
   window_rows<<<dim3(ceil_div(v.out_w(), 128), unsigned(v.height)), 128, 0, stream>>>(v, h1, h2);
   CUDA_CHECK_LAUNCH();
-  window_cols<<<dim3(ceil_div(v.out_w(), 128), ceil_div(v.out_h(), window_run)), 128, 0, stream>>>(v, h1, h2, sum_i,
-                                                                                                  sum_isq);
+  window_cols<<<dim3(ceil_div(v.out_w(), 128), ceil_div(v.out_h(), window_run)), 128, 0, stream>>>(
+      v, h1, h2, sum_i, sum_isq);
   CUDA_CHECK_LAUNCH();
 }
 
 // Device memory for window_sums and the sums a coefficient call needs but does not return.
 struct window_workspace {
   explicit window_workspace(const problem &p)
-      : rows(2 * std::size_t(p.v().height) * std::size_t(p.v().out_w())), sum_i(p.outputs()), sum_isq(p.outputs()) {}
+      : rows(2 * std::size_t(p.v().height) * std::size_t(p.v().out_w())),
+        sum_i(p.outputs()),
+        sum_isq(p.outputs()) {}
   course::device_buffer<unsigned> rows;
   course::device_buffer<int> sum_i;
   course::device_buffer<unsigned> sum_isq;

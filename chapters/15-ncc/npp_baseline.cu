@@ -34,7 +34,8 @@ NppStreamContext context(cudaStream_t stream) {
 }
 
 void npp_check(NppStatus s, const char *what) {
-  if (s != NPP_SUCCESS) throw std::runtime_error(std::string("NPP error ") + std::to_string(int(s)) + " in " + what);
+  if (s != NPP_SUCCESS)
+    throw std::runtime_error(std::string("NPP error ") + std::to_string(int(s)) + " in " + what);
 }
 
 }  // namespace
@@ -58,17 +59,19 @@ npp_baseline::npp_baseline(const problem &p) : p_(p), ctx_(context(nullptr)) {
   npp_check(nppiCrossCorrValid_NormLevelGetBufferSize_8u32f_C1R(src, tpl, &b), "buffer size");
   bytes = std::size_t(b);
 #else
-  bytes = std::size_t(v.width) * std::size_t(v.height) * 64 + (std::size_t(64) << 20);  // generous: API unknown
+  bytes = std::size_t(v.width) * std::size_t(v.height) * 64 +
+          (std::size_t(64) << 20);  // generous: API unknown
 #endif
   buffer_ = course::device_buffer<unsigned char>(bytes ? bytes : 1);
 }
 
 void npp_baseline::run(float *d_coef, cudaStream_t stream) {
   const view &v = p_.v();
-  if (ctx_.hStream != stream) ctx_ = context(stream);  // the device query once per stream, not per call
-  npp_check(nppiCrossCorrValid_NormLevel_8u32f_C1R_Ctx(v.image, int(v.pitch), NppiSize{v.width, v.height}, v.templ,
-                                                       int(v.tpitch), NppiSize{v.tw, v.th}, d_coef,
-                                                       int(sizeof(float)) * v.out_w(), buffer_.get(), ctx_),
+  if (ctx_.hStream != stream)
+    ctx_ = context(stream);  // the device query once per stream, not per call
+  npp_check(nppiCrossCorrValid_NormLevel_8u32f_C1R_Ctx(
+                v.image, int(v.pitch), NppiSize{v.width, v.height}, v.templ, int(v.tpitch),
+                NppiSize{v.tw, v.th}, d_coef, int(sizeof(float)) * v.out_w(), buffer_.get(), ctx_),
             "nppiCrossCorrValid_NormLevel_8u32f_C1R_Ctx");
 }
 

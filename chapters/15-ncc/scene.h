@@ -18,7 +18,7 @@
 namespace ncc {
 
 struct planted {
-  int x = 0, y = 0;          // top left corner of the copy (= the output offset that matches)
+  int x = 0, y = 0;             // top left corner of the copy (= the output offset that matches)
   double gain = 1, offset = 0;  // lighting: pixel = round(gain * template + offset)
 };
 
@@ -31,8 +31,10 @@ namespace scene_detail {
 
 // A coin in a w x h box: an ellipse with a rim, rings and a relief pattern of kind `texture`,
 // over background pixels; values in 40..200.
-inline void draw_coin(course::gray_image &img, int x0, int y0, int w, int h, int texture, std::uint64_t seed) {
-  const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0, rx = std::max(1.0, w / 2.0 - 0.5), ry = std::max(1.0, h / 2.0 - 0.5);
+inline void draw_coin(course::gray_image &img, int x0, int y0, int w, int h, int texture,
+                      std::uint64_t seed) {
+  const double cx = (w - 1) / 2.0, cy = (h - 1) / 2.0, rx = std::max(1.0, w / 2.0 - 0.5),
+               ry = std::max(1.0, h / 2.0 - 0.5);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const double dx = (x - cx) / rx, dy = (y - cy) / ry, r = std::sqrt(dx * dx + dy * dy);
@@ -40,12 +42,17 @@ inline void draw_coin(course::gray_image &img, int x0, int y0, int w, int h, int
       double v;
       const double ang = std::atan2(dy, dx);
       switch (texture % 4) {
-        case 0: v = 150 + 40 * std::cos(r * 12.0) + (r > 0.85 ? 30 : 0); break;             // rings and rim
-        case 1: v = 120 + 60 * dx - 30 * dy + (r > 0.8 ? -40 : 0); break;                     // lit from one side
-        case 2: v = 140 + 45 * std::sin(ang * 5.0) * (1 - r) + (r > 0.85 ? 35 : 0); break;    // star relief
-        default: v = 100 + 50 * std::cos(dx * 9.0) * std::cos(dy * 7.0) + (r > 0.9 ? 50 : 0); break;  // checker
+        case 0: v = 150 + 40 * std::cos(r * 12.0) + (r > 0.85 ? 30 : 0); break;  // rings and rim
+        case 1: v = 120 + 60 * dx - 30 * dy + (r > 0.8 ? -40 : 0); break;  // lit from one side
+        case 2:
+          v = 140 + 45 * std::sin(ang * 5.0) * (1 - r) + (r > 0.85 ? 35 : 0);
+          break;  // star relief
+        default:
+          v = 100 + 50 * std::cos(dx * 9.0) * std::cos(dy * 7.0) + (r > 0.9 ? 50 : 0);
+          break;  // checker
       }
-      v += double(course::random_int(seed, std::uint64_t(y) * std::uint64_t(w) + std::uint64_t(x), -12, 12));
+      v += double(course::random_int(seed, std::uint64_t(y) * std::uint64_t(w) + std::uint64_t(x),
+                                     -12, 12));
       img.at(x0 + x, y0 + y) = std::uint8_t(std::clamp(v, 40.0, 200.0));
     }
 }
@@ -63,14 +70,17 @@ inline scene make_scene(int width, int height, int tw, int th, std::uint64_t see
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {
       const double g = 80 + 30.0 * x / std::max(1, width) + 15.0 * y / std::max(1, height);
-      const int noise = course::random_int(seed, std::uint64_t(y) * std::uint64_t(width) + std::uint64_t(x), -8, 8);
+      const int noise = course::random_int(
+          seed, std::uint64_t(y) * std::uint64_t(width) + std::uint64_t(x), -8, 8);
       s.image.at(x, y) = std::uint8_t(std::clamp(g + noise, 0.0, 255.0));
     }
   // The template: a textured coin over background-like pixels.
   s.templ = course::gray_image(tw, th);
   for (int y = 0; y < th; ++y)
     for (int x = 0; x < tw; ++x)
-      s.templ.at(x, y) = std::uint8_t(90 + course::random_int(seed + 1, std::uint64_t(y) * std::uint64_t(tw) + std::uint64_t(x), -10, 10));
+      s.templ.at(x, y) = std::uint8_t(
+          90 + course::random_int(seed + 1, std::uint64_t(y) * std::uint64_t(tw) + std::uint64_t(x),
+                                  -10, 10));
   scene_detail::draw_coin(s.templ, 0, 0, tw, th, 0, seed + 2);
 
   const int cw = tw + 6, ch = th + 6;
@@ -87,14 +97,16 @@ inline scene make_scene(int width, int height, int tw, int th, std::uint64_t see
       p.x = x0, p.y = y0;
       for (int y = 0; y < th; ++y)
         for (int x = 0; x < tw; ++x)
-          s.image.at(x0 + x, y0 + y) = std::uint8_t(std::lround(p.gain * s.templ.at(x, y) + p.offset));
+          s.image.at(x0 + x, y0 + y) =
+              std::uint8_t(std::lround(p.gain * s.templ.at(x, y) + p.offset));
       s.instances.push_back(p);
     } else {
       // Another coin: smaller or of another texture, somewhere in its cell.
       const int kind = int(course::random_bits(seed + 4, c) % 6);
       const int w = std::max(3, tw * (60 + int(course::random_bits(seed + 5, c) % 40)) / 100);
       const int h = std::max(3, th * (60 + int(course::random_bits(seed + 6, c) % 40)) / 100);
-      scene_detail::draw_coin(s.image, x0 + (tw - w) / 2, y0 + (th - h) / 2, w, h, 1 + kind % 3, seed + 7 + c);
+      scene_detail::draw_coin(s.image, x0 + (tw - w) / 2, y0 + (th - h) / 2, w, h, 1 + kind % 3,
+                              seed + 7 + c);
     }
   }
   return s;

@@ -30,7 +30,8 @@ TEST_CASE("host sums and coefficient on a hand-checked example", "[ncc-host]") {
   CHECK(ncc::host_coefficients(ncc::host_reference_sums(flat, a), ncc::stats_of(a))[0] == 0.0);
 }
 
-TEST_CASE("the scene: deterministic, instances inside and apart, relit copies exact", "[ncc-host]") {
+TEST_CASE("the scene: deterministic, instances inside and apart, relit copies exact",
+          "[ncc-host]") {
   const auto s1 = ncc::make_scene(300, 246, 52, 52), s2 = ncc::make_scene(300, 246, 52, 52);
   CHECK(s1.image.pixels == s2.image.pixels);
   REQUIRE(s1.instances.size() == 4);
@@ -54,7 +55,8 @@ TEST_CASE("the scene: deterministic, instances inside and apart, relit copies ex
   // Their coefficients, on the host: above 0.99.
   const auto sums = ncc::host_reference_sums(s1.image, s1.templ);
   const auto coef = ncc::host_coefficients(sums, ncc::stats_of(s1.templ));
-  for (const auto &p : s1.instances) CHECK(coef[std::size_t(p.y) * std::size_t(sums.out_w) + std::size_t(p.x)] > 0.99);
+  for (const auto &p : s1.instances)
+    CHECK(coef[std::size_t(p.y) * std::size_t(sums.out_w) + std::size_t(p.x)] > 0.99);
   // A different seed, a different scene.
   CHECK(ncc::make_scene(300, 246, 52, 52, 99).image.pixels != s1.image.pixels);
 }

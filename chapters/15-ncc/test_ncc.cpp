@@ -50,7 +50,8 @@ const ncc::stage &stage_under_test() { return course::test::stage_under_test<ncc
 
 course::gray_image random_image(int w, int h, std::uint64_t seed, int lo = 0, int hi = 255) {
   course::gray_image img(w, h);
-  for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = std::uint8_t(course::random_int(seed, i, lo, hi));
+  for (std::size_t i = 0; i < img.pixels.size(); ++i)
+    img.pixels[i] = std::uint8_t(course::random_int(seed, i, lo, hi));
   return img;
 }
 
@@ -62,15 +63,16 @@ struct placement {
 };
 
 std::string describe(int w, int h, int tw, int th, const placement &at = placement{}) {
-  std::string s = "image " + std::to_string(w) + "x" + std::to_string(h) + ", template " + std::to_string(tw) + "x" +
-                  std::to_string(th);
+  std::string s = "image " + std::to_string(w) + "x" + std::to_string(h) + ", template " +
+                  std::to_string(tw) + "x" + std::to_string(th);
   if (at.offset[0] || at.offset[1] || at.offset[2])
-    s += ", output offsets " + std::to_string(at.offset[0]) + "/" + std::to_string(at.offset[1]) + "/" +
-         std::to_string(at.offset[2]);
+    s += ", output offsets " + std::to_string(at.offset[0]) + "/" + std::to_string(at.offset[1]) +
+         "/" + std::to_string(at.offset[2]);
   if (at.stream) s += " (non-blocking stream)";
   return s;
 }
-std::string describe(const course::gray_image &img, const course::gray_image &t, const placement &at = placement{}) {
+std::string describe(const course::gray_image &img, const course::gray_image &t,
+                     const placement &at = placement{}) {
   return describe(img.width, img.height, t.width, t.height, at);
 }
 std::string describe(const ncc::problem &p, const placement &at) {
@@ -79,7 +81,8 @@ std::string describe(const ncc::problem &p, const placement &at) {
 
 // Runs the stage for coefficients into a poisoned output placed as `at`; checks its guards;
 // returns them.
-std::vector<float> run_coefficients(const ncc::problem &p, ncc::path *taken = nullptr, const placement &at = placement{}) {
+std::vector<float> run_coefficients(const ncc::problem &p, ncc::path *taken = nullptr,
+                                    const placement &at = placement{}) {
   auto d = course::test::guarded<float>::output(p.outputs(), at.offset[0]);
   ncc::output out;
   out.coef = d.get();
@@ -87,7 +90,8 @@ std::vector<float> run_coefficients(const ncc::problem &p, ncc::path *taken = nu
   if (taken) *taken = path;
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::string damage = d.guard_damage();
-  if (!damage.empty()) FAIL(describe(p, at) << ": coefficients written outside the output (" << damage << ")");
+  if (!damage.empty())
+    FAIL(describe(p, at) << ": coefficients written outside the output (" << damage << ")");
   return d.download();
 }
 
@@ -97,9 +101,11 @@ struct device_sums {
 const char *const sum_names[] = {"SumI", "SumISq", "SumIT"};
 
 // Runs the stage for the three sums into poisoned outputs placed as `at`; checks their guards.
-device_sums run_sums(const ncc::problem &p, ncc::path *taken = nullptr, const placement &at = placement{}) {
+device_sums run_sums(const ncc::problem &p, ncc::path *taken = nullptr,
+                     const placement &at = placement{}) {
   const std::size_t n = p.outputs();
-  auto a = course::test::guarded<int>::output(n, at.offset[0]), b = course::test::guarded<int>::output(n, at.offset[1]),
+  auto a = course::test::guarded<int>::output(n, at.offset[0]),
+       b = course::test::guarded<int>::output(n, at.offset[1]),
        c = course::test::guarded<int>::output(n, at.offset[2]);
   ncc::output out;
   out.sum_i = a.get(), out.sum_isq = b.get(), out.sum_it = c.get();
@@ -110,7 +116,9 @@ device_sums run_sums(const ncc::problem &p, ncc::path *taken = nullptr, const pl
   device_sums got;
   for (int s = 0; s < 3; ++s) {
     const std::string damage = outs[s]->guard_damage();
-    if (!damage.empty()) FAIL(describe(p, at) << ": " << sum_names[s] << " written outside the output (" << damage << ")");
+    if (!damage.empty())
+      FAIL(describe(p, at) << ": " << sum_names[s] << " written outside the output (" << damage
+                           << ")");
     got.sum[s] = outs[s]->download();
   }
   return got;
@@ -122,23 +130,28 @@ void compare_sums(const std::string &who, const device_sums &got, const ncc::hos
   for (int s = 0; s < 3; ++s) {
     const std::size_t n = wants[s]->size();
     const auto r = course::test::check_elements(
-        n, [&](std::size_t i) { return got.sum[s][i]; }, [&](std::size_t i) { return double((*wants[s])[i]); },
+        n, [&](std::size_t i) { return got.sum[s][i]; },
+        [&](std::size_t i) { return double((*wants[s])[i]); },
         [](std::size_t, int g, double w) { return double(g) == w; });
-    if (!r.ok()) FAIL(course::test::describe(stage_under_test().info.id, who + " " + sum_names[s], n, r));
+    if (!r.ok())
+      FAIL(course::test::describe(stage_under_test().info.id, who + " " + sum_names[s], n, r));
   }
 }
 
 // The coefficients within coef_bound of the float64 ones.
-void compare_coefficients(const std::string &who, const std::vector<float> &got, const std::vector<double> &want) {
+void compare_coefficients(const std::string &who, const std::vector<float> &got,
+                          const std::vector<double> &want) {
   const auto r = course::test::check_elements(
       got.size(), [&](std::size_t i) { return got[i]; }, [&](std::size_t i) { return want[i]; },
       [](std::size_t, float g, double w) { return course::test::close(g, w, 1.0, coef_bound); });
   if (!r.ok())
     FAIL(course::test::describe(stage_under_test().info.id,
-                                who + " coefficients (bound " + std::to_string(coef_bound) + ")", got.size(), r));
+                                who + " coefficients (bound " + std::to_string(coef_bound) + ")",
+                                got.size(), r));
 }
 
-void check_sums(const course::gray_image &img, const course::gray_image &t, ncc::path *taken = nullptr) {
+void check_sums(const course::gray_image &img, const course::gray_image &t,
+                ncc::path *taken = nullptr) {
   ncc::problem p(img, t);
   compare_sums(describe(img, t), run_sums(p, taken), ncc::host_reference_sums(img, t));
   SUCCEED();
@@ -147,7 +160,8 @@ void check_sums(const course::gray_image &img, const course::gray_image &t, ncc:
 void check_coefficients(const course::gray_image &img, const course::gray_image &t) {
   ncc::problem p(img, t);
   const auto got = run_coefficients(p);
-  compare_coefficients(describe(img, t), got, ncc::host_coefficients(ncc::host_reference_sums(img, t), p.stats()));
+  compare_coefficients(describe(img, t), got,
+                       ncc::host_coefficients(ncc::host_reference_sums(img, t), p.stats()));
   SUCCEED();
 }
 
@@ -155,12 +169,26 @@ struct size_case {
   int w, h, tw, th;
 };
 const size_case sizes[] = {
-    {64, 48, 8, 8}, {173, 91, 16, 16}, {301, 247, 17, 13}, {97, 131, 5, 23}, {300, 246, 52, 52},
-    {33, 31, 1, 1}, {40, 40, 40, 40}, {129, 65, 31, 7},  {1, 1, 1, 1},     {70, 3, 9, 3},
+    {64, 48, 8, 8},
+    {173, 91, 16, 16},
+    {301, 247, 17, 13},
+    {97, 131, 5, 23},
+    {300, 246, 52, 52},
+    {33, 31, 1, 1},
+    {40, 40, 40, 40},
+    {129, 65, 31, 7},
+    {1, 1, 1, 1},
+    {70, 3, 9, 3},
     // The widths of the sizes stages 06..08 compile in, with another height: the generic instance.
-    {100, 60, 16, 20}, {64, 80, 8, 16}, {90, 70, 32, 12},
+    {100, 60, 16, 20},
+    {64, 80, 8, 16},
+    {90, 70, 32, 12},
     // Every other square size they compile in (8 and 16 are above), on odd image sizes.
-    {61, 45, 12, 12}, {88, 77, 20, 20}, {70, 66, 24, 24}, {97, 83, 28, 28}, {120, 65, 32, 32},
+    {61, 45, 12, 12},
+    {88, 77, 20, 20},
+    {70, 66, 24, 24},
+    {97, 83, 28, 28},
+    {120, 65, 32, 32},
 };
 
 }  // namespace
@@ -181,11 +209,13 @@ TEST_CASE("coefficients match the float64 reference", "[ncc][coef]") {
   }
   // Low contrast: a narrow range of values, where the book's float sums lose the most digits.
   const std::uint64_t seed = course::fresh_seed();
-  check_coefficients(random_image(200, 120, seed, 120, 124), random_image(16, 16, seed + 1, 120, 124));
+  check_coefficients(random_image(200, 120, seed, 120, 124),
+                     random_image(16, 16, seed + 1, 120, 124));
 }
 
-TEST_CASE("the coefficient's integer terms at their largest: windows of 363 and 364 pixels, half 0, half 255",
-          "[ncc][coef]") {
+TEST_CASE(
+    "the coefficient's integer terms at their largest: windows of 363 and 364 pixels, half 0, half 255",
+    "[ncc][coef]") {
   // N SumIT - SumI SumT and N SumISq - SumI^2 are at most N^2 x 127.5^2, reached by a window of
   // half 0 and half 255 that equals the template: just under 2^31 at N = 363 (the largest N whose
   // 32-bit form is exact), 2.15e9 at 364, where only 64 bits hold them. Each template has exactly
@@ -193,17 +223,20 @@ TEST_CASE("the coefficient's integer terms at their largest: windows of 363 and 
   // window's coefficient is 1, the others anything in [-1, 1].
   const std::uint64_t seed = course::fresh_seed();
   INFO("seed " << seed);
-  for (const size_case c : {size_case{90, 40, 33, 11}, size_case{40, 90, 11, 33}, size_case{80, 50, 28, 13},
-                            size_case{50, 80, 13, 28}}) {
+  for (const size_case c : {size_case{90, 40, 33, 11}, size_case{40, 90, 11, 33},
+                            size_case{80, 50, 28, 13}, size_case{50, 80, 13, 28}}) {
     const int n = c.tw * c.th;
     course::gray_image t(c.tw, c.th, 0);
     std::vector<int> at(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) at[std::size_t(i)] = i;
     for (int i = n - 1; i > 0; --i)  // a shuffle: which pixels are 255
-      std::swap(at[std::size_t(i)], at[std::size_t(course::random_int(seed + std::uint64_t(n), std::uint64_t(i), 0, i))]);
+      std::swap(
+          at[std::size_t(i)],
+          at[std::size_t(course::random_int(seed + std::uint64_t(n), std::uint64_t(i), 0, i))]);
     for (int i = 0; i < n / 2; ++i) t.pixels[std::size_t(at[std::size_t(i)])] = 255;
     course::gray_image img(c.w, c.h);
-    for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = course::random_int(seed, i, 0, 1) ? 255 : 0;
+    for (std::size_t i = 0; i < img.pixels.size(); ++i)
+      img.pixels[i] = course::random_int(seed, i, 0, 1) ? 255 : 0;
     const int x0 = (c.w - c.tw) / 2, y0 = (c.h - c.th) / 3;
     for (int y = 0; y < c.th; ++y)
       for (int x = 0; x < c.tw; ++x) img.at(x0 + x, y0 + y) = t.at(x, y);
@@ -213,16 +246,18 @@ TEST_CASE("the coefficient's integer terms at their largest: windows of 363 and 
 }
 
 TEST_CASE("every planted instance is found, the relit copies too", "[ncc][scene]") {
-  for (const size_case c : {size_case{400, 300, 52, 52}, size_case{256, 192, 16, 16}, size_case{301, 247, 17, 13},
-                            size_case{200, 160, 8, 8}}) {
+  for (const size_case c : {size_case{400, 300, 52, 52}, size_case{256, 192, 16, 16},
+                            size_case{301, 247, 17, 13}, size_case{200, 160, 8, 8}}) {
     const ncc::scene s = ncc::make_scene(c.w, c.h, c.tw, c.th);
     REQUIRE(s.instances.size() == 4);
     ncc::problem p(s.image, s.templ);
     const auto coef = run_coefficients(p);
     for (const auto &inst : s.instances) {
-      const float got = coef[std::size_t(inst.y) * std::size_t(p.v().out_w()) + std::size_t(inst.x)];
-      INFO(describe(s.image, s.templ) << ": instance at (" << inst.x << "," << inst.y << ") lit " << inst.gain << " x + "
-                                      << inst.offset << ": coefficient " << got);
+      const float got =
+          coef[std::size_t(inst.y) * std::size_t(p.v().out_w()) + std::size_t(inst.x)];
+      INFO(describe(s.image, s.templ)
+           << ": instance at (" << inst.x << "," << inst.y << ") lit " << inst.gain << " x + "
+           << inst.offset << ": coefficient " << got);
       CHECK(got > 0.99f);
     }
     check_sums(s.image, s.templ);
@@ -251,7 +286,8 @@ TEST_CASE("flat windows and flat templates give 0, not NaN", "[ncc][flat]") {
     }
 }
 
-TEST_CASE("templates too large for constant or shared memory: right answers, fallback said", "[ncc][fallback]") {
+TEST_CASE("templates too large for constant or shared memory: right answers, fallback said",
+          "[ncc][fallback]") {
   const std::string id = stage_under_test().info.id;
   const bool constant_stage = id >= "02" && id < "07";
   const bool shared_stage = id >= "03" && id < "07";
@@ -261,8 +297,8 @@ TEST_CASE("templates too large for constant or shared memory: right answers, fal
   const bool mma_stage = id >= "10";
   const bool mma_code = course::device_code_version() >= 80;
   const long long optin = course::query_device().shared_per_block_optin;
-  INFO("code of this build run here: compute_" << course::device_code_version() << ", opt-in shared memory " << optin
-                                               << " bytes");
+  INFO("code of this build run here: compute_" << course::device_code_version()
+                                               << ", opt-in shared memory " << optin << " bytes");
   // 130 x 130 = 16900 pixels: over the 16384 bytes of constant memory the stages 02..06 use.
   // (Stage 10's shared memory: 4 copies of a band of 137 rows of 76 words, 10440 words apart, the
   // band's column sums (2 x 8 x 257 words) and its window sums (2 x 8 x 128): 191,680 bytes, over
@@ -279,7 +315,8 @@ TEST_CASE("templates too large for constant or shared memory: right answers, fal
   {
     ncc::path taken;
     check_sums(random_image(8040, 12, 9), random_image(8000, 2, 10), &taken);
-    CHECK((taken == ncc::path::tex_tex_fallback) == (shared_stage || (mma_stage && (!mma_code || optin < 821824))));
+    CHECK((taken == ncc::path::tex_tex_fallback) ==
+          (shared_stage || (mma_stage && (!mma_code || optin < 821824))));
   }
 }
 
@@ -309,7 +346,8 @@ TEST_CASE("calls with two problems alive keep their templates apart", "[ncc][reu
 
 #if NCC_HAVE_NPP
 TEST_CASE("NPP's NormLevel coefficients agree with the stage's", "[ncc][npp]") {
-  for (const size_case c : {size_case{256, 200, 16, 16}, size_case{173, 91, 8, 8}, size_case{300, 246, 52, 52}}) {
+  for (const size_case c :
+       {size_case{256, 200, 16, 16}, size_case{173, 91, 8, 8}, size_case{300, 246, 52, 52}}) {
     const std::uint64_t seed = course::fresh_seed();
     INFO("seed " << seed << ", " << c.w << "x" << c.h << " template " << c.tw << "x" << c.th);
     const auto img = random_image(c.w, c.h, seed), t = random_image(c.tw, c.th, seed + 1);
@@ -321,7 +359,8 @@ TEST_CASE("NPP's NormLevel coefficients agree with the stage's", "[ncc][npp]") {
     CUDA_CHECK(cudaDeviceSynchronize());
     const auto theirs = course::test::copy_to_host(d.get(), d.size());
     double worst = 0;
-    for (std::size_t i = 0; i < ours.size(); ++i) worst = std::fmax(worst, std::fabs(double(ours[i]) - theirs[i]));
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      worst = std::fmax(worst, std::fabs(double(ours[i]) - theirs[i]));
     INFO("largest difference " << worst);
     CHECK(worst <= 1e-3);
   }
@@ -330,8 +369,8 @@ TEST_CASE("NPP's NormLevel coefficients agree with the stage's", "[ncc][npp]") {
 
 TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
   // A first call on a problem may fill the problem's caches (stages 07 and 08: the shifted
-  // template; stage 09: FFT plans and buffers); later calls, in either mode, allocate nothing more, and the
-  // problem takes all of it with it when it goes. Counted in this process only
+  // template; stage 09: FFT plans and buffers); later calls, in either mode, allocate nothing more,
+  // and the problem takes all of it with it when it goes. Counted in this process only
   // (harness/alloc_tracker.h; cuFFT's own work areas, allocated inside the shared library, are
   // not counted). The second problem runs the fallback of stages 02..06.
   const auto &stage = stage_under_test();
@@ -352,11 +391,13 @@ TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
         stage.run(p, coefficients, nullptr);
         stage.run(p, sums, nullptr);
       };
-      course::test::check_no_net_allocations("stage " + stage.info.id + ", " + describe(img, t), call);
+      course::test::check_no_net_allocations("stage " + stage.info.id + ", " + describe(img, t),
+                                             call);
     }
     const auto at_end = course::test::live_allocations();
     INFO("stage " << stage.info.id << ", " << describe(img, t) << ": before the problem "
-                  << course::test::describe(at_start) << "; after it is destroyed " << course::test::describe(at_end));
+                  << course::test::describe(at_start) << "; after it is destroyed "
+                  << course::test::describe(at_end));
     CHECK(at_end == at_start);
   }
 }
@@ -371,7 +412,8 @@ TEST_CASE("a stage allocates nothing it does not free", "[ncc][memory]") {
 // as bytes but not with its rows padded to words (127x129: stages 05 and 06 only), or one whose
 // shared tile exceeds 48 KB (5440..8192 x 2). The host reference costs out_w out_h w h: each case
 // is held to 1.5e7.
-TEST_CASE("seeded random sweep over image and template sizes, modes and output alignments", "[sweep]") {
+TEST_CASE("seeded random sweep over image and template sizes, modes and output alignments",
+          "[sweep]") {
   course::test::sweep_rng rng(course::fresh_seed());
   INFO("sweep seed " << rng.seed());
   const std::vector<std::size_t> boundaries = {4, 8, 16, 32, 128};
@@ -386,7 +428,8 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
       switch ((c / 8) % 3) {
         case 0:  // over 16384 template bytes: stages 02..06 fall back
           tw = int(rng.between(120, 181));
-          th = int(rng.between(std::size_t((16384 + tw) / tw), std::size_t(std::min(181, 32768 / tw))));
+          th = int(
+              rng.between(std::size_t((16384 + tw) / tw), std::size_t(std::min(181, 32768 / tw))));
           kind = ", over the constant memory";
           break;
         case 1:  // 16383 bytes or fewer, but over 16384 with each row padded to whole words
@@ -423,8 +466,10 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
     // The host reference's cost: fewer output rows, then columns, where it is over the cap.
     const std::int64_t per_output = std::int64_t(tw) * th;
     std::int64_t out_w = w - tw + 1, out_h = h - th + 1;
-    if (out_w * out_h * per_output > work_cap) out_h = std::max<std::int64_t>(1, work_cap / (out_w * per_output));
-    if (out_w * out_h * per_output > work_cap) out_w = std::max<std::int64_t>(1, work_cap / (out_h * per_output));
+    if (out_w * out_h * per_output > work_cap)
+      out_h = std::max<std::int64_t>(1, work_cap / (out_w * per_output));
+    if (out_w * out_h * per_output > work_cap)
+      out_w = std::max<std::int64_t>(1, work_cap / (out_h * per_output));
     w = int(out_w) + tw - 1, h = int(out_h) + th - 1;
 
     const std::uint64_t seed = rng.bits();
@@ -450,7 +495,8 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
     }
     const std::size_t from = rng.below(8);
     if (from < 2) {  // cut from the image: a coefficient of 1 where it was cut
-      const int x = int(rng.below(std::size_t(w - tw + 1))), y = int(rng.below(std::size_t(h - th + 1)));
+      const int x = int(rng.below(std::size_t(w - tw + 1))),
+                y = int(rng.below(std::size_t(h - th + 1)));
       t = img.crop(x, y, tw, th);
       kind += ", template cut at (" + std::to_string(x) + "," + std::to_string(y) + ")";
     } else if (from == 2) {
@@ -463,7 +509,8 @@ TEST_CASE("seeded random sweep over image and template sizes, modes and output a
     placement at;
     for (auto &o : at.offset) o = rng.below(4);
     if (rng.chance(0.25)) at.stream = side;
-    const std::string who = describe(img, t, at) + kind + " (case seed " + std::to_string(seed) + ")";
+    const std::string who =
+        describe(img, t, at) + kind + " (case seed " + std::to_string(seed) + ")";
     INFO("case " << c << ": " << who);
     ncc::problem p(img, t);
     const auto want = ncc::host_reference_sums(img, t);
@@ -494,14 +541,16 @@ std::vector<course::gray_image> random_bank(int k, int tw, int th, std::uint64_t
   return bank;
 }
 
-std::string describe_bank(const course::gray_image &img, const std::vector<course::gray_image> &bank,
+std::string describe_bank(const course::gray_image &img,
+                          const std::vector<course::gray_image> &bank,
                           const placement &at = placement{}) {
   return describe(img, bank.front(), at) + ", bank of " + std::to_string(bank.size());
 }
 
 // Runs the bank in both modes into poisoned, guarded outputs placed as `at` and checks every plane.
-void check_bank(const ncc::bank_stage &stage, const course::gray_image &img, const std::vector<course::gray_image> &bank,
-                const std::string &kind = "", const placement &at = placement{}, bool sums_first = true) {
+void check_bank(const ncc::bank_stage &stage, const course::gray_image &img,
+                const std::vector<course::gray_image> &bank, const std::string &kind = "",
+                const placement &at = placement{}, bool sums_first = true) {
   ncc::bank_problem b(img, bank);
   const std::size_t n = b.outputs(), K = bank.size();
   const std::string who = describe_bank(img, bank, at) + kind;
@@ -509,7 +558,8 @@ void check_bank(const ncc::bank_stage &stage, const course::gray_image &img, con
   for (const auto &t : bank) want.push_back(ncc::host_reference_sums(img, t));
   for (int mode = 0; mode < 2; ++mode) {
     if ((mode == 0) == sums_first) {
-      auto si = course::test::guarded<int>::output(n, at.offset[0]), sisq = course::test::guarded<int>::output(n, at.offset[1]),
+      auto si = course::test::guarded<int>::output(n, at.offset[0]),
+           sisq = course::test::guarded<int>::output(n, at.offset[1]),
            sit = course::test::guarded<int>::output(K * n, at.offset[2]);
       ncc::bank_output o;
       o.sum_i = si.get(), o.sum_isq = sisq.get(), o.sum_it = sit.get();
@@ -518,13 +568,15 @@ void check_bank(const ncc::bank_stage &stage, const course::gray_image &img, con
       const course::test::guarded<int> *outs[] = {&si, &sisq, &sit};
       for (int s = 0; s < 3; ++s) {
         const std::string damage = outs[s]->guard_damage();
-        if (!damage.empty()) FAIL(who << ": " << sum_names[s] << " written outside the output (" << damage << ")");
+        if (!damage.empty())
+          FAIL(who << ": " << sum_names[s] << " written outside the output (" << damage << ")");
       }
       device_sums got;
       got.sum[0] = si.download(), got.sum[1] = sisq.download();
       const std::vector<int> all = sit.download();
       for (std::size_t k = 0; k < K; ++k) {
-        got.sum[2].assign(all.begin() + std::ptrdiff_t(k * n), all.begin() + std::ptrdiff_t((k + 1) * n));
+        got.sum[2].assign(all.begin() + std::ptrdiff_t(k * n),
+                          all.begin() + std::ptrdiff_t((k + 1) * n));
         compare_sums(who + ", template " + std::to_string(k), got, want[k]);
       }
     } else {
@@ -534,11 +586,14 @@ void check_bank(const ncc::bank_stage &stage, const course::gray_image &img, con
       stage.run(b, o, at.stream);
       CUDA_CHECK(cudaDeviceSynchronize());
       const std::string damage = c.guard_damage();
-      if (!damage.empty()) FAIL(who << ": coefficients written outside the output (" << damage << ")");
+      if (!damage.empty())
+        FAIL(who << ": coefficients written outside the output (" << damage << ")");
       const std::vector<float> all = c.download();
       for (std::size_t k = 0; k < K; ++k) {
-        const std::vector<float> plane(all.begin() + std::ptrdiff_t(k * n), all.begin() + std::ptrdiff_t((k + 1) * n));
-        compare_coefficients(who + ", template " + std::to_string(k), plane, ncc::host_coefficients(want[k], b.stats(int(k))));
+        const std::vector<float> plane(all.begin() + std::ptrdiff_t(k * n),
+                                       all.begin() + std::ptrdiff_t((k + 1) * n));
+        compare_coefficients(who + ", template " + std::to_string(k), plane,
+                             ncc::host_coefficients(want[k], b.stats(int(k))));
       }
     }
   }
@@ -564,7 +619,8 @@ TEST_CASE("a bank of templates: every plane equals its template's reference", "[
     }
 }
 
-TEST_CASE("a bank at the extremes: saturated pixels, flat templates, the largest sums", "[ncc][bank][extreme]") {
+TEST_CASE("a bank at the extremes: saturated pixels, flat templates, the largest sums",
+          "[ncc][bank][extreme]") {
   const ncc::bank_stage *stage = bank_under_test();
   if (!stage) {
     SUCCEED("no bank form in this stage");
@@ -577,10 +633,12 @@ TEST_CASE("a bank at the extremes: saturated pixels, flat templates, the largest
   // n-tiles, the second mostly padding.
   auto saturated = [](int w, int h, std::uint64_t s) {
     course::gray_image img(w, h);
-    for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = course::random_int(s, i, 0, 1) ? 255 : 0;
+    for (std::size_t i = 0; i < img.pixels.size(); ++i)
+      img.pixels[i] = course::random_int(s, i, 0, 1) ? 255 : 0;
     return img;
   };
-  for (const size_case c : {size_case{150, 77, 16, 16}, size_case{97, 50, 13, 11}, size_case{70, 33, 8, 8}}) {
+  for (const size_case c :
+       {size_case{150, 77, 16, 16}, size_case{97, 50, 13, 11}, size_case{70, 33, 8, 8}}) {
     std::vector<course::gray_image> bank;
     for (int k = 0; k < 8; ++k) bank.push_back(saturated(c.tw, c.th, seed + 10 + std::uint64_t(k)));
     bank.push_back(course::gray_image(c.tw, c.th, 255));
@@ -603,11 +661,14 @@ TEST_CASE("a bank at the extremes: saturated pixels, flat templates, the largest
   {
     auto bright = [](int w, int h, std::uint64_t s) {
       course::gray_image img(w, h);
-      for (std::size_t i = 0; i < img.pixels.size(); ++i) img.pixels[i] = std::uint8_t(course::random_int(s, i, 254, 255));
+      for (std::size_t i = 0; i < img.pixels.size(); ++i)
+        img.pixels[i] = std::uint8_t(course::random_int(s, i, 254, 255));
       return img;
     };
-    std::vector<course::gray_image> bank = {bright(181, 181, seed + 50), course::gray_image(181, 181, 255)};
-    check_bank(*stage, bright(200, 190, seed + 51), bank, ", the largest template, pixels near 255");
+    std::vector<course::gray_image> bank = {bright(181, 181, seed + 50),
+                                            course::gray_image(181, 181, 255)};
+    check_bank(*stage, bright(200, 190, seed + 51), bank,
+               ", the largest template, pixels near 255");
   }
 }
 
@@ -654,15 +715,19 @@ TEST_CASE("seeded random sweep of template banks", "[sweep][bank]") {
   const std::vector<std::size_t> boundaries = {4, 8, 16, 32, 64};
   course::stream side;
   for (int c = 0; c < 24; ++c) {
-    const int K = rng.chance(0.3) ? int(rng.pick({1, 8, 9, 16, 24, 32, 33})) : int(rng.between(1, 40));
-    int tw = rng.chance(0.4) ? int(rng.pick({1, 4, 5, 8, 9, 16, 17, 32, 33})) : int(rng.between(1, 40));
+    const int K =
+        rng.chance(0.3) ? int(rng.pick({1, 8, 9, 16, 24, 32, 33})) : int(rng.between(1, 40));
+    int tw =
+        rng.chance(0.4) ? int(rng.pick({1, 4, 5, 8, 9, 16, 17, 32, 33})) : int(rng.between(1, 40));
     int th = rng.chance(0.5) ? tw : int(rng.between(1, 40));
     int w = std::max<int>(tw, int(rng.awkward_size(boundaries, 300)));
     int h = std::max<int>(th, int(rng.awkward_size(boundaries, 200)));
     const std::int64_t cap = 20000000, per_output = std::int64_t(K) * tw * th;
     std::int64_t out_w = w - tw + 1, out_h = h - th + 1;
-    if (out_w * out_h * per_output > cap) out_h = std::max<std::int64_t>(1, cap / (out_w * per_output));
-    if (out_w * out_h * per_output > cap) out_w = std::max<std::int64_t>(1, cap / (out_h * per_output));
+    if (out_w * out_h * per_output > cap)
+      out_h = std::max<std::int64_t>(1, cap / (out_w * per_output));
+    if (out_w * out_h * per_output > cap)
+      out_w = std::max<std::int64_t>(1, cap / (out_h * per_output));
     w = int(out_w) + tw - 1, h = int(out_h) + th - 1;
     const std::uint64_t seed = rng.bits();
     std::string kind;
@@ -687,13 +752,16 @@ TEST_CASE("seeded random sweep of template banks", "[sweep][bank]") {
     for (auto &t : bank) {
       const std::size_t what = rng.below(10);
       if (what == 0) t = course::gray_image(tw, th, std::uint8_t(rng.below(256)));
-      else if (what == 1) t = img.crop(int(rng.below(std::size_t(w - tw + 1))), int(rng.below(std::size_t(h - th + 1))), tw, th);
+      else if (what == 1)
+        t = img.crop(int(rng.below(std::size_t(w - tw + 1))),
+                     int(rng.below(std::size_t(h - th + 1))), tw, th);
     }
     placement at;
     for (auto &o : at.offset) o = rng.below(4);
     if (rng.chance(0.25)) at.stream = side;
     INFO("case " << c << " (case seed " << seed << ")");
-    check_bank(*stage, img, bank, kind + " (case seed " + std::to_string(seed) + ")", at, rng.chance(0.5));
+    check_bank(*stage, img, bank, kind + " (case seed " + std::to_string(seed) + ")", at,
+               rng.chance(0.5));
   }
   SUCCEED();
 }

@@ -34,8 +34,10 @@ def problem(stage_id):
         return f"no capture ({rel})"
     header = course.capture_header(path)
     if not header.startswith(f"{stage_id}: "):
-        return f"{rel} does not open with '# {stage_id}: ...' saying what it holds (an older capture)"
-    if header[len(stage_id) + 2:].startswith(course.NO_KERNELS):
+        return (
+            f"{rel} does not open with '# {stage_id}: ...' saying what it holds (an older capture)"
+        )
+    if header[len(stage_id) + 2 :].startswith(course.NO_KERNELS):
         return None
     kernels = sass.parse(path.read_text())
     if not kernels:
@@ -56,11 +58,16 @@ class CaptureTest(unittest.TestCase):
 
     def test_no_capture_of_a_stage_that_no_longer_exists(self):
         stages = set(course.stage_ids())
-        orphans = sorted(str(path.relative_to(course.ROOT)) for chapter in course.chapters()
-                         for path in course.capture_dir(chapter).glob("*.sass")
-                         if f"{chapter}/{path.stem}" not in stages and "." not in path.stem)
+        orphans = sorted(
+            str(path.relative_to(course.ROOT))
+            for chapter in course.chapters()
+            for path in course.capture_dir(chapter).glob("*.sass")
+            if f"{chapter}/{path.stem}" not in stages and "." not in path.stem
+        )
         if orphans and not STRICT:
-            self.skipTest(f"captures of renumbered stages (make sass-capture removes them): {', '.join(orphans)}")
+            self.skipTest(
+                f"captures of renumbered stages (make sass-capture removes them): {', '.join(orphans)}"
+            )
         self.assertEqual(orphans, [])
 
     def test_a_subset_keeps_the_matching_functions_and_says_so(self):
@@ -81,8 +88,11 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("every kernel compiled into the stage's object", words)
 
     def test_pending_names_real_stages(self):
-        self.assertEqual(sorted(PENDING - set(course.stage_ids())), [],
-                         "PENDING names stages that do not exist (renumbered?)")
+        self.assertEqual(
+            sorted(PENDING - set(course.stage_ids())),
+            [],
+            "PENDING names stages that do not exist (renumbered?)",
+        )
 
 
 if __name__ == "__main__":

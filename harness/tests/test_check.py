@@ -47,18 +47,35 @@ All tests passed (120 assertions in 9 test cases)
 
 class TestNames(unittest.TestCase):
     def test_stage_tests(self):
-        self.assertEqual(check.course.stage_test("exercise/13-scan/04_two_level"), ("exercise", "13-scan", "04_two_level", "tests"))
-        self.assertEqual(check.course.stage_test("solution/13-scan/04_two_level/sweep"),
-                         ("solution", "13-scan", "04_two_level", "sweep"))
-        self.assertEqual(check.course.stage_test("host/exercise/14-nbody/08_cpu_simd"),
-                         ("exercise", "14-nbody", "08_cpu_simd", "host"))
-        self.assertEqual(check.course.stage_test("sanitize/racecheck/exercise/08-warp/03_single_warp_shared"),
-                         ("exercise", "08-warp", "03_single_warp_shared", "sanitize:racecheck"))
-        self.assertEqual(check.course.stage_test("wrong/13-scan/07_decoupled_lookback.counter_not_reset")[0], "wrong")
+        self.assertEqual(
+            check.course.stage_test("exercise/13-scan/04_two_level"),
+            ("exercise", "13-scan", "04_two_level", "tests"),
+        )
+        self.assertEqual(
+            check.course.stage_test("solution/13-scan/04_two_level/sweep"),
+            ("solution", "13-scan", "04_two_level", "sweep"),
+        )
+        self.assertEqual(
+            check.course.stage_test("host/exercise/14-nbody/08_cpu_simd"),
+            ("exercise", "14-nbody", "08_cpu_simd", "host"),
+        )
+        self.assertEqual(
+            check.course.stage_test("sanitize/racecheck/exercise/08-warp/03_single_warp_shared"),
+            ("exercise", "08-warp", "03_single_warp_shared", "sanitize:racecheck"),
+        )
+        self.assertEqual(
+            check.course.stage_test("wrong/13-scan/07_decoupled_lookback.counter_not_reset")[0],
+            "wrong",
+        )
 
     def test_other_tests_are_not_stages(self):
-        for name in ("host/harness", "host/13-scan", "solution/15-ncc/program", "gpu/14-nbody/driver",
-                     "host/exercises-in-sync"):
+        for name in (
+            "host/harness",
+            "host/13-scan",
+            "solution/15-ncc/program",
+            "gpu/14-nbody/driver",
+            "host/exercises-in-sync",
+        ):
             self.assertIsNone(check.course.stage_test(name), name)
 
     def test_programs_a_test_needs_come_from_the_build(self):
@@ -66,30 +83,51 @@ class TestNames(unittest.TestCase):
         # name (a test the checker could not place once broke make check on a fresh clone).
         manifest = {
             "wrong/15-ncc/07_dp4a.no_dp4a": {"needs": ["wrong.15-ncc.07_dp4a.no_dp4a"]},
-            "solution/13-scan/04_two_level": {"needs": ["test.solution.13-scan.04_two_level"],
-                                              "object": "solution.13-scan.04_two_level"},
+            "solution/13-scan/04_two_level": {
+                "needs": ["test.solution.13-scan.04_two_level"],
+                "object": "solution.13-scan.04_two_level",
+            },
             "host/12-reduction/bench-threads-cli": {"needs": ["bench-12-reduction"]},
             "host/exercises-in-sync": {"needs": []},
         }
-        self.assertEqual(check.programs_of({"name": "wrong/15-ncc/07_dp4a.no_dp4a"}, manifest),
-                         ["wrong.15-ncc.07_dp4a.no_dp4a"])
-        self.assertEqual(check.programs_of({"name": "host/12-reduction/bench-threads-cli"}, manifest),
-                         ["bench-12-reduction"])
+        self.assertEqual(
+            check.programs_of({"name": "wrong/15-ncc/07_dp4a.no_dp4a"}, manifest),
+            ["wrong.15-ncc.07_dp4a.no_dp4a"],
+        )
+        self.assertEqual(
+            check.programs_of({"name": "host/12-reduction/bench-threads-cli"}, manifest),
+            ["bench-12-reduction"],
+        )
         self.assertEqual(check.programs_of({"name": "host/exercises-in-sync"}, manifest), [])
-        self.assertEqual(check.object_of({"name": "solution/13-scan/04_two_level"}, manifest),
-                         "solution.13-scan.04_two_level")
+        self.assertEqual(
+            check.object_of({"name": "solution/13-scan/04_two_level"}, manifest),
+            "solution.13-scan.04_two_level",
+        )
         self.assertIsNone(check.object_of({"name": "host/exercises-in-sync"}, manifest))
 
     def test_a_stage_name_selects_that_stage_alone(self):
         # The reference's name is the reference (as make sass and make reset read it), not also
         # the student's stage; exercise/ selects the student's.
-        self.assertEqual(check.stage_selection("11-streaming/01_grid_stride"),
-                         "solution/11-streaming/01_grid_stride")
-        self.assertEqual(check.stage_selection("exercise/11-streaming/02"),
-                         "exercise/11-streaming/02_unrolled_templated")
-        self.assertEqual(check.stage_selection("03_vectorized"), "solution/11-streaming/03_vectorized_float4")
+        self.assertEqual(
+            check.stage_selection("11-streaming/01_grid_stride"),
+            "solution/11-streaming/01_grid_stride",
+        )
+        self.assertEqual(
+            check.stage_selection("exercise/11-streaming/02"),
+            "exercise/11-streaming/02_unrolled_templated",
+        )
+        self.assertEqual(
+            check.stage_selection("03_vectorized"), "solution/11-streaming/03_vectorized_float4"
+        )
         # Not one stage: a regex over the test names, as before.
-        for arg in ("11-streaming", "exercise/13-scan", "host/harness", "01", "", "solution/11-streaming/0[12]"):
+        for arg in (
+            "11-streaming",
+            "exercise/13-scan",
+            "host/harness",
+            "01",
+            "",
+            "solution/11-streaming/0[12]",
+        ):
             self.assertEqual(check.stage_selection(arg), arg)
 
 
@@ -97,8 +135,12 @@ class TestBuildLog(unittest.TestCase):
     def test_first_error_of_each_failed_output(self):
         blocks = check.failed_blocks(NINJA_LOG.format(root=check.ROOT))
         self.assertEqual(len(blocks), 2)
-        scan = blocks["chapters/13-scan/CMakeFiles/exercise.13-scan.05_warp_scans.dir/05_warp_scans.cu.o"]
-        self.assertEqual(scan, 'chapters/13-scan/05_warp_scans.cu(31): error: identifier "y" is undefined')
+        scan = blocks[
+            "chapters/13-scan/CMakeFiles/exercise.13-scan.05_warp_scans.dir/05_warp_scans.cu.o"
+        ]
+        self.assertEqual(
+            scan, 'chapters/13-scan/05_warp_scans.cu(31): error: identifier "y" is undefined'
+        )
         cpu = blocks["chapters/14-nbody/CMakeFiles/nbody-cpu-exercise.dir/08_cpu_simd.cu.o"]
         self.assertTrue(cpu.startswith("chapters/14-nbody/08_cpu_simd.cu:40:5: error:"), cpu)
 
@@ -137,11 +179,18 @@ explicitly with messages:
 
 -------
 """
-        self.assertEqual(check.first_failure(out), "stage 05_warp_shuffle, n=1 threads=256 unroll=4: 1 of 1 forces "
-                                                   "wrong; first [0]: relative error 1. 91105e+07 > 1.02e-05")
+        self.assertEqual(
+            check.first_failure(out),
+            "stage 05_warp_shuffle, n=1 threads=256 unroll=4: 1 of 1 forces "
+            "wrong; first [0]: relative error 1. 91105e+07 > 1.02e-05",
+        )
 
     def test_a_hang(self):
-        self.assertTrue(check.first_failure("x\nTIMEOUT: the tests did not finish in 300 s\n").startswith("TIMEOUT"))
+        self.assertTrue(
+            check.first_failure("x\nTIMEOUT: the tests did not finish in 300 s\n").startswith(
+                "TIMEOUT"
+            )
+        )
 
     def test_sanitizer_with_failing_tests_but_no_report(self):
         out = "/x/t.cpp:1: FAILED:\n  stage x\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
@@ -151,7 +200,10 @@ explicitly with messages:
 
 
 class TestStageState(unittest.TestCase):
-    kinds = {"tests": "exercise/13-scan/04_two_level", "sweep": "exercise/13-scan/04_two_level/sweep"}
+    kinds = {
+        "tests": "exercise/13-scan/04_two_level",
+        "sweep": "exercise/13-scan/04_two_level/sweep",
+    }
 
     def state(self, results, broken=None):
         return check.stage_state(self.kinds, results, broken)[0]
@@ -174,13 +226,19 @@ class TestProgress(unittest.TestCase):
         names = {p.name for p in files}
         self.assertIn("04_two_level.cu", names)
         self.assertIn("lesson_two_level.cuh", names)
-        stub = "COURSE_TODO();" in (check.ROOT / "chapters/13-scan/lesson_two_level.cuh").read_text()
+        stub = (
+            "COURSE_TODO();" in (check.ROOT / "chapters/13-scan/lesson_two_level.cuh").read_text()
+        )
         self.assertEqual(any(p.name == "lesson_two_level.cuh" for p in todo), stub)
 
     def test_cells(self):
         self.assertEqual(check.speed_cell({"speed": {"verdict": "passed", "ratio": 1.02}}), "1.02x")
-        self.assertEqual(check.speed_cell({"speed": {"verdict": "slow", "ratio": 0.31}}), "0.31x slow")
-        self.assertEqual(check.speed_cell({"speed": {"verdict": "not a speed lesson"}}), "not a lesson")
+        self.assertEqual(
+            check.speed_cell({"speed": {"verdict": "slow", "ratio": 0.31}}), "0.31x slow"
+        )
+        self.assertEqual(
+            check.speed_cell({"speed": {"verdict": "not a speed lesson"}}), "not a lesson"
+        )
         self.assertEqual(check.speed_cell({}), "not run")
         self.assertEqual(check.sass_cell({"sass": {"verdict": "missed"}}), "missed")
         self.assertEqual(check.sass_cell(None), "not run")

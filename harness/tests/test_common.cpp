@@ -35,7 +35,10 @@ TEST_CASE("options: values, defaults and one-line errors naming the flag", "[cli
   bool quiet = false;
   std::string name = "x";
   course::options o("prog", "test");
-  o.add("N", n, 1, 4096, "size").add("dt", dt, 0.0, 1.0, "step").flag("quiet", quiet, "less output").add("name", name, "a name");
+  o.add("N", n, 1, 4096, "size")
+      .add("dt", dt, 0.0, 1.0, "step")
+      .flag("quiet", quiet, "less output")
+      .add("name", name, "a name");
 
   CHECK(parse(o, {"--N", "64", "--dt=0.5", "--quiet", "-name", "y"}).empty());
   CHECK(n == 64);
@@ -89,17 +92,21 @@ TEST_CASE("element checks report the first wrong index, expected and actual", "[
   CHECK(r.expected == 1.0);
   CHECK(r.actual == 2.0);
   auto text = course::test::describe("01_grid_stride", "n=1048576", n, r);
-  CHECK(text == "stage 01_grid_stride, n=1048576: 3 of 1048576 elements wrong; first [777777]: expected 1, got 2");
+  CHECK(
+      text ==
+      "stage 01_grid_stride, n=1048576: 3 of 1048576 elements wrong; first [777777]: expected 1, got 2");
 
   std::vector<float> unwritten(8);
   course::test::poison_host(unwritten.data(), 8);
   auto p = course::test::check_elements(
       8, [&](std::size_t i) { return unwritten[i]; }, [](std::size_t) { return 0.0; },
       [](std::size_t, float g, double w) { return course::test::close(g, w, 1.0, 1e-6); });
-  CHECK(course::test::describe("s", "n=8", 8, p).find("never written (poison)") != std::string::npos);
+  CHECK(course::test::describe("s", "n=8", 8, p).find("never written (poison)") !=
+        std::string::npos);
 }
 
-TEST_CASE("sizes shrink under a sanitizer only, keeping their remainder mod 4096", "[test_support]") {
+TEST_CASE("sizes shrink under a sanitizer only, keeping their remainder mod 4096",
+          "[test_support]") {
   // COURSE_SANITIZER is read once per process: make check runs this without it, sanitize.sh with.
   CHECK(course::test::sanitizer_size(0) == 0);
   CHECK(course::test::sanitizer_size(131072) == 131072);
@@ -118,25 +125,32 @@ TEST_CASE("plot hints serialise to the JSON objects plots/plot.py reads", "[benc
   heatmap.value = "GB/s";
   heatmap.columns_are_x = true;
   heatmap.skip_columns = {"max_GB/s", "max_threads"};
-  CHECK(heatmap.json() ==
-        R"({"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s", "columns_are_x": true, "skip_columns": ["max_GB/s", "max_threads"]})");
+  CHECK(
+      heatmap.json() ==
+      R"({"kind": "heatmap", "x": "threads", "y": "unroll", "value": "GB/s", "columns_are_x": true, "skip_columns": ["max_GB/s", "max_threads"]})");
   plot_hint floor("bars", "stage", "wall_ms");
   floor.ceiling_from_row = "transfer floor (pinned)";
   floor.ceiling_label = "transfer floor";
   floor.lower_is_better = true;
-  CHECK(floor.json() ==
-        R"j({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": "transfer floor (pinned)", "ceiling_label": "transfer floor", "lower_is_better": true})j");
+  CHECK(
+      floor.json() ==
+      R"j({"kind": "bars", "x": "stage", "y": "wall_ms", "ceiling_from_row": "transfer floor (pinned)", "ceiling_label": "transfer floor", "lower_is_better": true})j");
   plot_hint lines("lines", "n", "GB/s");
   lines.series = "series";
   lines.logx = true;
-  CHECK(lines.json() == R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
+  CHECK(lines.json() ==
+        R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logx": true})");
   lines.logx = false;
   lines.logy = true;
-  CHECK(lines.json() == R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logy": true})");
-  CHECK(plot_hint("lines", "streams", "time_ms").json() == R"({"kind": "lines", "x": "streams", "y": "time_ms"})");
-  CHECK(plot_hint::stage_bars("GB/s", "read ceiling (float4 loads)", "read ceiling").json() ==
-        R"j({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "read ceiling (float4 loads)", "ceiling_label": "read ceiling"})j");
-  CHECK(plot_hint::stage_bars("Gtpix/s").json() == R"({"kind": "bars", "x": "stage", "y": "Gtpix/s"})");
+  CHECK(lines.json() ==
+        R"({"kind": "lines", "x": "n", "y": "GB/s", "series": "series", "logy": true})");
+  CHECK(plot_hint("lines", "streams", "time_ms").json() ==
+        R"({"kind": "lines", "x": "streams", "y": "time_ms"})");
+  CHECK(
+      plot_hint::stage_bars("GB/s", "read ceiling (float4 loads)", "read ceiling").json() ==
+      R"j({"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "read ceiling (float4 loads)", "ceiling_label": "read ceiling"})j");
+  CHECK(plot_hint::stage_bars("Gtpix/s").json() ==
+        R"({"kind": "bars", "x": "stage", "y": "Gtpix/s"})");
 }
 
 TEST_CASE("benchmark tables print aligned and serialise to CSV and JSON", "[bench]") {
@@ -146,8 +160,9 @@ TEST_CASE("benchmark tables print aligned and serialise to CSV and JSON", "[benc
   t.add_row({std::string("a,b"), std::nan(""), std::string("TODO")});
   t.set_plot({"bars", "stage", "GB/s"});
   CHECK(t.csv() == "stage,GB/s,note\n01_grid_stride,2650.04,\n\"a,b\",,TODO\n");
-  CHECK(t.json() ==
-        R"({"name": "prog", "title": "Progression", "columns": ["stage", "GB/s", "note"], "rows": [["01_grid_stride", 2650.04, null], ["a,b", null, "TODO"]], "plot": {"kind": "bars", "x": "stage", "y": "GB/s"}})");
+  CHECK(
+      t.json() ==
+      R"({"name": "prog", "title": "Progression", "columns": ["stage", "GB/s", "note"], "rows": [["01_grid_stride", 2650.04, null], ["a,b", null, "TODO"]], "plot": {"kind": "bars", "x": "stage", "y": "GB/s"}})");
   CHECK(course::bench::json_string("a\"b\\c\n") == R"("a\"b\\c\n")");
   auto s = course::bench::summarize({5, 1, 3, 2});
   CHECK(s.median_ms == 2.5);
@@ -177,7 +192,8 @@ TEST_CASE("benchmark statistics: median, min, max, spread as the relative std-de
   CHECK(course::bench::noisy(describe({100, 120, 80, 100})));
 }
 
-TEST_CASE("benchmark stopping rule: at least min repeats, then quiet, max repeats or time cap", "[bench]") {
+TEST_CASE("benchmark stopping rule: at least min repeats, then quiet, max repeats or time cap",
+          "[bench]") {
   using course::bench::should_stop;
   using course::bench::stop_reason;
   course::bench::stop_rule rule;
@@ -188,7 +204,8 @@ TEST_CASE("benchmark stopping rule: at least min repeats, then quiet, max repeat
   const std::vector<double> quiet = {1.0, 1.001, 0.999, 1.0};
   const std::vector<double> loud = {1.0, 1.5, 0.5, 1.0};
   CHECK(should_stop({}, 0, rule) == stop_reason::go_on);
-  CHECK(should_stop({1.0, 1.0, 1.0}, 5.0, rule) == stop_reason::go_on);  // never before min repeats, even past the cap
+  CHECK(should_stop({1.0, 1.0, 1.0}, 5.0, rule) ==
+        stop_reason::go_on);  // never before min repeats, even past the cap
   CHECK(should_stop(quiet, 0, rule) == stop_reason::quiet);
   CHECK(should_stop(loud, 0.1, rule) == stop_reason::go_on);
   CHECK(should_stop(loud, 1.0, rule) == stop_reason::time_cap);
@@ -223,7 +240,8 @@ TEST_CASE("benchmark tables carry notes under them and in the JSON", "[bench]") 
   CHECK(t.json().find(R"("notes": ["warning: 01: spread 7.0%"])") != std::string::npos);
 }
 
-TEST_CASE("benchmark report: schema /2 with clocks, versions, timing, headlines and table notes", "[bench]") {
+TEST_CASE("benchmark report: schema /2 with clocks, versions, timing, headlines and table notes",
+          "[bench]") {
   course::device_info d;
   d.name = "Test GPU";
   d.sm_clock_mhz = 1980;
@@ -245,17 +263,20 @@ TEST_CASE("benchmark report: schema /2 with clocks, versions, timing, headlines 
   rep.write(dir);
   std::ifstream in(dir + "/99-test.json");
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char *part : {R"("schema": "cuda-course-bench/2")", R"("sm_peak_mhz": 1980, "sm_sustained_mhz": 1755.5)",
-                           R"("versions": {"driver": "13.0", "runtime": "13.0", "CCCL": "3.0.1", "cuBLAS": "13.0.0"})",
-                           R"("timing": {"min_repeats": 10})", R"("headlines": ["test 01 against LIB: 1.00-1.02x"])",
-                           R"("notes": ["warning: 01_first: spread 6.0%"])"})
+  for (const char *part :
+       {R"("schema": "cuda-course-bench/2")", R"("sm_peak_mhz": 1980, "sm_sustained_mhz": 1755.5)",
+        R"("versions": {"driver": "13.0", "runtime": "13.0", "CCCL": "3.0.1", "cuBLAS": "13.0.0"})",
+        R"("timing": {"min_repeats": 10})", R"("headlines": ["test 01 against LIB: 1.00-1.02x"])",
+        R"("notes": ["warning: 01_first: spread 6.0%"])"})
     CHECK(json.find(part) != std::string::npos);
   std::remove((dir + "/99-test.json").c_str());
   std::remove((dir + "/99-test.progression.csv").c_str());
   std::remove(dir.c_str());
 }
 
-TEST_CASE("device_code_version: the compute_XY of this build that the GPU present runs, 0 without one", "[device]") {
+TEST_CASE(
+    "device_code_version: the compute_XY of this build that the GPU present runs, 0 without one",
+    "[device]") {
   const int version = course::device_code_version();
   if (!course::probe_gpu().usable) {
     CHECK(version == 0);
@@ -269,11 +290,12 @@ TEST_CASE("device_code_version: the compute_XY of this build that the GPU presen
     std::size_t end = archs.find(',', at);
     if (end == std::string::npos) end = archs.size();
     const std::string a = archs.substr(at, end - at);
-    if (!a.empty() && std::isdigit(static_cast<unsigned char>(a[0]))) built.push_back(std::atoi(a.c_str()));
+    if (!a.empty() && std::isdigit(static_cast<unsigned char>(a[0])))
+      built.push_back(std::atoi(a.c_str()));
     at = end + 1;
   }
-  INFO("built for " << archs << "; this GPU: compute capability " << course::query_device().cc() << ", runs compute_"
-                    << version);
+  INFO("built for " << archs << "; this GPU: compute capability " << course::query_device().cc()
+                    << ", runs compute_" << version);
   CHECK(version > 0);
   if (!built.empty()) CHECK(std::find(built.begin(), built.end(), version) != built.end());
 }

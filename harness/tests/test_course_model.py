@@ -1,6 +1,7 @@
 """The course model (harness/course.py): the stage grammar and the test names, read once; and a
 stage added with its three files only (solution, exercise, lessons entry) that the build, the
 tests, the checker and the listings all find (docs/reference.md, "Adding a stage")."""
+
 import os
 import shutil
 import subprocess
@@ -11,11 +12,12 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HARNESS))
+import profile  # noqa: E402
+
 import check  # noqa: E402
 import course  # noqa: E402
 import exercises  # noqa: E402
 import lesson  # noqa: E402
-import profile  # noqa: E402
 import sass  # noqa: E402
 import tour  # noqa: E402
 
@@ -25,32 +27,58 @@ ROOT = course.ROOT
 class GrammarTest(unittest.TestCase):
     def test_stage_references(self):
         ref = course.StageRef("solution", "11-streaming", "01_grid_stride")
-        for arg in ("11-streaming/01_grid_stride", "11-streaming/01", "01_grid",
-                    "solution/11-streaming/01_grid_stride", "solutions/11-streaming/01_grid_stride.cu",
-                    f"{ROOT}/solutions/11-streaming/01_grid_stride.cu", "./solutions/11-streaming/01_grid_stride.cu"):
+        for arg in (
+            "11-streaming/01_grid_stride",
+            "11-streaming/01",
+            "01_grid",
+            "solution/11-streaming/01_grid_stride",
+            "solutions/11-streaming/01_grid_stride.cu",
+            f"{ROOT}/solutions/11-streaming/01_grid_stride.cu",
+            "./solutions/11-streaming/01_grid_stride.cu",
+        ):
             with self.subTest(arg=arg):
                 self.assertEqual(course.parse_stage(arg)[0], ref)
         exercise = ref._replace(variant="exercise")
         for arg in ("exercise/11-streaming/01", "chapters/11-streaming/01_grid_stride.cu"):
             with self.subTest(arg=arg):
                 self.assertEqual(course.parse_stage(arg)[0], exercise)
-        wrong = course.parse_stage("wrong/11-streaming/01_grid_stride.off_by_one_bound", wrong=True)[0]
-        self.assertEqual((wrong.variant, wrong.id, wrong.wrong), ("wrong", "11-streaming/01_grid_stride",
-                                                                  "off_by_one_bound"))
+        wrong = course.parse_stage(
+            "wrong/11-streaming/01_grid_stride.off_by_one_bound", wrong=True
+        )[0]
+        self.assertEqual(
+            (wrong.variant, wrong.id, wrong.wrong),
+            ("wrong", "11-streaming/01_grid_stride", "off_by_one_bound"),
+        )
         self.assertEqual(wrong.target, "wrong.11-streaming.01_grid_stride.off_by_one_bound")
-        self.assertIsNone(course.parse_stage("wrong/11-streaming/01_grid_stride")[0])  # not without wrong=True
+        self.assertIsNone(
+            course.parse_stage("wrong/11-streaming/01_grid_stride")[0]
+        )  # not without wrong=True
         found, candidates = course.parse_stage("11-streaming/0")
         self.assertIsNone(found)
         self.assertGreater(len(candidates), 1)
 
     def test_every_tool_reads_stages_with_it(self):
-        ref = course.resolve_stage("exercise/11-streaming/03", "lesson", wrong=True, example=lesson.EXAMPLE)
+        ref = course.resolve_stage(
+            "exercise/11-streaming/03", "lesson", wrong=True, example=lesson.EXAMPLE
+        )
         self.assertEqual((ref.variant, ref.id), ("exercise", "11-streaming/03_vectorized_float4"))
-        self.assertEqual(check.stage_selection("exercise/11-streaming/03"), "exercise/11-streaming/03_vectorized_float4")
-        self.assertEqual(course.profile_stage("12-reduction/10"), ("solution", "12-reduction", "10_fastest"))
-        self.assertEqual(course.reset_target("chapters/11-streaming/01_grid_stride.cu"), "11-streaming/01_grid_stride")
-        self.assertEqual(course.reset_target("13-scan/lesson_block_scan.cuh"), "13-scan/lesson_block_scan.cuh")
-        self.assertEqual(sass._tree_stage("exercise/12-reduction/09"), ("exercise", "12-reduction/09_shuffle"))
+        self.assertEqual(
+            check.stage_selection("exercise/11-streaming/03"),
+            "exercise/11-streaming/03_vectorized_float4",
+        )
+        self.assertEqual(
+            course.profile_stage("12-reduction/10"), ("solution", "12-reduction", "10_fastest")
+        )
+        self.assertEqual(
+            course.reset_target("chapters/11-streaming/01_grid_stride.cu"),
+            "11-streaming/01_grid_stride",
+        )
+        self.assertEqual(
+            course.reset_target("13-scan/lesson_block_scan.cuh"), "13-scan/lesson_block_scan.cuh"
+        )
+        self.assertEqual(
+            sass._tree_stage("exercise/12-reduction/09"), ("exercise", "12-reduction/09_shuffle")
+        )
         with self.assertRaises(course.UsageError) as caught:
             course.resolve_stage("11-streaming/0", "lesson", wrong=True, example=lesson.EXAMPLE)
         self.assertIn("names several stages", str(caught.exception))
@@ -65,14 +93,28 @@ class GrammarTest(unittest.TestCase):
             self.assertEqual(module.ROOT, course.ROOT)
 
     def test_test_names_compose_and_parse(self):
-        for kind in ("tests", "sweep", "large", "masks", "host", "sanitize:racecheck", "lesson-sass"):
+        for kind in (
+            "tests",
+            "sweep",
+            "large",
+            "masks",
+            "host",
+            "sanitize:racecheck",
+            "lesson-sass",
+        ):
             with self.subTest(kind=kind):
                 name = course.test_name("exercise", "13-scan", "04_two_level", kind)
-                self.assertEqual(course.parse_test_name(name), ("exercise", "13-scan", "04_two_level", kind))
-        self.assertEqual(course.test_name("solution", "13-scan", "04_two_level", "sanitize:memcheck"),
-                         "sanitize/memcheck/solution/13-scan/04_two_level")
-        self.assertEqual(course.parse_test_name("wrong/13-scan/04_two_level.x"),
-                         ("wrong", "13-scan", "04_two_level.x", "wrong"))
+                self.assertEqual(
+                    course.parse_test_name(name), ("exercise", "13-scan", "04_two_level", kind)
+                )
+        self.assertEqual(
+            course.test_name("solution", "13-scan", "04_two_level", "sanitize:memcheck"),
+            "sanitize/memcheck/solution/13-scan/04_two_level",
+        )
+        self.assertEqual(
+            course.parse_test_name("wrong/13-scan/04_two_level.x"),
+            ("wrong", "13-scan", "04_two_level.x", "wrong"),
+        )
         self.assertIsNone(course.stage_test("lesson/sass/solution/13-scan/04_two_level"))
         self.assertEqual(course.stage_test("wrong/13-scan/04_two_level.x").kind, "wrong")
         for name in ("host/harness", "lab/12-reduction/folding", "host/08-warp/warp_model"):
@@ -80,20 +122,31 @@ class GrammarTest(unittest.TestCase):
 
     def test_program_and_target_names(self):
         # As cmake/CourseStages.cmake names them (AddAStageTest sees them in a real build).
-        self.assertEqual(course.judge_program("exercise", "12-reduction", "10_fastest"),
-                         "judge.exercise.12-reduction.10_fastest")
+        self.assertEqual(
+            course.judge_program("exercise", "12-reduction", "10_fastest"),
+            "judge.exercise.12-reduction.10_fastest",
+        )
         self.assertEqual(course.bench_program("12-reduction"), "bench-12-reduction")
-        self.assertEqual(course.bench_program("12-reduction", "exercise"), "bench-12-reduction-exercise")
-        self.assertEqual(course.StageRef("solution", "12-reduction", "10_fastest").target,
-                         "solution.12-reduction.10_fastest")
+        self.assertEqual(
+            course.bench_program("12-reduction", "exercise"), "bench-12-reduction-exercise"
+        )
+        self.assertEqual(
+            course.StageRef("solution", "12-reduction", "10_fastest").target,
+            "solution.12-reduction.10_fastest",
+        )
 
     def test_workload_has_one_home(self):
         work = course.workload("12-reduction")
         self.assertEqual(work, {"n": 268435456})
         self.assertEqual(course.bench_defaults("12-reduction"), {"N": 256})
-        self.assertEqual(lesson.declaration("12-reduction/01_two_pass")["speed"], {"n": 268435456, "threads": 512})
+        self.assertEqual(
+            lesson.declaration("12-reduction/01_two_pass")["speed"],
+            {"n": 268435456, "threads": 512},
+        )
         # A stage that sets the workload's keys itself keeps them, in its own order.
-        self.assertEqual(list(lesson.declaration("13-scan/06_warp_scans")["speed"]), ["entry", "form", "n", "k"])
+        self.assertEqual(
+            list(lesson.declaration("13-scan/06_warp_scans")["speed"]), ["entry", "form", "n", "k"]
+        )
         self.assertIn("COURSE_BENCH_CPU_N=16", course.cmake_code())
 
     def test_a_stage_without_its_lessons_entry_is_refused(self):
@@ -105,11 +158,17 @@ class GrammarTest(unittest.TestCase):
             (root / "chapters" / "01-x" / "lessons.toml").write_text('[chapter]\ntest = "t.cpp"\n')
             with self.assertRaises(course.UsageError) as caught:
                 course.build_facts("01-x", root)
-            self.assertEqual(str(caught.exception), "course: stage 01-x/01_a (solutions/01-x/01_a.cu) has no entry "
-                                                     "in chapters/01-x/lessons.toml: add a [01_a] table with its lesson")
-            (root / "chapters" / "01-x" / "lessons.toml").write_text('[chapter]\ntest = "t.cpp"\n[01_a]\n')
-            self.assertEqual(course.build_facts("01-x", root), {"01_a": {"test": "t.cpp", "kind": "gpu"}})
-
+            self.assertEqual(
+                str(caught.exception),
+                "course: stage 01-x/01_a (solutions/01-x/01_a.cu) has no entry "
+                "in chapters/01-x/lessons.toml: add a [01_a] table with its lesson",
+            )
+            (root / "chapters" / "01-x" / "lessons.toml").write_text(
+                '[chapter]\ntest = "t.cpp"\n[01_a]\n'
+            )
+            self.assertEqual(
+                course.build_facts("01-x", root), {"01_a": {"test": "t.cpp", "kind": "gpu"}}
+            )
 
 
 class SchemaTest(unittest.TestCase):
@@ -125,7 +184,9 @@ class SchemaTest(unittest.TestCase):
             (self.root / folder / "01-x" / "01_a.cu").write_text("\n")
 
     def declare(self, text):
-        (self.root / "chapters" / "01-x" / "lessons.toml").write_text('[chapter]\ntest = "t.cpp"\n' + text)
+        (self.root / "chapters" / "01-x" / "lessons.toml").write_text(
+            '[chapter]\ntest = "t.cpp"\n' + text
+        )
 
     def refused(self, text, *words):
         self.declare(text)
@@ -143,25 +204,47 @@ class SchemaTest(unittest.TestCase):
                 self.assertIsNone(course.schema_error(course.read_manifest(chapter)))
 
     def test_capture_perf_and_profile_rows_are_read(self):
-        self.declare('profile_rows = ["l2_hit"]\n[01_a]\nlesson = "a"\n'
-                     "capture = { kernels = '<256u>', says = \"256 threads\" }\n"
-                     'perf = [ { metric = "dram_pct", min = 80, why = "measured 90" } ]\n')
+        self.declare(
+            'profile_rows = ["l2_hit"]\n[01_a]\nlesson = "a"\n'
+            "capture = { kernels = '<256u>', says = \"256 threads\" }\n"
+            'perf = [ { metric = "dram_pct", min = 80, why = "measured 90" } ]\n'
+        )
         self.assertEqual(course.capture_subset("01-x/01_a", self.root), ("<256u>", "256 threads"))
-        self.assertEqual(course.perf_bounds(self.root),
-                         [{"stage": "01-x/01_a", "metric": "dram_pct", "min": 80, "why": "measured 90"}])
+        self.assertEqual(
+            course.perf_bounds(self.root),
+            [{"stage": "01-x/01_a", "metric": "dram_pct", "min": 80, "why": "measured 90"}],
+        )
         self.assertEqual(course.profile_rows("01-x", self.root), ["l2_hit"])
 
     def test_unknown_keys_are_refused(self):
         self.assertIn("[01_a] unknown key 'lessen'", self.refused('[01_a]\nlessen = "a"\n'))
-        self.refused('verbose = true\n[01_a]\n', "[chapter] unknown key 'verbose'")
-        self.refused('[01_a]\nperf = [ { metric = "dram_pct", mni = 80 } ]\n', "[01_a] perf: unknown key 'mni'")
-        self.refused("[01_a]\nsass = [ { rule = \"BAR >= 1\", kernel = 'k' } ]\n", "[01_a] sass: unknown key 'kernel'")
-        self.refused("[01_a]\ncapture = { kernels = 'k', says = 'k', keep = 1 }\n", "[01_a] capture: unknown key 'keep'")
+        self.refused("verbose = true\n[01_a]\n", "[chapter] unknown key 'verbose'")
+        self.refused(
+            '[01_a]\nperf = [ { metric = "dram_pct", mni = 80 } ]\n',
+            "[01_a] perf: unknown key 'mni'",
+        )
+        self.refused(
+            "[01_a]\nsass = [ { rule = \"BAR >= 1\", kernel = 'k' } ]\n",
+            "[01_a] sass: unknown key 'kernel'",
+        )
+        self.refused(
+            "[01_a]\ncapture = { kernels = 'k', says = 'k', keep = 1 }\n",
+            "[01_a] capture: unknown key 'keep'",
+        )
 
     def test_wrong_shapes_are_refused(self):
-        self.refused('[01_a]\nperf = [ { metric = "dram_pct", why = "no bound" } ]\n', "[01_a] perf", "min or a max")
-        self.refused("[01_a]\ncapture = { kernels = '<256u>' }\n", "[01_a] capture needs kernels", "says")
-        self.refused("[01_a]\ncapture = { kernels = '(', says = 'x' }\n", "[01_a] capture: kernels '(' is no regex")
+        self.refused(
+            '[01_a]\nperf = [ { metric = "dram_pct", why = "no bound" } ]\n',
+            "[01_a] perf",
+            "min or a max",
+        )
+        self.refused(
+            "[01_a]\ncapture = { kernels = '<256u>' }\n", "[01_a] capture needs kernels", "says"
+        )
+        self.refused(
+            "[01_a]\ncapture = { kernels = '(', says = 'x' }\n",
+            "[01_a] capture: kernels '(' is no regex",
+        )
         self.refused('profile_rows = "l2_hit"\n[01_a]\n', "[chapter] profile_rows is a list")
 
 
@@ -175,8 +258,11 @@ SKIPPED = ("sass", "profiles", "figures")
 def without_gpu_env():
     """The environment with no nvidia-smi on PATH: the checker takes the no-GPU path everywhere."""
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep)
-                                  if d and not (Path(d) / "nvidia-smi").exists())
+    env["PATH"] = os.pathsep.join(
+        d
+        for d in env.get("PATH", "").split(os.pathsep)
+        if d and not (Path(d) / "nvidia-smi").exists()
+    )
     nvcc = sass.find_tool("nvcc")
     if nvcc:
         env.setdefault("CUDACXX", nvcc)
@@ -211,12 +297,16 @@ class AddAStageTest(unittest.TestCase):
                 shutil.copy2(source, target)
         # The three files of a stage, and nothing else.
         for folder in ("solutions", "chapters"):
-            shutil.copy(ROOT / folder / CHAPTER / f"{MODEL}.cu", cls.root / folder / CHAPTER / f"{DUMMY}.cu")
+            shutil.copy(
+                ROOT / folder / CHAPTER / f"{MODEL}.cu", cls.root / folder / CHAPTER / f"{DUMMY}.cu"
+            )
         with open(cls.root / "chapters" / CHAPTER / "lessons.toml", "a") as f:
             f.write(f'\n[{DUMMY}]\nlesson = "{LESSON}"\nspeed = "not judged: a dummy stage"\n')
         cls.env = without_gpu_env()
         cls.build = cls.tmp / "build"
-        cls.configured = cls.run_here(["cmake", "-S", str(cls.root), "-B", str(cls.build), "-G", "Ninja"])
+        cls.configured = cls.run_here(
+            ["cmake", "-S", str(cls.root), "-B", str(cls.build), "-G", "Ninja"]
+        )
 
     @classmethod
     def tearDownClass(cls):
@@ -224,16 +314,29 @@ class AddAStageTest(unittest.TestCase):
 
     @classmethod
     def run_here(cls, argv, cwd=None):
-        return subprocess.run(argv, cwd=cwd or cls.root, capture_output=True, text=True, env=cls.env)
+        return subprocess.run(
+            argv, cwd=cwd or cls.root, capture_output=True, text=True, env=cls.env
+        )
 
     def test_1_configured_with_its_tests(self):
-        self.assertEqual(self.configured.returncode, 0, self.configured.stdout[-2000:] + self.configured.stderr[-2000:])
+        self.assertEqual(
+            self.configured.returncode,
+            0,
+            self.configured.stdout[-2000:] + self.configured.stderr[-2000:],
+        )
         listed = self.run_here(["ctest", "-N"], cwd=self.build).stdout
-        for name in (f"solution/{CHAPTER}/{DUMMY}", f"exercise/{CHAPTER}/{DUMMY}/sweep",
-                     f"sanitize/racecheck/exercise/{CHAPTER}/{DUMMY}", f"lesson/sass/solution/{CHAPTER}/{DUMMY}"):
+        for name in (
+            f"solution/{CHAPTER}/{DUMMY}",
+            f"exercise/{CHAPTER}/{DUMMY}/sweep",
+            f"sanitize/racecheck/exercise/{CHAPTER}/{DUMMY}",
+            f"lesson/sass/solution/{CHAPTER}/{DUMMY}",
+        ):
             self.assertIn(f": {name}\n", listed)
         manifest = (self.build / "tests.json").read_text()
-        self.assertIn(f'"solution/{CHAPTER}/{DUMMY}": {{"needs": ["test.solution.{CHAPTER}.{DUMMY}"]', manifest)
+        self.assertIn(
+            f'"solution/{CHAPTER}/{DUMMY}": {{"needs": ["test.solution.{CHAPTER}.{DUMMY}"]',
+            manifest,
+        )
         self.assertIn(f'"id": "{CHAPTER}/{DUMMY}"', (self.build / "stages.json").read_text())
         # Its judge programs, by the names the checker asks course.py for.
         ninja = (self.build / "build.ninja").read_text()
@@ -241,24 +344,47 @@ class AddAStageTest(unittest.TestCase):
             self.assertIn(f"bin/{course.judge_program(variant, CHAPTER, DUMMY)}:", ninja)
 
     def test_2_listed(self):
-        stages = self.run_here([sys.executable, "harness/course.py", "list", "stages"]).stdout.split()
+        stages = self.run_here(
+            [sys.executable, "harness/course.py", "list", "stages"]
+        ).stdout.split()
         self.assertIn(f"{CHAPTER}/{DUMMY}", stages)
         shown = self.run_here([sys.executable, "harness/lesson.py", "show", CHAPTER]).stdout
         self.assertIn(f"  {DUMMY}: {LESSON}\n    speed: not judged: a dummy stage\n", shown)
         made = self.run_here(["make", "-s", "lessons", f"CHAPTER={CHAPTER}"])
         self.assertEqual(made.returncode, 0, made.stderr)
         self.assertIn(f"  {DUMMY}: {LESSON}", made.stdout)
-        self.assertIn(f"  {DUMMY}\n", self.run_here(["make", "-s", "help"]).stdout.replace(f"{CHAPTER}/", ""))
+        self.assertIn(
+            f"  {DUMMY}\n", self.run_here(["make", "-s", "help"]).stdout.replace(f"{CHAPTER}/", "")
+        )
 
     def test_3_built_tested_and_judged(self):
-        built = self.run_here(["cmake", "--build", str(self.build), "--target", f"test.solution.{CHAPTER}.{DUMMY}",
-                               f"exercise.{CHAPTER}.{DUMMY}"])
+        built = self.run_here(
+            [
+                "cmake",
+                "--build",
+                str(self.build),
+                "--target",
+                f"test.solution.{CHAPTER}.{DUMMY}",
+                f"exercise.{CHAPTER}.{DUMMY}",
+            ]
+        )
         self.assertEqual(built.returncode, 0, built.stdout[-3000:])
         self.assertTrue((self.build / "bin" / f"test.solution.{CHAPTER}.{DUMMY}").is_file())
         # make check's checker, on the stage (here as on a machine without a GPU: its tests are
         # reported untested, then what it teaches is judged).
-        checked = self.run_here([sys.executable, "harness/check.py", "run", "--build", str(self.build),
-                                 "--stage", f"{CHAPTER}/{DUMMY[:4]}", "--jobs", "2"])
+        checked = self.run_here(
+            [
+                sys.executable,
+                "harness/check.py",
+                "run",
+                "--build",
+                str(self.build),
+                "--stage",
+                f"{CHAPTER}/{DUMMY[:4]}",
+                "--jobs",
+                "2",
+            ]
+        )
         out = checked.stdout
         self.assertEqual(checked.returncode, 0, out[-3000:] + checked.stderr[-2000:])
         self.assertIn(f"check: STAGE={CHAPTER}/{DUMMY[:4]} selects solution/{CHAPTER}/{DUMMY}", out)

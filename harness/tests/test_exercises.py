@@ -59,8 +59,11 @@ def run(root, *argv):
 
 def run_cli(root, *argv):
     """The script itself, as `make` runs it -> (status, stdout + stderr)."""
-    done = subprocess.run([sys.executable, str(HARNESS / "exercises.py"), "--root", str(root), *argv],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(HARNESS / "exercises.py"), "--root", str(root), *argv],
+        capture_output=True,
+        text=True,
+    )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -103,8 +106,11 @@ class Course(unittest.TestCase):
 
 class GeneratedStubTest(Course):
     def test_stub_keeps_hints_and_replaces_bodies(self):
-        self.assertIn("  // EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n"
-                      "  // over a second line.\n  COURSE_TODO();\n  // EXERCISE END\n", self.stub)
+        self.assertIn(
+            "  // EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n"
+            "  // over a second line.\n  COURSE_TODO();\n  // EXERCISE END\n",
+            self.stub,
+        )
         self.assertNotIn("fill<<<", self.stub)
         self.assertInSync()
 
@@ -119,8 +125,10 @@ class CommentsInRegionsTest(Course):
     """A student's // lines at the start of a region are the student's, not the hint's."""
 
     def test_comment_at_region_start_is_in_sync_and_survives_generate(self):
-        text = self.student_writes("  // my note: one thread per element\n  out[threadIdx.x] = 1.0f;\n",
-                                   "  // launch it\n  // (32 threads)\n  fill<<<1, 32>>>(out);\n")
+        text = self.student_writes(
+            "  // my note: one thread per element\n  out[threadIdx.x] = 1.0f;\n",
+            "  // launch it\n  // (32 threads)\n  fill<<<1, 32>>>(out);\n",
+        )
         self.assertInSync()
         status, out, _ = run(self.root, "generate")
         self.assertEqual((status, out), (0, ""))
@@ -128,14 +136,18 @@ class CommentsInRegionsTest(Course):
         self.assertEqual(self.backups(), [])
 
     def test_comment_before_the_stub_survives_generate(self):
-        text = self.student_writes("  // idea: a grid-stride loop?\n  COURSE_TODO();\n", "  COURSE_TODO();\n")
+        text = self.student_writes(
+            "  // idea: a grid-stride loop?\n  COURSE_TODO();\n", "  COURSE_TODO();\n"
+        )
         self.assertInSync()
         run(self.root, "generate")
         self.assertEqual(self.exercise.read_text(), text)
 
     def test_comment_survives_generate_after_the_solution_changes_outside(self):
         self.student_writes("  // my note\n  out[threadIdx.x] = 1.0f;\n", "  COURSE_TODO();\n")
-        self.solution.write_text(FIRST.replace("#include <cstdio>", "#include <cstdio>\n#include <cstdint>"))
+        self.solution.write_text(
+            FIRST.replace("#include <cstdio>", "#include <cstdio>\n#include <cstdint>")
+        )
         status, out, _ = run(self.root, "generate")
         self.assertEqual(status, 0)
         self.assertIn("  // my note\n  out[threadIdx.x] = 1.0f;\n", self.exercise.read_text())
@@ -149,27 +161,37 @@ class CommentsInRegionsTest(Course):
         text = self.exercise.read_text()
         self.exercise.write_text(text.replace("over a second line.", "over a 2nd line."))
         self.assertIn("differs from solutions/01-test/01_first.cu", self.assertOutOfSync())
-        self.exercise.write_text(text.replace("  // over a second line.", "    // over a second line."))
+        self.exercise.write_text(
+            text.replace("  // over a second line.", "    // over a second line.")
+        )
         self.assertOutOfSync()
         self.exercise.write_text(text.replace("#include <cstdio>", "#include <stdio.h>"))
         self.assertOutOfSync()
         self.exercise.write_text(text.replace("  // EXERCISE END\n}\n\nvoid", "}\n\nvoid", 1))
-        self.assertIn("01_first.cu:12: EXERCISE BEGIN inside the region opened on line 5", self.assertOutOfSync())
+        self.assertIn(
+            "01_first.cu:12: EXERCISE BEGIN inside the region opened on line 5",
+            self.assertOutOfSync(),
+        )
         self.exercise.write_text(text)
         self.assertInSync()
 
 
 class ResetTest(Course):
     def test_reset_saves_the_students_text_then_restores_the_stub(self):
-        mine = self.student_writes("  // mine\n  out[threadIdx.x] = 1.0f;\n", "  fill<<<1, 32>>>(out);\n")
+        mine = self.student_writes(
+            "  // mine\n  out[threadIdx.x] = 1.0f;\n", "  fill<<<1, 32>>>(out);\n"
+        )
         status, out, err = run(self.root, "reset", STAGE)
         self.assertEqual((status, err), (0, ""))
         (saved,) = self.backups()
         self.assertRegex(saved.name, r"^01_first\.\d{8}-\d{6}\.cu$")
-        self.assertEqual(out, f"saved your version of {STAGE} to backups/01-test/{saved.name}; "
-                              f"reset chapters/01-test/01_first.cu to the stub; "
-                              f"to undo: cp backups/01-test/{saved.name} "
-                              f"chapters/01-test/01_first.cu\n")
+        self.assertEqual(
+            out,
+            f"saved your version of {STAGE} to backups/01-test/{saved.name}; "
+            f"reset chapters/01-test/01_first.cu to the stub; "
+            f"to undo: cp backups/01-test/{saved.name} "
+            f"chapters/01-test/01_first.cu\n",
+        )
         self.assertEqual(saved.read_text(), mine)
         self.assertEqual(self.exercise.read_text(), self.stub)
         self.assertInSync()
@@ -189,7 +211,10 @@ class ResetTest(Course):
         run(self.root, "reset", STAGE)
         status, out, _ = run(self.root, "reset", STAGE)
         self.assertEqual(status, 0)
-        self.assertEqual(out, "chapters/01-test/01_first.cu is already the stub: nothing to save, nothing reset\n")
+        self.assertEqual(
+            out,
+            "chapters/01-test/01_first.cu is already the stub: nothing to save, nothing reset\n",
+        )
         self.assertEqual(len(self.backups()), 1)
         self.assertEqual(self.exercise.read_text(), self.stub)
 
@@ -201,33 +226,52 @@ class ResetTest(Course):
             second = self.student_writes("  // attempt 2\n", "  COURSE_TODO();\n")
             status, out, _ = run(self.root, "reset", STAGE)
         self.assertEqual(status, 0)
-        self.assertEqual([p.name for p in self.backups()],
-                         ["01_first.20261123-081502-2.cu", "01_first.20261123-081502.cu"])
-        self.assertEqual((self.backups()[1].read_text(), self.backups()[0].read_text()), (first, second))
+        self.assertEqual(
+            [p.name for p in self.backups()],
+            ["01_first.20261123-081502-2.cu", "01_first.20261123-081502.cu"],
+        )
+        self.assertEqual(
+            (self.backups()[1].read_text(), self.backups()[0].read_text()), (first, second)
+        )
         self.assertIn("backups/01-test/01_first.20261123-081502-2.cu", out)
 
     def test_stage_forms(self):
-        for form in (STAGE, f"exercise/{STAGE}", f"chapters/{STAGE}.cu", f"./chapters/{STAGE}.cu",
-                     str(self.exercise)):
+        for form in (
+            STAGE,
+            f"exercise/{STAGE}",
+            f"chapters/{STAGE}.cu",
+            f"./chapters/{STAGE}.cu",
+            str(self.exercise),
+        ):
             with self.subTest(form=form):
                 self.student_writes("  // try\n", "  COURSE_TODO();\n")
                 status, out, _ = run(self.root, "reset", form)
                 self.assertEqual(status, 0)
-                self.assertTrue(out.startswith(f"saved your version of {STAGE} to backups/01-test/01_first."), out)
+                self.assertTrue(
+                    out.startswith(f"saved your version of {STAGE} to backups/01-test/01_first."),
+                    out,
+                )
                 self.assertEqual(self.exercise.read_text(), self.stub)
 
     def test_missing_exercise_is_written(self):
         self.exercise.unlink()
         status, out, _ = run(self.root, "reset", STAGE)
-        self.assertEqual((status, out), (0, "chapters/01-test/01_first.cu was missing; wrote the stub\n"))
+        self.assertEqual(
+            (status, out), (0, "chapters/01-test/01_first.cu was missing; wrote the stub\n")
+        )
         self.assertEqual(self.exercise.read_text(), self.stub)
 
     def test_bad_stage_names_exit_2_with_one_line(self):
         before = self.exercise.read_text()
-        for arg, says in (("", "say which stage"), ("nope", "the chapters are 01-test"),
-                          ("01-test/01", "01-test has 01_first, 02_second"), ("01-test", "01-test has 01_first, 02_second"),
-                          ("solutions/01-test/01_first.cu", "no stage"), ("../01-test/01_first", "no stage"),
-                          ("-x", "no stage '-x'")):
+        for arg, says in (
+            ("", "say which stage"),
+            ("nope", "the chapters are 01-test"),
+            ("01-test/01", "01-test has 01_first, 02_second"),
+            ("01-test", "01-test has 01_first, 02_second"),
+            ("solutions/01-test/01_first.cu", "no stage"),
+            ("../01-test/01_first", "no stage"),
+            ("-x", "no stage '-x'"),
+        ):
             with self.subTest(arg=arg):
                 status, output = run_cli(self.root, "reset", "--", arg)
                 self.assertEqual(status, 2, output)
@@ -249,14 +293,24 @@ class ResetTest(Course):
             shutil.copy(HARNESS / tool, self.root / "harness")
         shutil.copy(REPO / "Makefile", self.root)
         self.student_writes("  // via make\n", "  COURSE_TODO();\n")
-        done = subprocess.run(["make", "-s", "reset", f"STAGE=exercise/{STAGE}"], cwd=self.root,
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            ["make", "-s", "reset", f"STAGE=exercise/{STAGE}"],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+        )
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        self.assertTrue(done.stdout.startswith(f"saved your version of {STAGE} to backups/"), done.stdout)
+        self.assertTrue(
+            done.stdout.startswith(f"saved your version of {STAGE} to backups/"), done.stdout
+        )
         self.assertEqual(self.exercise.read_text(), self.stub)
         for stage in ("", "01-test/9"):
-            done = subprocess.run(["make", "-s", "reset", f"STAGE={stage}"], cwd=self.root,
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                ["make", "-s", "reset", f"STAGE={stage}"],
+                cwd=self.root,
+                capture_output=True,
+                text=True,
+            )
             self.assertEqual(done.returncode, 2)
             self.assertEqual(done.stdout, "")
             self.assertIn("*** reset: ", done.stderr)
@@ -265,8 +319,13 @@ class ResetTest(Course):
 
 class GenerateKeepsWorkTest(Course):
     def test_solution_gains_a_region(self):
-        mine = self.student_writes("  // one per thread\n  out[threadIdx.x] = 1.0f;\n", "  fill<<<1, 32>>>(out);\n")
-        self.solution.write_text(FIRST.replace("void launch(float *out) {\n", """\
+        mine = self.student_writes(
+            "  // one per thread\n  out[threadIdx.x] = 1.0f;\n", "  fill<<<1, 32>>>(out);\n"
+        )
+        self.solution.write_text(
+            FIRST.replace(
+                "void launch(float *out) {\n",
+                """\
 void clear(float *out) {
   // EXERCISE BEGIN: zero out[0, 32).
   cudaMemset(out, 0, 32 * sizeof(float));
@@ -274,26 +333,38 @@ void clear(float *out) {
 }
 
 void launch(float *out) {
-"""))
+""",
+            )
+        )
         status, out, _ = run(self.root, "generate")
         self.assertEqual(status, 0)
         (saved,) = self.backups()
         self.assertEqual(saved.read_text(), mine)
-        self.assertIn(f"saved your version of chapters/01-test/01_first.cu to backups/01-test/{saved.name}: "
-                      "the solution has 3 EXERCISE regions, this file had 2", out)
+        self.assertIn(
+            f"saved your version of chapters/01-test/01_first.cu to backups/01-test/{saved.name}: "
+            "the solution has 3 EXERCISE regions, this file had 2",
+            out,
+        )
         self.assertIn('region 2 "zero out[0, 32)." is new: it starts as the stub', out)
         self.assertIn('kept your region "launch fill on one block of 32 threads." (same hint)', out)
         text = self.exercise.read_text()
-        self.assertIn("  // over a second line.\n  // one per thread\n  out[threadIdx.x] = 1.0f;\n", text)
+        self.assertIn(
+            "  // over a second line.\n  // one per thread\n  out[threadIdx.x] = 1.0f;\n", text
+        )
         self.assertIn("  // EXERCISE BEGIN: zero out[0, 32).\n  COURSE_TODO();\n", text)
-        self.assertIn("  // EXERCISE BEGIN: launch fill on one block of 32 threads.\n  fill<<<1, 32>>>(out);\n", text)
+        self.assertIn(
+            "  // EXERCISE BEGIN: launch fill on one block of 32 threads.\n  fill<<<1, 32>>>(out);\n",
+            text,
+        )
         self.assertInSync()
         self.assertEqual(run(self.root, "generate")[1], "")  # settled: no second backup
         self.assertEqual(len(self.backups()), 1)
 
     def test_changed_hint_keeps_the_body_by_position(self):
         self.student_writes("  // my note\n  out[threadIdx.x] = 1.0f;\n", "  COURSE_TODO();\n")
-        self.solution.write_text(FIRST.replace("write 1 to out[threadIdx.x]", "store 1.0f in out[threadIdx.x]"))
+        self.solution.write_text(
+            FIRST.replace("write 1 to out[threadIdx.x]", "store 1.0f in out[threadIdx.x]")
+        )
         status, out, _ = run(self.root, "generate")
         self.assertEqual(status, 0)
         self.assertEqual(len(self.backups()), 1)
@@ -305,19 +376,29 @@ void launch(float *out) {
 
     def test_removed_region_is_only_in_the_backup_and_named(self):
         self.student_writes("  out[threadIdx.x] = 1.0f;\n", "  fill<<<1, 32>>>(out);  // mine\n")
-        self.solution.write_text(FIRST.replace(
-            "  // EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n  // over a second line.\n", "")
-            .replace("  out[threadIdx.x] = 1.0f;\n  // EXERCISE END\n", "  out[threadIdx.x] = 1.0f;\n", 1))
+        self.solution.write_text(
+            FIRST.replace(
+                "  // EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n  // over a second line.\n",
+                "",
+            ).replace(
+                "  out[threadIdx.x] = 1.0f;\n  // EXERCISE END\n", "  out[threadIdx.x] = 1.0f;\n", 1
+            )
+        )
         status, out, _ = run(self.root, "generate")
         self.assertEqual(status, 0)
         (saved,) = self.backups()
         self.assertIn("out[threadIdx.x] = 1.0f;", saved.read_text())
-        self.assertIn('your region 1 "write 1 to out[threadIdx.x]; the hint goes on" has no place', out)
+        self.assertIn(
+            'your region 1 "write 1 to out[threadIdx.x]; the hint goes on" has no place', out
+        )
         self.assertIn("  fill<<<1, 32>>>(out);  // mine\n", self.exercise.read_text())
         self.assertInSync()
 
     def test_stubs_only_are_regenerated_without_backup(self):
-        self.solution.write_text(FIRST + "\nvoid extra() {\n  // EXERCISE BEGIN: nothing.\n  return;\n  // EXERCISE END\n}\n")
+        self.solution.write_text(
+            FIRST
+            + "\nvoid extra() {\n  // EXERCISE BEGIN: nothing.\n  return;\n  // EXERCISE END\n}\n"
+        )
         status, out, _ = run(self.root, "generate")
         self.assertEqual((status, out), (0, "wrote chapters/01-test/01_first.cu\n"))
         self.assertEqual(self.backups(), [])
@@ -341,7 +422,9 @@ class RealCourseTest(unittest.TestCase):
         root = Path(tempfile.mkdtemp(prefix="exercises-real-"))
         self.addCleanup(shutil.rmtree, root)
         for folder in ("solutions", "chapters"):
-            shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("sass", "*.png"))
+            shutil.copytree(
+                REPO / folder, root / folder, ignore=shutil.ignore_patterns("sass", "*.png")
+            )
         before = {p: p.read_bytes() for p in (root / "chapters").glob("*/*.cu")}
         status, out, _ = run(root, "check")
         self.assertEqual(status, 0, out)
@@ -373,7 +456,10 @@ class LessonHeaderTest(Course):
     def test_generate_stubs_it_and_check_counts_it(self):
         status, out, _ = run(self.root, "generate")
         self.assertEqual((status, out), (0, "wrote chapters/01-test/block_sum.cuh\n"))
-        self.assertIn("  // EXERCISE BEGIN: sum x over the block.\n  COURSE_TODO();\n", self.header.read_text())
+        self.assertIn(
+            "  // EXERCISE BEGIN: sum x over the block.\n  COURSE_TODO();\n",
+            self.header.read_text(),
+        )
         status, out, _ = run(self.root, "check")
         self.assertEqual(status, 0, out)
         self.assertIn("2 stage files and 1 lesson headers", out)
@@ -382,13 +468,17 @@ class LessonHeaderTest(Course):
         run(self.root, "generate")
         self.header.write_text(self.header.read_text().replace("int x", "long x"))
         out = self.assertOutOfSync()
-        self.assertIn("chapters/01-test/block_sum.cuh differs from solutions/01-test/block_sum.cuh", out)
+        self.assertIn(
+            "chapters/01-test/block_sum.cuh differs from solutions/01-test/block_sum.cuh", out
+        )
 
     def test_reset_by_file_name_keeps_the_suffix(self):
         run(self.root, "generate")
         stub = self.header.read_text()
         self.header.write_text(stub.replace("COURSE_TODO();", "return 2 * x;"))
-        with mock.patch.object(exercises, "now", return_value=datetime.datetime(2026, 11, 23, 8, 15, 2)):
+        with mock.patch.object(
+            exercises, "now", return_value=datetime.datetime(2026, 11, 23, 8, 15, 2)
+        ):
             status, out, _ = run(self.root, "reset", "01-test/block_sum.cuh")
         self.assertEqual(status, 0, out)
         self.assertEqual(self.header.read_text(), stub)
@@ -438,7 +528,9 @@ class OpeningCommentTest(Course):
 
     def exercise_says(self, task=TASK):
         """The exercise with its own opening comment (the SPDX line and the code as generated)."""
-        self.third.write_text(task + "#include <cstdio>\n" + self.third_stub.split("#include <cstdio>\n", 1)[1])
+        self.third.write_text(
+            task + "#include <cstdio>\n" + self.third_stub.split("#include <cstdio>\n", 1)[1]
+        )
         return self.third.read_text()
 
     def assertChecks(self, status_wanted):
@@ -470,14 +562,18 @@ class OpeningCommentTest(Course):
 
     def test_a_difference_outside_the_comment_still_fails(self):
         text = self.exercise_says()
-        for before, after in (("#include <cstdio>", "#include <stdio.h>"),
-                              ("// A comment after the opening one", "// Another comment after it"),
-                              ("BSD-3-Clause", "MIT"),
-                              ("  // EXERCISE BEGIN: return x plus one", "  // EXERCISE BEGIN: return x plus two")):
+        for before, after in (
+            ("#include <cstdio>", "#include <stdio.h>"),
+            ("// A comment after the opening one", "// Another comment after it"),
+            ("BSD-3-Clause", "MIT"),
+            ("  // EXERCISE BEGIN: return x plus one", "  // EXERCISE BEGIN: return x plus two"),
+        ):
             with self.subTest(changed=before):
                 self.third.write_text(text.replace(before, after))
                 out = self.assertChecks(1)
-                self.assertIn("chapters/01-test/03_third.cu differs from solutions/01-test/03_third.cu", out)
+                self.assertIn(
+                    "chapters/01-test/03_third.cu differs from solutions/01-test/03_third.cu", out
+                )
         self.third.write_text(text)
         self.assertChecks(0)
 
@@ -491,7 +587,9 @@ class OpeningCommentTest(Course):
         self.third_solution.write_text(OPENING.replace("#include <cstdio>", "#include <cstdint>"))
         status, out, _ = run(self.root, "generate")
         self.assertEqual((status, out), (0, "wrote chapters/01-test/03_third.cu\n"))
-        self.assertEqual(self.third.read_text(), text.replace("#include <cstdio>", "#include <cstdint>"))
+        self.assertEqual(
+            self.third.read_text(), text.replace("#include <cstdio>", "#include <cstdint>")
+        )
         self.assertEqual(self.backups(), [])
         self.assertChecks(0)
 
@@ -502,7 +600,9 @@ class OpeningCommentTest(Course):
         status, out, _ = run(self.root, "generate")
         self.assertEqual(status, 0)
         self.assertEqual(len(self.backups()), 1)
-        self.assertEqual(self.third.read_text(), text.replace("#include <cstdio>", "#include <cstdint>"))
+        self.assertEqual(
+            self.third.read_text(), text.replace("#include <cstdio>", "#include <cstdint>")
+        )
 
     def test_reset_keeps_the_exercises_comment(self):
         text = self.exercise_says()
@@ -519,8 +619,10 @@ class OpeningCommentTest(Course):
         header.write_text("// SPDX-License-Identifier: BSD-3-Clause\n" + LESSON)
         run(self.root, "generate")
         mirror = self.root / "chapters" / "01-test" / "block_sum.cuh"
-        text = mirror.read_text().replace("// block_sum.cuh: taught by stage 01_first.\n",
-                                          "// block_sum.cuh: sum a block's values; watch the barriers.\n// Two lines.\n")
+        text = mirror.read_text().replace(
+            "// block_sum.cuh: taught by stage 01_first.\n",
+            "// block_sum.cuh: sum a block's values; watch the barriers.\n// Two lines.\n",
+        )
         mirror.write_text(text)
         self.assertChecks(0)
         header.write_text(header.read_text().replace("taught by", "the lesson of"))
@@ -533,8 +635,11 @@ class OpeningCommentTest(Course):
 def header(name, teaches, includes=(), region=True):
     """A lesson header's text: its opening comment, its includes, one region (or none)."""
     body = "".join(f'#include "{i}"\n' for i in includes)
-    code = (f"__device__ int {name}(int x) {{\n  // EXERCISE BEGIN: {teaches}.\n  return x;\n  // EXERCISE END\n}}\n"
-            if region else f"__device__ int {name}(int x) {{ return x; }}\n")
+    code = (
+        f"__device__ int {name}(int x) {{\n  // EXERCISE BEGIN: {teaches}.\n  return x;\n  // EXERCISE END\n}}\n"
+        if region
+        else f"__device__ int {name}(int x) {{ return x; }}\n"
+    )
     return f"// SPDX-License-Identifier: BSD-3-Clause\n// {name}: {teaches}.\n#pragma once\n{body}{code}"
 
 
@@ -552,9 +657,15 @@ class ResetLessonHeadersTest(unittest.TestCase):
         sol = self.root / "solutions" / "01-test"
         sol.mkdir(parents=True)
         (sol / "01_first.cu").write_text(FIRST)
-        (sol / "02_sum.cu").write_text('// 02_sum.\n#include "sum.cuh"\n' + SECOND.split("\n", 1)[1])
-        (sol / "03_scan.cu").write_text('// 03_scan: its lesson is all in scan.cuh.\n#include "scan.cuh"\n')
-        (sol / "04_use.cu").write_text('// 04_use.\n#include "scan.cuh"\n' + SECOND.split("\n", 1)[1])
+        (sol / "02_sum.cu").write_text(
+            '// 02_sum.\n#include "sum.cuh"\n' + SECOND.split("\n", 1)[1]
+        )
+        (sol / "03_scan.cu").write_text(
+            '// 03_scan: its lesson is all in scan.cuh.\n#include "scan.cuh"\n'
+        )
+        (sol / "04_use.cu").write_text(
+            '// 04_use.\n#include "scan.cuh"\n' + SECOND.split("\n", 1)[1]
+        )
         (sol / "sum.cuh").write_text(header("sum", "sum the block"))
         (sol / "scan.cuh").write_text(header("scan", "scan the block", ["sum.cuh"]))
         self.assertEqual(run(self.root, "generate")[0], 0)
@@ -572,39 +683,55 @@ class ResetLessonHeadersTest(unittest.TestCase):
         return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
     def reset(self, stage):
-        with mock.patch.object(exercises, "now", return_value=datetime.datetime(2026, 11, 23, 8, 15, 2)):
+        with mock.patch.object(
+            exercises, "now", return_value=datetime.datetime(2026, 11, 23, 8, 15, 2)
+        ):
             status, out, err = run(self.root, "reset", stage)
         self.assertEqual((status, err), (0, ""))
         return out.splitlines()
 
     def test_who_teaches_and_who_runs_each_header(self):
-        self.assertEqual(exercises.lesson_users("01-test", self.root),
-                         {"sum.cuh": ["02_sum", "03_scan", "04_use"], "scan.cuh": ["03_scan", "04_use"]})
+        self.assertEqual(
+            exercises.lesson_users("01-test", self.root),
+            {"sum.cuh": ["02_sum", "03_scan", "04_use"], "scan.cuh": ["03_scan", "04_use"]},
+        )
 
     def test_a_stage_without_a_region_resets_its_header(self):
         mine, earlier = self.write("scan.cuh"), self.write("sum.cuh")
         lines = self.reset("01-test/03_scan")
-        self.assertEqual(lines, [
-            "saved your version of chapters/01-test/scan.cuh to backups/01-test/scan.20261123-081502.cuh; "
-            "reset it to the stub (the lesson of 01-test/03_scan; 04_use runs it too); "
-            "to undo: cp backups/01-test/scan.20261123-081502.cuh chapters/01-test/scan.cuh",
-            "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
-            "make reset STAGE=01-test/sum.cuh resets one"])
+        self.assertEqual(
+            lines,
+            [
+                "saved your version of chapters/01-test/scan.cuh to backups/01-test/scan.20261123-081502.cuh; "
+                "reset it to the stub (the lesson of 01-test/03_scan; 04_use runs it too); "
+                "to undo: cp backups/01-test/scan.20261123-081502.cuh chapters/01-test/scan.cuh",
+                "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
+                "make reset STAGE=01-test/sum.cuh resets one",
+            ],
+        )
         self.assertEqual((self.ex / "scan.cuh").read_text(), self.stubs["scan.cuh"])
-        self.assertEqual((self.ex / "sum.cuh").read_text(), earlier)  # an earlier stage's work stays
-        self.assertEqual((self.root / "backups" / "01-test" / "scan.20261123-081502.cuh").read_text(), mine)
+        self.assertEqual(
+            (self.ex / "sum.cuh").read_text(), earlier
+        )  # an earlier stage's work stays
+        self.assertEqual(
+            (self.root / "backups" / "01-test" / "scan.20261123-081502.cuh").read_text(), mine
+        )
 
     def test_a_stage_resets_its_file_and_its_header_one_line_each(self):
         self.write("02_sum.cu")
         self.write("sum.cuh")
         lines = self.reset("01-test/02_sum")
-        self.assertEqual(lines, [
-            "saved your version of 01-test/02_sum to backups/01-test/02_sum.20261123-081502.cu; "
-            "reset chapters/01-test/02_sum.cu to the stub; "
-            "to undo: cp backups/01-test/02_sum.20261123-081502.cu chapters/01-test/02_sum.cu",
-            "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
-            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too); "
-            "to undo: cp backups/01-test/sum.20261123-081502.cuh chapters/01-test/sum.cuh"])
+        self.assertEqual(
+            lines,
+            [
+                "saved your version of 01-test/02_sum to backups/01-test/02_sum.20261123-081502.cu; "
+                "reset chapters/01-test/02_sum.cu to the stub; "
+                "to undo: cp backups/01-test/02_sum.20261123-081502.cu chapters/01-test/02_sum.cu",
+                "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
+                "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too); "
+                "to undo: cp backups/01-test/sum.20261123-081502.cuh chapters/01-test/sum.cuh",
+            ],
+        )
         self.assertEqual(self.backups(), ["02_sum.20261123-081502.cu", "sum.20261123-081502.cuh"])
         for name in ("02_sum.cu", "sum.cuh"):
             self.assertEqual((self.ex / name).read_text(), self.stubs[name])
@@ -614,35 +741,58 @@ class ResetLessonHeadersTest(unittest.TestCase):
         self.write("04_use.cu")
         lines = self.reset("01-test/04_use")
         self.assertEqual(len(lines), 2, lines)
-        self.assertTrue(lines[0].startswith("saved your version of 01-test/04_use to backups/"), lines)
-        self.assertEqual(lines[1], "kept the lessons of earlier stages that 01-test/04_use runs: sum.cuh (02_sum), "
-                                   "scan.cuh (03_scan); make reset STAGE=01-test/sum.cuh resets one")
-        self.assertEqual(((self.ex / "scan.cuh").read_text(), (self.ex / "sum.cuh").read_text()), (scan, total))
+        self.assertTrue(
+            lines[0].startswith("saved your version of 01-test/04_use to backups/"), lines
+        )
+        self.assertEqual(
+            lines[1],
+            "kept the lessons of earlier stages that 01-test/04_use runs: sum.cuh (02_sum), "
+            "scan.cuh (03_scan); make reset STAGE=01-test/sum.cuh resets one",
+        )
+        self.assertEqual(
+            ((self.ex / "scan.cuh").read_text(), (self.ex / "sum.cuh").read_text()), (scan, total)
+        )
 
     def test_stubs_are_left_alone_and_said_so(self):
         lines = self.reset("01-test/03_scan")
-        self.assertEqual(lines[0], "chapters/01-test/scan.cuh is already the stub: nothing to save, nothing reset "
-                                   "(the lesson of 01-test/03_scan; 04_use runs it too)")
+        self.assertEqual(
+            lines[0],
+            "chapters/01-test/scan.cuh is already the stub: nothing to save, nothing reset "
+            "(the lesson of 01-test/03_scan; 04_use runs it too)",
+        )
         self.assertEqual(self.backups(), [])
 
     def test_edited_stage_file_without_a_region_is_reset_too(self):
         (self.ex / "03_scan.cu").write_text(self.stubs["03_scan.cu"] + "// a note\n")
         lines = self.reset("01-test/03_scan")
-        self.assertTrue(lines[0].startswith("saved your version of 01-test/03_scan to backups/01-test/03_scan."), lines)
+        self.assertTrue(
+            lines[0].startswith(
+                "saved your version of 01-test/03_scan to backups/01-test/03_scan."
+            ),
+            lines,
+        )
         self.assertTrue(lines[1].startswith("chapters/01-test/scan.cuh is already the stub"), lines)
         self.assertEqual((self.ex / "03_scan.cu").read_text(), self.stubs["03_scan.cu"])
 
     def test_a_header_by_name_and_a_missing_header(self):
         self.write("sum.cuh")
         (self.ex / "scan.cuh").unlink()
-        self.assertEqual(self.reset("01-test/sum.cuh"), [
-            "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
-            "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too); "
-            "to undo: cp backups/01-test/sum.20261123-081502.cuh chapters/01-test/sum.cuh"])
-        self.assertEqual(self.reset("01-test/03_scan"), [
-            "chapters/01-test/scan.cuh was missing; wrote the stub (the lesson of 01-test/03_scan; 04_use runs it too)",
-            "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
-            "make reset STAGE=01-test/sum.cuh resets one"])
+        self.assertEqual(
+            self.reset("01-test/sum.cuh"),
+            [
+                "saved your version of chapters/01-test/sum.cuh to backups/01-test/sum.20261123-081502.cuh; "
+                "reset it to the stub (the lesson of 01-test/02_sum; 03_scan and 04_use run it too); "
+                "to undo: cp backups/01-test/sum.20261123-081502.cuh chapters/01-test/sum.cuh"
+            ],
+        )
+        self.assertEqual(
+            self.reset("01-test/03_scan"),
+            [
+                "chapters/01-test/scan.cuh was missing; wrote the stub (the lesson of 01-test/03_scan; 04_use runs it too)",
+                "kept the lessons of earlier stages that 01-test/03_scan runs: sum.cuh (02_sum); "
+                "make reset STAGE=01-test/sum.cuh resets one",
+            ],
+        )
         self.assertEqual((self.ex / "scan.cuh").read_text(), self.stubs["scan.cuh"])
 
 
@@ -653,13 +803,23 @@ class RealLessonsTest(unittest.TestCase):
     def test_every_stage_without_a_region_teaches_a_header(self):
         bare = []
         for solution, _ in exercises.stage_pairs(REPO):
-            if exercises.course.is_stage_file(solution) and "// EXERCISE BEGIN" not in solution.read_text():
+            if (
+                exercises.course.is_stage_file(solution)
+                and "// EXERCISE BEGIN" not in solution.read_text()
+            ):
                 chapter = solution.parent.name
-                taught = [h for h, s in exercises.lesson_users(chapter, REPO).items() if s[0] == solution.stem]
+                taught = [
+                    h
+                    for h, s in exercises.lesson_users(chapter, REPO).items()
+                    if s[0] == solution.stem
+                ]
                 bare.append(f"{chapter}/{solution.stem}")
                 with self.subTest(stage=bare[-1]):
-                    self.assertTrue(taught, f"{bare[-1]} has no region and teaches no lesson header: "
-                                            f"make reset would reset nothing")
+                    self.assertTrue(
+                        taught,
+                        f"{bare[-1]} has no region and teaches no lesson header: "
+                        f"make reset would reset nothing",
+                    )
         self.assertTrue(bare)
 
     def test_two_level_is_the_lesson_of_04_and_run_by_05(self):
@@ -673,8 +833,10 @@ class RealLessonsTest(unittest.TestCase):
         for chapter, headers in exercises.lesson_headers(REPO).items():
             for name in headers:
                 with self.subTest(header=f"{chapter}/{name}"):
-                    self.assertTrue(name.startswith("lesson_"), f"{chapter}/{name}: a lesson header's name "
-                                                                f"starts with lesson_")
+                    self.assertTrue(
+                        name.startswith("lesson_"),
+                        f"{chapter}/{name}: a lesson header's name starts with lesson_",
+                    )
 
 
 if __name__ == "__main__":

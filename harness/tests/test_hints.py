@@ -52,9 +52,12 @@ def run(root, *argv):
     out = io.StringIO()
     parser_argv = list(argv)
     with contextlib.redirect_stdout(out):
-        ns = argparse.Namespace(stage=parser_argv[0], all="--all" in parser_argv,
-                                n=int(parser_argv[parser_argv.index("--n") + 1]) if "--n" in parser_argv else None,
-                                build=str(root / "build"))
+        ns = argparse.Namespace(
+            stage=parser_argv[0],
+            all="--all" in parser_argv,
+            n=int(parser_argv[parser_argv.index("--n") + 1]) if "--n" in parser_argv else None,
+            build=str(root / "build"),
+        )
         try:
             status = hints.show(ns, root)
         except course.UsageError as err:
@@ -83,7 +86,9 @@ class HintLadderTest(unittest.TestCase):
         self.assertTrue(all(len(line) <= 100 for line in out.splitlines()), out)
         status, out = run(self.root, "exercise/99-demo/01_first")
         self.assertIn("hint 3 of 3:", out)
-        self.assertIn("    for (int i = 0; i < n; ++i)\n      sum += in[i];", out)  # code kept as written
+        self.assertIn(
+            "    for (int i = 0; i < n; ++i)\n      sum += in[i];", out
+        )  # code kept as written
         status, out = run(self.root, "exercise/99-demo/01_first")
         self.assertEqual(status, 0)
         self.assertIn("all 3 hints", out)
@@ -108,7 +113,9 @@ class HintLadderTest(unittest.TestCase):
     def test_keeps_what_check_records(self):
         build = self.root / "build"
         build.mkdir()
-        (build / "progress.json").write_text(json.dumps({"stages": {"exercise/99-demo/01_first": {"state": "TODO"}}}))
+        (build / "progress.json").write_text(
+            json.dumps({"stages": {"exercise/99-demo/01_first": {"state": "TODO"}}})
+        )
         run(self.root, "exercise/99-demo/01_first")
         data = json.loads((build / "progress.json").read_text())
         self.assertEqual(data["stages"], {"exercise/99-demo/01_first": {"state": "TODO"}})
@@ -153,10 +160,28 @@ class CourseLaddersTest(unittest.TestCase):
 @unittest.skipUnless(shutil.which("make"), "make not installed")
 class MakeHintTest(unittest.TestCase):
     def test_bad_stage_through_make(self):
-        env = {k: v for k, v in __import__("os").environ.items()
-               if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "STAGE", "N", "ALL", "BUILD")}
-        run_ = subprocess.run(["make", "--no-print-directory", "hint", "STAGE=99-nope/01"], cwd=REPO,
-                              capture_output=True, text=True, env=env)
+        env = {
+            k: v
+            for k, v in __import__("os").environ.items()
+            if k
+            not in (
+                "MAKEFLAGS",
+                "MFLAGS",
+                "MAKELEVEL",
+                "MAKEOVERRIDES",
+                "STAGE",
+                "N",
+                "ALL",
+                "BUILD",
+            )
+        }
+        run_ = subprocess.run(
+            ["make", "--no-print-directory", "hint", "STAGE=99-nope/01"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         self.assertEqual(run_.returncode, 2)
         self.assertEqual(run_.stdout, "")
         self.assertEqual(len(run_.stderr.splitlines()), 1, run_.stderr)
@@ -197,24 +222,40 @@ class PrerequisitesTest(unittest.TestCase):
             (folder / "03_alone.cu").write_text("// no lesson header\n")
         (self.root / "solutions" / "99-demo" / "lesson.cuh").write_text(SOLUTION_HEADER)
         stub = SOLUTION_HEADER.replace("  return 2 * x;\n", "  COURSE_TODO();\n").replace(
-            "  return x + 1;\n", "  COURSE_TODO();\n")
+            "  return x + 1;\n", "  COURSE_TODO();\n"
+        )
         self.exercise = self.root / "chapters" / "99-demo" / "lesson.cuh"
         self.exercise.write_text(stub)
 
     def test_names_unwritten_regions_and_their_stage(self):
         found = hints.prerequisites("99-demo/02_use", self.root)
-        self.assertEqual([(h, k, t) for h, k, _, t in found], [("lesson.cuh", 1, "01_teach"), ("lesson.cuh", 2, "01_teach")])
+        self.assertEqual(
+            [(h, k, t) for h, k, _, t in found],
+            [("lesson.cuh", 1, "01_teach"), ("lesson.cuh", 2, "01_teach")],
+        )
         lines = hints.prerequisite_lines("exercise/99-demo/02_use", self.root)
         self.assertIn("2 region(s)", lines[0])
-        self.assertIn('chapters/99-demo/lesson.cuh, region 1 "double x." (taught by 01_teach)', lines[-2])
+        self.assertIn(
+            'chapters/99-demo/lesson.cuh, region 1 "double x." (taught by 01_teach)', lines[-2]
+        )
 
     def test_the_teaching_stage_and_others_have_none(self):
-        self.assertEqual(hints.prerequisites("99-demo/01_teach", self.root), [], "its own lesson, not a prerequisite")
+        self.assertEqual(
+            hints.prerequisites("99-demo/01_teach", self.root),
+            [],
+            "its own lesson, not a prerequisite",
+        )
         self.assertEqual(hints.prerequisites("99-demo/03_alone", self.root), [])
-        self.assertEqual(hints.prerequisite_lines("solution/99-demo/02_use", self.root), [], "the reference needs none")
+        self.assertEqual(
+            hints.prerequisite_lines("solution/99-demo/02_use", self.root),
+            [],
+            "the reference needs none",
+        )
 
     def test_a_written_region_is_not_named(self):
-        self.exercise.write_text(self.exercise.read_text().replace("  COURSE_TODO();\n", "  return 2 * x;\n", 1))
+        self.exercise.write_text(
+            self.exercise.read_text().replace("  COURSE_TODO();\n", "  return 2 * x;\n", 1)
+        )
         found = hints.prerequisites("99-demo/02_use", self.root)
         self.assertEqual([(h, k) for h, k, _, _ in found], [("lesson.cuh", 2)])
         self.exercise.write_text(SOLUTION_HEADER)
@@ -225,4 +266,7 @@ class PrerequisitesTest(unittest.TestCase):
         """The case that cost a student three hours: 06 runs the headers of 02 to 05."""
         found = hints.prerequisites("13-scan/06_warp_scans")
         teachers = {t for *_, t in found}
-        self.assertTrue(teachers <= {"02_scan_then_fan", "03_reduce_then_scan", "04_two_level", "05_vector_io"}, teachers)
+        self.assertTrue(
+            teachers <= {"02_scan_then_fan", "03_reduce_then_scan", "04_two_level", "05_vector_io"},
+            teachers,
+        )

@@ -15,8 +15,8 @@ import lesson  # noqa: E402
 import sass  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SAXPY = FIXTURES / "saxpy_sm90.sass"          # grid-stride loop, 32-bit loads
-VEC4 = FIXTURES / "saxpy_vec4_sm90.sass"      # the same with 128-bit loads
+SAXPY = FIXTURES / "saxpy_sm90.sass"  # grid-stride loop, 32-bit loads
+VEC4 = FIXTURES / "saxpy_vec4_sm90.sass"  # the same with 128-bit loads
 
 
 def kernels_of(path):
@@ -65,18 +65,22 @@ class VerdictTest(unittest.TestCase):
 
     def test_kernel_filter_names_what_is_there(self):
         rules = [lesson.parse_rule({"rule": "LDG >= 1", "kernels": "no_such_kernel"})]
-        (rule, kernel, n, found), = lesson.check_rules(kernels_of(SAXPY), rules)
+        ((rule, kernel, n, found),) = lesson.check_rules(kernels_of(SAXPY), rules)
         self.assertIn("no kernel named like 'no_such_kernel'", found)
 
     def test_missed_verdict_points_at_sass_diff(self):
-        with mock.patch.object(lesson, "rules_of", return_value=[lesson.parse_rule("LDG.128 >= 1")]), \
-                mock.patch.object(lesson, "stage_sass", return_value=(kernels_of(SAXPY), "x")), \
-                mock.patch.object(sass, "find_tool", return_value="/bin/true"):
+        with (
+            mock.patch.object(lesson, "rules_of", return_value=[lesson.parse_rule("LDG.128 >= 1")]),
+            mock.patch.object(lesson, "stage_sass", return_value=(kernels_of(SAXPY), "x")),
+            mock.patch.object(sass, "find_tool", return_value="/bin/true"),
+        ):
             state, lines = lesson.sass_verdict("exercise", "11-streaming/03_vectorized_float4")
         self.assertEqual(state, "missed")
         self.assertIn("'LDG.128 >= 1'", lines[0])
-        self.assertIn("make sass-diff A=11-streaming/03_vectorized_float4 B=exercise/11-streaming/03_vectorized_float4",
-                      lines[-1])
+        self.assertIn(
+            "make sass-diff A=11-streaming/03_vectorized_float4 B=exercise/11-streaming/03_vectorized_float4",
+            lines[-1],
+        )
 
     def test_no_cuobjdump_is_never_a_pass(self):
         with mock.patch.object(sass, "find_tool", return_value=None):
@@ -84,7 +88,10 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(state, "not checked")
         self.assertIn("SASS not checked: cuobjdump not found", lines[0])
         out = io.StringIO()
-        with mock.patch.object(sass, "find_tool", return_value=None), contextlib.redirect_stdout(out):
+        with (
+            mock.patch.object(sass, "find_tool", return_value=None),
+            contextlib.redirect_stdout(out),
+        ):
             status = lesson.main(["sass", "exercise/11-streaming/03_vectorized_float4"])
         self.assertEqual(status, 0)
         self.assertIn("COURSE_SKIP: SASS not checked", out.getvalue())
@@ -97,12 +104,18 @@ class DeclarationsTest(unittest.TestCase):
             for stage, decl in lessons.items():
                 self.assertIn("lesson", decl, f"{chapter}/{stage}")
                 speed = decl.get("speed")
-                self.assertTrue(speed is None or isinstance(speed, (str, dict)), f"{chapter}/{stage}")
+                self.assertTrue(
+                    speed is None or isinstance(speed, (str, dict)), f"{chapter}/{stage}"
+                )
                 lesson.rules_of(f"{chapter}/{stage}")  # every rule parses
 
     def test_every_stage_declares_its_lesson(self):
-        missing = [f"{c}/{s}" for c in course.chapters() for s in course.stages(c)
-                   if "lesson" not in lesson.load_lessons(c).get(s, {})]
+        missing = [
+            f"{c}/{s}"
+            for c in course.chapters()
+            for s in course.stages(c)
+            if "lesson" not in lesson.load_lessons(c).get(s, {})
+        ]
         self.assertEqual(missing, [], "stages with no lesson in chapters/<chapter>/lessons.toml")
 
     def test_every_solution_meets_its_signature_on_the_committed_sass(self):
@@ -129,7 +142,9 @@ class SpeedStatisticsTest(unittest.TestCase):
         self.assertIn("not judged", res.lines[0])
 
     def test_unbuilt_programs_are_an_error_not_a_pass(self):
-        res = lesson.speed_verdict("11-streaming/02_unrolled_templated", "/nonexistent/a", "/nonexistent/b")
+        res = lesson.speed_verdict(
+            "11-streaming/02_unrolled_templated", "/nonexistent/a", "/nonexistent/b"
+        )
         self.assertEqual(res.state, "error")
 
 

@@ -6,7 +6,6 @@ cell. No GPU and no network are needed: nvidia-smi is faked where a cell asks it
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,8 +34,13 @@ def run_script(text, path_dirs=(), **env):
     environment = {k: v for k, v in os.environ.items() if k not in SETTINGS}
     environment.update(env)
     environment["PATH"] = os.pathsep.join([*map(str, path_dirs), environment["PATH"]])
-    return subprocess.run(["bash", "-c", text], capture_output=True, text=True, env=environment,
-                          cwd=tempfile.gettempdir())
+    return subprocess.run(
+        ["bash", "-c", text],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=tempfile.gettempdir(),
+    )
 
 
 def fake_nvidia_smi(folder, answer, status=0):
@@ -60,13 +64,23 @@ def nbformat_validator():
     if system.is_file() and Path(sys.executable).resolve() != system.resolve():
         probe = subprocess.run([str(system), "-c", "import nbformat"], capture_output=True)
         if probe.returncode == 0:
+
             def validate(text):
-                run = subprocess.run([str(system), "-c", "import sys, nbformat; nbformat.validate("
-                                      "nbformat.reads(sys.stdin.read(), as_version=4))"],
-                                     input=text, capture_output=True, text=True)
+                run = subprocess.run(
+                    [
+                        str(system),
+                        "-c",
+                        "import sys, nbformat; nbformat.validate("
+                        "nbformat.reads(sys.stdin.read(), as_version=4))",
+                    ],
+                    input=text,
+                    capture_output=True,
+                    text=True,
+                )
                 if run.returncode != 0:
                     last = run.stderr.strip().splitlines()[-1]
                     raise AssertionError(f"nbformat (/usr/bin/python3): {last}")
+
             return validate
     return None
 
@@ -77,8 +91,9 @@ class NotebookFileTest(unittest.TestCase):
         self.nb = json.loads(self.text)
 
     def test_committed_notebook_is_what_write_writes(self):
-        self.assertEqual(self.text, notebook.render(),
-                         "run python3 harness/notebook.py write (make notebook)")
+        self.assertEqual(
+            self.text, notebook.render(), "run python3 harness/notebook.py write (make notebook)"
+        )
         run = subprocess.run([*SCRIPT, "check"], capture_output=True, text=True, cwd=REPO)
         self.assertEqual((run.returncode, run.stderr), (0, ""))
 
@@ -86,15 +101,23 @@ class NotebookFileTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             stale = Path(tmp) / "stale.ipynb"
             stale.write_text(self.text.replace("T4", "K80", 1))
-            run = subprocess.run([*SCRIPT, "--notebook", str(stale), "check"], capture_output=True,
-                                 text=True, cwd=REPO)
+            run = subprocess.run(
+                [*SCRIPT, "--notebook", str(stale), "check"],
+                capture_output=True,
+                text=True,
+                cwd=REPO,
+            )
             self.assertEqual(run.returncode, 1)
             self.assertEqual(len(run.stderr.splitlines()), 1, run.stderr)
             self.assertIn("notebook.py write", run.stderr)
             # write makes it current, and a second write changes nothing.
             for _ in range(2):
-                subprocess.run([*SCRIPT, "--notebook", str(stale), "write"], check=True,
-                               capture_output=True, cwd=REPO)
+                subprocess.run(
+                    [*SCRIPT, "--notebook", str(stale), "write"],
+                    check=True,
+                    capture_output=True,
+                    cwd=REPO,
+                )
                 self.assertEqual(stale.read_text(), self.text)
 
     def test_valid_nbformat(self):
@@ -122,17 +145,26 @@ class NotebookFileTest(unittest.TestCase):
         for cell in code:
             if cell not in bash:
                 tags = cell["metadata"].get("tags", [])
-                self.assertTrue({"settings", "optional"} & set(tags),
-                                f"Python cell {cell['id']} is neither the settings nor optional")
+                self.assertTrue(
+                    {"settings", "optional"} & set(tags),
+                    f"Python cell {cell['id']} is neither the settings nor optional",
+                )
 
     def test_what_the_notebook_says(self):
         text = "".join("".join(cell["source"]) for cell in self.nb["cells"])
-        for words in ("nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader",
-                      "Runtime > Change runtime type > T4 GPU", "drive.mount(\"/content/drive\")",
-                      "/content/drive/MyDrive/", 'BUILD = "/content/build"', "getpass",
-                      "Save Version", "harness/deps.sh", 'nvcc)" --version',
-                      "sys.version_info < (3, 11)",
-                      "https://github.com/<you>/cuda-handbook-course"):
+        for words in (
+            "nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader",
+            "Runtime > Change runtime type > T4 GPU",
+            'drive.mount("/content/drive")',
+            "/content/drive/MyDrive/",
+            'BUILD = "/content/build"',
+            "getpass",
+            "Save Version",
+            "harness/deps.sh",
+            'nvcc)" --version',
+            "sys.version_info < (3, 11)",
+            "https://github.com/<you>/cuda-handbook-course",
+        ):
             self.assertTrue(words in text, f"the notebook does not say {words!r}")
 
 
@@ -142,8 +174,12 @@ class ScriptTest(unittest.TestCase):
         self.nb = json.loads(notebook.NOTEBOOK.read_text())
 
     def cells(self, tag=None):
-        return [cell for cell in self.nb["cells"] if cell["cell_type"] == "code"
-                and (tag is None or tag in cell["metadata"].get("tags", []))]
+        return [
+            cell
+            for cell in self.nb["cells"]
+            if cell["cell_type"] == "code"
+            and (tag is None or tag in cell["metadata"].get("tags", []))
+        ]
 
     def test_valid_bash(self):
         run = subprocess.run(["bash", "-n"], input=self.script, capture_output=True, text=True)
@@ -151,18 +187,24 @@ class ScriptTest(unittest.TestCase):
 
     def test_the_notebook_shell_cells_in_order(self):
         optional = [cell["id"] for cell in self.cells("optional")]
-        bodies = ["".join(cell["source"][1:]) for cell in self.cells()
-                  if cell["source"][0] == "%%bash\n" and cell["id"] not in optional]
+        bodies = [
+            "".join(cell["source"][1:])
+            for cell in self.cells()
+            if cell["source"][0] == "%%bash\n" and cell["id"] not in optional
+        ]
         at = 0
         for body in bodies:
             found = self.script.find(body.rstrip("\n"), at)
             self.assertGreaterEqual(found, 0, f"not in the script, or out of order:\n{body}")
             at = found + 1
-        for command in ('make --no-print-directory check STAGE="$STAGE" BUILD="$BUILD"',
-                        'make --no-print-directory sass STAGE="$STAGE" BUILD="$BUILD"',
-                        'make --no-print-directory bench CHAPTER="$CHAPTER"',
-                        'make --no-print-directory configure BUILD="$BUILD" ARCH="$arch"',
-                        "harness/deps.sh", "git clone"):
+        for command in (
+            'make --no-print-directory check STAGE="$STAGE" BUILD="$BUILD"',
+            'make --no-print-directory sass STAGE="$STAGE" BUILD="$BUILD"',
+            'make --no-print-directory bench CHAPTER="$CHAPTER"',
+            'make --no-print-directory configure BUILD="$BUILD" ARCH="$arch"',
+            "harness/deps.sh",
+            "git clone",
+        ):
             self.assertIn(command, self.script)
 
     def test_optional_cells_left_out(self):
@@ -188,8 +230,11 @@ class ScriptTest(unittest.TestCase):
         self.assertIn("CHAPTER=11-streaming\n", run.stdout)
 
     def test_clone_skipped_where_the_course_is(self):
-        run = run_script(script("--cells", "clone"), COURSE_DIR=str(REPO),
-                         COURSE_REPO="https://example.invalid/no-network-here")
+        run = run_script(
+            script("--cells", "clone"),
+            COURSE_DIR=str(REPO),
+            COURSE_REPO="https://example.invalid/no-network-here",
+        )
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn(f"the course is already in {REPO}", run.stdout)
 
@@ -198,8 +243,10 @@ class ScriptTest(unittest.TestCase):
             run = run_script(script("--cells", "clone"), COURSE_DIR=str(Path(tmp) / "course"))
             self.assertNotEqual(run.returncode, 0)
             self.assertIn("Set COURSE_REPO in the settings cell", run.stdout)
-            self.assertEqual(run.stderr.splitlines(), ["notebook script: cell 'clone' failed "
-                                                       "(exit status 1): the lines above say why"])
+            self.assertEqual(
+                run.stderr.splitlines(),
+                ["notebook script: cell 'clone' failed (exit status 1): the lines above say why"],
+            )
             self.assertFalse((Path(tmp) / "course").exists())
 
     def test_gpu_cell(self):
@@ -216,15 +263,19 @@ class ScriptTest(unittest.TestCase):
             self.assertNotEqual(run.returncode, 0)
             self.assertIn("Compute capability 6.0 is below the course's minimum, 7.5", run.stdout)
 
-            for answer, env, arch in (("Tesla T4, 7.5", {}, "75"), ("NVIDIA H200, 9.0", {}, "90"),
-                                      ("Tesla T4, 7.5", {"ARCH": "80"}, "80")):
+            for answer, env, arch in (
+                ("Tesla T4, 7.5", {}, "75"),
+                ("NVIDIA H200, 9.0", {}, "90"),
+                ("Tesla T4, 7.5", {"ARCH": "80"}, "80"),
+            ):
                 run = run_script(gpu, [fake_nvidia_smi(tmp, answer)], **env)
                 self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
                 self.assertIn(f"building for ARCH={arch}\n", run.stdout)
 
     def test_unknown_cell_named(self):
-        run = subprocess.run([*SCRIPT, "script", "--cells", "nope"], capture_output=True, text=True,
-                             cwd=REPO)
+        run = subprocess.run(
+            [*SCRIPT, "script", "--cells", "nope"], capture_output=True, text=True, cwd=REPO
+        )
         self.assertEqual(run.returncode, 1)
         self.assertIn("no shell cell nope", run.stderr)
         self.assertIn("gpu, clone", run.stderr)

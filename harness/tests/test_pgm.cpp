@@ -44,7 +44,8 @@ TEST_CASE("pgm: P5 and P2 round trips", "[pgm]") {
 }
 
 TEST_CASE("pgm: comments anywhere in the header, maxval below 255 rescaled", "[pgm]") {
-  const auto img = course::parse_pgm("P2 # plain\n# a comment line\n3 # width\n1\n# before maxval\n15\n0 15 7\n", "c.pgm");
+  const auto img = course::parse_pgm(
+      "P2 # plain\n# a comment line\n3 # width\n1\n# before maxval\n15\n0 15 7\n", "c.pgm");
   REQUIRE(img.width == 3);
   CHECK(int(img.pixels[0]) == 0);
   CHECK(int(img.pixels[1]) == 255);
@@ -81,7 +82,8 @@ TEST_CASE("pgm: malformed files are rejected with one line naming the file", "[p
   CHECK_THROWS_AS(course::read_pgm("/nonexistent/dir/none.pgm"), std::runtime_error);
 }
 
-TEST_CASE("pgm: a directory, a missing file and an unreadable file each get one line saying which", "[pgm]") {
+TEST_CASE("pgm: a directory, a missing file and an unreadable file each get one line saying which",
+          "[pgm]") {
   // `ncc --image <directory>` used to say "file too large for an 8-bit PGM".
   namespace fs = std::filesystem;
   auto error_reading = [](const fs::path &p) -> std::string {
@@ -92,12 +94,15 @@ TEST_CASE("pgm: a directory, a missing file and an unreadable file each get one 
     }
     return "";
   };
-  const fs::path dir = fs::temp_directory_path() /
-                       ("course-test-pgm-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("course-test-pgm-" +
+       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
   fs::create_directories(dir);
   CHECK(error_reading(dir) == dir.string() + ": is a directory, not a PGM file");
   CHECK(error_reading(dir / "none.pgm") == (dir / "none.pgm").string() + ": no such file");
-  CHECK(error_reading(dir / "none" / "x.pgm") == (dir / "none" / "x.pgm").string() + ": no such file");
+  CHECK(error_reading(dir / "none" / "x.pgm") ==
+        (dir / "none" / "x.pgm").string() + ": no such file");
   const fs::path locked = dir / "locked.pgm";
   course::write_pgm(locked.string(), course::gray_image(2, 2, 7));
   CHECK(course::read_pgm(locked.string()).pixels.size() == 4);
@@ -115,14 +120,16 @@ TEST_CASE("pgm: a directory, a missing file and an unreadable file each get one 
 }
 
 TEST_CASE("pgm: fuzzed headers and bodies never crash", "[pgm][fuzz]") {
-  const std::string seeds[] = {"P5\n3 2\n255\nabcdef", "P2\n# c\n2 2\n15\n1 2 3 4\n", "P5 1 1 1 \x01"};
+  const std::string seeds[] = {"P5\n3 2\n255\nabcdef", "P2\n# c\n2 2\n15\n1 2 3 4\n",
+                               "P5 1 1 1 \x01"};
   const char alphabet[] = "P25 \n\t#0123456789-+x\xff";
   std::size_t accepted = 0, rejected = 0;
   for (std::uint64_t i = 0; i < 20000; ++i) {
     std::string s;
     if (i % 4 == 0) {  // random header characters, random length
       const std::size_t len = course::random_bits(1, i) % 40;
-      for (std::size_t k = 0; k < len; ++k) s += alphabet[course::random_bits(2, i * 64 + k) % (sizeof alphabet - 1)];
+      for (std::size_t k = 0; k < len; ++k)
+        s += alphabet[course::random_bits(2, i * 64 + k) % (sizeof alphabet - 1)];
     } else {  // mutations of a valid file: replace, insert, delete, truncate
       s = seeds[i % 3];
       const int edits = 1 + int(course::random_bits(3, i) % 4);

@@ -7,7 +7,6 @@ import contextlib
 import importlib.util
 import io
 import json
-import os
 import stat
 import sys
 import tempfile
@@ -53,26 +52,40 @@ def launches_12():
 class ParseTest(unittest.TestCase):
     def test_rows_labels_and_kernels(self):
         found = launches_12()
-        self.assertEqual([l.label for l in found],
-                         ["01_two_pass", "01_two_pass", "08_predicate (count, __ballot_sync)",
-                          "08_predicate (count, __syncthreads_count)", "10_fastest",
-                          "CUB DeviceReduce::Sum", "CUB DeviceReduce::Sum"])
-        self.assertEqual(found[4].kernel, "void reduce_fastest<512u, int>(int*, const int*, unsigned long)")
+        self.assertEqual(
+            [l.label for l in found],
+            [
+                "01_two_pass",
+                "01_two_pass",
+                "08_predicate (count, __ballot_sync)",
+                "08_predicate (count, __syncthreads_count)",
+                "10_fastest",
+                "CUB DeviceReduce::Sum",
+                "CUB DeviceReduce::Sum",
+            ],
+        )
+        self.assertEqual(
+            found[4].kernel, "void reduce_fastest<512u, int>(int*, const int*, unsigned long)"
+        )
         self.assertEqual([l.index for l in found], list(range(7)))
 
     def test_values_units_and_grouped_numbers(self):
         fastest = launches_12()[4]
-        self.assertEqual(fastest.get("dram__bytes_read.sum"), 1073741824.0)     # written "1,073,741,824"
+        self.assertEqual(
+            fastest.get("dram__bytes_read.sum"), 1073741824.0
+        )  # written "1,073,741,824"
         self.assertEqual(fastest.get("dram__throughput.avg.pct_of_peak_sustained_elapsed"), 93.1)
         self.assertEqual(fastest.units["gpu__time_duration.sum"], "nsecond")
-        self.assertIsNone(fastest.get(profile.stall_metric("sleeping")))         # "n/a"
+        self.assertIsNone(fastest.get(profile.stall_metric("sleeping")))  # "n/a"
 
     def test_opcode_instances(self):
         fastest = launches_12()[4]
         self.assertEqual(fastest.opcodes, {"IMAD": 300000.0, "IADD3": 9000000.0, "LDG": 2097152.0})
         self.assertEqual(fastest.get("sass__inst_executed_per_opcode"), 11397152.0)
         self.assertEqual(profile.instances("12 (IMAD: 4, IDP: 8)"), {"IMAD": 4.0, "IDP": 8.0})
-        self.assertEqual(profile.instances("1,024 (IMAD: 1,000; IDP: 24)"), {"IMAD": 1000.0, "IDP": 24.0})
+        self.assertEqual(
+            profile.instances("1,024 (IMAD: 1,000; IDP: 24)"), {"IMAD": 1000.0, "IDP": 24.0}
+        )
         self.assertEqual(profile.instances("158"), {})
 
     def test_newer_nvtx_column_and_program_output(self):
@@ -83,9 +96,15 @@ class ParseTest(unittest.TestCase):
     def test_nvtx_cells(self):
         cell = ' "outer:none:none:none:none:none:none"  "profile:12-reduction:09_shuffle:none:none:none:none:none:none" '
         self.assertEqual(profile.nvtx_label(cell), ("12-reduction", "09_shuffle"))
-        self.assertEqual(profile.nvtx_label("<default domain>:profile:15-ncc:07_dp4a"), ("15-ncc", "07_dp4a"))
-        self.assertEqual(profile.nvtx_label("profile:12-reduction:CUB DeviceReduce::Sum:none:none:none:none:none:none"),
-                         ("12-reduction", "CUB DeviceReduce::Sum"))
+        self.assertEqual(
+            profile.nvtx_label("<default domain>:profile:15-ncc:07_dp4a"), ("15-ncc", "07_dp4a")
+        )
+        self.assertEqual(
+            profile.nvtx_label(
+                "profile:12-reduction:CUB DeviceReduce::Sum:none:none:none:none:none:none"
+            ),
+            ("12-reduction", "CUB DeviceReduce::Sum"),
+        )
         self.assertIsNone(profile.nvtx_label("warmup:none:none"))
         self.assertIsNone(profile.nvtx_label("profile:13-scan:x", chapter="12-reduction"))
 
@@ -98,23 +117,37 @@ class StageTest(unittest.TestCase):
     def test_labels_to_stages(self):
         names = ["08_predicate", "10_fastest"]
         self.assertEqual(profile.label_stage("10_fastest", names), "10_fastest")
-        self.assertEqual(profile.label_stage("08_predicate (count, __ballot_sync)", names), "08_predicate")
-        self.assertEqual(profile.label_stage("CUB DeviceReduce::Sum", names), profile.course.BASELINE)
+        self.assertEqual(
+            profile.label_stage("08_predicate (count, __ballot_sync)", names), "08_predicate"
+        )
+        self.assertEqual(
+            profile.label_stage("CUB DeviceReduce::Sum", names), profile.course.BASELINE
+        )
         self.assertIsNone(profile.label_stage("ceiling: float4 read kernel", names))
         self.assertIsNone(profile.label_stage("10_fastest_v2", names[:1]))
 
     def test_filters(self):
         self.assertEqual(profile.only_regex("10_fastest"), "^10_fastest( .*)?$")
-        self.assertEqual(profile.nvtx_filter("12-reduction", "10_fastest"), "regex:profile:12-reduction:10_fastest( .*)?/")
+        self.assertEqual(
+            profile.nvtx_filter("12-reduction", "10_fastest"),
+            "regex:profile:12-reduction:10_fastest( .*)?/",
+        )
         self.assertEqual(profile.nvtx_filter("12-reduction"), "regex:profile:12-reduction:.*/")
         self.assertTrue(profile.nvtx_filter("12-reduction", profile.course.BASELINE).endswith("/"))
-        cmd = profile.ncu_command("ncu", "build/bin/bench-12-reduction", "12-reduction", "10_fastest",
-                                  ["a.sum", "b.pct"], "log.csv", "scratch")
+        cmd = profile.ncu_command(
+            "ncu",
+            "build/bin/bench-12-reduction",
+            "12-reduction",
+            "10_fastest",
+            ["a.sum", "b.pct"],
+            "log.csv",
+            "scratch",
+        )
         self.assertEqual(cmd[cmd.index("--metrics") + 1], "a.sum,b.pct")
         self.assertEqual(cmd[cmd.index("--page") + 1], "raw")
         self.assertIn("--csv", cmd)
         self.assertEqual(cmd[cmd.index("--only") + 1], "^10_fastest( .*)?$")
-        self.assertEqual(cmd[cmd.index("--results") + 1], "scratch")   # never the user's results/
+        self.assertEqual(cmd[cmd.index("--results") + 1], "scratch")  # never the user's results/
 
     def test_resolve_and_bad_names(self):
         stage = profile.course.profile_stage
@@ -137,7 +170,10 @@ class StageTest(unittest.TestCase):
         self.assertIn("no stage 'x'", validate("profile", {"STAGE": "x"}))
         self.assertIn("say which stage", validate("profile", {}))
         self.assertIn("say which two stages", validate("profile-diff", {"A": "12-reduction/10"}))
-        self.assertIn("profile-diff: B: no stage 'zz'", validate("profile-diff", {"A": "12-reduction/10", "B": "zz"}))
+        self.assertIn(
+            "profile-diff: B: no stage 'zz'",
+            validate("profile-diff", {"A": "12-reduction/10", "B": "zz"}),
+        )
         self.assertIn("08-warp", validate("profile-capture", {"CHAPTER": "08-warp"}))
         self.assertIsNone(validate("profile-capture", {}))
         # A valid name whose profile cannot exist is no usage error: the run says why (status 1).
@@ -160,7 +196,9 @@ class StageTest(unittest.TestCase):
                 profile.check_migrated(bench)
             self.assertEqual(caught.exception.status, 1)
             self.assertIn("not migrated yet", str(caught.exception))
-            bench.write_text("#!/bin/sh\necho '  --only REGEX   only the rows whose label matches'\n")
+            bench.write_text(
+                "#!/bin/sh\necho '  --only REGEX   only the rows whose label matches'\n"
+            )
             self.assertEqual(profile.check_migrated(bench), bench)
 
 
@@ -184,8 +222,10 @@ class SummaryTest(unittest.TestCase):
         fastest = profile.summarize([launches_12()[4]])
         self.assertEqual(fastest["ld_bytes_per_request"], 512.0)
         self.assertEqual(fastest["stalls"].split(",")[0], "long_scoreboard 11.2")
-        self.assertEqual(fastest["ffma"], 0.0)     # opcodes collected, none of them FFMA
-        self.assertEqual(profile.summarize([launches_12()[3]])["imad"], None)   # no opcode data at all
+        self.assertEqual(fastest["ffma"], 0.0)  # opcodes collected, none of them FFMA
+        self.assertEqual(
+            profile.summarize([launches_12()[3]])["imad"], None
+        )  # no opcode data at all
 
     def test_sections(self):
         self.assertIn("bank_conflicts", profile.rows_for("13-scan"))
@@ -211,24 +251,31 @@ class CaptureTest(unittest.TestCase):
             stage = profile.label_stage(launch.label, ["01_two_pass", "08_predicate", "10_fastest"])
             by_stage.setdefault(stage, []).append(launch)
         for stage, launches in by_stage.items():
-            profile.write_capture(profile.capture_path(f"12-reduction/{stage}"),
-                                  f"12-reduction/{stage}: NVIDIA H100 80GB HBM3 (sm_90), ncu 2025.3.1, "
-                                  "2026-11-24T00:00:00Z; ncu ... (synthetic)", launches)
+            profile.write_capture(
+                profile.capture_path(f"12-reduction/{stage}"),
+                f"12-reduction/{stage}: NVIDIA H100 80GB HBM3 (sm_90), ncu 2025.3.1, "
+                "2026-11-24T00:00:00Z; ncu ... (synthetic)",
+                launches,
+            )
 
     def test_round_trip(self):
         header, back = profile.read_capture(profile.capture_path("12-reduction/01_two_pass"))
         self.assertTrue(header.startswith("12-reduction/01_two_pass: NVIDIA H100"))
         original = [l for l in launches_12() if l.label == "01_two_pass"]
-        self.assertEqual([(l.label, l.kernel, l.opcodes) for l in back],
-                         [(l.label, l.kernel, l.opcodes) for l in original])
+        self.assertEqual(
+            [(l.label, l.kernel, l.opcodes) for l in back],
+            [(l.label, l.kernel, l.opcodes) for l in original],
+        )
         for a, b in zip(back, original):
             self.assertEqual(a.values.keys(), b.values.keys())
             for key in a.values:
-                self.assertAlmostEqual(a.values[key], b.values[key], delta=abs(b.values[key]) * 1e-5)
+                self.assertAlmostEqual(
+                    a.values[key], b.values[key], delta=abs(b.values[key]) * 1e-5
+                )
         text = profile.capture_path("12-reduction/01_two_pass").read_text()
         self.assertTrue(text.startswith("# 12-reduction/01_two_pass: "))
         self.assertEqual(text.splitlines()[1], "label,launch,kernel,metric,unit,value")
-        self.assertLess(len(text), 20000)    # compact
+        self.assertLess(len(text), 20000)  # compact
 
     def no_gpu(self, reason="no GPU here (no NVIDIA driver (nvidia-smi not found))"):
         return mock.patch.object(profile, "live_reason", return_value=reason)
@@ -243,10 +290,12 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("10_fastest.csv", err)
         self.assertIn("DRAM throughput (% of peak)", out)
         self.assertIn("93.1", out)
-        self.assertIn("global load bytes per request", out)     # chapter 12's rows
+        self.assertIn("global load bytes per request", out)  # chapter 12's rows
 
     def test_no_ncu(self):
-        with self.no_gpu("ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (cuda-nsight-compute)"):
+        with self.no_gpu(
+            "ncu (Nsight Compute) not found; it ships with the CUDA Toolkit (cuda-nsight-compute)"
+        ):
             status, _, err = run_main("show", "12-reduction/10_fastest")
         self.assertEqual(status, 0)
         self.assertIn("ncu (Nsight Compute) not found", err)
@@ -289,10 +338,14 @@ class CaptureTest(unittest.TestCase):
         with self.no_gpu():
             status, out, err = run_main("show", "12-reduction/10_fastest")
         self.assertEqual(status, 0, err)
-        self.assertIn("showing the profile captured on the H100, reference/h100/12-reduction/profiles/", err)
+        self.assertIn(
+            "showing the profile captured on the H100, reference/h100/12-reduction/profiles/", err
+        )
 
     def test_diff(self):
-        status, out, err = run_main("diff", "--offline", "12-reduction/01_two_pass", "12-reduction/10_fastest")
+        status, out, err = run_main(
+            "diff", "--offline", "12-reduction/01_two_pass", "12-reduction/10_fastest"
+        )
         self.assertEqual(status, 0, err)
         lines = out.splitlines()
         self.assertTrue(lines[0].startswith("A: 01_two_pass"))
@@ -304,7 +357,9 @@ class CaptureTest(unittest.TestCase):
         self.assertNotIn("x", next(l for l in lines if l.startswith("top stalls")).split()[-1])
 
     def test_diff_baseline(self):
-        status, out, _ = run_main("diff", "--offline", "12-reduction/10_fastest", "12-reduction/baseline")
+        status, out, _ = run_main(
+            "diff", "--offline", "12-reduction/10_fastest", "12-reduction/baseline"
+        )
         self.assertEqual(status, 0)
         self.assertIn("B: baseline", out)
 
@@ -315,10 +370,12 @@ class CaptureTest(unittest.TestCase):
         return str(path)
 
     def live(self, ncu):
-        return [mock.patch.object(profile, "live_reason", return_value=None),
-                mock.patch.object(profile, "find_ncu", return_value=ncu),
-                mock.patch.object(profile, "build_bench", return_value=Path("bench-12-reduction")),
-                mock.patch.object(profile, "gpu_name", return_value="NVIDIA H100 80GB HBM3")]
+        return [
+            mock.patch.object(profile, "live_reason", return_value=None),
+            mock.patch.object(profile, "find_ncu", return_value=ncu),
+            mock.patch.object(profile, "build_bench", return_value=Path("bench-12-reduction")),
+            mock.patch.object(profile, "gpu_name", return_value="NVIDIA H100 80GB HBM3"),
+        ]
 
     def test_permission_error_falls_back_with_the_fix(self):
         ncu = self.fake_ncu(f"cat '{PERMISSION}'\nexit 1\n")
@@ -338,7 +395,10 @@ class CaptureTest(unittest.TestCase):
         ncu = self.fake_ncu(
             'case "$*" in *sm__maximum_warps_per_active_cycle_pct*) '
             'echo "==ERROR== Failed to find metric sm__maximum_warps_per_active_cycle_pct"; exit 1;; esac\n'
-            'while [ $# -gt 0 ]; do if [ "$1" = --log-file ]; then cp "' + str(RAW12) + '" "$2"; fi; shift; done\n')
+            'while [ $# -gt 0 ]; do if [ "$1" = --log-file ]; then cp "'
+            + str(RAW12)
+            + '" "$2"; fi; shift; done\n'
+        )
         with contextlib.ExitStack() as stack:
             for patch in self.live(ncu):
                 stack.enter_context(patch)
@@ -350,10 +410,12 @@ class CaptureTest(unittest.TestCase):
         self.assertIn("this run", out)
 
     def test_bounds(self):
-        bounds = [{"stage": "12-reduction/10_fastest", "metric": "dram_pct", "min": 85},
-                  {"stage": "12-reduction/10_fastest", "metric": "ld_bytes_per_request", "min": 512},
-                  {"stage": "12-reduction/01_two_pass", "metric": "dram_pct", "min": 85},
-                  {"stage": "12-reduction/10_fastest", "metric": "bank_conflicts", "max": 10}]
+        bounds = [
+            {"stage": "12-reduction/10_fastest", "metric": "dram_pct", "min": 85},
+            {"stage": "12-reduction/10_fastest", "metric": "ld_bytes_per_request", "min": 512},
+            {"stage": "12-reduction/01_two_pass", "metric": "dram_pct", "min": 85},
+            {"stage": "12-reduction/10_fastest", "metric": "bank_conflicts", "max": 10},
+        ]
 
         def check(declared):
             with mock.patch.object(profile.course, "perf_bounds", return_value=declared):
@@ -391,17 +453,26 @@ class CaptureTest(unittest.TestCase):
         # As make profile does: no GPU, no ncu or no counters is the offline check, said in one line.
         with self.no_gpu():
             status, out, _ = run_main("check-perf")
-        self.assertIn("checking the captures committed from the reference GPU instead", out.splitlines()[0])
+        self.assertIn(
+            "checking the captures committed from the reference GPU instead", out.splitlines()[0]
+        )
         self.assertIn("bounds hold (on the committed captures", out)
         self.assertEqual(status, 0, out)
 
     def test_roofline_data(self):
         results = self.root / "results"
         results.mkdir()
-        (results / "12.json").write_text(json.dumps({
-            "schema": "cuda-course-bench/1", "bench": "12-reduction", "date": "2026-11-24T00:00:00Z",
-            "device": {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "sm_clock_mhz": 1980},
-            "params": {"read_kernel_gbs": 3000.0}}))
+        (results / "12.json").write_text(
+            json.dumps(
+                {
+                    "schema": "cuda-course-bench/1",
+                    "bench": "12-reduction",
+                    "date": "2026-11-24T00:00:00Z",
+                    "device": {"name": "NVIDIA H100 80GB HBM3", "sms": 132, "sm_clock_mhz": 1980},
+                    "params": {"read_kernel_gbs": 3000.0},
+                }
+            )
+        )
         data, why = roofline.roofline_data("12-reduction", results, root=self.root)
         self.assertIsNone(why)
         self.assertEqual(data["bandwidth"], 3000e9)
@@ -422,7 +493,9 @@ class CaptureTest(unittest.TestCase):
         value, label = roofline.compute("15-ncc", doc, self.root / "none")
         self.assertEqual(value, 64 * 132 * 1980e6)
         self.assertIn("64/SM/clk", label)
-        value, label = roofline.compute("14-nbody", {"params": {"fma_tflops": 63.9}}, self.root / "none")
+        value, label = roofline.compute(
+            "14-nbody", {"params": {"fma_tflops": 63.9}}, self.root / "none"
+        )
         self.assertEqual(value, 63.9e12)
         # Chapter 13's run measures no bandwidth: chapter 11's copy (its committed reference run).
         value, label = roofline.bandwidth("13-scan", {"params": {}}, self.root / "none")
@@ -445,22 +518,39 @@ class SingleTileCaptureTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         sys.path.insert(0, str(REPO / "chapters" / "12-reduction"))
-        cls.tool = load("course_capture_single_tile",
-                        REPO / "chapters" / "12-reduction" / "capture_single_tile.py")
+        cls.tool = load(
+            "course_capture_single_tile",
+            REPO / "chapters" / "12-reduction" / "capture_single_tile.py",
+        )
 
     @staticmethod
     def launch(kernel, grid=1, block=256):
-        return profile.Launch("", 0, kernel, {"launch__grid_size": grid, "launch__block_size": block})
+        return profile.Launch(
+            "", 0, kernel, {"launch__grid_size": grid, "launch__block_size": block}
+        )
 
     def test_keeps_the_last_single_kernel_cub_call_before_the_stage_on_one_block_of_256(self):
         L = self.launch
-        cub_first, cub_single = "cub::DeviceReduceKernel<P>(int)", "cub::DeviceReduceSingleTileKernel<P>(int)"
+        cub_first, cub_single = (
+            "cub::DeviceReduceKernel<P>(int)",
+            "cub::DeviceReduceSingleTileKernel<P>(int)",
+        )
         stage = "(anonymous namespace)::reduce_kernel<256u>(int *, const int *, unsigned long)"
         warm, timed = L(cub_single), L(cub_single)
-        launches = [L(cub_first, 264), L(cub_single), L(stage, 264, 512),      # a large n
-                    L(cub_single), L(stage, 1, 64),                           # n = 1024
-                    warm, L(stage), timed, L(stage),                          # n = 4096, warm-up and timed
-                    L(cub_first, 2), L(cub_single), L(stage, 1, 512)]         # n = 8192
+        launches = [
+            L(cub_first, 264),
+            L(cub_single),
+            L(stage, 264, 512),  # a large n
+            L(cub_single),
+            L(stage, 1, 64),  # n = 1024
+            warm,
+            L(stage),
+            timed,
+            L(stage),  # n = 4096, warm-up and timed
+            L(cub_first, 2),
+            L(cub_single),
+            L(stage, 1, 512),
+        ]  # n = 8192
         cub, kept = self.tool.single_tile_pair(launches)
         self.assertIs(cub, timed)
         self.assertIs(kept, launches[8])
@@ -478,8 +568,10 @@ class SingleTileCaptureTest(unittest.TestCase):
 
     def test_capture_without_a_gpu_says_so(self):
         err = io.StringIO()
-        with mock.patch.object(self.tool.ncu_profile, "live_reason", return_value="no GPU here"), \
-                contextlib.redirect_stderr(err):
+        with (
+            mock.patch.object(self.tool.ncu_profile, "live_reason", return_value="no GPU here"),
+            contextlib.redirect_stderr(err),
+        ):
             status = self.tool.main(["--build", "build"])
         self.assertEqual(status, 3)
         self.assertIn("no GPU here", err.getvalue())
@@ -496,28 +588,42 @@ class MakeTargetsTest(unittest.TestCase):
 
     def make(self, *args):
         import subprocess
+
         scratch = Path(tempfile.gettempdir()) / "course-profile-make-never-created"
         from test_make_args import make_environment  # without the caller's STAGE, MAKEFLAGS, ...
-        run = subprocess.run(["make", "-n", "--no-print-directory", f"BUILD={scratch}", *args], cwd=REPO,
-                             capture_output=True, text=True, env=make_environment())
+
+        run = subprocess.run(
+            ["make", "-n", "--no-print-directory", f"BUILD={scratch}", *args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env=make_environment(),
+        )
         self.assertFalse(scratch.exists())
         return run.returncode, run.stdout, run.stderr
 
     def test_bad_names(self):
-        for args, words in [(("profile", "STAGE=nope"), "no stage 'nope'"), (("profile",), "say which stage"),
-                            (("profile-diff", "A=12-reduction/10"), "say which two stages"),
-                            (("profile-diff", "A=12-reduction/10", "B=zz"), "B: no stage 'zz'"),
-                            (("profile-capture", "CHAPTER=08-warp"), "08-warp")]:
+        for args, words in [
+            (("profile", "STAGE=nope"), "no stage 'nope'"),
+            (("profile",), "say which stage"),
+            (("profile-diff", "A=12-reduction/10"), "say which two stages"),
+            (("profile-diff", "A=12-reduction/10", "B=zz"), "B: no stage 'zz'"),
+            (("profile-capture", "CHAPTER=08-warp"), "08-warp"),
+        ]:
             status, out, err = self.make(*args)
             self.assertEqual((status, out), (2, ""), args)
             self.assertEqual(len(err.splitlines()), 1, err)
             self.assertIn(words, err)
 
     def test_good_names(self):
-        status, out, _ = self.make("profile", "STAGE=12-reduction/10_fastest", "SECTIONS=dram,stall")
+        status, out, _ = self.make(
+            "profile", "STAGE=12-reduction/10_fastest", "SECTIONS=dram,stall"
+        )
         self.assertEqual(status, 0)
         self.assertIn("harness/profile.py show", out)
         self.assertIn("--sections 'dram,stall'", out)
-        self.assertEqual(self.make("profile-diff", "A=12-reduction/09", "B=12-reduction/baseline")[0], 0)
+        self.assertEqual(
+            self.make("profile-diff", "A=12-reduction/09", "B=12-reduction/baseline")[0], 0
+        )
         self.assertIn("--chapter '13-scan'", self.make("profile-capture", "CHAPTER=13-scan")[1])
         self.assertNotIn("--chapter", self.make("profile-capture")[1])

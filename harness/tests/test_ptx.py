@@ -52,8 +52,14 @@ def run_sass(*argv):
 
 def rule_patterns():
     """Every opcode pattern a rule of some chapters/*/lessons.toml names, as written."""
-    return sorted({str(p) for stage_id in course.stage_ids() for rule in lesson.rules_of(stage_id)
-                   for p in rule.patterns})
+    return sorted(
+        {
+            str(p)
+            for stage_id in course.stage_ids()
+            for rule in lesson.rules_of(stage_id)
+            for p in rule.patterns
+        }
+    )
 
 
 class AnalogueTableTest(unittest.TestCase):
@@ -69,30 +75,53 @@ class AnalogueTableTest(unittest.TestCase):
     def test_each_analogue_matches_its_ptx_and_not_its_neighbours(self):
         cases = {
             "SHFL.BFLY": (["shfl.sync.bfly.b32"], ["shfl.sync.down.b32", "shfl.sync.idx.b32"]),
-            "MEMBAR.GPU": (["membar.gl", "fence.sc.gpu", "fence.acq_rel.gpu"],
-                           ["membar.cta", "fence.sc.sys", "fence.proxy.async"]),
-            "LDG.128": (["ld.global.v4.f32", "ld.global.nc.v4.f32", "ld.global.nc.v4.u32",
-                         "ld.global.v2.f64", "ld.global.L1::no_allocate.v4.s32"],
-                        ["ld.global.f32", "ld.global.v2.f32", "ld.shared.v4.f32"]),
-            "LDG.E.!128": (["ld.global.f32", "ld.global.nc.u32", "ld.global.v2.f32"],
-                           ["ld.global.v4.f32", "ld.shared.f32"]),
+            "MEMBAR.GPU": (
+                ["membar.gl", "fence.sc.gpu", "fence.acq_rel.gpu"],
+                ["membar.cta", "fence.sc.sys", "fence.proxy.async"],
+            ),
+            "LDG.128": (
+                [
+                    "ld.global.v4.f32",
+                    "ld.global.nc.v4.f32",
+                    "ld.global.nc.v4.u32",
+                    "ld.global.v2.f64",
+                    "ld.global.L1::no_allocate.v4.s32",
+                ],
+                ["ld.global.f32", "ld.global.v2.f32", "ld.shared.v4.f32"],
+            ),
+            "LDG.E.!128": (
+                ["ld.global.f32", "ld.global.nc.u32", "ld.global.v2.f32"],
+                ["ld.global.v4.f32", "ld.shared.f32"],
+            ),
             "STG.128": (["st.global.v4.f32"], ["st.global.f32", "st.shared.v4.f32"]),
             "IDP.4A": (["dp4a.s32.s32", "dp4a.u32.u32"], ["dp2a.lo.s32.s32"]),
             "LDL": (["ld.local.u32", "ld.local.v4.f32"], ["ld.global.u32"]),
             "STL": (["st.local.u32"], ["st.shared.u32"]),
-            "ATOMG.ADD": (["atom.global.add.u32", "atom.relaxed.gpu.global.add.u64"],
-                          ["atom.shared.add.u32", "red.global.add.u32", "atom.global.max.s32"]),
-            "REDG.ADD": (["red.global.add.u32", "red.relaxed.gpu.global.add.f32"],
-                         ["atom.global.add.u32", "red.shared.add.u32"]),
-            "BAR.SYNC": (["bar.sync", "barrier.sync.aligned", "barrier.sync", "bar.cta.sync"],
-                         ["bar.warp.sync", "bar.red.popc.u32", "bar.arrive"]),
+            "ATOMG.ADD": (
+                ["atom.global.add.u32", "atom.relaxed.gpu.global.add.u64"],
+                ["atom.shared.add.u32", "red.global.add.u32", "atom.global.max.s32"],
+            ),
+            "REDG.ADD": (
+                ["red.global.add.u32", "red.relaxed.gpu.global.add.f32"],
+                ["atom.global.add.u32", "red.shared.add.u32"],
+            ),
+            "BAR.SYNC": (
+                ["bar.sync", "barrier.sync.aligned", "barrier.sync", "bar.cta.sync"],
+                ["bar.warp.sync", "bar.red.popc.u32", "bar.arrive"],
+            ),
             "BAR.RED.POPC": (["bar.red.popc.u32", "barrier.red.popc.u32"], ["bar.sync"]),
-            "VOTE.ANY": (["vote.sync.ballot.b32", "vote.sync.any.pred", "activemask.b32"],
-                         ["vote.sync.all.pred"]),
-            "IMMA.U8": (["mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"],
-                        ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"]),
-            "LD.64.STRONG.GPU": (["ld.relaxed.gpu.u64", "ld.acquire.gpu.b64"],
-                                 ["ld.relaxed.gpu.global.u64", "ld.u64"]),
+            "VOTE.ANY": (
+                ["vote.sync.ballot.b32", "vote.sync.any.pred", "activemask.b32"],
+                ["vote.sync.all.pred"],
+            ),
+            "IMMA.U8": (
+                ["mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"],
+                ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"],
+            ),
+            "LD.64.STRONG.GPU": (
+                ["ld.relaxed.gpu.u64", "ld.acquire.gpu.b64"],
+                ["ld.relaxed.gpu.global.u64", "ld.u64"],
+            ),
             "LDG.64.STRONG.GPU": (["ld.relaxed.gpu.global.u64"], ["ld.global.u64"]),
             "ST.64.STRONG.GPU": (["st.relaxed.gpu.u64", "st.release.gpu.b64"], ["st.u64"]),
             "F2F.F64.F32": (["cvt.f64.f32"], ["cvt.rn.f32.f64"]),
@@ -115,20 +144,30 @@ class ParseTest(unittest.TestCase):
     def test_kernels_functions_and_declarations(self):
         kernels = fixture_kernels()
         # The .extern .func declaration has no body: not a function here.
-        self.assertEqual([(k.name, k.entry) for k in kernels],
-                         [("_Z5twicef", False), ("_Z6saxpy4P6float4PKS_fi", True),
-                          ("_Z8warp_sumPiPKi", True)])
+        self.assertEqual(
+            [(k.name, k.entry) for k in kernels],
+            [("_Z5twicef", False), ("_Z6saxpy4P6float4PKS_fi", True), ("_Z8warp_sumPiPKi", True)],
+        )
         self.assertEqual({k.arch for k in kernels}, {"compute_90"})
 
     def test_instruction_counts(self):
         twice, saxpy4, warp_sum = (ptx.count(k) for k in fixture_kernels())
         self.assertEqual((twice["total"], saxpy4["total"], warp_sum["total"]), (4, 24, 30))
-        self.assertEqual(saxpy4["classes"], {
-            "global memory": 2, "parameters": 6, "branch/convergence": 3, "predicate/select": 1,
-            "fp arithmetic": 3, "int arithmetic": 4, "move": 5})
+        self.assertEqual(
+            saxpy4["classes"],
+            {
+                "global memory": 2,
+                "parameters": 6,
+                "branch/convergence": 3,
+                "predicate/select": 1,
+                "fp arithmetic": 3,
+                "int arithmetic": 4,
+                "move": 5,
+            },
+        )
         self.assertEqual(warp_sum["opcodes"]["shfl.sync.bfly.b32"], 5)
         self.assertEqual(warp_sum["classes"]["shuffle"], 5)
-        self.assertEqual(warp_sum["classes"]["barrier/fence"], 1)     # membar.gl
+        self.assertEqual(warp_sum["classes"]["barrier/fence"], 1)  # membar.gl
         self.assertEqual((saxpy4["predicated"], warp_sum["predicated"]), (1, 1))
         for stats in (twice, saxpy4, warp_sum):
             self.assertEqual(sum(stats["classes"].values()), stats["total"])
@@ -147,21 +186,33 @@ class ParseTest(unittest.TestCase):
         text = "\n".join(lines)
         self.assertNotIn(".loc", text)
         self.assertNotIn(".reg", text)
-        self.assertIn("ld.param.u64 %rd1, [param_0]", text)    # the mangled prefix is gone
-        self.assertIn("// fixture.cu:6", text)                  # the source line it comes from
+        self.assertIn("ld.param.u64 %rd1, [param_0]", text)  # the mangled prefix is gone
+        self.assertIn("// fixture.cu:6", text)  # the source line it comes from
         self.assertIn("ld.global.v4.f32 {%f2, %f3, %f4, %f5}, [%rd5]", text)
 
     def test_classes(self):
-        cases = {"ld.global.nc.v4.f32": "global memory", "st.local.u32": "local memory",
-                 "ld.shared::cta.u32": "shared memory", "ld.const.u8": "constant memory",
-                 "ld.param.u64": "parameters", "ld.u32": "generic memory",
-                 "tex.2d.v4.f32.f32": "texture/surface", "shfl.sync.up.b32": "shuffle",
-                 "vote.sync.ballot.b32": "vote", "fence.sc.gpu": "barrier/fence",
-                 "bar.warp.sync": "branch/convergence", "selp.b32": "predicate/select",
-                 "fma.rn.f32": "fp arithmetic", "add.s64": "int arithmetic",
-                 "dp4a.s32.s32": "int arithmetic", "cvt.rn.f32.s32": "conversion",
-                 "cvta.to.global.u64": "move", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32":
-                 "int arithmetic", "cp.async.wait_group": "barrier/fence", "weird.op": "other"}
+        cases = {
+            "ld.global.nc.v4.f32": "global memory",
+            "st.local.u32": "local memory",
+            "ld.shared::cta.u32": "shared memory",
+            "ld.const.u8": "constant memory",
+            "ld.param.u64": "parameters",
+            "ld.u32": "generic memory",
+            "tex.2d.v4.f32.f32": "texture/surface",
+            "shfl.sync.up.b32": "shuffle",
+            "vote.sync.ballot.b32": "vote",
+            "fence.sc.gpu": "barrier/fence",
+            "bar.warp.sync": "branch/convergence",
+            "selp.b32": "predicate/select",
+            "fma.rn.f32": "fp arithmetic",
+            "add.s64": "int arithmetic",
+            "dp4a.s32.s32": "int arithmetic",
+            "cvt.rn.f32.s32": "conversion",
+            "cvta.to.global.u64": "move",
+            "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32": "int arithmetic",
+            "cp.async.wait_group": "barrier/fence",
+            "weird.op": "other",
+        }
         for opcode, expected in cases.items():
             with self.subTest(opcode=opcode):
                 self.assertEqual(ptx.classify(opcode), expected)
@@ -174,10 +225,16 @@ class HintTest(unittest.TestCase):
             return lesson.ptx_hints(STAGE, fixture_kernels())
 
     def test_counts_per_kernel_and_never_a_verdict(self):
-        lines = self.hints([{"rule": "SHFL.BFLY == 5", "kernels": "warp_sum"},
-                            {"rule": "LDG.128 >= 2", "kernels": "saxpy4"},
-                            {"rule": "MEMBAR.GPU >= 2", "kernels": "warp_sum"},
-                            "LDL|STL == 0", "BSSY == 0", {"rule": "VOTE >= 1", "kernels": "nope"}])
+        lines = self.hints(
+            [
+                {"rule": "SHFL.BFLY == 5", "kernels": "warp_sum"},
+                {"rule": "LDG.128 >= 2", "kernels": "saxpy4"},
+                {"rule": "MEMBAR.GPU >= 2", "kernels": "warp_sum"},
+                "LDL|STL == 0",
+                "BSSY == 0",
+                {"rule": "VOTE >= 1", "kernels": "nope"},
+            ]
+        )
         text = "\n".join(lines)
         self.assertIn("SHFL.BFLY == 5  ->  shfl.sync.bfly: 5 in warp_sum", text)
         self.assertIn("LDG.128 >= 2  ->  ld.global.v4 (128-bit): 1 in saxpy4", text)
@@ -195,12 +252,14 @@ class HintTest(unittest.TestCase):
 
 
 class CommandTest(unittest.TestCase):
-    COMMAND = ('/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DCOURSE_STAGE_TODO=1 '
-               '-DCOURSE_STAGE_TODO_IN=\\"chapters/x/01_a.cu\\" -I/src/chapters/x -O3 '
-               '"--generate-code=arch=compute_80,code=[compute_80,sm_80]" '
-               '"--generate-code=arch=compute_90,code=[compute_90,sm_90]" -lineinfo -std=c++17 '
-               '-MD -MT x/01_a.cu.o -MF x/01_a.cu.o.d -x cu -c /src/chapters/x/01_a.cu '
-               '-o x/01_a.cu.o')
+    COMMAND = (
+        "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DCOURSE_STAGE_TODO=1 "
+        '-DCOURSE_STAGE_TODO_IN=\\"chapters/x/01_a.cu\\" -I/src/chapters/x -O3 '
+        '"--generate-code=arch=compute_80,code=[compute_80,sm_80]" '
+        '"--generate-code=arch=compute_90,code=[compute_90,sm_90]" -lineinfo -std=c++17 '
+        "-MD -MT x/01_a.cu.o -MF x/01_a.cu.o.d -x cu -c /src/chapters/x/01_a.cu "
+        "-o x/01_a.cu.o"
+    )
 
     def test_compile_command_becomes_a_ptx_command(self):
         argv, arch = ptx.ptx_command(self.COMMAND, "/b/ptx/out.ptx")
@@ -210,27 +269,34 @@ class CommandTest(unittest.TestCase):
         self.assertIn("-ptx", argv)
         for gone in ("-c", "-MD", "-MT", "-MF", "x/01_a.cu.o", "x/01_a.cu.o.d"):
             self.assertNotIn(gone, argv)
-        self.assertEqual([w for w in argv if "arch" in w or "generate-code" in w],
-                         ["-arch=compute_90"])
+        self.assertEqual(
+            [w for w in argv if "arch" in w or "generate-code" in w], ["-arch=compute_90"]
+        )
         self.assertIn("-lineinfo", argv)
         self.assertIn("/src/chapters/x/01_a.cu", argv)
         self.assertEqual(ptx._define(argv, "COURSE_STAGE_TODO_IN"), "chapters/x/01_a.cu")
 
     def test_launcher_is_dropped_and_newest_arch_without_90(self):
-        argv, arch = ptx.ptx_command("/usr/bin/ccache /opt/cuda/bin/nvcc -gencode "
-                                     "arch=compute_75,code=sm_75 -arch=compute_86 -c a.cu -o a.o",
-                                     "o.ptx")
+        argv, arch = ptx.ptx_command(
+            "/usr/bin/ccache /opt/cuda/bin/nvcc -gencode "
+            "arch=compute_75,code=sm_75 -arch=compute_86 -c a.cu -o a.o",
+            "o.ptx",
+        )
         self.assertEqual((argv[0], arch), ("/opt/cuda/bin/nvcc", "compute_86"))
         self.assertNotIn("arch=compute_75,code=sm_75", argv)
 
     def test_first_error_line(self):
-        output = (f"{course.ROOT}/chapters/x/01_a.cu(30): warning #177-D: variable \"k\" "
-                  "was declared\n"
-                  f"{course.ROOT}/chapters/x/01_a.cu(31): error: identifier \"foo\" is undefined\n"
-                  f"{course.ROOT}/chapters/x/01_a.cu(32): error: expected a \";\"\n"
-                  "2 errors detected in the compilation of \"/src/chapters/x/01_a.cu\".\n")
-        self.assertEqual(ptx.first_error(output),
-                         'chapters/x/01_a.cu(31): error: identifier "foo" is undefined (2 errors)')
+        output = (
+            f'{course.ROOT}/chapters/x/01_a.cu(30): warning #177-D: variable "k" '
+            "was declared\n"
+            f'{course.ROOT}/chapters/x/01_a.cu(31): error: identifier "foo" is undefined\n'
+            f'{course.ROOT}/chapters/x/01_a.cu(32): error: expected a ";"\n'
+            '2 errors detected in the compilation of "/src/chapters/x/01_a.cu".\n'
+        )
+        self.assertEqual(
+            ptx.first_error(output),
+            'chapters/x/01_a.cu(31): error: identifier "foo" is undefined (2 errors)',
+        )
 
 
 class WithoutCuobjdumpTest(unittest.TestCase):
@@ -243,22 +309,30 @@ class WithoutCuobjdumpTest(unittest.TestCase):
         self.build = self.tmp / "build"
         self.build.mkdir()
         folder = {"solution": "solutions", "exercise": "chapters"}
-        stages = [{"id": STAGE, "variant": variant, "objects": [str(self.tmp / f"{variant}.o")],
-                   "source": str(course.ROOT / folder[variant] / f"{STAGE}.cu")}
-                  for variant in folder]
+        stages = [
+            {
+                "id": STAGE,
+                "variant": variant,
+                "objects": [str(self.tmp / f"{variant}.o")],
+                "source": str(course.ROOT / folder[variant] / f"{STAGE}.cu"),
+            }
+            for variant in folder
+        ]
         (self.build / "stages.json").write_text(json.dumps({"stages": stages}))
         self.made = []
 
         def fake_make(stage, build, label):
             self.made.append(stage["variant"])
             text = FIXTURE.read_text()
-            if stage["variant"] == "exercise":      # the student's: one load fewer
+            if stage["variant"] == "exercise":  # the student's: one load fewer
                 text = text.replace("ld.global.v4.f32", "ld.global.f32", 1)
             todo = f"chapters/{STAGE}.cu" if stage["variant"] == "exercise" else ""
             return ptx.Made([text], "compute_90", todo, [])
 
-        for patcher in (mock.patch.object(sass, "find_tool", without_cuobjdump),
-                        mock.patch.object(ptx, "make", fake_make)):
+        for patcher in (
+            mock.patch.object(sass, "find_tool", without_cuobjdump),
+            mock.patch.object(ptx, "make", fake_make),
+        ):
             patcher.start()
             self.addCleanup(patcher.stop)
         self.capture = course.capture_path(STAGE).read_text()
@@ -271,13 +345,13 @@ class WithoutCuobjdumpTest(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertNotIn("captured", out + err)
         self.assertNotIn(self.capture.splitlines()[0], out)
-        self.assertNotIn("c[0x0]", out)                      # no SASS operand at all
+        self.assertNotIn("c[0x0]", out)  # no SASS operand at all
         self.assertIn(f"// PTX of exercise/{STAGE}", out)
         self.assertIn("not SASS", out)
         self.assertIn("not the verdict", out)
         self.assertIn("still TODO", out)
         self.assertIn("shfl.sync.bfly.b32", out)
-        self.assertIn("LDG.E.!128 in 2..2  ->  ld.global (not 128-bit)", out)   # the stage's rule
+        self.assertIn("LDG.E.!128 in 2..2  ->  ld.global (not 128-bit)", out)  # the stage's rule
         with self.assertRaises(ValueError):
             sass.captured(STAGE, "exercise")
 
@@ -303,8 +377,9 @@ class WithoutCuobjdumpTest(unittest.TestCase):
         self.assertEqual((a.kind, b.kind), ("ptx", "ptx"))
         self.assertEqual(sorted(self.made), ["exercise", "solution"])
         self.assertNotEqual(a.text, b.text)
-        status, out, err = run_sass("diff", STAGE, f"exercise/{STAGE}", "--build", self.build,
-                                    "--width", "120")
+        status, out, err = run_sass(
+            "diff", STAGE, f"exercise/{STAGE}", "--build", self.build, "--width", "120"
+        )
         self.assertEqual(status, 0, err)
         self.assertNotIn("captured", out + err)
         self.assertIn(f"A: solution/{STAGE} (PTX, compute_90)", out)
@@ -318,13 +393,16 @@ class WithoutCuobjdumpTest(unittest.TestCase):
         status, out, err = run_sass("diff", STAGE, STAGE, "--build", self.build)
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
         self.assertIn("same reference stage", err)
-        status, out, err = run_sass("diff", course.capture_path(STAGE), f"exercise/{STAGE}",
-                                    "--build", self.build)
+        status, out, err = run_sass(
+            "diff", course.capture_path(STAGE), f"exercise/{STAGE}", "--build", self.build
+        )
         self.assertEqual((status, out, len(err.splitlines())), (2, "", 1))
         self.assertIn("without cuobjdump", err)
 
     def test_a_stub_without_kernels_says_so_in_one_line(self):
-        empty = ptx.Made([".version 9.0\n.target sm_90\n"], "compute_90", f"chapters/{STAGE}.cu", [])
+        empty = ptx.Made(
+            [".version 9.0\n.target sm_90\n"], "compute_90", f"chapters/{STAGE}.cu", []
+        )
         with mock.patch.object(ptx, "make", lambda stage, build, label: empty):
             status, out, err = run_sass("dump", f"exercise/{STAGE}", "--build", self.build)
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1), err)
@@ -347,14 +425,28 @@ class CompileFailureTest(unittest.TestCase):
         self.addCleanup(shutil.rmtree, tmp)
         (tmp / "bad.cu").write_text("__global__ void k(int *p) { p[0] = undefined_thing; }\n")
         ninja = tmp / "ninja"
-        ninja.write_text(f'#!/bin/sh\n[ "$3" = build.ninja ] && exit 0\n'
-                         f'echo "{nvcc} -O3 -MD -MT bad.o -MF bad.o.d -x cu -c {tmp}/bad.cu '
-                         '-o bad.o"\n')
+        ninja.write_text(
+            f'#!/bin/sh\n[ "$3" = build.ninja ] && exit 0\n'
+            f'echo "{nvcc} -O3 -MD -MT bad.o -MF bad.o.d -x cu -c {tmp}/bad.cu '
+            '-o bad.o"\n'
+        )
         ninja.chmod(0o755)
         (tmp / "build.ninja").write_text("")
         (tmp / "CMakeCache.txt").write_text(f"CMAKE_MAKE_PROGRAM:FILEPATH={ninja}\n")
-        (tmp / "stages.json").write_text(json.dumps({"stages": [
-            {"id": STAGE, "variant": "exercise", "objects": [str(tmp / "bad.o")], "source": ""}]}))
+        (tmp / "stages.json").write_text(
+            json.dumps(
+                {
+                    "stages": [
+                        {
+                            "id": STAGE,
+                            "variant": "exercise",
+                            "objects": [str(tmp / "bad.o")],
+                            "source": "",
+                        }
+                    ]
+                }
+            )
+        )
         with mock.patch.object(sass, "find_tool", without_cuobjdump):
             status, out, err = run_sass("dump", f"exercise/{STAGE}", "--build", tmp)
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1), err)
@@ -379,8 +471,12 @@ class RealCompileTest(unittest.TestCase):
         env = dict(os.environ)
         nvcc = sass.find_tool("nvcc")
         env.setdefault("CUDACXX", nvcc)
-        run = subprocess.run(["cmake", "-S", str(course.ROOT), "-B", str(cls.build), "-G", "Ninja"],
-                             capture_output=True, text=True, env=env)
+        run = subprocess.run(
+            ["cmake", "-S", str(course.ROOT), "-B", str(cls.build), "-G", "Ninja"],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
         if run.returncode != 0:
             shutil.rmtree(cls.tmp)
             last = (run.stdout + run.stderr).strip().splitlines()[-1:] or ["?"]
@@ -403,10 +499,13 @@ class RealCompileTest(unittest.TestCase):
         kernels = list(solution.kernels)
         sass.demangle(kernels)
         hints = "\n".join(lesson.ptx_hints(STAGE, kernels))
-        self.assertRegex(hints, r"LDG\.E\.!128 in 2\.\.2  ->  ld\.global \(not 128-bit\): 2 in "
-                                r"(\w+::)?saxpy_kernel")
+        self.assertRegex(
+            hints,
+            r"LDG\.E\.!128 in 2\.\.2  ->  ld\.global \(not 128-bit\): 2 in "
+            r"(\w+::)?saxpy_kernel",
+        )
         listing = "\n".join(ptx.listing(kernels[0]))
-        self.assertRegex(listing, r"// \w+\.cuh?:\d+  ")       # the stage's source lines
+        self.assertRegex(listing, r"// \w+\.cuh?:\d+  ")  # the stage's source lines
         self.assertIn("fma.rn.f32", listing)
 
 

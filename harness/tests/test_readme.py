@@ -34,16 +34,22 @@ def one(pattern):
 class ReadmeTest(unittest.TestCase):
     def test_chapter_table_counts_each_chapters_stages(self):
         for chapter in course.chapters():
-            row = re.search(rf"^\| \[{re.escape(chapter)}\]\([^)]*\) \| ([^|]*)\|", README, flags=re.M)
+            row = re.search(
+                rf"^\| \[{re.escape(chapter)}\]\([^)]*\) \| ([^|]*)\|", README, flags=re.M
+            )
             with self.subTest(chapter=chapter):
                 self.assertIsNotNone(row, f"README's chapter table has no row for {chapter}")
                 n = re.search(r"(\d+) stages", row.group(1))
-                self.assertIsNotNone(n, f"{chapter}'s row does not say how many stages: {row.group(1)}")
+                self.assertIsNotNone(
+                    n, f"{chapter}'s row does not say how many stages: {row.group(1)}"
+                )
                 self.assertEqual(int(n.group(1)), len(course.stages(chapter)), row.group(1))
 
     def test_course_size(self):
-        chapters, stages, gpu, wrong = one(r"(\d+) chapters and (\d+) stages \((\d+) on the GPU[^)]*\),"
-                                           r" and (\d+) deliberately wrong variants")
+        chapters, stages, gpu, wrong = one(
+            r"(\d+) chapters and (\d+) stages \((\d+) on the GPU[^)]*\),"
+            r" and (\d+) deliberately wrong variants"
+        )
         self.assertEqual(int(chapters), len(course.chapters()))
         self.assertEqual(int(stages), len(course.stage_ids()))
         self.assertEqual(int(gpu), len(course.gpu_stages()))
@@ -71,8 +77,10 @@ class ReadmeTest(unittest.TestCase):
         self.assertLess(ci.index("harness/course.py quickstart"), ci.index("make build"))
         self.assertIn("env -u CI", ci)
 
-    @unittest.skipUnless(os.environ.get("COURSE_BUILD_DIR") and shutil.which("ctest"),
-                         "set COURSE_BUILD_DIR=<build folder> to compare the test counts with ctest -N")
+    @unittest.skipUnless(
+        os.environ.get("COURSE_BUILD_DIR") and shutil.which("ctest"),
+        "set COURSE_BUILD_DIR=<build folder> to compare the test counts with ctest -N",
+    )
     def test_test_counts_match_ctest(self):
         build = Path(os.environ["COURSE_BUILD_DIR"])
         tests = ctest_count(build, "-LE", "sanitize")
@@ -80,7 +88,7 @@ class ReadmeTest(unittest.TestCase):
         self.assertEqual(int(one(r"`make check` runs (\d+) tests")), tests)
         self.assertEqual(int(one(r"`make sanitize` runs (\d+)")), sanitize)
         for n in re.findall(r"tests passed, 0 tests failed out of (\d+)\n", README):
-            if int(n) > 2:   # one stage's check runs 2
+            if int(n) > 2:  # one stage's check runs 2
                 self.assertEqual(int(n), tests)
 
 

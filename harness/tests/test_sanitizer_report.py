@@ -32,9 +32,11 @@ BLOCK_RACE = """========= Error: Race reported between Write access at void <unn
 """
 
 # An older release, on one line (as a GitHub issue quotes it): "at 0xOFF in FILE:LINE:FUNC".
-OLD_FORMAT = ("========= WARNING: Race reported between Read access at 0xf10 in /src/Kokkos_FunctorAdapter.hpp:1571:"
-              "Kokkos::Impl::scalar_intra_warp_reduction(double*) ========= and Write access at 0x8a0 in "
-              "/src/Kokkos_Cuda_ReduceScan.hpp:557:Kokkos::Impl::scalar_intra_block_reduction(double*) [3968 hazards]\n")
+OLD_FORMAT = (
+    "========= WARNING: Race reported between Read access at 0xf10 in /src/Kokkos_FunctorAdapter.hpp:1571:"
+    "Kokkos::Impl::scalar_intra_warp_reduction(double*) ========= and Write access at 0x8a0 in "
+    "/src/Kokkos_Cuda_ReduceScan.hpp:557:Kokkos::Impl::scalar_intra_block_reduction(double*) [3968 hazards]\n"
+)
 
 HAZARD_MODE = """========= Error: Potential RAW hazard detected at __shared__ 0x80 in block (3,0,0) :
 =========     Write Thread (0,0,0) at void k(int *)+0x88 in {root}/chapters/08-warp/03_single_warp_shared.cu:40
@@ -73,11 +75,22 @@ class SanitizerReportTest(unittest.TestCase):
     def setUp(self):
         self.root = pathlib.Path(tempfile.mkdtemp(prefix="course-sanitizer-"))
         self.addCleanup(shutil.rmtree, self.root)
-        write(self.root, "chapters/13-scan/block_scan.cuh", {
-            26: "  sh[lane] = x;",
-            67: "  if (warp == 0) scan_warp(s.warp_sums, lane < warps ? s.warp_sums[lane] : T(0), lane);"})
-        write(self.root, "chapters/12-reduction/09_shuffle.cu", {45: "    if (lane == 0) warp_sums[warp] = sum;",
-                                                                  47: "    sum = warp_sum(warp_sums[lane]);"})
+        write(
+            self.root,
+            "chapters/13-scan/block_scan.cuh",
+            {
+                26: "  sh[lane] = x;",
+                67: "  if (warp == 0) scan_warp(s.warp_sums, lane < warps ? s.warp_sums[lane] : T(0), lane);",
+            },
+        )
+        write(
+            self.root,
+            "chapters/12-reduction/09_shuffle.cu",
+            {
+                45: "    if (lane == 0) warp_sums[warp] = sum;",
+                47: "    sum = warp_sum(warp_sums[lane]);",
+            },
+        )
 
     def log(self, text):
         return text.format(root=self.root)
@@ -86,16 +99,34 @@ class SanitizerReportTest(unittest.TestCase):
         reports = sr.parse(self.log(STUDENT_RACE), self.root)
         self.assertEqual(len(reports), 1)
         rep = reports[0]
-        self.assertEqual((rep.tool, rep.severity, rep.space, rep.hazards), ("racecheck", "Warning", "shared", 248))
-        self.assertEqual([(a.kind, a.file, a.line, a.function) for a in rep.accesses], [
-            ("read", "chapters/13-scan/block_scan.cuh", 67, "scan_ranges<32, float>"),
-            ("write", "chapters/13-scan/block_scan.cuh", 26, "scan_warp<float>")])
+        self.assertEqual(
+            (rep.tool, rep.severity, rep.space, rep.hazards),
+            ("racecheck", "Warning", "shared", 248),
+        )
+        self.assertEqual(
+            [(a.kind, a.file, a.line, a.function) for a in rep.accesses],
+            [
+                ("read", "chapters/13-scan/block_scan.cuh", 67, "scan_ranges<32, float>"),
+                ("write", "chapters/13-scan/block_scan.cuh", 26, "scan_warp<float>"),
+            ],
+        )
         text = "\n".join(sr.explain(self.log(STUDENT_RACE), "racecheck", self.root))
-        for expected in ("read  at chapters/13-scan/block_scan.cuh:67", "write at chapters/13-scan/block_scan.cuh:26",
-                         "sh[lane] = x;", "s.warp_sums[lane]", "shared memory", "Warning", "one warp",
-                         "__syncwarp()", "condition", "every lane"):
+        for expected in (
+            "read  at chapters/13-scan/block_scan.cuh:67",
+            "write at chapters/13-scan/block_scan.cuh:26",
+            "sh[lane] = x;",
+            "s.warp_sums[lane]",
+            "shared memory",
+            "Warning",
+            "one warp",
+            "__syncwarp()",
+            "condition",
+            "every lane",
+        ):
             self.assertIn(expected, text)
-        self.assertTrue(all(len(line) <= 100 or line.startswith("        ") for line in text.splitlines()), text)
+        self.assertTrue(
+            all(len(line) <= 100 or line.startswith("        ") for line in text.splitlines()), text
+        )
 
     def test_error_between_warps_wants_a_block_barrier(self):
         text = "\n".join(sr.explain(self.log(BLOCK_RACE), "racecheck", self.root))
@@ -108,16 +139,23 @@ class SanitizerReportTest(unittest.TestCase):
     def test_older_one_line_form(self):
         rep = sr.parse(OLD_FORMAT)[0]
         self.assertEqual(rep.severity, "Warning")
-        self.assertEqual([(a.kind, a.file, a.line) for a in rep.accesses],
-                         [("read", "/src/Kokkos_FunctorAdapter.hpp", 1571), ("write", "/src/Kokkos_Cuda_ReduceScan.hpp", 557)])
+        self.assertEqual(
+            [(a.kind, a.file, a.line) for a in rep.accesses],
+            [
+                ("read", "/src/Kokkos_FunctorAdapter.hpp", 1571),
+                ("write", "/src/Kokkos_Cuda_ReduceScan.hpp", 557),
+            ],
+        )
         self.assertEqual(rep.accesses[0].function, "scalar_intra_warp_reduction")
         self.assertEqual(rep.hazards, 3968)
 
     def test_hazard_mode_names_threads_and_lanes(self):
         rep = sr.parse(self.log(HAZARD_MODE), self.root)[0]
         self.assertEqual(rep.hazard_type, "RAW")
-        self.assertEqual([(a.kind, a.thread, a.block) for a in rep.accesses],
-                         [("write", "(0,0,0)", "(3,0,0)"), ("read", "(33,0,0)", "(3,0,0)")])
+        self.assertEqual(
+            [(a.kind, a.thread, a.block) for a in rep.accesses],
+            [("write", "(0,0,0)", "(3,0,0)"), ("read", "(33,0,0)", "(3,0,0)")],
+        )
         text = "\n".join(sr.explain(self.log(HAZARD_MODE), "racecheck", self.root))
         self.assertIn("warp 0, lane 0", text)
         self.assertIn("warp 1, lane 1", text)
@@ -125,7 +163,9 @@ class SanitizerReportTest(unittest.TestCase):
 
     def test_memcheck(self):
         rep = sr.parse(self.log(MEMCHECK), self.root)[0]
-        self.assertEqual((rep.tool, rep.space, rep.accesses[0].kind), ("memcheck", "global", "read"))
+        self.assertEqual(
+            (rep.tool, rep.space, rep.accesses[0].kind), ("memcheck", "global", "read")
+        )
         self.assertEqual((rep.accesses[0].thread, rep.accesses[0].block), ("(37,0,0)", "(2,0,0)"))
         text = "\n".join(sr.explain(self.log(MEMCHECK), "memcheck", self.root))
         self.assertIn("at chapters/14-nbody/05_warp_shuffle.cu:57 in forces<256>", text)
@@ -134,7 +174,10 @@ class SanitizerReportTest(unittest.TestCase):
 
     def test_synccheck(self):
         text = "\n".join(sr.explain(self.log(SYNCCHECK), "synccheck", self.root))
-        self.assertIn("Barrier error detected. Divergent thread(s) in warp at chapters/12-reduction/08_predicate.cu:41", text)
+        self.assertIn(
+            "Barrier error detected. Divergent thread(s) in warp at chapters/12-reduction/08_predicate.cu:41",
+            text,
+        )
         self.assertIn("by thread (5,0,0)", text)
 
     def test_nothing_to_explain(self):
@@ -143,7 +186,9 @@ class SanitizerReportTest(unittest.TestCase):
 
     def test_repeats_are_shown_once(self):
         text = self.log(BLOCK_RACE) * 3
-        self.assertEqual(sum(line.startswith("race") for line in sr.explain(text, "racecheck", self.root)), 1)
+        self.assertEqual(
+            sum(line.startswith("race") for line in sr.explain(text, "racecheck", self.root)), 1
+        )
 
 
 if __name__ == "__main__":

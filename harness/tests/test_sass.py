@@ -16,9 +16,9 @@ import sass  # noqa: E402
 import stamps  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SAXPY = FIXTURES / "saxpy_sm90.sass"          # grid-stride loop, hex branch targets
-VEC4 = FIXTURES / "saxpy_vec4_sm90.sass"      # the same with 128-bit loads
-MULTI = FIXTURES / "multi.sass"               # sm_80 + sm_90 sections, nvdisasm-style labels
+SAXPY = FIXTURES / "saxpy_sm90.sass"  # grid-stride loop, hex branch targets
+VEC4 = FIXTURES / "saxpy_vec4_sm90.sass"  # the same with 128-bit loads
+MULTI = FIXTURES / "multi.sass"  # sm_80 + sm_90 sections, nvdisasm-style labels
 
 
 def kernels(path):
@@ -36,15 +36,22 @@ def run_main(*argv):
 class ParseTest(unittest.TestCase):
     def test_kernels_and_architectures(self):
         found = kernels(MULTI)
-        self.assertEqual([(k.name, k.arch) for k in found],
-                         [("_Z4fillPfif", "sm_80"), ("_Z6reduceILi256EEvPfPKfi", "sm_90"),
-                          ("_Z4fillPfif", "sm_90")])
+        self.assertEqual(
+            [(k.name, k.arch) for k in found],
+            [
+                ("_Z4fillPfif", "sm_80"),
+                ("_Z6reduceILi256EEvPfPKfi", "sm_90"),
+                ("_Z4fillPfif", "sm_90"),
+            ],
+        )
 
     def test_instruction_fields(self):
         (kernel,) = kernels(SAXPY)
         first, exit_if = kernel.instructions[0], kernel.instructions[6]
-        self.assertEqual((first.address, first.guard, first.opcode, first.operands),
-                         (0, "", "LDC", "R1, c[0x0][0x28]"))
+        self.assertEqual(
+            (first.address, first.guard, first.opcode, first.operands),
+            (0, "", "LDC", "R1, c[0x0][0x28]"),
+        )
         self.assertEqual((exit_if.guard, exit_if.text), ("@P0", "EXIT"))
 
     def test_encodings_and_reuse_flags_are_dropped(self):
@@ -67,7 +74,7 @@ class ParseTest(unittest.TestCase):
         lines = sass.listing(reduce)
         self.assertIn(".L_x_1:", lines)
         self.assertIn(".L_x_3:", lines)
-        self.assertNotIn(".L_x_4:", lines)   # labels the padding branch, which is not listed
+        self.assertNotIn(".L_x_4:", lines)  # labels the padding branch, which is not listed
 
     def test_text_without_sass(self):
         self.assertEqual(sass.parse("Fatbin ptx code:\n================\narch = sm_90\n"), [])
@@ -88,20 +95,30 @@ class PaddingTest(unittest.TestCase):
         reduce = kernels(MULTI)[1]
         body = [i.opcode for i in reduce.body]
         self.assertEqual(body[-3:], ["EXIT", "MUFU.RCP", "RET.REL.NODEC"])
-        self.assertIn("NOP", body)       # a NOP inside the kernel is real code
+        self.assertIn("NOP", body)  # a NOP inside the kernel is real code
         self.assertEqual(sass.count(reduce)["padding"], 3)
 
 
 class ClassifyTest(unittest.TestCase):
     def test_classes(self):
         cases = {
-            "LDG.E.128": "global memory", "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU": "global memory",
-            "LDL": "local memory", "LDS.U.128": "shared memory", "ULDC.64": "constant memory",
-            "LDCU.128": "constant memory", "SHFL.BFLY": "shuffle", "VOTEU.ANY": "vote",
-            "MEMBAR.SC.GPU": "barrier/fence", "BSSY.RECONVERGENT": "branch/convergence",
-            "ISETP.GE.U32.AND.EX": "predicate/select", "FSEL": "predicate/select",
-            "HFMA2.MMA": "fp arithmetic", "IMAD.MOV.U32": "int arithmetic",
-            "I2FP.F32.S32": "conversion", "CS2R": "move", "WEIRDOP": "other",
+            "LDG.E.128": "global memory",
+            "ATOMG.E.ADD.F32.FTZ.RN.STRONG.GPU": "global memory",
+            "LDL": "local memory",
+            "LDS.U.128": "shared memory",
+            "ULDC.64": "constant memory",
+            "LDCU.128": "constant memory",
+            "SHFL.BFLY": "shuffle",
+            "VOTEU.ANY": "vote",
+            "MEMBAR.SC.GPU": "barrier/fence",
+            "BSSY.RECONVERGENT": "branch/convergence",
+            "ISETP.GE.U32.AND.EX": "predicate/select",
+            "FSEL": "predicate/select",
+            "HFMA2.MMA": "fp arithmetic",
+            "IMAD.MOV.U32": "int arithmetic",
+            "I2FP.F32.S32": "conversion",
+            "CS2R": "move",
+            "WEIRDOP": "other",
         }
         for opcode, expected in cases.items():
             with self.subTest(opcode=opcode):
@@ -117,12 +134,26 @@ class CountTest(unittest.TestCase):
     def test_reduce_mix(self):
         stats = sass.count(kernels(MULTI)[1])
         self.assertEqual(stats["total"], 25)
-        self.assertEqual(stats["predicated"], 4)       # @P0, @!P1, @!PT, @P2
-        self.assertEqual(stats["uniform"], 3)          # UMOV, ULDC.64, UIADD3
-        self.assertEqual(stats["classes"], {
-            "global memory": 2, "shared memory": 3, "constant memory": 2, "shuffle": 1, "vote": 1,
-            "barrier/fence": 1, "branch/convergence": 6, "predicate/select": 1,
-            "fp arithmetic": 2, "int arithmetic": 1, "conversion": 1, "move": 2, "other": 2})
+        self.assertEqual(stats["predicated"], 4)  # @P0, @!P1, @!PT, @P2
+        self.assertEqual(stats["uniform"], 3)  # UMOV, ULDC.64, UIADD3
+        self.assertEqual(
+            stats["classes"],
+            {
+                "global memory": 2,
+                "shared memory": 3,
+                "constant memory": 2,
+                "shuffle": 1,
+                "vote": 1,
+                "barrier/fence": 1,
+                "branch/convergence": 6,
+                "predicate/select": 1,
+                "fp arithmetic": 2,
+                "int arithmetic": 1,
+                "conversion": 1,
+                "move": 2,
+                "other": 2,
+            },
+        )
         self.assertEqual(sum(stats["classes"].values()), stats["total"])
 
     def test_modifiers_kept_per_opcode(self):
@@ -171,17 +202,19 @@ class DiffTest(unittest.TestCase):
         self.assertEqual(status, 0)
         lines = out.splitlines()
         self.assertTrue(lines[0].startswith("A: ") and lines[1].startswith("B: "))
-        listing = lines[2:lines.index("")]
+        listing = lines[2 : lines.index("")]
         self.assertTrue(all(len(line) <= 100 for line in listing))
         # Two 48-character columns with the mark between them.
         self.assertTrue(all(line[48] == " " and line[49] in " |<>" for line in listing))
         self.assertIn("LDC R1, c[0x0][0x28]", listing[0][50:])
         vector = [line for line in listing if "LDG.E.128" in line[50:]]
-        self.assertTrue(vector and all("LDG.E " in line[:48] and line[49] == "|" for line in vector))
+        self.assertTrue(
+            vector and all("LDG.E " in line[:48] and line[49] == "|" for line in vector)
+        )
 
     def test_count_columns_and_difference(self):
         out = run_main("diff", SAXPY, VEC4, "--width", "100")[1]
-        table = out.splitlines()[out.splitlines().index("") + 1:]
+        table = out.splitlines()[out.splitlines().index("") + 1 :]
         rows = {line.split()[0]: line.split()[1:] for line in table if line.strip()}
         self.assertEqual(rows["class"], ["A", "B", "B-A"])
         self.assertEqual(rows["total"], ["17", "17", "0"])
@@ -219,8 +252,10 @@ class ToolTest(unittest.TestCase):
         self.bin.mkdir()
         env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH")}
         env["PATH"] = str(self.bin)
-        for patcher in (mock.patch.dict(os.environ, env, clear=True),
-                        mock.patch.object(sass, "CUDA_FALLBACK_DIRS", [])):
+        for patcher in (
+            mock.patch.dict(os.environ, env, clear=True),
+            mock.patch.object(sass, "CUDA_FALLBACK_DIRS", []),
+        ):
             patcher.start()
             self.addCleanup(patcher.stop)
 
@@ -229,9 +264,15 @@ class ToolTest(unittest.TestCase):
         obj.write_bytes(b"\x7fELF fake object")
         build = self.tmp / "build"
         build.mkdir()
-        stages = [{"id": "11-streaming/01_grid_stride", "variant": variant, "objects": [str(obj)],
-                   "source": f"/src/{variant}s/11-streaming/01_grid_stride.cu"}
-                  for variant in ("solution", "exercise")]
+        stages = [
+            {
+                "id": "11-streaming/01_grid_stride",
+                "variant": variant,
+                "objects": [str(obj)],
+                "source": f"/src/{variant}s/11-streaming/01_grid_stride.cu",
+            }
+            for variant in ("solution", "exercise")
+        ]
         (build / "stages.json").write_text(json.dumps({"stages": stages}))
         return build
 
@@ -249,8 +290,9 @@ class ToolTest(unittest.TestCase):
     def test_missing_cuobjdump_exercise_never_falls_back_to_its_solution(self):
         # The reference's capture is the answer: an exercise shows its own PTX instead
         # (test_ptx.py), and where that cannot be made (no build here), one line saying why.
-        status, out, err = run_main("dump", "exercise/11-streaming/01_grid_stride",
-                                    "--build", self.tmp / "none")
+        status, out, err = run_main(
+            "dump", "exercise/11-streaming/01_grid_stride", "--build", self.tmp / "none"
+        )
         self.assertEqual((status, out, len(err.splitlines())), (2, "", 1), err)
         self.assertIn("stages.json", err)
         self.assertNotIn("sass/sm_90", err)
@@ -264,15 +306,21 @@ class ToolTest(unittest.TestCase):
         (root / "chapters" / "01-test").mkdir(parents=True)
         (root / "reference" / "h200" / "01-test" / "sass" / "sm_90").mkdir(parents=True)
         for name, text in captures.items():
-            (root / "reference" / "h200" / "01-test" / "sass" / "sm_90" / f"{name}.sass").write_text(text)
+            (
+                root / "reference" / "h200" / "01-test" / "sass" / "sm_90" / f"{name}.sass"
+            ).write_text(text)
         patcher = mock.patch.object(sass, "ROOT", root)
         patcher.start()
         self.addCleanup(patcher.stop)
         return root
 
     def test_missing_capture_and_stage_without_kernels(self):
-        self.fake_course({"01_first": SAXPY.read_text(),
-                          "03_host": "# 01-test/03_host: no kernels: the stage's object holds no device code\n"})
+        self.fake_course(
+            {
+                "01_first": SAXPY.read_text(),
+                "03_host": "# 01-test/03_host: no kernels: the stage's object holds no device code\n",
+            }
+        )
         self.assertEqual(run_main("count", "01-test/01")[0], 0)
         status, out, err = run_main("dump", "01-test/02_second")
         self.assertEqual((status, out, len(err.splitlines())), (1, "", 1))
@@ -298,37 +346,71 @@ class ToolTest(unittest.TestCase):
         self.assertIn("(captured from an older version of this stage)", err)
 
     def test_capture_all_writes_every_stage_with_its_first_line(self):
-        root = self.fake_course({"01_first": "old capture without a first line\n",
-                                 "04_renumbered": "a stage that is no more\n"})
+        root = self.fake_course(
+            {
+                "01_first": "old capture without a first line\n",
+                "04_renumbered": "a stage that is no more\n",
+            }
+        )
         # cuobjdump prints <object>.txt: 01_first has kernels for two architectures, 02_second none;
         # 03_host is not in the manifest (a CPU stage).
         objects = {}
-        for stage, text in (("01_first", MULTI.read_text()), ("02_second", "\nFatbin elf code:\n================\narch = sm_90\n")):
+        for stage, text in (
+            ("01_first", MULTI.read_text()),
+            ("02_second", "\nFatbin elf code:\n================\narch = sm_90\n"),
+        ):
             obj = self.tmp / f"{stage}.o"
             obj.write_bytes(b"\x7fELF")
             Path(f"{obj}.txt").write_text(text)
             objects[stage] = obj
         script = self.bin / "cuobjdump"
-        script.write_text('#!/bin/sh\n[ "$1" = --version ] && { echo "Cuda compilation tools, release 13.0"; exit 0; }\n'
-                          'exec /bin/cat "$2.txt"\n')
+        script.write_text(
+            '#!/bin/sh\n[ "$1" = --version ] && { echo "Cuda compilation tools, release 13.0"; exit 0; }\n'
+            'exec /bin/cat "$2.txt"\n'
+        )
         script.chmod(0o755)
         build = self.tmp / "build"
         build.mkdir()
-        (build / "stages.json").write_text(json.dumps({"stages": [
-            {"id": f"01-test/{stage}", "variant": "solution", "objects": [str(obj)], "source": ""}
-            for stage, obj in objects.items()]}))
+        (build / "stages.json").write_text(
+            json.dumps(
+                {
+                    "stages": [
+                        {
+                            "id": f"01-test/{stage}",
+                            "variant": "solution",
+                            "objects": [str(obj)],
+                            "source": "",
+                        }
+                        for stage, obj in objects.items()
+                    ]
+                }
+            )
+        )
         status, out, err = run_main("capture-all", "--build", build, "--no-build")
         self.assertEqual(status, 0, err)
         captures = root / "reference" / "h200" / "01-test" / "sass" / "sm_90"
-        self.assertEqual(sorted(p.name for p in captures.iterdir()),
-                         ["01_first.sass", "02_second.sass", "03_host.sass"])
+        self.assertEqual(
+            sorted(p.name for p in captures.iterdir()),
+            ["01_first.sass", "02_second.sass", "03_host.sass"],
+        )
         first = (captures / "01_first.sass").read_text()
-        self.assertTrue(first.startswith("# 01-test/01_first: sm_90, every kernel compiled into the stage's "
-                                         "object (2 functions"), first.splitlines()[0])
-        self.assertEqual({k.arch for k in sass.parse(first)}, {"sm_90"})   # sm_80 left out
+        self.assertTrue(
+            first.startswith(
+                "# 01-test/01_first: sm_90, every kernel compiled into the stage's "
+                "object (2 functions"
+            ),
+            first.splitlines()[0],
+        )
+        self.assertEqual({k.arch for k in sass.parse(first)}, {"sm_90"})  # sm_80 left out
         self.assertIn("release 13.0", first.splitlines()[0])
-        self.assertTrue((captures / "02_second.sass").read_text().startswith("# 01-test/02_second: no kernels: "))
-        self.assertTrue((captures / "03_host.sass").read_text().startswith("# 01-test/03_host: no kernels: "))
+        self.assertTrue(
+            (captures / "02_second.sass")
+            .read_text()
+            .startswith("# 01-test/02_second: no kernels: ")
+        )
+        self.assertTrue(
+            (captures / "03_host.sass").read_text().startswith("# 01-test/03_host: no kernels: ")
+        )
         self.assertIn("04_renumbered.sass: removed", out)
         # What make sass then says about them, without cuobjdump.
         (self.bin / "cuobjdump").unlink()
@@ -339,12 +421,17 @@ class ToolTest(unittest.TestCase):
 
     def test_bad_stage_names_the_choices_in_one_line(self):
         self.fake_course({})
-        for arg, expected in (("nonsense", "no stage 'nonsense'; use [exercise/]<chapter>/<stage>, one of: "
-                                           "01-test/{01_first,02_second,03_host}"),
-                              ("01-test/0", "names several stages: 01-test/01_first, 01-test/02_second"),
-                              # The old suggestion: a capture path that does not exist is a missing
-                              # file, not a stage to look up under chapters/chapters/...
-                              ("reference/h200/01-test/sass/sm_90/01_first.exercise.sass", "no such file")):
+        for arg, expected in (
+            (
+                "nonsense",
+                "no stage 'nonsense'; use [exercise/]<chapter>/<stage>, one of: "
+                "01-test/{01_first,02_second,03_host}",
+            ),
+            ("01-test/0", "names several stages: 01-test/01_first, 01-test/02_second"),
+            # The old suggestion: a capture path that does not exist is a missing
+            # file, not a stage to look up under chapters/chapters/...
+            ("reference/h200/01-test/sass/sm_90/01_first.exercise.sass", "no such file"),
+        ):
             status, out, err = run_main("dump", arg)
             self.assertEqual((status, out, len(err.splitlines())), (2, "", 1), err)
             self.assertIn(expected, err)
@@ -362,8 +449,13 @@ class ToolTest(unittest.TestCase):
     def test_stage_lookup_and_dump(self):
         build = self.make_build()
         self.fake_cuobjdump(SAXPY)
-        for stage in ("11-streaming/01_grid_stride", "exercise/11-streaming/01_grid_stride",
-                      "01_grid_stride", "01_grid", "11-streaming/01"):
+        for stage in (
+            "11-streaming/01_grid_stride",
+            "exercise/11-streaming/01_grid_stride",
+            "01_grid_stride",
+            "01_grid",
+            "11-streaming/01",
+        ):
             status, out, _ = run_main("dump", stage, "--build", build)
             self.assertEqual(status, 0, stage)
             self.assertIn("LDG.E R4, desc[UR6][R2.64]", out)
@@ -373,7 +465,9 @@ class ToolTest(unittest.TestCase):
         status, _, err = run_main("dump", "11-streaming/99_nope", "--build", self.make_build())
         self.assertEqual(status, 2)
         self.assertIn("11-streaming/{01_grid_stride,", err)
-        status, _, err = run_main("dump", "11-streaming/01_grid_stride", "--build", self.tmp / "none")
+        status, _, err = run_main(
+            "dump", "11-streaming/01_grid_stride", "--build", self.tmp / "none"
+        )
         self.assertEqual(status, 2)
         self.assertIn("stages.json", err)
 
@@ -381,23 +475,42 @@ class ToolTest(unittest.TestCase):
         build = self.make_build()
         self.fake_cuobjdump(MULTI)
         out_dir = self.tmp / "sass"
-        status, out, _ = run_main("capture", "--out", out_dir, "--build", build,
-                                  "11-streaming/01_grid_stride", "exercise/11-streaming/01_grid_stride")
+        status, out, _ = run_main(
+            "capture",
+            "--out",
+            out_dir,
+            "--build",
+            build,
+            "11-streaming/01_grid_stride",
+            "exercise/11-streaming/01_grid_stride",
+        )
         self.assertEqual(status, 0)
-        self.assertEqual(sorted(p.name for p in out_dir.iterdir()),
-                         ["01_grid_stride.exercise.sass", "01_grid_stride.sass"])
+        self.assertEqual(
+            sorted(p.name for p in out_dir.iterdir()),
+            ["01_grid_stride.exercise.sass", "01_grid_stride.sass"],
+        )
         self.assertEqual((out_dir / "01_grid_stride.sass").read_text(), MULTI.read_text())
 
     def test_capture_keeps_only_selected_functions(self):
         build = self.make_build()
         self.fake_cuobjdump(MULTI)
         out_dir = self.tmp / "sass"
-        status, _, _ = run_main("capture", "--out", out_dir, "--build", build, "--kernel", "fill",
-                                "11-streaming/01_grid_stride")
+        status, _, _ = run_main(
+            "capture",
+            "--out",
+            out_dir,
+            "--build",
+            build,
+            "--kernel",
+            "fill",
+            "11-streaming/01_grid_stride",
+        )
         self.assertEqual(status, 0)
         text = (out_dir / "01_grid_stride.sass").read_text()
-        self.assertEqual([(k.name, k.arch) for k in sass.parse(text)],
-                         [("_Z4fillPfif", "sm_80"), ("_Z4fillPfif", "sm_90")])
+        self.assertEqual(
+            [(k.name, k.arch) for k in sass.parse(text)],
+            [("_Z4fillPfif", "sm_80"), ("_Z4fillPfif", "sm_90")],
+        )
         self.assertNotIn("reduce", text)
         self.assertIn("Fatbin elf code:", text)
 

@@ -65,25 +65,34 @@ class Tree(unittest.TestCase):
         return stamps.state(self.folder, artefact, root=self.root)[0]
 
     def test_sources_follow_the_includes(self):
-        self.assertEqual(stamps.sources_of("01-test", "sass/sm_90/01_first.sass", self.root),
-                         ["common/check.h", "solutions/01-test/01_first.cu", "solutions/01-test/lesson.cuh"])
-        self.assertIn("chapters/01-test/bench_test.cpp", stamps.sources_of("01-test", "bench.json", self.root))
+        self.assertEqual(
+            stamps.sources_of("01-test", "sass/sm_90/01_first.sass", self.root),
+            ["common/check.h", "solutions/01-test/01_first.cu", "solutions/01-test/lesson.cuh"],
+        )
+        self.assertIn(
+            "chapters/01-test/bench_test.cpp", stamps.sources_of("01-test", "bench.json", self.root)
+        )
 
     def test_fresh_after_stamping(self):
         self.assertEqual(stamps.report(self.root), [])
 
     def test_a_comment_or_reformat_keeps_the_stamp(self):
-        self.edit("solutions/01-test/01_first.cu", "// grid-stride", "// a new comment, \"quoted\"")
+        self.edit("solutions/01-test/01_first.cu", "// grid-stride", '// a new comment, "quoted"')
         self.edit("solutions/01-test/01_first.cu", "out[i] = i;", "out[i]=i;")
-        self.edit("solutions/01-test/01_first.cu", "__global__ void k(int* out, int n) {",
-                  "/* what k does */\n__global__ void\nk(int *out,\n  int n)\n{")
+        self.edit(
+            "solutions/01-test/01_first.cu",
+            "__global__ void k(int* out, int n) {",
+            "/* what k does */\n__global__ void\nk(int *out,\n  int n)\n{",
+        )
         self.edit("solutions/01-test/lesson.cuh", "/* A lesson header. */", "// Another comment.")
         self.assertEqual(self.state(), "fresh")
 
     def test_a_code_change_stales_it(self):
         self.edit("solutions/01-test/01_first.cu", "out[i] = i;", "out[i] = i + 1;")
-        self.assertEqual(stamps.state(self.folder, "sass/sm_90/01_first.sass", root=self.root),
-                         ("stale", stamps.STALE_NOTE))
+        self.assertEqual(
+            stamps.state(self.folder, "sass/sm_90/01_first.sass", root=self.root),
+            ("stale", stamps.STALE_NOTE),
+        )
         self.assertEqual(stamps.state(self.folder, "bench.json", root=self.root)[0], "stale")
 
     def test_a_change_in_an_included_header_stales_it(self):
@@ -93,7 +102,9 @@ class Tree(unittest.TestCase):
         self.assertEqual(stamps.stale_note(path, self.root), f" ({stamps.STALE_NOTE})")
 
     def test_a_string_holding_comment_marks_is_code(self):
-        self.edit("solutions/01-test/01_first.cu", "out[i] = i;", 'out[i] = i; const char* s = "a // b";')
+        self.edit(
+            "solutions/01-test/01_first.cu", "out[i] = i;", 'out[i] = i; const char* s = "a // b";'
+        )
         stamps.stamp(self.folder, "01-test", {"commit": None}, self.root)
         self.edit("solutions/01-test/01_first.cu", '"a // b"', '"a // c"')
         self.assertEqual(self.state(), "stale")
@@ -104,8 +115,13 @@ class Tree(unittest.TestCase):
         stamps.save(self.folder, doc)
         self.write("reference/h200/01-test/new.png", "")
         states = {path: what for path, what, _ in stamps.report(self.root)}
-        self.assertEqual(states, {"reference/h200/01-test/bench.json": "pending",
-                                  "reference/h200/01-test/new.png": "unstamped"})
+        self.assertEqual(
+            states,
+            {
+                "reference/h200/01-test/bench.json": "pending",
+                "reference/h200/01-test/new.png": "unstamped",
+            },
+        )
 
     def test_python_sources_ignore_comments_and_docstrings(self):
         a = stamps.normalise_python('"""Doc."""\nx = 1  # one\n')
@@ -120,8 +136,12 @@ class Committed(unittest.TestCase):
     def test_no_capture_is_stale(self):
         rows = stamps.report(REPO)
         bad = [f"{path} ({what}: {detail})" for path, what, detail in rows if what != "pending"]
-        self.assertEqual(bad, [], f"{len(bad)} stale or unstamped capture(s), fixed by {stamps.FIX}: "
-                                  + "; ".join(bad[:20]))
+        self.assertEqual(
+            bad,
+            [],
+            f"{len(bad)} stale or unstamped capture(s), fixed by {stamps.FIX}: "
+            + "; ".join(bad[:20]),
+        )
 
     def test_every_folder_has_its_stamps(self):
         for gdir in stamps.gpu_dirs(REPO):
@@ -152,31 +172,58 @@ class ReferencePlanTest(unittest.TestCase):
         with unittest.mock.patch.object(reference, "gpu_name", return_value="NVIDIA H200"):
             status, out = self.main("plan", "--build", "/nonexistent-build", "--jobs", "16")
         self.assertEqual(status, 0, out)
-        self.assertTrue(out.startswith("make reference (plan: nothing is run): NVIDIA H200 -> reference/h200/"))
+        self.assertTrue(
+            out.startswith("make reference (plan: nothing is run): NVIDIA H200 -> reference/h200/")
+        )
         for step in reference.STEPS:
             self.assertIn(f"== {step}\n", out)
-        for text in ("bench-12-reduction --results", "> reference/h200/12-reduction/bench.txt",
-                     "sass.py capture-all --build /nonexistent-build-sass --jobs 16 --arch sm_120",
-                     "profile.py capture", "capture_single_tile.py", "plot.py --plain --out reference/h200/13-scan",
-                     "readme_tables.py write", "stamps.json"):
+        for text in (
+            "bench-12-reduction --results",
+            "> reference/h200/12-reduction/bench.txt",
+            "sass.py capture-all --build /nonexistent-build-sass --jobs 16 --arch sm_120",
+            "profile.py capture",
+            "capture_single_tile.py",
+            "plot.py --plain --out reference/h200/13-scan",
+            "readme_tables.py write",
+            "stamps.json",
+        ):
             self.assertIn(text, out)
-        self.assertEqual(sorted(p for p in (REPO / "reference").rglob("*")), before)   # nothing written
+        self.assertEqual(
+            sorted(p for p in (REPO / "reference").rglob("*")), before
+        )  # nothing written
 
     def test_a_subset_and_a_wrong_step(self):
         status, out = self.main("plan", "--steps", "bench tables")
         self.assertEqual(status, 0)
-        self.assertEqual([line for line in out.splitlines() if line.startswith("== ")], ["== bench", "== tables"])
-        self.assertEqual(self.main("plan", "--steps", "bench nope"),
-                         (2, "reference: unknown step 'nope'; STEPS= some of: " + " ".join(reference.STEPS) + "\n"))
+        self.assertEqual(
+            [line for line in out.splitlines() if line.startswith("== ")], ["== bench", "== tables"]
+        )
+        self.assertEqual(
+            self.main("plan", "--steps", "bench nope"),
+            (
+                2,
+                "reference: unknown step 'nope'; STEPS= some of: "
+                + " ".join(reference.STEPS)
+                + "\n",
+            ),
+        )
 
     def test_without_a_gpu_it_says_so(self):
-        with unittest.mock.patch.object(reference.course, "gpu_reason", return_value="no NVIDIA driver"):
+        with unittest.mock.patch.object(
+            reference.course, "gpu_reason", return_value="no NVIDIA driver"
+        ):
             status, out = self.main("run")
-        self.assertEqual((status, out), (77, "reference: needs a GPU (no NVIDIA driver); it runs on a GPU machine\n"))
+        self.assertEqual(
+            (status, out),
+            (77, "reference: needs a GPU (no NVIDIA driver); it runs on a GPU machine\n"),
+        )
 
     def test_gpu_folders(self):
-        for name, folder in (("NVIDIA H200", "h200"), ("NVIDIA H100 80GB HBM3", "h100"),
-                             ("NVIDIA GeForce RTX 4090", "geforce-rtx-4090")):
+        for name, folder in (
+            ("NVIDIA H200", "h200"),
+            ("NVIDIA H100 80GB HBM3", "h100"),
+            ("NVIDIA GeForce RTX 4090", "geforce-rtx-4090"),
+        ):
             self.assertEqual(reference.gpu_folder(name), folder)
 
 

@@ -9,26 +9,46 @@ import re
 import sys
 import tempfile
 import unittest
-from unittest import mock
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import course  # noqa: E402
 import tour  # noqa: E402
 
 SYNTHETIC = {
-    "schema": "cuda-course-bench/1", "bench": "99-test", "title": "Chapter 99: test",
-    "device": {"name": "NVIDIA GeForce RTX 4090"}, "cuda": {"runtime": "12.4"},
+    "schema": "cuda-course-bench/1",
+    "bench": "99-test",
+    "title": "Chapter 99: test",
+    "device": {"name": "NVIDIA GeForce RTX 4090"},
+    "cuda": {"runtime": "12.4"},
     "date": "2026-12-01T10:00:00Z",
     "tables": [
-        {"name": "progression", "title": "Test progression", "columns": ["stage", "threads", "time_ms", "GB/s"],
-         "rows": [["01_first", 256, 2.0, 500.0], ["02_second (variant)", 128, 1.0, 1000.0],
-                  ["03_todo", 256, None, None], ["LIB Sum", "library", 1.25, 800.0],
-                  ["ceiling: copy", "-", None, 1250.0]],
-         "plot": {"kind": "bars", "x": "stage", "y": "GB/s", "ceiling_from_row": "ceiling: copy"}},
-        {"name": "host_progression", "title": "Host", "columns": ["stage", "wall_ms"],
-         "rows": [["04_slow", 40.0], ["05_fast", 25.0], ["floor: copies", 20.0]],
-         "plot": {"kind": "bars", "x": "stage", "y": "wall_ms", "lower_is_better": True}},
+        {
+            "name": "progression",
+            "title": "Test progression",
+            "columns": ["stage", "threads", "time_ms", "GB/s"],
+            "rows": [
+                ["01_first", 256, 2.0, 500.0],
+                ["02_second (variant)", 128, 1.0, 1000.0],
+                ["03_todo", 256, None, None],
+                ["LIB Sum", "library", 1.25, 800.0],
+                ["ceiling: copy", "-", None, 1250.0],
+            ],
+            "plot": {
+                "kind": "bars",
+                "x": "stage",
+                "y": "GB/s",
+                "ceiling_from_row": "ceiling: copy",
+            },
+        },
+        {
+            "name": "host_progression",
+            "title": "Host",
+            "columns": ["stage", "wall_ms"],
+            "rows": [["04_slow", 40.0], ["05_fast", 25.0], ["floor: copies", 20.0]],
+            "plot": {"kind": "bars", "x": "stage", "y": "wall_ms", "lower_is_better": True},
+        },
         {"name": "by_n", "columns": ["n", "GB/s"], "rows": [[1, 2.0]]},
     ],
 }
@@ -43,8 +63,13 @@ def run(*argv):
 
 class TableTest(unittest.TestCase):
     def test_cells_read_like_the_benchmark(self):
-        self.assertEqual([tour.cell_text(v) for v in (None, "own", 512, 2744.44, 226.263, 91.9082, 1.17373, 0.0)],
-                         ["-", "own", "512", "2744", "226.3", "91.91", "1.174", "0.000"])
+        self.assertEqual(
+            [
+                tour.cell_text(v)
+                for v in (None, "own", 512, 2744.44, 226.263, 91.9082, 1.17373, 0.0)
+            ],
+            ["-", "own", "512", "2744", "226.3", "91.91", "1.174", "0.000"],
+        )
 
     def test_table_is_aligned(self):
         lines = tour.format_table(SYNTHETIC["tables"][0])
@@ -61,10 +86,12 @@ class TableTest(unittest.TestCase):
         self.assertEqual(s["best"], ("02_second (variant)", 1000.0))
         self.assertEqual(s["library"], ("LIB Sum", 800.0))
         self.assertEqual(s["ceiling"], ("ceiling: copy", 1250.0))
-        self.assertEqual(tour.summary_row("99-test", s),
-                         ["99-test", "02_second (variant)", "1000 GB/s", "1.25x LIB Sum", "80% of copy"])
+        self.assertEqual(
+            tour.summary_row("99-test", s),
+            ["99-test", "02_second (variant)", "1000 GB/s", "1.25x LIB Sum", "80% of copy"],
+        )
         host = tour.summarize(SYNTHETIC["tables"][1])
-        self.assertEqual(host["best"], ("05_fast", 25.0))   # lower is better
+        self.assertEqual(host["best"], ("05_fast", 25.0))  # lower is better
         self.assertEqual(tour.summary_row("h", host)[3:], ["-", "80% of copies"])
         self.assertIsNone(tour.summarize({"columns": ["stage"], "rows": [], "plot": {"y": "GB/s"}}))
 
@@ -77,8 +104,10 @@ class TableTest(unittest.TestCase):
         self.assertIn("this machine: NVIDIA GeForce RTX 4090, CUDA 12.4, 2026-12-01", out)
         self.assertIn("Test progression", out)
         self.assertIn("Host", out)
-        self.assertNotIn("by_n", out)   # only the progression tables
-        self.assertRegex(out, r"\n  99-test +02_second \(variant\) +1000 GB/s +1.25x LIB Sum +80% of copy\n")
+        self.assertNotIn("by_n", out)  # only the progression tables
+        self.assertRegex(
+            out, r"\n  99-test +02_second \(variant\) +1000 GB/s +1.25x LIB Sum +80% of copy\n"
+        )
         self.assertIn("99-test host", out)
 
 
@@ -100,30 +129,40 @@ class SchemaTwoTest(unittest.TestCase):
 
     def test_notes_print_under_their_table(self):
         lines = tour.format_table(self.doc["tables"][0])
-        self.assertEqual(lines[1].split()[:8], ["stage", "threads", "time_ms", "min_ms", "max_ms", "repeats", "spread%",
-                                                "batch_ms"])
+        self.assertEqual(
+            lines[1].split()[:8],
+            ["stage", "threads", "time_ms", "min_ms", "max_ms", "repeats", "spread%", "batch_ms"],
+        )
         self.assertTrue(lines[-1].startswith("warning: CUB DeviceReduce::Sum: spread 6.2%"))
         self.assertEqual(len(lines), 3 + 4 + 1)
 
     def test_summary_carries_the_interleaved_range(self):
         self.assertEqual(tour.interleaved_range(self.doc), (1.0, 1.03))
-        (name, s, interleaved), = tour.summary_entries(self.doc, "12-reduction")
+        ((name, s, interleaved),) = tour.summary_entries(self.doc, "12-reduction")
         self.assertEqual(s["best"], ("10_fastest", 3033.2))
-        self.assertEqual(tour.summary_row(name, s, interleaved)[3],
-                         "1.01x CUB DeviceReduce::Sum (1.00-1.03x interleaved)")
-        self.assertIsNone(tour.interleaved_range(SYNTHETIC))   # a /1 file has none
+        self.assertEqual(
+            tour.summary_row(name, s, interleaved)[3],
+            "1.01x CUB DeviceReduce::Sum (1.00-1.03x interleaved)",
+        )
+        self.assertIsNone(tour.interleaved_range(SYNTHETIC))  # a /1 file has none
 
     def test_through_the_command(self):
         status, out = run("tables", FIXTURE_V2)
         self.assertEqual(status, 0)
         self.assertIn("Reduction progression (256M ints", out)
         self.assertIn("warning: CUB DeviceReduce::Sum: spread 6.2%", out)
-        self.assertIn("Headlines:\n  reduce 10_fastest against CUB (range over the interleaved pairs): aligned 1.00-1.03x", out)
-        self.assertNotIn("vs_CUB_by_n", out)   # only the progression tables
+        self.assertIn(
+            "Headlines:\n  reduce 10_fastest against CUB (range over the interleaved pairs): aligned 1.00-1.03x",
+            out,
+        )
+        self.assertNotIn("vs_CUB_by_n", out)  # only the progression tables
         # The library's cell wraps before its range: the row would pass 100 columns.
-        self.assertRegex(out, r"\n  12-reduction +10_fastest +3033 GB/s +1.01x CUB "
-                              r"DeviceReduce::Sum +100% of float4 read kernel\n"
-                              r" +\(1.00-1.03x interleaved\)\n")
+        self.assertRegex(
+            out,
+            r"\n  12-reduction +10_fastest +3033 GB/s +1.01x CUB "
+            r"DeviceReduce::Sum +100% of float4 read kernel\n"
+            r" +\(1.00-1.03x interleaved\)\n",
+        )
 
 
 class ReferenceTest(unittest.TestCase):
@@ -139,8 +178,10 @@ class ReferenceTest(unittest.TestCase):
                     s = tour.summarize(table)
                     self.assertIsNotNone(s, f"{path}: {table['name']}")
                     self.assertRegex(s["best"][0], r"^\d\d_")
-                    self.assertTrue(s["library"] or s["ceiling"] or chapter.endswith("-scan"),
-                                    f"{path}: {table['name']}: neither a library nor a ceiling row")
+                    self.assertTrue(
+                        s["library"] or s["ceiling"] or chapter.endswith("-scan"),
+                        f"{path}: {table['name']}: neither a library nor a ceiling row",
+                    )
 
     def test_reference_is_the_reference_gpu(self):
         for chapter in course.bench_chapters():
@@ -153,8 +194,11 @@ class ReferenceTest(unittest.TestCase):
         headings = [line for line in out.splitlines() if line.startswith("== ")]
         self.assertEqual(len(headings), len(course.bench_chapters()))
         # A label wraps before its file's path where the line would pass 100 columns.
-        labels = re.findall(r"reference run, not this machine: NVIDIA \S+.*, \d{4}-\d\d-\d\d"
-                            r"\s+\(reference/", out)
+        labels = re.findall(
+            r"reference run, not this machine: NVIDIA \S+.*, \d{4}-\d\d-\d\d"
+            r"\s+\(reference/",
+            out,
+        )
         self.assertEqual(len(labels), len(headings))
         self.assertIn(f"(reference runs, not this machine: NVIDIA {course.REFERENCE_GPU}", out)
 
@@ -167,8 +211,16 @@ class ReferenceTest(unittest.TestCase):
             self.assertTrue(any(line.strip().startswith(chapter) for line in lines), chapter)
 
     def test_offline_ending_names_what_runs_here(self):
-        text = "\n".join(tour.offline_ending(Path(tempfile.gettempdir()) / "no-build", "no NVIDIA driver"))
-        for what in ("make check", "make nbody ARGS='--stage cpu'", "make sass STAGE=", "make plots", "Next: "):
+        text = "\n".join(
+            tour.offline_ending(Path(tempfile.gettempdir()) / "no-build", "no NVIDIA driver")
+        )
+        for what in (
+            "make check",
+            "make nbody ARGS='--stage cpu'",
+            "make sass STAGE=",
+            "make plots",
+            "Next: ",
+        ):
             self.assertIn(what, text)
         first = course.stage_ids()
         self.assertTrue(any(f"exercise/{s}" in text.replace("\n", " ") for s in first))
@@ -179,18 +231,24 @@ class ReferenceTest(unittest.TestCase):
             lines = tour.offline_ending(build, "no NVIDIA driver")
         plots = [line for line in lines if "make plots" in line]
         self.assertEqual(len(plots), 1, lines)
-        self.assertRegex(plots[0], r"^  make plots needs matplotlib: (sudo )?apt-get install "
-                                   r"python3-matplotlib$")
+        self.assertRegex(
+            plots[0],
+            r"^  make plots needs matplotlib: (sudo )?apt-get install "
+            r"python3-matplotlib$",
+        )
         with mock.patch.object(tour, "plot_python", return_value="/usr/bin/python3"):
             lines = tour.offline_ending(build, "no NVIDIA driver")
-        self.assertTrue(any(re.match(r"^  make plots +charts of the reference results", line)
-                            for line in lines))
+        self.assertTrue(
+            any(re.match(r"^  make plots +charts of the reference results", line) for line in lines)
+        )
         self.assertFalse(any("needs matplotlib" in line for line in lines))
 
     def test_without_a_gpu_the_tour_fits_100_columns_and_says_each_thing_once(self):
         reason = "no NVIDIA driver (nvidia-smi not found)"
-        with tempfile.TemporaryDirectory() as tmp, \
-                mock.patch.object(tour, "gpu_reason", return_value=reason):
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            mock.patch.object(tour, "gpu_reason", return_value=reason),
+        ):
             status, out = run("run", "--build", tmp)
         self.assertEqual(status, 0)
         lines = out.splitlines()
@@ -206,14 +264,17 @@ class ReferenceTest(unittest.TestCase):
                     self.assertIn(str(row[0]).split()[0], out, (chapter, row[0]))
 
     def test_fitted_rows_wrap_the_widest_text_cell(self):
-        rows = [["stage", "config", "GB/s"], ["01_first", "threads 256, unroll 32", "1000"],
-                ["02_second", "64 thr", "2000"]]
+        rows = [
+            ["stage", "config", "GB/s"],
+            ["01_first", "threads 256, unroll 32", "1000"],
+            ["02_second", "64 thr", "2000"],
+        ]
         lines, depth = tour.fit_rows(rows, {0}, 30)
         self.assertEqual(depth, 1)
         self.assertTrue(all(len(line) <= 30 for line in lines), lines)
         self.assertEqual(lines[1].split()[0], "01_first")
         self.assertEqual(lines[1].split()[-1], "1000")
-        self.assertEqual(lines[2].strip(), "unroll 32")   # the rest of the cell, under its column
+        self.assertEqual(lines[2].strip(), "unroll 32")  # the rest of the cell, under its column
         # Wide enough: one line a row, as before.
         self.assertEqual(len(tour.fit_rows(rows, {0}, 100)[0]), 3)
         # A name wider than its numbers goes on two header lines first.
@@ -234,7 +295,7 @@ class ReferenceTest(unittest.TestCase):
                 script = build / "bin" / f"bench-{chapter}"
                 if i == 0:
                     (results / f"{chapter}.json").write_text(path.read_text())
-                    os.utime(results / f"{chapter}.json", (1, 1))   # from an earlier run
+                    os.utime(results / f"{chapter}.json", (1, 1))  # from an earlier run
                     script.write_text("#!/bin/sh\nexit 1\n")
                 else:
                     script.write_text(f"#!/bin/sh\ncp '{path}' '{results}/{chapter}.json'\n")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Stage 01: the shuffle forms. After the article "CUDA编程---线程束洗牌指令" (warp shuffle instructions) and
-// The CUDA Handbook 8.6.1.
+// Stage 01: the shuffle forms. After the article "CUDA编程---线程束洗牌指令" (warp shuffle
+// instructions) and The CUDA Handbook 8.6.1.
 //
 // A shuffle lets a lane read another lane's register without going through memory: read a given
 // lane (idx: broadcast, or rotate), `delta` lanes below (up) or above (down), or lane ^ mask
@@ -76,5 +76,5 @@ void thread_ids(warp::thread_ids *out, int block_x, int block_y, int width) {
 
 }  // namespace
 
-WARP_STAGE(shuffle_stage, "shuffle forms: broadcast, up, down, rotate, butterfly (8.6.1)", shuffle<int>, thread_ids,
-           shuffle<float>, shuffle<double>);
+WARP_STAGE(shuffle_stage, "shuffle forms: broadcast, up, down, rotate, butterfly (8.6.1)",
+           shuffle<int>, thread_ids, shuffle<float>, shuffle<double>);

@@ -56,4 +56,5 @@ void sum(int *out, const int *in, std::size_t n, const warp::reduce_config &cfg)
 
 }  // namespace
 
-WARP_STAGE(reduce_stage, "warp sum by butterfly shuffles; block and grid sums on top (12.8)", warp_sums, nullptr, sum);
+WARP_STAGE(reduce_stage, "warp sum by butterfly shuffles; block and grid sums on top (12.8)",
+           warp_sums, nullptr, sum);

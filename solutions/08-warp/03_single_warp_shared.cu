@@ -95,5 +95,5 @@ void sum(int *out, const int *in, std::size_t n, const warp::reduce_config &cfg)
 
 }  // namespace
 
-WARP_STAGE(reduce_stage, "single-warp reduction in shared memory, with __syncwarp (12.2)", warp_sums,
-           warp_sums_short, sum);
+WARP_STAGE(reduce_stage, "single-warp reduction in shared memory, with __syncwarp (12.2)",
+           warp_sums, warp_sums_short, sum);

@@ -31,7 +31,8 @@ __device__ lane_masks hardware_lane_masks() {
   return m;
 }
 
-__global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsigned *masks, int n_warps) {
+__global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsigned *masks,
+                            int n_warps) {
   const std::size_t w = warp::warp_in_grid();
   if (w >= std::size_t(n_warps)) return;
   const unsigned mask = masks[w];
@@ -41,7 +42,8 @@ __global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsig
   warp::vote_result r{};
   // EXERCISE BEGIN: vote on p = pred[i] != 0 among the lanes of mask: fill in r.ballot, r.any,
   // r.all (0 or 1), r.count, r.rank (lanes below this one whose p holds; compute the lanes-below
-  // mask from the lane id, without the PTX register) and r.leader (lowest lane whose p holds, or -1).
+  // mask from the lane id, without the PTX register) and r.leader (lowest lane whose p holds, or
+  // -1).
   const bool p = pred[i] != 0;
   r.ballot = __ballot_sync(mask, p);
   r.any = __any_sync(mask, p) != 0;
@@ -86,4 +88,5 @@ void compact(int *out, int *counts, const int *in, std::size_t n) {
 
 }  // namespace
 
-WARP_STAGE(vote_stage, "ballot, any, all, popc and lane masks; warp-level compaction (8.6.1, 12.7)", vote, compact);
+WARP_STAGE(vote_stage, "ballot, any, all, popc and lane masks; warp-level compaction (8.6.1, 12.7)",
+           vote, compact);

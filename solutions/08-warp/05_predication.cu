@@ -22,7 +22,8 @@ namespace {
 template <class F, class T>
 __global__ void map_kernel(T *out, const T *in, std::size_t n) {
 #pragma unroll 1
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     out[i] = F::apply(in[i]);
 }
 
@@ -192,9 +193,9 @@ struct min_max_abs {
 struct clamp_abs {
   __device__ static float apply(float x) {
     float r = x;
-    // EXERCISE BEGIN: clamp(|x| - 1, -0.5, 0.5) with the hardware's float min and max and no branch,
-    // and a NaN must come out NaN, as from the comparisons as written: fminf and fmaxf return the
-    // other operand when one is NaN.
+    // EXERCISE BEGIN: clamp(|x| - 1, -0.5, 0.5) with the hardware's float min and max and no
+    // branch, and a NaN must come out NaN, as from the comparisons as written: fminf and fmaxf
+    // return the other operand when one is NaN.
     const float c = fabsf(x) - 1.0f;
     r = fminf(fmaxf(c, -0.5f), 0.5f);
     r = c != c ? c : r;
@@ -207,7 +208,8 @@ struct clamp_abs {
 
 template <class AsWritten, class BranchFree>
 void run_form(warp::form f, int *out, const int *in, std::size_t n) {
-  if (f == warp::form::as_written) warp::launch_elementwise(map_kernel<AsWritten, int>, n, out, in, n);
+  if (f == warp::form::as_written)
+    warp::launch_elementwise(map_kernel<AsWritten, int>, n, out, in, n);
   else warp::launch_elementwise(map_kernel<BranchFree, int>, n, out, in, n);
 }
 
@@ -217,19 +219,26 @@ void run(warp::branchy kernel, warp::form f, int *out, const int *in, std::size_
     case branchy::short_if: return run_form<short_if, branch_free::short_if>(f, out, in, n);
     case branchy::if_else: return run_form<if_else, branch_free::if_else>(f, out, in, n);
     case branchy::ternary: return run_form<ternary, branch_free::ternary>(f, out, in, n);
-    case branchy::long_if_else: return run_form<long_if_else, branch_free::long_if_else>(f, out, in, n);
+    case branchy::long_if_else:
+      return run_form<long_if_else, branch_free::long_if_else>(f, out, in, n);
     case branchy::data_loop: return run_form<data_loop, branch_free::data_loop>(f, out, in, n);
-    case branchy::min_max_abs: return run_form<min_max_abs, branch_free::min_max_abs>(f, out, in, n);
+    case branchy::min_max_abs:
+      return run_form<min_max_abs, branch_free::min_max_abs>(f, out, in, n);
   }
-  throw std::invalid_argument("no such branchy kernel: " + std::to_string(static_cast<int>(kernel)));
+  throw std::invalid_argument("no such branchy kernel: " +
+                              std::to_string(static_cast<int>(kernel)));
 }
 
 // The run-time length picks one of the compiled branch_of<N>.
 template <int... N>
-void run_branch_of(int length, int *out, const int *in, std::size_t n, std::integer_sequence<int, N...>) {
+void run_branch_of(int length, int *out, const int *in, std::size_t n,
+                   std::integer_sequence<int, N...>) {
   const bool compiled =
-      ((length == N && (warp::launch_elementwise(map_kernel<branch_of<N>, int>, n, out, in, n), true)) || ...);
-  if (!compiled) throw std::invalid_argument("no branch_of kernel of length " + std::to_string(length));
+      ((length == N &&
+        (warp::launch_elementwise(map_kernel<branch_of<N>, int>, n, out, in, n), true)) ||
+       ...);
+  if (!compiled)
+    throw std::invalid_argument("no branch_of kernel of length " + std::to_string(length));
 }
 
 void branch_length(int length, int *out, const int *in, std::size_t n) {
@@ -237,10 +246,12 @@ void branch_length(int length, int *out, const int *in, std::size_t n) {
 }
 
 void clamp_abs_floats(warp::form f, float *out, const float *in, std::size_t n) {
-  if (f == warp::form::as_written) warp::launch_elementwise(map_kernel<clamp_abs, float>, n, out, in, n);
+  if (f == warp::form::as_written)
+    warp::launch_elementwise(map_kernel<clamp_abs, float>, n, out, in, n);
   else warp::launch_elementwise(map_kernel<branch_free::clamp_abs, float>, n, out, in, n);
 }
 
 }  // namespace
 
-WARP_STAGE(predication_stage, "predication, divergence, branch-free forms (8.4)", run, branch_length, clamp_abs_floats);
+WARP_STAGE(predication_stage, "predication, divergence, branch-free forms (8.4)", run,
+           branch_length, clamp_abs_floats);

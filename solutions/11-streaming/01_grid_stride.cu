@@ -11,4 +11,5 @@
 // the profile, long_scoreboard: one load per array in flight per thread is too few bytes.
 #include "lesson_grid_stride.cuh"
 
-STREAMING_DEVICE_STAGE(streaming::launch_saxpy, false, "grid-stride loop (ch. 11 introduction, listing 11.2)");
+STREAMING_DEVICE_STAGE(streaming::launch_saxpy, false,
+                       "grid-stride loop (ch. 11 introduction, listing 11.2)");

@@ -17,7 +17,8 @@
 namespace {
 
 template <int n>
-__global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t N, float alpha) {
+__global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t N,
+                             float alpha) {
   // EXERCISE BEGIN: as stage 02, over the N / 4 whole float4 vectors of out, x and y (reinterpret
   // the pointers); then the last N % 4 floats, one per thread of the grid.
   const std::size_t N4 = N / 4;
@@ -43,7 +44,8 @@ __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::si
     std::size_t index = i + j * blockDim.x;
     if (index < N4) {
       float4 a = x4[index], b = y4[index];
-      out4[index] = make_float4(alpha * a.x + b.x, alpha * a.y + b.y, alpha * a.z + b.z, alpha * a.w + b.w);
+      out4[index] =
+          make_float4(alpha * a.x + b.x, alpha * a.y + b.y, alpha * a.z + b.z, alpha * a.w + b.w);
     }
   }
   std::size_t tail = 4 * N4 + blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
@@ -53,14 +55,15 @@ __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::si
 
 bool aligned16(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const streaming::launch_config &cfg,
-           cudaStream_t stream) {
+void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha,
+           const streaming::launch_config &cfg, cudaStream_t stream) {
   if (n == 0) return;
   // EXERCISE BEGIN: the float4 path faults on an address that is not a multiple of 16 bytes, and
   // callers may pass any float pointer (the tests misalign each array on its own): refuse, with
   // std::invalid_argument and before anything is launched, every call the kernel cannot take.
   if (!aligned16(out) || !aligned16(x) || !aligned16(y))
-    throw std::invalid_argument("stage 03_vectorized_float4 needs 16-byte aligned arrays (float4 accesses)");
+    throw std::invalid_argument(
+        "stage 03_vectorized_float4 needs 16-byte aligned arrays (float4 accesses)");
   // EXERCISE END
   streaming::dispatch_unroll(cfg.unroll, [&](auto unroll) {
     streaming::launch(saxpy_kernel<decltype(unroll)::value>, cfg, stream, out, x, y, n, alpha);

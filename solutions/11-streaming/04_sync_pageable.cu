@@ -40,5 +40,6 @@ void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_
 
 }  // namespace
 
-STREAMING_HOST_STAGE(saxpy_streamed, pageable_alloc, pageable_release, course::host_memory::pageable,
+STREAMING_HOST_STAGE(saxpy_streamed, pageable_alloc, pageable_release,
+                     course::host_memory::pageable,
                      "synchronous copies, pageable (stream1Device, 11.1)");

@@ -40,5 +40,6 @@ void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_
 
 }  // namespace
 
-STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release, course::host_memory::pinned,
+STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release,
+                     course::host_memory::pinned,
                      "asynchronous copies, pinned (stream2Async, 11.2)");

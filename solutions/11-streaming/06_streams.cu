@@ -21,25 +21,28 @@ namespace {
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: chunk s of [0, n) (s < ctx.n_streams; a multiple of 64 floats each, the last one
-  // what is left) gets its copies in, the kernel and its copy out in stream ctx.streams[s]. Issue
-  // the work breadth first, as listing 11.6 does, and return only when every chunk's result is in
-  // h_out.
+  // EXERCISE BEGIN: chunk s of [0, n) (s < ctx.n_streams; a multiple of 64 floats each, the last
+  // one what is left) gets its copies in, the kernel and its copy out in stream ctx.streams[s].
+  // Issue the work breadth first, as listing 11.6 does, and return only when every chunk's result
+  // is in h_out.
   const int k = ctx.n_streams;
   const std::size_t chunk = ((n + k - 1) / k + 63) / 64 * 64;
   auto count = [&](int s) { return std::min(chunk, n - std::min(n, s * chunk)); };
   for (int s = 0; s < k; s++) {
     if (std::size_t c = count(s)) {
-      CUDA_CHECK(cudaMemcpyAsync(ctx.d_x + s * chunk, h_x + s * chunk, c * sizeof(float), cudaMemcpyHostToDevice, ctx.streams[s]));
-      CUDA_CHECK(cudaMemcpyAsync(ctx.d_y + s * chunk, h_y + s * chunk, c * sizeof(float), cudaMemcpyHostToDevice, ctx.streams[s]));
+      CUDA_CHECK(cudaMemcpyAsync(ctx.d_x + s * chunk, h_x + s * chunk, c * sizeof(float),
+                                 cudaMemcpyHostToDevice, ctx.streams[s]));
+      CUDA_CHECK(cudaMemcpyAsync(ctx.d_y + s * chunk, h_y + s * chunk, c * sizeof(float),
+                                 cudaMemcpyHostToDevice, ctx.streams[s]));
     }
   }
   for (int s = 0; s < k; s++)
-    streaming::launch_saxpy(ctx.d_out + s * chunk, ctx.d_x + s * chunk, ctx.d_y + s * chunk, count(s), alpha, ctx.launch,
-                            ctx.streams[s]);
+    streaming::launch_saxpy(ctx.d_out + s * chunk, ctx.d_x + s * chunk, ctx.d_y + s * chunk,
+                            count(s), alpha, ctx.launch, ctx.streams[s]);
   for (int s = 0; s < k; s++) {
     if (std::size_t c = count(s))
-      CUDA_CHECK(cudaMemcpyAsync(h_out + s * chunk, ctx.d_out + s * chunk, c * sizeof(float), cudaMemcpyDeviceToHost, ctx.streams[s]));
+      CUDA_CHECK(cudaMemcpyAsync(h_out + s * chunk, ctx.d_out + s * chunk, c * sizeof(float),
+                                 cudaMemcpyDeviceToHost, ctx.streams[s]));
   }
   for (int s = 0; s < k; s++) CUDA_CHECK(cudaStreamSynchronize(ctx.streams[s]));
   // EXERCISE END
@@ -47,5 +50,5 @@ void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_
 
 }  // namespace
 
-STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release, course::host_memory::pinned,
-                     "k streams, pinned (stream3Streams, 11.3)");
+STREAMING_HOST_STAGE(saxpy_streamed, streaming::pinned_alloc, streaming::pinned_release,
+                     course::host_memory::pinned, "k streams, pinned (stream3Streams, 11.3)");

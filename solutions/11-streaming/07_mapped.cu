@@ -22,7 +22,8 @@ float *mapped_alloc(std::size_t count) {
   // EXERCISE BEGIN: allocate count floats of page-locked host memory, asking for it to be mapped
   // into the device's address space (unified addressing maps every pinned allocation anyway, but
   // say what the stage relies on); report failures with CUDA_CHECK.
-  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void **>(&p), count * sizeof(float), cudaHostAllocMapped));
+  CUDA_CHECK(
+      cudaHostAlloc(reinterpret_cast<void **>(&p), count * sizeof(float), cudaHostAllocMapped));
   // EXERCISE END
   return p;
 }
@@ -40,8 +41,10 @@ void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_
   // make sure the results have arrived in h_out before you return.
   float *d_out = nullptr, *d_x = nullptr, *d_y = nullptr;
   CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_out), h_out, 0));
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_x), const_cast<float *>(h_x), 0));
-  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_y), const_cast<float *>(h_y), 0));
+  CUDA_CHECK(
+      cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_x), const_cast<float *>(h_x), 0));
+  CUDA_CHECK(
+      cudaHostGetDevicePointer(reinterpret_cast<void **>(&d_y), const_cast<float *>(h_y), 0));
   streaming::launch_saxpy(d_out, d_x, d_y, n, alpha, ctx.launch, ctx.streams[0]);
   CUDA_CHECK(cudaStreamSynchronize(ctx.streams[0]));
   // EXERCISE END

@@ -15,18 +15,20 @@
 namespace streaming {
 namespace {  // each stage file that includes this header gets its own copy
 
-__global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t n, float alpha) {
+__global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t n,
+                             float alpha) {
   // EXERCISE BEGIN: a grid-stride loop over [0, n) computing out[i] = alpha * x[i] + y[i]. Use
   // std::size_t for i: past 2^31 elements an int index overflows.
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(blockDim.x) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(blockDim.x) * gridDim.x)
     out[i] = alpha * x[i] + y[i];
   // EXERCISE END
 }
 
 // out = alpha * x + y on device pointers (or the device addresses of mapped host memory), enqueued
 // on `stream`, with a grid that fills the GPU (streaming::launch). n = 0 launches nothing.
-inline void launch_saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha, const launch_config &cfg,
-                         cudaStream_t stream) {
+inline void launch_saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha,
+                         const launch_config &cfg, cudaStream_t stream) {
   if (n == 0) return;
   launch(saxpy_kernel, cfg, stream, out, x, y, n, alpha);
 }

@@ -21,7 +21,8 @@ inline float *pinned_alloc(std::size_t count) {
   float *p = nullptr;
   // EXERCISE BEGIN: allocate count floats of page-locked host memory through the CUDA runtime and
   // return them; a failure must be reported (CUDA_CHECK), not returned as a null pointer.
-  CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void **>(&p), count * sizeof(float), cudaHostAllocDefault));
+  CUDA_CHECK(
+      cudaHostAlloc(reinterpret_cast<void **>(&p), count * sizeof(float), cudaHostAllocDefault));
   // EXERCISE END
   return p;
 }

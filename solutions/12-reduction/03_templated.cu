@@ -23,14 +23,16 @@ __global__ void reduce_kernel(int *out, const int *in, std::size_t n) {
   // EXERCISE BEGIN: stage 02's kernel for a block of exactly B threads, folded by your
   // reduction::block_reduce<B>; thread 0 writes out[blockIdx.x].
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
+  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n;
+       i += std::size_t(B) * gridDim.x)
+    sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
   if (threadIdx.x == 0) out[blockIdx.x] = sum;
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     reduction::two_pass(reduce_kernel<decltype(b)::value>, d_answer, d_in, n, cfg, ws, stream);
@@ -39,4 +41,5 @@ void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::conf
 
 }  // namespace
 
-REDUCTION_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)", reduce, sizes, min_threads);
+REDUCTION_STAGE("block size as a template parameter (12.2, listings 12.3, 12.4)", reduce, sizes,
+                min_threads);

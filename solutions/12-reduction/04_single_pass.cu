@@ -17,11 +17,14 @@ constexpr auto sizes = reduction::block_sizes::powers_of_two;
 constexpr int min_threads = 1;
 
 template <unsigned B>
-__global__ void reduce_kernel(int *answer, int *block_sums, unsigned *retired, const int *in, std::size_t n) {
+__global__ void reduce_kernel(int *answer, int *block_sums, unsigned *retired, const int *in,
+                              std::size_t n) {
   __shared__ int partials[B];
   __shared__ bool last_block;
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
+  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n;
+       i += std::size_t(B) * gridDim.x)
+    sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
   // EXERCISE BEGIN: publish this block's sum and take a ticket from *retired; the block that draws
   // the last ticket writes *answer from every block's sum and leaves *retired ready for the next
@@ -31,7 +34,9 @@ __global__ void reduce_kernel(int *answer, int *block_sums, unsigned *retired, c
     __threadfence();  // this block's sum is visible to every block before its ticket is
     const unsigned ticket = atomicAdd(retired, 1u);
     last_block = ticket == gridDim.x - 1;
-    if (last_block) __threadfence();  // pairs with the writers' fences: no read below comes before the last ticket
+    if (last_block)
+      __threadfence();  // pairs with the writers' fences: no read below comes before the last
+                        // ticket
   }
   __syncthreads();
   if (last_block) {
@@ -46,13 +51,14 @@ __global__ void reduce_kernel(int *answer, int *block_sums, unsigned *retired, c
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &ws,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     auto kernel = reduce_kernel<decltype(b)::value>;
     const int blocks = reduction::grid_size(kernel, cfg, n);
-    kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, ws.partials<int>(std::size_t(blocks)), ws.counter(), d_in, n);
+    kernel<<<blocks, cfg.threads, 0, stream>>>(d_answer, ws.partials<int>(std::size_t(blocks)),
+                                               ws.counter(), d_in, n);
     CUDA_CHECK_LAUNCH();
   });
 }

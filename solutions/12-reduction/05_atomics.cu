@@ -20,15 +20,17 @@ template <unsigned B>
 __global__ void reduce_kernel(int *answer, const int *in, std::size_t n) {
   __shared__ int partials[B];
   int sum = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x) sum += in[i];
+  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n;
+       i += std::size_t(B) * gridDim.x)
+    sum += in[i];
   sum = reduction::block_reduce<B>(partials, sum, reduction::plus{});
   // EXERCISE BEGIN: add the block's sum into *answer, which every block of the grid adds into.
   if (threadIdx.x == 0) atomicAdd(answer, sum);
   // EXERCISE END
 }
 
-void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg, reduction::workspace &,
-            cudaStream_t stream) {
+void reduce(int *d_answer, const int *d_in, std::size_t n, const reduction::config &cfg,
+            reduction::workspace &, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   // EXERCISE BEGIN: zero *d_answer and launch reduce_kernel<B> for cfg.threads in `stream` (no
   // partials, no counter: the workspace is not used).

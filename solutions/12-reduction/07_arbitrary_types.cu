@@ -30,7 +30,9 @@ struct sum_op {
   // EXERCISE BEGIN: a sum in type T of inputs of any arithmetic type.
   __device__ static T identity() { return T(0); }
   template <class In>
-  __device__ static T lift(In x) { return T(x); }
+  __device__ static T lift(In x) {
+    return T(x);
+  }
   __device__ T operator()(T a, T b) const { return a + b; }
   // EXERCISE END
 };
@@ -41,7 +43,9 @@ struct moments_op {
   __device__ static type identity() { return {0.0, 0.0}; }
   __device__ static type lift(float x) { return {double(x), double(x) * double(x)}; }
   __device__ static type lift(type m) { return m; }
-  __device__ type operator()(type a, type b) const { return {a.sum + b.sum, a.sum_squares + b.sum_squares}; }
+  __device__ type operator()(type a, type b) const {
+    return {a.sum + b.sum, a.sum_squares + b.sum_squares};
+  }
   // EXERCISE END
 };
 
@@ -51,7 +55,9 @@ struct min_max_op {
   __device__ static type identity() { return {INT_MAX, INT_MIN}; }
   __device__ static type lift(int x) { return {x, x}; }
   __device__ static type lift(type r) { return r; }
-  __device__ type operator()(type a, type b) const { return {min(a.min, b.min), max(a.max, b.max)}; }
+  __device__ type operator()(type a, type b) const {
+    return {min(a.min, b.min), max(a.max, b.max)};
+  }
   // EXERCISE END
 };
 
@@ -64,7 +70,8 @@ __global__ void reduce_kernel(typename Op::type *out, const In *in, std::size_t 
   // operator classes above first).
   const Op op;
   T value = Op::identity();
-  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n; i += std::size_t(B) * gridDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x; i < n;
+       i += std::size_t(B) * gridDim.x)
     value = op(value, Op::lift(in[i]));
   value = reduction::block_reduce<B>(partials, value, op);
   if (threadIdx.x == 0) out[blockIdx.x] = value;
@@ -73,13 +80,13 @@ __global__ void reduce_kernel(typename Op::type *out, const In *in, std::size_t 
 
 // *d_answer = Op's reduction of d_in[0, n): pass 1 reads In, pass 2 reads the partials of Op::type.
 template <class Op, class In>
-void reduce_typed(typename Op::type *d_answer, const In *d_in, std::size_t n, const reduction::config &cfg,
-                  reduction::workspace &ws, cudaStream_t stream) {
+void reduce_typed(typename Op::type *d_answer, const In *d_in, std::size_t n,
+                  const reduction::config &cfg, reduction::workspace &ws, cudaStream_t stream) {
   reduction::require_block_size(cfg.threads, sizes, min_threads);
   reduction::dispatch_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    reduction::two_pass(reduce_kernel<Op, B, In>, reduce_kernel<Op, B, typename Op::type>, d_answer, d_in, n, cfg, ws,
-                        stream);
+    reduction::two_pass(reduce_kernel<Op, B, In>, reduce_kernel<Op, B, typename Op::type>, d_answer,
+                        d_in, n, cfg, ws, stream);
   });
 }
 

@@ -12,9 +12,11 @@
 
 namespace {
 
-// Scans B elements per block; writes the block's total to partials[blockIdx.x] unless partials is null.
+// Scans B elements per block; writes the block's total to partials[blockIdx.x] unless partials is
+// null.
 template <unsigned B, class T>
-__global__ void scan_and_write_partials(T *out, T *partials, const T *in, std::size_t n, bool inclusive) {
+__global__ void scan_and_write_partials(T *out, T *partials, const T *in, std::size_t n,
+                                        bool inclusive) {
   __shared__ scan::block_scan_storage<B, T> s;
   // EXERCISE BEGIN: this block's element (0 past n) goes through scan::scan_block; write the
   // inclusive or exclusive value for i < n, and the block's total to partials (when given).
@@ -40,7 +42,8 @@ __global__ void scan_add_base_sums(T *out, const T *partials, std::size_t n) {
 }
 
 template <unsigned B, class T>
-void scan_then_fan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch, cudaStream_t stream) {
+void scan_then_fan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch,
+                   cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t blocks = scan::ceil_div(n, B);
   if (blocks == 1) {
@@ -61,7 +64,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    scan_then_fan<B, T>(d_out, d_in, n, inclusive, ws.partials<T>(scan::recursive_partials(n, B)), stream);
+    scan_then_fan<B, T>(d_out, d_in, n, inclusive, ws.partials<T>(scan::recursive_partials(n, B)),
+                        stream);
   });
 }
 

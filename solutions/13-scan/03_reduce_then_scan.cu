@@ -25,7 +25,8 @@ __global__ void reduce_blocks(T *partials, const T *in, std::size_t n) {
 
 // Scans block b's elements and adds base = partials[b - 1] (0 for block 0 or without partials).
 template <unsigned B, class T>
-__global__ void scan_with_base(T *out, const T *in, const T *partials, std::size_t n, bool inclusive) {
+__global__ void scan_with_base(T *out, const T *in, const T *partials, std::size_t n,
+                               bool inclusive) {
   __shared__ scan::block_scan_storage<B, T> s;
   // EXERCISE BEGIN: load x (0 past n), scan it with scan::scan_block, and write
   // base + the inclusive or exclusive value to out[i] for i < n.
@@ -39,7 +40,8 @@ __global__ void scan_with_base(T *out, const T *in, const T *partials, std::size
 }
 
 template <unsigned B, class T>
-void reduce_then_scan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch, cudaStream_t stream) {
+void reduce_then_scan(T *out, const T *in, std::size_t n, bool inclusive, T *scratch,
+                      cudaStream_t stream) {
   if (n == 0) return;
   const std::size_t blocks = scan::ceil_div(n, B);
   T *partials = nullptr;
@@ -58,7 +60,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    reduce_then_scan<B, T>(d_out, d_in, n, inclusive, ws.partials<T>(scan::recursive_partials(n, B)), stream);
+    reduce_then_scan<B, T>(d_out, d_in, n, inclusive,
+                           ws.partials<T>(scan::recursive_partials(n, B)), stream);
   });
 }
 

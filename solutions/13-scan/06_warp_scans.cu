@@ -115,7 +115,8 @@ __global__ void warp_segments(int *out, const int *in, std::size_t n, bool inclu
 }
 
 template <scan::warp_form F>
-void launch_segments(int *d_out, const int *d_in, std::size_t n, bool inclusive, cudaStream_t stream) {
+void launch_segments(int *d_out, const int *d_in, std::size_t n, bool inclusive,
+                     cudaStream_t stream) {
   auto kernel = warp_segments<F>;
   const std::size_t needed = scan::ceil_div(scan::ceil_div(n, 32), warps_per_block);
   const std::size_t resident = std::size_t(course::resident_blocks(kernel, 32 * warps_per_block));
@@ -152,28 +153,38 @@ void launch_repeated(int *d_out, const int *d_in, std::size_t n, unsigned k, cud
   CUDA_CHECK_LAUNCH();
 }
 
-void warp_scan_lab_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form, unsigned k,
-                         cudaStream_t stream) {
+void warp_scan_lab_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form,
+                         unsigned k, cudaStream_t stream) {
   if (n == 0) return;
   switch (form) {
-    case scan::warp_form::conditional: return launch_repeated<scan::warp_form::conditional>(d_out, d_in, n, k, stream);
-    case scan::warp_form::zero_padded: return launch_repeated<scan::warp_form::zero_padded>(d_out, d_in, n, k, stream);
-    case scan::warp_form::templated: return launch_repeated<scan::warp_form::templated>(d_out, d_in, n, k, stream);
-    case scan::warp_form::shuffle: return launch_repeated<scan::warp_form::shuffle>(d_out, d_in, n, k, stream);
-    case scan::warp_form::shuffle_ptx: return launch_repeated<scan::warp_form::shuffle_ptx>(d_out, d_in, n, k, stream);
+    case scan::warp_form::conditional:
+      return launch_repeated<scan::warp_form::conditional>(d_out, d_in, n, k, stream);
+    case scan::warp_form::zero_padded:
+      return launch_repeated<scan::warp_form::zero_padded>(d_out, d_in, n, k, stream);
+    case scan::warp_form::templated:
+      return launch_repeated<scan::warp_form::templated>(d_out, d_in, n, k, stream);
+    case scan::warp_form::shuffle:
+      return launch_repeated<scan::warp_form::shuffle>(d_out, d_in, n, k, stream);
+    case scan::warp_form::shuffle_ptx:
+      return launch_repeated<scan::warp_form::shuffle_ptx>(d_out, d_in, n, k, stream);
   }
   throw std::invalid_argument("unknown warp scan form");
 }
 
-void warp_scan_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form, bool inclusive,
-                     cudaStream_t stream) {
+void warp_scan_entry(int *d_out, const int *d_in, std::size_t n, scan::warp_form form,
+                     bool inclusive, cudaStream_t stream) {
   if (n == 0) return;
   switch (form) {
-    case scan::warp_form::conditional: return launch_segments<scan::warp_form::conditional>(d_out, d_in, n, inclusive, stream);
-    case scan::warp_form::zero_padded: return launch_segments<scan::warp_form::zero_padded>(d_out, d_in, n, inclusive, stream);
-    case scan::warp_form::templated: return launch_segments<scan::warp_form::templated>(d_out, d_in, n, inclusive, stream);
-    case scan::warp_form::shuffle: return launch_segments<scan::warp_form::shuffle>(d_out, d_in, n, inclusive, stream);
-    case scan::warp_form::shuffle_ptx: return launch_segments<scan::warp_form::shuffle_ptx>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::conditional:
+      return launch_segments<scan::warp_form::conditional>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::zero_padded:
+      return launch_segments<scan::warp_form::zero_padded>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::templated:
+      return launch_segments<scan::warp_form::templated>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::shuffle:
+      return launch_segments<scan::warp_form::shuffle>(d_out, d_in, n, inclusive, stream);
+    case scan::warp_form::shuffle_ptx:
+      return launch_segments<scan::warp_form::shuffle_ptx>(d_out, d_in, n, inclusive, stream);
   }
   throw std::invalid_argument("unknown warp scan form");
 }
@@ -183,7 +194,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
                 scan::workspace &ws, cudaStream_t stream) {
   scan::with_block_size(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    scan::two_level_scan4<B, scan::warp_block_scan<scan::shfl_warp_scan>>(d_out, d_in, n, inclusive, cfg, ws, stream);
+    scan::two_level_scan4<B, scan::warp_block_scan<scan::shfl_warp_scan>>(d_out, d_in, n, inclusive,
+                                                                          cfg, ws, stream);
   });
 }
 

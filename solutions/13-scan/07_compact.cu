@@ -20,8 +20,8 @@ struct keep_op {
 // Pass 3: block b walks its range tile by tile, each thread loading four elements; the kept ones go
 // to out[the number of kept elements before them].
 template <unsigned B>
-__global__ void scatter_ranges(int *out, const int *in, const int *partials, std::size_t n, std::size_t tiles_per_block,
-                               scan::predicate p, bool aligned) {
+__global__ void scatter_ranges(int *out, const int *in, const int *partials, std::size_t n,
+                               std::size_t tiles_per_block, scan::predicate p, bool aligned) {
   __shared__ scan::block_scan_storage<B, int> s;
   constexpr std::size_t tile = scan::tile_elements<B>;
   const std::size_t begin = blockIdx.x * tiles_per_block * tile;
@@ -53,8 +53,8 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
   }
 }
 
-std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
-                          scan::workspace &ws, cudaStream_t stream) {
+std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p,
+                          const scan::config &cfg, scan::workspace &ws, cudaStream_t stream) {
   return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     using block_scan = scan::shared_block_scan;
@@ -63,14 +63,16 @@ std::size_t compact_entry(int *d_out, const int *d_in, std::size_t n, scan::pred
     const scan::two_level_plan plan =
         scan::plan_two_level(n, scan::tile_elements<B>, scan::wanted_ranges(cfg, count_kernel, B));
     int *partials = ws.partials<int>(plan.blocks);
-    count_kernel<<<unsigned(plan.blocks), B, 0, stream>>>(partials, d_in, n, plan.tiles_per_block, aligned, keep_op{p});
+    count_kernel<<<unsigned(plan.blocks), B, 0, stream>>>(partials, d_in, n, plan.tiles_per_block,
+                                                          aligned, keep_op{p});
     CUDA_CHECK_LAUNCH();
     scan::scan_partials<B, block_scan><<<1, B, 0, stream>>>(partials, plan.blocks);
     CUDA_CHECK_LAUNCH();
-    scatter_ranges<B><<<unsigned(plan.blocks), B, 0, stream>>>(d_out, d_in, partials, n, plan.tiles_per_block, p,
-                                                               aligned);
+    scatter_ranges<B><<<unsigned(plan.blocks), B, 0, stream>>>(d_out, d_in, partials, n,
+                                                               plan.tiles_per_block, p, aligned);
     CUDA_CHECK_LAUNCH();
-    return reinterpret_cast<const unsigned *>(partials + plan.blocks - 1);  // the last scanned count
+    return reinterpret_cast<const unsigned *>(partials + plan.blocks -
+                                              1);  // the last scanned count
   });
 }
 

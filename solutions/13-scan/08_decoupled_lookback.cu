@@ -16,9 +16,10 @@ namespace {
 namespace lb = scan::lookback;
 
 template <unsigned B, class T>
-__global__ void __launch_bounds__(B) lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
-                                                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
-                                                   unsigned epoch) {
+__global__ void __launch_bounds__(B)
+    lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
+                  unsigned long long *status, unsigned *tile_counter, unsigned tiles,
+                  unsigned epoch) {
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
   constexpr unsigned rows = lb::rows<B>;
@@ -49,7 +50,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
   scan::dispatch_threads(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
-    if (tiles > 0xffffffffu) throw std::invalid_argument("too many tiles for a 32-bit tile counter");
+    if (tiles > 0xffffffffu)
+      throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
     // EXERCISE BEGIN: one block per tile. The call may follow earlier ones on the same workspace:
     // the tile numbers must start from 0 again (ws.counter(), on the stream), and the status words
@@ -57,8 +59,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
     // only where every array it touches allows it.
     const bool aligned = scan::aligned16(d_in) && scan::aligned16(d_out);
     CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
-    lookback_scan<B><<<unsigned(tiles), B, 0, stream>>>(d_out, d_in, n, inclusive, aligned, status, ws.counter(),
-                                                         unsigned(tiles), ws.next_epoch());
+    lookback_scan<B><<<unsigned(tiles), B, 0, stream>>>(
+        d_out, d_in, n, inclusive, aligned, status, ws.counter(), unsigned(tiles), ws.next_epoch());
     CUDA_CHECK_LAUNCH();
     // EXERCISE END
   });

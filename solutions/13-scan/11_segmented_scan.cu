@@ -37,10 +37,12 @@ __device__ seg<T> combine(seg<T> a, seg<T> b) {
 }
 
 // Kogge-Stone scan of the warp's pairs under combine (the shuffle scan of stage 06, with the
-// head travelling beside the value): the inclusive pair, and the exclusive one (identity in lane 0).
+// head travelling beside the value): the inclusive pair, and the exclusive one (identity in lane
+// 0).
 template <class T>
 __device__ seg<T> seg_shfl_up(seg<T> x, unsigned offset) {
-  return {__shfl_up_sync(full_mask, x.value, offset), __shfl_up_sync(full_mask, int(x.head), offset) != 0};
+  return {__shfl_up_sync(full_mask, x.value, offset),
+          __shfl_up_sync(full_mask, int(x.head), offset) != 0};
 }
 template <class T>
 __device__ seg<T> seg_shfl(seg<T> x, unsigned src) {
@@ -62,10 +64,12 @@ __device__ seg<T> seg_exclusive(seg<T> inclusive, unsigned lane) {
 }
 
 // Bit k: whether element i + k is a head (0 past end). The 4-byte load needs heads 4-byte aligned.
-__device__ unsigned load_heads4(const std::uint8_t *heads, std::size_t i, std::size_t end, bool aligned) {
+__device__ unsigned load_heads4(const std::uint8_t *heads, std::size_t i, std::size_t end,
+                                bool aligned) {
   if (aligned && i + 4 <= end) {
     const uchar4 q = *reinterpret_cast<const uchar4 *>(heads + i);
-    return unsigned(q.x != 0) | unsigned(q.y != 0) << 1 | unsigned(q.z != 0) << 2 | unsigned(q.w != 0) << 3;
+    return unsigned(q.x != 0) | unsigned(q.y != 0) << 1 | unsigned(q.z != 0) << 2 |
+           unsigned(q.w != 0) << 3;
   }
   unsigned bits = 0;
 #pragma unroll
@@ -114,10 +118,12 @@ __device__ seg<T> scan_rows_segmented(seg<T> (&base)[Rows], const seg<T> (&sum)[
   return carry;
 }
 
-// warp_prefix (lesson_lookback.cuh) under combine: every thread calls it with its warp's pair; returns
-// the segmented sum of everything before this warp's part of the tile (from the last head on).
+// warp_prefix (lesson_lookback.cuh) under combine: every thread calls it with its warp's pair;
+// returns the segmented sum of everything before this warp's part of the tile (from the last head
+// on).
 template <unsigned B, class T>
-__device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status, unsigned tile, unsigned epoch) {
+__device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status, unsigned tile,
+                                   unsigned epoch) {
   constexpr unsigned warps = B / 32;
   __shared__ T warp_sums[warps];
   __shared__ bool warp_heads[warps];
@@ -125,7 +131,8 @@ __device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status
   if (lane == 0) warp_sums[warp] = warp_total.value, warp_heads[warp] = warp_total.head;
   __syncthreads();
   if (warp == 0) {
-    const seg<T> own = lane < warps ? seg<T>{warp_sums[lane], warp_heads[lane]} : seg<T>{T(0), false};
+    const seg<T> own =
+        lane < warps ? seg<T>{warp_sums[lane], warp_heads[lane]} : seg<T>{T(0), false};
     const seg<T> w = seg_warp_inclusive(own, lane);
     const seg<T> excl = seg_exclusive(w, lane);
     const seg<T> aggregate = seg_shfl(w, warps - 1);  // the whole tile
@@ -155,9 +162,9 @@ __device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status
 
 template <unsigned B, class T>
 __global__ void __launch_bounds__(B)
-    segmented_scan(T *out, const T *in, const std::uint8_t *heads, std::size_t n, bool inclusive, bool aligned,
-                   bool heads_aligned, unsigned long long *status, unsigned *tile_counter, unsigned tiles,
-                   unsigned epoch) {
+    segmented_scan(T *out, const T *in, const std::uint8_t *heads, std::size_t n, bool inclusive,
+                   bool aligned, bool heads_aligned, unsigned long long *status,
+                   unsigned *tile_counter, unsigned tiles, unsigned epoch) {
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset
   constexpr unsigned rows = lb::rows<B>;
@@ -185,20 +192,23 @@ __global__ void __launch_bounds__(B)
   // EXERCISE END
 }
 
-void segmented_entry(int *d_out, const int *d_in, const std::uint8_t *d_heads, std::size_t n, bool inclusive,
-                     const scan::config &cfg, scan::workspace &ws, cudaStream_t stream) {
+void segmented_entry(int *d_out, const int *d_in, const std::uint8_t *d_heads, std::size_t n,
+                     bool inclusive, const scan::config &cfg, scan::workspace &ws,
+                     cudaStream_t stream) {
   scan::require_threads(cfg.threads);
   if (n == 0) return;
   scan::dispatch_threads(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
-    if (tiles > 0xffffffffu) throw std::invalid_argument("too many tiles for a 32-bit tile counter");
+    if (tiles > 0xffffffffu)
+      throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
     const bool aligned = scan::aligned16(d_in) && scan::aligned16(d_out);
     const bool heads_aligned = reinterpret_cast<std::uintptr_t>(d_heads) % 4 == 0;
     CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
-    segmented_scan<B><<<unsigned(tiles), B, 0, stream>>>(d_out, d_in, d_heads, n, inclusive, aligned, heads_aligned,
-                                                          status, ws.counter(), unsigned(tiles), ws.next_epoch());
+    segmented_scan<B><<<unsigned(tiles), B, 0, stream>>>(
+        d_out, d_in, d_heads, n, inclusive, aligned, heads_aligned, status, ws.counter(),
+        unsigned(tiles), ws.next_epoch());
     CUDA_CHECK_LAUNCH();
   });
 }

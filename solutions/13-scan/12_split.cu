@@ -18,9 +18,11 @@ using scan::full_mask;
 
 // How many elements of in[0, n) keep(P, x) holds for, added to *total (zeroed before).
 template <unsigned B, scan::predicate P>
-__global__ void __launch_bounds__(B) count_kept(const int *in, std::size_t n, bool aligned, unsigned *total) {
+__global__ void __launch_bounds__(B)
+    count_kept(const int *in, std::size_t n, bool aligned, unsigned *total) {
   unsigned c = 0;
-  for (std::size_t i = 4 * (std::size_t(blockIdx.x) * B + threadIdx.x); i < n; i += 4 * std::size_t(gridDim.x) * B) {
+  for (std::size_t i = 4 * (std::size_t(blockIdx.x) * B + threadIdx.x); i < n;
+       i += 4 * std::size_t(gridDim.x) * B) {
     int v[4];
     scan::load4(v, in, i, n, aligned);
 #pragma unroll
@@ -34,9 +36,10 @@ __global__ void __launch_bounds__(B) count_kept(const int *in, std::size_t n, bo
 // Full: as stage 09 (every element of every tile in range and the input aligned: no bounds
 // tests), for all tiles but the last. *total_kept: the count pass's result.
 template <bool Full, unsigned B, scan::predicate P>
-__global__ void __launch_bounds__(B) lookback_split(int *out, const int *in, std::size_t n, unsigned long long *status,
-                                                    unsigned *tile_counter, unsigned tiles, unsigned epoch,
-                                                    const unsigned *total_kept) {
+__global__ void __launch_bounds__(B)
+    lookback_split(int *out, const int *in, std::size_t n, unsigned long long *status,
+                   unsigned *tile_counter, unsigned tiles, unsigned epoch,
+                   const unsigned *total_kept) {
   constexpr unsigned rows = lb::rows<B>;
   constexpr unsigned warp_elements = 128 * rows;
   __shared__ int packed[B / 32][warp_elements];  // each warp's kept elements, then its others
@@ -92,8 +95,8 @@ __global__ void __launch_bounds__(B) lookback_split(int *out, const int *in, std
   // EXERCISE END
 }
 
-std::size_t split_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p, const scan::config &cfg,
-                        scan::workspace &ws, cudaStream_t stream) {
+std::size_t split_entry(int *d_out, const int *d_in, std::size_t n, scan::predicate p,
+                        const scan::config &cfg, scan::workspace &ws, cudaStream_t stream) {
   return scan::compact_with_block_size(n, cfg, stream, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
     const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
@@ -105,18 +108,19 @@ std::size_t split_entry(int *d_out, const int *d_in, std::size_t n, scan::predic
     CUDA_CHECK(cudaMemsetAsync(ws.total_kept(), 0, sizeof(unsigned), stream));
     scan::dispatch_predicate(p, [&](auto pred) {
       constexpr scan::predicate P = decltype(pred)::value;
-      const std::size_t count_blocks = std::min<std::size_t>(
-          scan::ceil_div(n, 4 * std::size_t(B)), std::size_t(course::resident_blocks(count_kept<B, P>, int(B))));
+      const std::size_t count_blocks =
+          std::min<std::size_t>(scan::ceil_div(n, 4 * std::size_t(B)),
+                                std::size_t(course::resident_blocks(count_kept<B, P>, int(B))));
       count_kept<B, P><<<unsigned(count_blocks), B, 0, stream>>>(d_in, n, aligned, ws.total_kept());
       CUDA_CHECK_LAUNCH();
       if (full) {
-        lookback_split<true, B, P><<<unsigned(full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
-                                                                    unsigned(tiles), epoch, ws.total_kept());
+        lookback_split<true, B, P><<<unsigned(full), B, 0, stream>>>(
+            d_out, d_in, n, status, ws.counter(), unsigned(tiles), epoch, ws.total_kept());
         CUDA_CHECK_LAUNCH();
       }
       if (tiles > full) {
-        lookback_split<false, B, P><<<unsigned(tiles - full), B, 0, stream>>>(d_out, d_in, n, status, ws.counter(),
-                                                                             unsigned(tiles), epoch, ws.total_kept());
+        lookback_split<false, B, P><<<unsigned(tiles - full), B, 0, stream>>>(
+            d_out, d_in, n, status, ws.counter(), unsigned(tiles), epoch, ws.total_kept());
         CUDA_CHECK_LAUNCH();
       }
     });

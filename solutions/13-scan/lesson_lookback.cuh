@@ -51,8 +51,9 @@ constexpr unsigned first_look_ns = 1245, first_look_tiles = 500;
 template <unsigned B, unsigned Rows = rows<B>>
 constexpr std::size_t tile_elements = std::size_t(B) * 4 * Rows;
 
-// --- rows ------------------------------------------------------------------------------------------
-// Where this lane's four elements of row r start within the tile, and in the whole array.
+// --- rows
+// ------------------------------------------------------------------------------------------ Where
+// this lane's four elements of row r start within the tile, and in the whole array.
 template <unsigned B, unsigned Rows = rows<B>>
 __device__ unsigned row_offset(unsigned r) {
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -83,7 +84,8 @@ __device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size
 #pragma unroll
   for (unsigned r = 0; r < Rows; ++r) {
     if constexpr (Full) {
-      const auto q = *reinterpret_cast<const typename vec4_of<T>::type *>(tile_in + row_offset<B, Rows>(r));
+      const auto q =
+          *reinterpret_cast<const typename vec4_of<T>::type *>(tile_in + row_offset<B, Rows>(r));
       v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
     } else {
       load4(v[r], tile_in, row_offset<B, Rows>(r), extent, false);
@@ -106,7 +108,8 @@ __device__ T scan_rows(T (&base)[Rows], const T (&sum)[Rows]) {
   return carry;
 }
 
-// --- status words ----------------------------------------------------------------------------------
+// --- status words
+// ----------------------------------------------------------------------------------
 constexpr unsigned status_aggregate = 1, status_prefix = 2;
 using status_ref = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
 
@@ -127,7 +130,8 @@ __device__ T value_of(unsigned long long word) {
 }
 
 template <class T>
-__device__ void publish(unsigned long long *status, unsigned tile, unsigned kind, T value, unsigned epoch) {
+__device__ void publish(unsigned long long *status, unsigned tile, unsigned kind, T value,
+                        unsigned epoch) {
   status_ref(status[tile]).store(pack(epoch, kind, value), cuda::memory_order_relaxed);
 }
 
@@ -135,7 +139,8 @@ __device__ void publish(unsigned long long *status, unsigned tile, unsigned kind
 // watches tile window - 1 - i; the warp waits until all 32 words of its window are this call's,
 // then adds the values of the lanes up to the nearest PREFIX, or of all 32 and moves 32 back.
 template <class T>
-__device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned epoch, unsigned sleep_ns) {
+__device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned epoch,
+                            unsigned sleep_ns) {
   const unsigned lane = threadIdx.x % 32;
   // EXERCISE BEGIN: look back over windows of 32 tiles, lane i reading the status word of tile
   // window - 1 - i (status_ref(...).load, relaxed); a window is usable only once every one of its
@@ -149,12 +154,14 @@ __device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned 
     const long long j = window - 1 - lane;
     unsigned long long word;
     for (;;) {  // before tile 0 there is nothing: a PREFIX of 0
-      word = j >= 0 ? status_ref(status[j]).load(cuda::memory_order_relaxed) : pack(epoch, status_prefix, T(0));
+      word = j >= 0 ? status_ref(status[j]).load(cuda::memory_order_relaxed)
+                    : pack(epoch, status_prefix, T(0));
       if (__all_sync(full_mask, epoch_of(word) == epoch)) break;
       __nanosleep(sleep_ns);
     }
     const unsigned prefixes = __ballot_sync(full_mask, status_of(word) == status_prefix);
-    const unsigned last = prefixes ? __ffs(prefixes) - 1 : 31;  // the nearest PREFIX, or the whole window
+    const unsigned last =
+        prefixes ? __ffs(prefixes) - 1 : 31;  // the nearest PREFIX, or the whole window
     T v = lane <= last ? value_of<T>(word) : T(0);
 #pragma unroll
     for (unsigned offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
@@ -169,8 +176,8 @@ __device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned 
 // through_tile to the sum of every element up to the end of the tile. Warp 0 publishes the tile's
 // total, looks back and publishes the tile's inclusive prefix.
 template <unsigned B, class T>
-__device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile, unsigned epoch, T &through_tile,
-                         unsigned sleep_ns = spin_ns) {
+__device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile, unsigned epoch,
+                         T &through_tile, unsigned sleep_ns = spin_ns) {
   constexpr unsigned warps = B / 32;
   __shared__ T warp_sums[warps];
   __shared__ T inclusive_prefix;

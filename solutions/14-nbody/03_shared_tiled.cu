@@ -31,7 +31,8 @@ __global__ void tiled_forces(float4 *force, const float4 *body, std::size_t n, f
 #pragma unroll U
     for (unsigned j = 0; j < blockDim.x; ++j) {
       const float4 other = tile[j];
-      nbody::body_body_interaction(fx, fy, fz, me.x, me.y, me.z, other.x, other.y, other.z, other.w, softening2);
+      nbody::body_body_interaction(fx, fy, fz, me.x, me.y, me.z, other.x, other.y, other.z, other.w,
+                                   softening2);
     }
     __syncthreads();
     // EXERCISE END
@@ -39,14 +40,14 @@ __global__ void tiled_forces(float4 *force, const float4 *body, std::size_t n, f
   if (i < n) force[i] = make_float4(fx, fy, fz, 0.f);
 }
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   nbody::dispatch_unroll(cfg.unroll, [&](auto u) {
     if (n == 0) return;
     const unsigned blocks = unsigned(nbody::ceil_div(n, std::size_t(cfg.threads)));
-    tiled_forces<decltype(u)::value><<<blocks, cfg.threads, cfg.threads * sizeof(float4), stream>>>(d_force, d_body, n,
-                                                                                                      softening2);
+    tiled_forces<decltype(u)::value><<<blocks, cfg.threads, cfg.threads * sizeof(float4), stream>>>(
+        d_force, d_body, n, softening2);
     CUDA_CHECK_LAUNCH();
   });
 }

@@ -18,8 +18,8 @@ namespace {
 constexpr int default_rows_per_thread = 4;
 constexpr int default_threads = 128;
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   const int R = cfg.rows_per_thread ? cfg.rows_per_thread : default_rows_per_thread;
   // The stage's own block size unless asked for one of those it is compiled for (128 or 256).
@@ -29,7 +29,8 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
     using Form = nbody::listing_14_1_form;
     const std::size_t row_blocks = nbody::ceil_div(n, std::size_t(RR) * B);
     const int split = n ? nbody::column_split(n, row_blocks, B) : 1;
-    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2, stream);
+    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2,
+                                                   stream);
   });
 }
 

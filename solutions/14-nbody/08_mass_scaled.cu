@@ -30,15 +30,15 @@ constexpr int default_threads = 128;
 // a = 0 with a^2 e^2 = 1: d' = 0, so it adds exactly 0 (as the zero-mass bodies past N must).
 // Masses must be >= 0 (a negative mass gives NaN forces, not a silent wrong answer).
 // The price: body i's pull on itself is no longer exactly 0. d' = fma(-a, x, round(a x)) is the
-// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m / e^2)^(3/2):
-// a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for m = 10^6).
-// So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them at
-// n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
+// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m /
+// e^2)^(3/2): a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for
+// m = 10^6). So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them
+// at n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
 struct mass_scaled_form {
   template <int B>
   struct tile {
-    float4 scaled[B];             // (a x, a y, a z, -a)
-    alignas(16) float soft[B];    // a^2 e^2, read four at a time with one LDS.128
+    float4 scaled[B];           // (a x, a y, a z, -a)
+    alignas(16) float soft[B];  // a^2 e^2, read four at a time with one LDS.128
   };
   struct source {
     float ax, ay, az, minus_a, soft;
@@ -64,13 +64,14 @@ struct mass_scaled_form {
       s[g] = source{b.x, b.y, b.z, b.w, soft_of[g]};
     }
   }
-  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z, const source &b,
-                                  float /*softening2: in b.soft*/, bool self) {
-    // EXERCISE BEGIN: add m (r_j - r_i) / (d^2 + e^2)^(3/2) to (fx, fy, fz) from the scaled source b
-    // and this thread's body (x, y, z) in 9 fused multiply-adds, 2 multiplications and one
+  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z,
+                                  const source &b, float /*softening2: in b.soft*/, bool self) {
+    // EXERCISE BEGIN: add m (r_j - r_i) / (d^2 + e^2)^(3/2) to (fx, fy, fz) from the scaled source
+    // b and this thread's body (x, y, z) in 9 fused multiply-adds, 2 multiplications and one
     // nbody::reciprocal_sqrt (count them in the SASS); the softening goes in first, as in
     // body_body_interaction. The body itself (self) must add nothing.
-    const float dx = fmaf(b.minus_a, x, b.ax), dy = fmaf(b.minus_a, y, b.ay), dz = fmaf(b.minus_a, z, b.az);
+    const float dx = fmaf(b.minus_a, x, b.ax), dy = fmaf(b.minus_a, y, b.ay),
+                dz = fmaf(b.minus_a, z, b.az);
     const float d2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, b.soft)));
     const float inv = nbody::reciprocal_sqrt(d2);
     const float inv3 = self ? 0.f : inv * inv * inv;
@@ -90,18 +91,21 @@ struct mass_scaled_form {
     if (block_at < B && block_at > -std::ptrdiff_t(R) * B) {
       int self[R];  // where row r sits in this tile (anywhere outside [0, B) when it does not)
 #pragma unroll
-      for (int r = 0; r < R; ++r) self[r] = int(block_at + std::ptrdiff_t(threadIdx.x) + std::ptrdiff_t(r) * B);
-      nbody::tile_interactions<true, mass_scaled_form, R, B, U>(t, fx, fy, fz, px, py, pz, self, softening2);
+      for (int r = 0; r < R; ++r)
+        self[r] = int(block_at + std::ptrdiff_t(threadIdx.x) + std::ptrdiff_t(r) * B);
+      nbody::tile_interactions<true, mass_scaled_form, R, B, U>(t, fx, fy, fz, px, py, pz, self,
+                                                                softening2);
     } else {
       const int none[R] = {};
-      nbody::tile_interactions<false, mass_scaled_form, R, B, U>(t, fx, fy, fz, px, py, pz, none, softening2);
+      nbody::tile_interactions<false, mass_scaled_form, R, B, U>(t, fx, fy, fz, px, py, pz, none,
+                                                                 softening2);
     }
     // EXERCISE END
   }
 };
 
-void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2, const nbody::config &cfg,
-            cudaStream_t stream) {
+void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
+            const nbody::config &cfg, cudaStream_t stream) {
   nbody::require(cfg);
   const int R = cfg.rows_per_thread ? cfg.rows_per_thread : default_rows_per_thread;
   // The stage's own block size unless asked for one of those it is compiled for (128 or 256).
@@ -111,7 +115,8 @@ void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softenin
     using Form = mass_scaled_form;
     const std::size_t row_blocks = nbody::ceil_div(n, std::size_t(RR) * B);
     const int split = n ? nbody::column_split(n, row_blocks, B) : 1;
-    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2, stream);
+    nbody::launch_register_blocked<Form, RR, B, U>(d_force, d_body, n, 0, n, split, softening2,
+                                                   stream);
   });
 }
 

@@ -30,7 +30,7 @@ namespace {
 
 using nbody::cpu::isa;
 
-constexpr std::size_t pad = 16;          // the widest vector, in floats
+constexpr std::size_t pad = 16;  // the widest vector, in floats
 constexpr std::size_t rows_per_task = 16;
 
 struct soa {
@@ -38,7 +38,8 @@ struct soa {
   explicit soa(const float4 *body, std::size_t n) {
     const std::size_t padded = (n + pad - 1) / pad * pad;
     x.assign(padded, 0.f), y.assign(padded, 0.f), z.assign(padded, 0.f), m.assign(padded, 0.f);
-    for (std::size_t i = 0; i < n; ++i) x[i] = body[i].x, y[i] = body[i].y, z[i] = body[i].z, m[i] = body[i].w;
+    for (std::size_t i = 0; i < n; ++i)
+      x[i] = body[i].x, y[i] = body[i].y, z[i] = body[i].z, m[i] = body[i].w;
   }
   std::size_t padded() const { return x.size(); }
 };
@@ -48,7 +49,8 @@ struct soa {
 float4 row_scalar(const soa &b, std::size_t i, float softening2) {
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t j = 0; j < b.padded(); ++j)
-    nbody::body_body_interaction(fx, fy, fz, b.x[i], b.y[i], b.z[i], b.x[j], b.y[j], b.z[j], b.m[j], softening2);
+    nbody::body_body_interaction(fx, fy, fz, b.x[i], b.y[i], b.z[i], b.x[j], b.y[j], b.z[j], b.m[j],
+                                 softening2);
   return float4{fx, fy, fz, 0.f};
 }
 
@@ -71,7 +73,7 @@ struct sse_ops {
   static vec mul(vec a, vec b) { return _mm_mul_ps(a, b); }
   static vec fmadd(vec a, vec b, vec c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }   // a b + c
   static vec fnmadd(vec a, vec b, vec c) { return _mm_sub_ps(c, _mm_mul_ps(a, b)); }  // c - a b
-  static vec rsqrt_estimate(vec a) { return _mm_rsqrt_ps(a); }                       // 12 bits
+  static vec rsqrt_estimate(vec a) { return _mm_rsqrt_ps(a); }                        // 12 bits
   static float sum(vec a) { return hsum(a); }
 };
 namespace sse {
@@ -94,7 +96,9 @@ struct avx2_ops {
   static vec fmadd(vec a, vec b, vec c) { return _mm256_fmadd_ps(a, b, c); }
   static vec fnmadd(vec a, vec b, vec c) { return _mm256_fnmadd_ps(a, b, c); }
   static vec rsqrt_estimate(vec a) { return _mm256_rsqrt_ps(a); }  // 12 bits
-  static float sum(vec a) { return hsum(_mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1))); }
+  static float sum(vec a) {
+    return hsum(_mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1)));
+  }
 };
 namespace avx2 {
 using V = avx2_ops;
@@ -155,7 +159,9 @@ isa best() {
 
 using row_fn = float4 (*)(const soa &, std::size_t, float);
 row_fn row_function(isa s) {
-  if (!supported(s)) throw std::invalid_argument(std::string("this CPU does not support ") + nbody::cpu::to_string(s));
+  if (!supported(s))
+    throw std::invalid_argument(std::string("this CPU does not support ") +
+                                nbody::cpu::to_string(s));
   switch (s) {
     case isa::scalar: return row_scalar;
 #if NBODY_X86
@@ -169,7 +175,8 @@ row_fn row_function(isa s) {
   return row_scalar;
 }
 
-void forces(float4 *force, const float4 *body, std::size_t n, float softening2, isa s, course::thread_pool *pool) {
+void forces(float4 *force, const float4 *body, std::size_t n, float softening2, isa s,
+            course::thread_pool *pool) {
   const row_fn row = row_function(s);
   if (n == 0) return;
   const soa b(body, n);

@@ -26,11 +26,13 @@ constexpr int rows_per_thread = 2;
 constexpr int threads = 128;
 
 // Rows [begin, end) of part p of k.
-inline std::size_t part_begin(std::size_t n, int p, int k) { return n * std::size_t(p) / std::size_t(k); }
+inline std::size_t part_begin(std::size_t n, int p, int k) {
+  return n * std::size_t(p) / std::size_t(k);
+}
 
 // What one GPU does: all bodies in, the rows of its parts computed, those forces out.
-void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force, const float4 *h_body, std::size_t n,
-                float softening2) {
+void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force,
+                const float4 *h_body, std::size_t n, float softening2) {
   CUDA_CHECK(cudaSetDevice(device));
   // EXERCISE BEGIN: copy the n bodies to this GPU; compute the rows of each of its parts
   // (part_begin) with stage 07's kernel (nbody::launch_register_blocked in listing 14.1's form,
@@ -42,19 +44,22 @@ void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_forc
   std::size_t most = 0;
   for (int p : parts) most = std::max(most, part_begin(n, p + 1, k) - part_begin(n, p, k));
   course::device_buffer<float4> d_force(most ? most : 1);
-  CUDA_CHECK(cudaMemcpyAsync(d_body.get(), h_body, n * sizeof(float4), cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(
+      cudaMemcpyAsync(d_body.get(), h_body, n * sizeof(float4), cudaMemcpyHostToDevice, stream));
   for (int p : parts) {
     const std::size_t begin = part_begin(n, p, k), rows = part_begin(n, p + 1, k) - begin;
     if (rows == 0) continue;
     nbody::launch_register_blocked<nbody::listing_14_1_form, rows_per_thread, threads, 8>(
         d_force.get(), d_body.get(), n, begin, rows, 1, softening2, stream);
-    CUDA_CHECK(cudaMemcpyAsync(h_force + begin, d_force.get(), rows * sizeof(float4), cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(h_force + begin, d_force.get(), rows * sizeof(float4),
+                               cudaMemcpyDeviceToHost, stream));
   }
   CUDA_CHECK(cudaStreamSynchronize(stream));
   // EXERCISE END
 }
 
-void forces_host(float4 *h_force, const float4 *h_body, std::size_t n, float softening2, const nbody::config &cfg) {
+void forces_host(float4 *h_force, const float4 *h_body, std::size_t n, float softening2,
+                 const nbody::config &cfg) {
   nbody::require(cfg);
   if (n == 0) return;
   int visible = 0;

@@ -34,10 +34,8 @@ __global__ void corr_tex_tex(ncc::view v, ncc::output o) {
 ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream) {
   const ncc::view &v = p.v();
   const dim3 block(32, 8), grid(ncc::ceil_div(v.out_w(), 32), ncc::ceil_div(v.out_h(), 8));
-  if (out.sums())
-    corr_tex_tex<true><<<grid, block, 0, stream>>>(v, out);
-  else
-    corr_tex_tex<false><<<grid, block, 0, stream>>>(v, out);
+  if (out.sums()) corr_tex_tex<true><<<grid, block, 0, stream>>>(v, out);
+  else corr_tex_tex<false><<<grid, block, 0, stream>>>(v, out);
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
 }

@@ -39,10 +39,8 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   if (!ncc::load_constant_template(p, stream)) return ncc::run_tex_tex_fallback(p, out, stream);
   const ncc::view &v = p.v();
   const dim3 block(32, 8), grid(ncc::ceil_div(v.out_w(), 32), ncc::ceil_div(v.out_h(), 8));
-  if (out.sums())
-    corr_constant<true><<<grid, block, 0, stream>>>(v, out);
-  else
-    corr_constant<false><<<grid, block, 0, stream>>>(v, out);
+  if (out.sums()) corr_constant<true><<<grid, block, 0, stream>>>(v, out);
+  else corr_constant<false><<<grid, block, 0, stream>>>(v, out);
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
 }

@@ -24,7 +24,8 @@ __global__ void corr_shared(ncc::view v, ncc::output o) {
   const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;
   const int pitch = ncc::shared_pitch(v.tw);
-  const ncc::sums3 s = ncc::correlate_bytes<ncc::imad>(tile, threadIdx.y * pitch + threadIdx.x, pitch, v.tw, v.th);
+  const ncc::sums3 s =
+      ncc::correlate_bytes<ncc::imad>(tile, threadIdx.y * pitch + threadIdx.x, pitch, v.tw, v.th);
   ncc::emit(v, o, x, y, s.i, s.isq, s.it);
 }
 
@@ -33,11 +34,10 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   if (!ncc::tile_fits(v.tw, v.th) || !ncc::load_constant_template(p, stream))
     return ncc::run_tex_tex_fallback(p, out, stream);
   const std::size_t shared = ncc::shared_tile_bytes(v.tw, v.th);
-  const dim3 block(ncc::tile_w, ncc::tile_h), grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
-  if (out.sums())
-    corr_shared<true><<<grid, block, shared, stream>>>(v, out);
-  else
-    corr_shared<false><<<grid, block, shared, stream>>>(v, out);
+  const dim3 block(ncc::tile_w, ncc::tile_h),
+      grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
+  if (out.sums()) corr_shared<true><<<grid, block, shared, stream>>>(v, out);
+  else corr_shared<false><<<grid, block, shared, stream>>>(v, out);
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
 }

@@ -26,7 +26,8 @@ __global__ void corr_shared4(ncc::view v, ncc::output o) {
   const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;
   const int pitch = ncc::shared_pitch(v.tw);
-  const ncc::sums3 s = ncc::correlate_words<Mul>(tile, threadIdx.y * pitch + threadIdx.x, pitch, v.tw, v.th);
+  const ncc::sums3 s =
+      ncc::correlate_words<Mul>(tile, threadIdx.y * pitch + threadIdx.x, pitch, v.tw, v.th);
   ncc::emit(v, o, x, y, s.i, s.isq, s.it);
 }
 
@@ -35,13 +36,12 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   if (!ncc::tile_fits(v.tw, v.th) || !ncc::load_template4(p, stream))
     return ncc::run_tex_tex_fallback(p, out, stream);
   const std::size_t shared = ncc::shared_tile_bytes(v.tw, v.th);
-  const dim3 block(ncc::tile_w, ncc::tile_h), grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
+  const dim3 block(ncc::tile_w, ncc::tile_h),
+      grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
   ncc::launch_by_capability([&](auto mul) {
     using Mul = decltype(mul);
-    if (out.sums())
-      corr_shared4<true, Mul><<<grid, block, shared, stream>>>(v, out);
-    else
-      corr_shared4<false, Mul><<<grid, block, shared, stream>>>(v, out);
+    if (out.sums()) corr_shared4<true, Mul><<<grid, block, shared, stream>>>(v, out);
+    else corr_shared4<false, Mul><<<grid, block, shared, stream>>>(v, out);
   });
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;

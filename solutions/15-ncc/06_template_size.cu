@@ -30,7 +30,8 @@ __global__ void corr_shared4_size(ncc::view v, ncc::output o) {
   const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;
   const int pitch = ncc::shared_pitch(tw);
-  const ncc::sums3 s = ncc::correlate_words<Mul>(tile, threadIdx.y * pitch + threadIdx.x, pitch, tw, th);
+  const ncc::sums3 s =
+      ncc::correlate_words<Mul>(tile, threadIdx.y * pitch + threadIdx.x, pitch, tw, th);
   ncc::emit(v, o, x, y, s.i, s.isq, s.it);
   // EXERCISE END
 }
@@ -40,28 +41,25 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   if (!ncc::tile_fits(v.tw, v.th) || !ncc::load_template4(p, stream))
     return ncc::run_tex_tex_fallback(p, out, stream);
   const std::size_t shared = ncc::shared_tile_bytes(v.tw, v.th);
-  const dim3 block(ncc::tile_w, ncc::tile_h), grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
+  const dim3 block(ncc::tile_w, ncc::tile_h),
+      grid(ncc::ceil_div(v.out_w(), ncc::tile_w), ncc::ceil_div(v.out_h(), ncc::tile_h));
   ncc::launch_by_capability([&](auto mul) {
     using Mul = decltype(mul);
-    // Launches the instance for a compile-time size (std::integral_constant), 0 x 0: the generic one.
+    // Launches the instance for a compile-time size (std::integral_constant), 0 x 0: the generic
+    // one.
     auto launch = [&](auto tw, auto th) {
       constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-      if (out.sums())
-        corr_shared4_size<true, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
-      else
-        corr_shared4_size<false, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
+      if (out.sums()) corr_shared4_size<true, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
+      else corr_shared4_size<false, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
     };
     // EXERCISE BEGIN: launch the 8x8 and 16x16 instances for templates of exactly those sizes,
     // the generic one for any other (a 16 x 20 template is not a 16 x 16 one).
     using k0 = std::integral_constant<int, 0>;
     using k8 = std::integral_constant<int, 8>;
     using k16 = std::integral_constant<int, 16>;
-    if (v.tw == 8 && v.th == 8)
-      launch(k8{}, k8{});
-    else if (v.tw == 16 && v.th == 16)
-      launch(k16{}, k16{});
-    else
-      launch(k0{}, k0{});
+    if (v.tw == 8 && v.th == 8) launch(k8{}, k8{});
+    else if (v.tw == 16 && v.th == 16) launch(k16{}, k16{});
+    else launch(k0{}, k0{});
     // EXERCISE END
   });
   CUDA_CHECK_LAUNCH();

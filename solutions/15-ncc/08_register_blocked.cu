@@ -16,7 +16,8 @@
 namespace {
 
 #ifndef NCC_DP4A_ROWS
-#define NCC_DP4A_ROWS 4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
+#define NCC_DP4A_ROWS \
+  4  // rows per thread where the grid fills the GPU; -DNCC_DP4A_ROWS=... to time others
 #endif
 constexpr int default_rows = NCC_DP4A_ROWS;  // output rows per thread (R), but 2 at 32x32
 #ifndef NCC_DP4A_FILL_ROWS
@@ -30,8 +31,9 @@ using ncc::dp4a_by;
 // Writes a thread's outputs (x0 + a, y0 + i), those inside the output: the three sums, or the
 // coefficient (both kernels below end with it).
 template <bool Sums, int R>
-__device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::output &o, int x0, int y0,
-                                              const unsigned (&acc)[R][4], const unsigned (&s1)[R][4],
+__device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::output &o, int x0,
+                                              int y0, const unsigned (&acc)[R][4],
+                                              const unsigned (&s1)[R][4],
                                               const unsigned (&s2)[R][4]) {
   const int wo = v.out_w(), ho = v.out_h();
 #pragma unroll
@@ -48,17 +50,20 @@ __device__ __forceinline__ void store_outputs(const ncc::view &v, const ncc::out
         o.sum_isq[at] = int(s2[i][a]);
         o.sum_it[at] = int(acc[i][a]);
       } else {
-        o.coef[at] = ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
+        o.coef[at] =
+            ncc::coefficient(v.n, int(s1[i][a]), s2[i][a], int(acc[i][a]), v.sum_t, v.denom_t);
       }
     }
   }
 }
 
 template <bool Sums, int TW, int TH, int R>
-__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by)
+    corr_dp4a_blocked(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
   const int nw = ncc::words_per_row(tw);
-  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x),
+            y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
   const int wo = v.out_w(), ho = v.out_h();
   if (x0 >= wo || y0 >= ho) return;
   unsigned acc[R][4], s1[R][4], s2[R][4];  // SumIT, SumI, SumISq of output (x0 + a, y0 + i)
@@ -76,7 +81,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
 #pragma unroll
   for (int j = 0; j < th + R - 1; ++j) {
     const int row = min(y0 + j, v.height - 1);
-    const std::uint32_t *src = reinterpret_cast<const std::uint32_t *>(v.image + std::size_t(row) * v.pitch + x0);
+    const std::uint32_t *src =
+        reinterpret_cast<const std::uint32_t *>(v.image + std::size_t(row) * v.pitch + x0);
     unsigned h1[4] = {0, 0, 0, 0}, h2[4] = {0, 0, 0, 0};  // this row's window sums, per shift
 #pragma unroll
     for (int k = 0; k < nw; ++k) {
@@ -92,7 +98,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
         const int r = j - i;
         if (r < 0 || r >= th) continue;
 #pragma unroll
-        for (int a = 0; a < 4; ++a) acc[i][a] = __dp4a(w, ncc::template_word<TW>(g_shift, (a * th + r) * nw + k), acc[i][a]);
+        for (int a = 0; a < 4; ++a)
+          acc[i][a] = __dp4a(w, ncc::template_word<TW>(g_shift, (a * th + r) * nw + k), acc[i][a]);
       }
     }
 #pragma unroll
@@ -125,16 +132,19 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_blocked(ncc::view 
 constexpr int generic_shared_bytes = 48 * 1024;  // the most a block may take without opting in
 
 template <bool Sums, int R, bool Shared>
-__global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
+__global__ void __launch_bounds__(dp4a_bx *dp4a_by)
+    corr_dp4a_generic(ncc::view v, ncc::output o, const std::uint32_t *g_shift) {
   extern __shared__ uint4 s_shift[];  // word k of row r, shifts 0..3: s_shift[r * nw + k]
   const int tw = v.tw, th = v.th;
   const int nw = ncc::words_per_row(tw);
-  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x), y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
+  const int x0 = 4 * int(blockIdx.x * dp4a_bx + threadIdx.x),
+            y0 = int(blockIdx.y * dp4a_by + threadIdx.y) * R;
   const int wo = v.out_w(), ho = v.out_h();
   if (Shared) {
     const int plane = th * nw, tid = int(threadIdx.y * dp4a_bx + threadIdx.x);
     for (int at = tid; at < plane; at += dp4a_bx * dp4a_by)
-      s_shift[at] = make_uint4(g_shift[at], g_shift[plane + at], g_shift[2 * plane + at], g_shift[3 * plane + at]);
+      s_shift[at] = make_uint4(g_shift[at], g_shift[plane + at], g_shift[2 * plane + at],
+                               g_shift[3 * plane + at]);
     __syncthreads();
   }
   if (x0 >= wo || y0 >= ho) return;
@@ -157,7 +167,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
   auto image_row = [&](int j, auto every_output) {
     constexpr bool all = decltype(every_output)::value;  // all R outputs take this row
     const int row = min(y0 + j, v.height - 1);
-    const std::uint32_t *src = reinterpret_cast<const std::uint32_t *>(v.image + std::size_t(row) * v.pitch + x0);
+    const std::uint32_t *src =
+        reinterpret_cast<const std::uint32_t *>(v.image + std::size_t(row) * v.pitch + x0);
     unsigned f1 = 0, f2 = 0;  // SumI, SumISq of the row's nw words
     for (int k = 0; k < nw; ++k) {
       const std::uint32_t w = __ldg(src + k);
@@ -172,8 +183,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
           t = s_shift[r * nw + k];
         } else {
           const int plane = th * nw, at = r * nw + k;
-          t = make_uint4(__ldg(g_shift + at), __ldg(g_shift + plane + at), __ldg(g_shift + 2 * plane + at),
-                         __ldg(g_shift + 3 * plane + at));
+          t = make_uint4(__ldg(g_shift + at), __ldg(g_shift + plane + at),
+                         __ldg(g_shift + 2 * plane + at), __ldg(g_shift + 3 * plane + at));
         }
         acc[i][0] = __dp4a(w, t.x, acc[i][0]);
         acc[i][1] = __dp4a(w, t.y, acc[i][1]);
@@ -181,13 +192,15 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by) corr_dp4a_generic(ncc::view 
         acc[i][3] = __dp4a(w, t.w, acc[i][3]);
       }
     }
-    const std::uint32_t first = __ldg(src), next = __ldg(src + max(nw - 2, 0)), last = __ldg(src + nw - 1);
+    const std::uint32_t first = __ldg(src), next = __ldg(src + max(nw - 2, 0)),
+                        last = __ldg(src + nw - 1);
 #pragma unroll
     for (int a = 0; a < 4; ++a) {
       const std::uint32_t before = (1u << (8 * a)) - 1u;  // bytes 0..a-1 of word 0
       const std::uint32_t x = first & before, y = nw >= 2 ? next & past_mask(nw - 2, a + tw) : 0u,
                           z = last & past_mask(nw - 1, a + tw);
-      const unsigned h1 = f1 - __dp4a(x, 0x01010101u, __dp4a(y, 0x01010101u, __dp4a(z, 0x01010101u, 0u)));
+      const unsigned h1 =
+          f1 - __dp4a(x, 0x01010101u, __dp4a(y, 0x01010101u, __dp4a(z, 0x01010101u, 0u)));
       const unsigned h2 = f2 - __dp4a(x, first, __dp4a(y, next, __dp4a(z, last, 0u)));
 #pragma unroll
       for (int i = 0; i < R; ++i) {
@@ -217,15 +230,17 @@ dim3 grid_of(const ncc::view &v, int rows) {
   return dim3(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), rows * dp4a_by));
 }
 
-// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its blocks
-// at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1) blocks
-// or more). The SM count and the blocks per SM are the GPU's, so the choice follows the device.
+// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its
+// blocks at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1)
+// blocks or more). The SM count and the blocks per SM are the GPU's, so the choice follows the
+// device.
 template <class Kernel>
 bool fills_gpu(const ncc::view &v, Kernel kernel, int rows, std::size_t shared) {
   int device = 0, sms = 0, per_sm = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
+  CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
   const dim3 grid = grid_of(v, rows);
   return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
 }
@@ -246,7 +261,8 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
       constexpr bool S = decltype(sums)::value;
       kernel wide = nullptr, narrow = nullptr;  // R rows a thread, F rows a thread
       // the generic instance's shifted template in shared memory: 16 bytes a word of a row
-      std::size_t shared = TW != 0 ? 0 : std::size_t(v.th) * std::size_t(ncc::words_per_row(v.tw)) * sizeof(uint4);
+      std::size_t shared =
+          TW != 0 ? 0 : std::size_t(v.th) * std::size_t(ncc::words_per_row(v.tw)) * sizeof(uint4);
       if constexpr (TW != 0)
         wide = corr_dp4a_blocked<S, TW, TH, R>, narrow = corr_dp4a_blocked<S, TW, TH, F>;
       else if (shared <= std::size_t(generic_shared_bytes))
@@ -255,12 +271,11 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
         wide = corr_dp4a_generic<S, R, false>, narrow = corr_dp4a_generic<S, F, false>, shared = 0;
       int &rows = st.rows[S ? 1 : 0];
       if (rows == 0) rows = fills_gpu(v, wide, R, shared) ? R : F;
-      (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(v, out, shift);
+      (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(
+          v, out, shift);
     };
-    if (out.sums())
-      launch(std::true_type{});
-    else
-      launch(std::false_type{});
+    if (out.sums()) launch(std::true_type{});
+    else launch(std::false_type{});
   });
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;

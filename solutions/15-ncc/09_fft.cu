@@ -20,7 +20,8 @@
 namespace {
 
 void cufft_check(cufftResult r, const char *what) {
-  if (r != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT error ") + std::to_string(int(r)) + " in " + what);
+  if (r != CUFFT_SUCCESS)
+    throw std::runtime_error(std::string("cuFFT error ") + std::to_string(int(r)) + " in " + what);
 }
 
 // The smallest size >= n whose prime factors are 2, 3, 5 and 7 (the sizes cuFFT does fastest).
@@ -34,14 +35,16 @@ int fft_size(int n) {
 }
 
 // Bytes of the image (or template) into a zero-padded fh x fw array of doubles.
-__global__ void to_real(double *dst, int fw, int fh, const std::uint8_t *src, std::size_t pitch, int w, int h) {
+__global__ void to_real(double *dst, int fw, int fh, const std::uint8_t *src, std::size_t pitch,
+                        int w, int h) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= fw || y >= fh) return;
   dst[std::size_t(y) * fw + x] = (x < w && y < h) ? double(src[std::size_t(y) * pitch + x]) : 0.0;
 }
 
 // F(I) * conj(F(T)) / (fw fh): the correlation's spectrum, normalised for the inverse transform.
-__global__ void multiply_conj(cufftDoubleComplex *a, const cufftDoubleComplex *t, std::size_t n, double scale) {
+__global__ void multiply_conj(cufftDoubleComplex *a, const cufftDoubleComplex *t, std::size_t n,
+                              double scale) {
   const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (k >= n) return;
   // EXERCISE BEGIN: bin k of the correlation's spectrum into a[k]: the image's bin times the
@@ -62,22 +65,26 @@ __global__ void finish(ncc::view v, ncc::output o, const double *corr, int fw, c
   // sums, so bring the transforms' rounding error back to the integer. Write it (Sums) or the
   // coefficient from it and the window sums.
   const int sum_it = int(llrint(corr[std::size_t(y) * fw + x]));
-  if (Sums)
-    o.sum_it[at] = sum_it;
-  else
-    o.coef[at] = ncc::coefficient(v.n, wsum_i[at], wsum_isq[at], sum_it, v.sum_t, v.denom_t);
+  if (Sums) o.sum_it[at] = sum_it;
+  else o.coef[at] = ncc::coefficient(v.n, wsum_i[at], wsum_isq[at], sum_it, v.sum_t, v.denom_t);
   // EXERCISE END
 }
 
 struct state {
   explicit state(const ncc::problem &p)
-      : fw(fft_size(p.v().width)), fh(fft_size(p.v().height)), bins(std::size_t(fh) * std::size_t(fw / 2 + 1)),
-        real(std::size_t(fw) * std::size_t(fh)), spectrum(bins), templ(bins), ws(p) {
+      : fw(fft_size(p.v().width)),
+        fh(fft_size(p.v().height)),
+        bins(std::size_t(fh) * std::size_t(fw / 2 + 1)),
+        real(std::size_t(fw) * std::size_t(fh)),
+        spectrum(bins),
+        templ(bins),
+        ws(p) {
     cufft_check(cufftPlan2d(&forward, fh, fw, CUFFT_D2Z), "cufftPlan2d D2Z");
     cufft_check(cufftPlan2d(&inverse, fh, fw, CUFFT_Z2D), "cufftPlan2d Z2D");
     // The template's transform, once.
     const ncc::view &v = p.v();
-    to_real<<<dim3(ncc::ceil_div(fw, 256), unsigned(fh)), 256>>>(real.get(), fw, fh, v.templ, v.tpitch, v.tw, v.th);
+    to_real<<<dim3(ncc::ceil_div(fw, 256), unsigned(fh)), 256>>>(real.get(), fw, fh, v.templ,
+                                                                 v.tpitch, v.tw, v.th);
     CUDA_CHECK_LAUNCH();
     cufft_check(cufftExecD2Z(forward, real.get(), templ.get()), "cufftExecD2Z (template)");
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -107,20 +114,19 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   // EXERCISE BEGIN: the correlation of image and template for every offset into st.real
   // (fw x fh doubles): the image into st.real, zero-padded (to_real), its spectrum, the product
   // with the template's spectrum kept in st.templ, the inverse transform. Everything on `stream`.
-  to_real<<<dim3(ncc::ceil_div(st.fw, 256), unsigned(st.fh)), 256, 0, stream>>>(st.real.get(), st.fw, st.fh, v.image,
-                                                                                 v.pitch, v.width, v.height);
+  to_real<<<dim3(ncc::ceil_div(st.fw, 256), unsigned(st.fh)), 256, 0, stream>>>(
+      st.real.get(), st.fw, st.fh, v.image, v.pitch, v.width, v.height);
   CUDA_CHECK_LAUNCH();
   cufft_check(cufftExecD2Z(st.forward, st.real.get(), st.spectrum.get()), "cufftExecD2Z");
-  multiply_conj<<<unsigned((st.bins + 255) / 256), 256, 0, stream>>>(st.spectrum.get(), st.templ.get(), st.bins,
-                                                                      1.0 / (double(st.fw) * st.fh));
+  multiply_conj<<<unsigned((st.bins + 255) / 256), 256, 0, stream>>>(
+      st.spectrum.get(), st.templ.get(), st.bins, 1.0 / (double(st.fw) * st.fh));
   CUDA_CHECK_LAUNCH();
   cufft_check(cufftExecZ2D(st.inverse, st.spectrum.get(), st.real.get()), "cufftExecZ2D");
   // EXERCISE END
   const dim3 grid(ncc::ceil_div(v.out_w(), 256), unsigned(v.out_h()));
   if (out.sums())
     finish<true><<<grid, 256, 0, stream>>>(v, out, st.real.get(), st.fw, sum_i, sum_isq);
-  else
-    finish<false><<<grid, 256, 0, stream>>>(v, out, st.real.get(), st.fw, sum_i, sum_isq);
+  else finish<false><<<grid, 256, 0, stream>>>(v, out, st.real.get(), st.fw, sum_i, sum_isq);
   CUDA_CHECK_LAUNCH();
   return ncc::path::own;
 }

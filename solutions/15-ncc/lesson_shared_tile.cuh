@@ -36,7 +36,8 @@ struct imad {
 // corner is (x0, y0), and returns when every thread of the block may read all of it. Called by
 // every thread of the block. tw and th are arguments (not v.tw, v.th) so that stage 06 can pass
 // compile-time constants.
-__device__ __forceinline__ void load_tile(std::uint8_t *tile, const view &v, int tw, int th, int x0, int y0) {
+__device__ __forceinline__ void load_tile(std::uint8_t *tile, const view &v, int tw, int th, int x0,
+                                          int y0) {
   // EXERCISE BEGIN: all the block's threads share the copy, the halo included (the tw - 1
   // columns and th - 1 rows past the block's outputs: the windows of its last outputs reach
   // there). Read pixels through v.tex_image: its clamping answers reads past the image's edge.
@@ -56,7 +57,8 @@ __device__ __forceinline__ void load_tile(std::uint8_t *tile, const view &v, int
 // The sums of the window whose upper left pixel is tile[at], rows `pitch` bytes apart, with the
 // template in c_template (rows of tw bytes); both products by Mul::mul.
 template <class Mul>
-__device__ __forceinline__ sums3 correlate_bytes(const std::uint8_t *tile, int at, int pitch, int tw, int th) {
+__device__ __forceinline__ sums3 correlate_bytes(const std::uint8_t *tile, int at, int pitch,
+                                                 int tw, int th) {
   sums3 s;
   // EXERCISE BEGIN: stage 02's three sums, with every image pixel read from the shared tile
   // instead of the texture.

@@ -37,10 +37,8 @@ void launch_by_capability(Launch &&launch) {
     CUDA_CHECK(cudaDeviceGetAttribute(&m, cudaDevAttrComputeCapabilityMajor, device));
     return m;
   }();
-  if (major < 2)
-    launch(mul24{});  // SM 1.x: the book's bSM1 path (no CUDA 13 target has one)
-  else
-    launch(imad{});
+  if (major < 2) launch(mul24{});  // SM 1.x: the book's bSM1 path (no CUDA 13 target has one)
+  else launch(imad{});
   // EXERCISE END
 }
 

@@ -31,12 +31,15 @@ inline bool load_template4(const problem &p, cudaStream_t stream) {
   static std::uint64_t loaded = 0;
   const auto &t = p.host_template();
   const int words = (t.width + 3) / 4;
-  if (std::size_t(words) * 4 * std::size_t(t.height) > std::size_t(constant_template_bytes)) return false;
+  if (std::size_t(words) * 4 * std::size_t(t.height) > std::size_t(constant_template_bytes))
+    return false;
   if (loaded != p.id()) {
     std::vector<std::uint8_t> padded(std::size_t(words) * 4 * std::size_t(t.height), 0);
     for (int j = 0; j < t.height; ++j)
-      for (int i = 0; i < t.width; ++i) padded[std::size_t(j) * words * 4 + std::size_t(i)] = t.at(i, j);
-    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_template4, padded.data(), padded.size(), 0, cudaMemcpyHostToDevice, stream));
+      for (int i = 0; i < t.width; ++i)
+        padded[std::size_t(j) * words * 4 + std::size_t(i)] = t.at(i, j);
+    CUDA_CHECK(cudaMemcpyToSymbolAsync(c_template4, padded.data(), padded.size(), 0,
+                                       cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     loaded = p.id();
   }
@@ -49,7 +52,8 @@ inline bool load_template4(const problem &p, cudaStream_t stream) {
 // tile[at] (rows `pitch` bytes apart), the template read from c_template4 as words (row j from
 // word j * ((tw + 3) / 4); word k holds pixels 4k..4k+3, lowest byte first); products by Mul::mul.
 template <class Mul>
-__device__ __forceinline__ sums3 correlate_words(const std::uint8_t *tile, int at, int pitch, int tw, int th) {
+__device__ __forceinline__ sums3 correlate_words(const std::uint8_t *tile, int at, int pitch,
+                                                 int tw, int th) {
   sums3 s;
   // EXERCISE BEGIN: per template row, as many steps of 4 pixels as the row holds (one template
   // word each), then the w % 4 pixels left one at a time. Watch the rest: widths that are not
@@ -64,11 +68,12 @@ __device__ __forceinline__ sums3 correlate_words(const std::uint8_t *tile, int a
 #pragma unroll
     for (; k < whole; ++k) {
       const std::uint32_t T4 = trow[k];
-      const unsigned I0 = tile[at + 4 * k], I1 = tile[at + 4 * k + 1], I2 = tile[at + 4 * k + 2], I3 = tile[at + 4 * k + 3];
+      const unsigned I0 = tile[at + 4 * k], I1 = tile[at + 4 * k + 1], I2 = tile[at + 4 * k + 2],
+                     I3 = tile[at + 4 * k + 3];
       s.i += int(I0 + I1 + I2 + I3);
       s.isq += Mul::mul(I0, I0) + Mul::mul(I1, I1) + Mul::mul(I2, I2) + Mul::mul(I3, I3);
-      s.it += int(Mul::mul(I0, T4 & 0xFF) + Mul::mul(I1, (T4 >> 8) & 0xFF) + Mul::mul(I2, (T4 >> 16) & 0xFF) +
-                  Mul::mul(I3, T4 >> 24));
+      s.it += int(Mul::mul(I0, T4 & 0xFF) + Mul::mul(I1, (T4 >> 8) & 0xFF) +
+                  Mul::mul(I2, (T4 >> 16) & 0xFF) + Mul::mul(I3, T4 >> 24));
     }
     const std::uint32_t T4 = k < words ? trow[k] : 0;
     for (int i = 4 * k; i < tw; ++i) {
