@@ -31,6 +31,7 @@ import ast
 import hashlib
 import json
 import re
+import os
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -319,6 +320,8 @@ def run_facts(gpu_name, command, root=ROOT):
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         commit, dirty = None, ""
+    # A copy of the tree without .git (a GPU machine's working copy) names its commit this way.
+    commit = commit or os.environ.get("COURSE_COMMIT") or None
     return {
         "commit": commit,
         "uncommitted_changes": bool(dirty),
