@@ -30,8 +30,8 @@ import argparse
 import ast
 import hashlib
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime, timezone
