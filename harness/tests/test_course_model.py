@@ -255,14 +255,18 @@ LESSON = "a copy of stage 01 under a new name (harness/tests/test_course_model.p
 SKIPPED = ("sass", "profiles", "figures")
 
 
-def without_gpu_env():
-    """The environment with no nvidia-smi on PATH: the checker takes the no-GPU path everywhere."""
+def without_gpu_env(folder):
+    """The environment of a machine whose driver answers no GPU: an nvidia-smi in FOLDER that
+    fails (first on PATH) and no visible device, so the checker takes the no-GPU path everywhere.
+    The rest of PATH stays: on a GPU machine nvidia-smi shares /usr/bin with the build's tools."""
+    shim = Path(folder) / "no-gpu-bin"
+    shim.mkdir(parents=True, exist_ok=True)
+    smi = shim / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'NVIDIA-SMI has failed: no GPU (a test hides it)'\nexit 9\n")
+    smi.chmod(0o755)
     env = dict(os.environ)
-    env["PATH"] = os.pathsep.join(
-        d
-        for d in env.get("PATH", "").split(os.pathsep)
-        if d and not (Path(d) / "nvidia-smi").exists()
-    )
+    env["PATH"] = os.pathsep.join([str(shim), env.get("PATH", "")])
+    env["CUDA_VISIBLE_DEVICES"] = ""
     nvcc = sass.find_tool("nvcc")
     if nvcc:
         env.setdefault("CUDACXX", nvcc)
@@ -302,7 +306,7 @@ class AddAStageTest(unittest.TestCase):
             )
         with open(cls.root / "chapters" / CHAPTER / "lessons.toml", "a") as f:
             f.write(f'\n[{DUMMY}]\nlesson = "{LESSON}"\nspeed = "not judged: a dummy stage"\n')
-        cls.env = without_gpu_env()
+        cls.env = without_gpu_env(cls.tmp)
         cls.build = cls.tmp / "build"
         cls.configured = cls.run_here(
             ["cmake", "-S", str(cls.root), "-B", str(cls.build), "-G", "Ninja"]
