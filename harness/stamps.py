@@ -92,7 +92,22 @@ def normalise_python(text):
             and isinstance(body[0].value.value, str)
         ):
             node.body = body[1:] or [ast.Pass()]
-    return ast.dump(tree, annotate_fields=False)
+    return canonical(tree)
+
+
+def canonical(node):
+    """A syntax tree as text that one Python version writes as another does: ast.dump's output
+    changes between versions (3.12 adds type_params=[] to every def), so empty fields are left out."""
+    if isinstance(node, ast.AST):
+        fields = (
+            f"{name}={canonical(value)}"
+            for name, value in ast.iter_fields(node)
+            if value is not None and value != []
+        )
+        return "(" + " ".join([type(node).__name__, *fields]) + ")"
+    if isinstance(node, list):
+        return "[" + ", ".join(canonical(item) for item in node) + "]"
+    return repr(node)
 
 
 def normalise(path):
@@ -320,8 +335,10 @@ def run_facts(gpu_name, command, root=ROOT):
         ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         commit, dirty = None, ""
-    # A copy of the tree without .git (a GPU machine's working copy) names its commit this way.
-    commit = commit or os.environ.get("COURSE_COMMIT") or None
+    # A copy of the tree (a GPU machine's working copy, whose .git may be missing or of another
+    # commit) names the commit it was copied from this way, and it is taken as the truth.
+    if os.environ.get("COURSE_COMMIT"):
+        commit, dirty = os.environ["COURSE_COMMIT"], ""
     return {
         "commit": commit,
         "uncommitted_changes": bool(dirty),
