@@ -332,7 +332,14 @@ def run_sanitizers(build, program, name):
         state, line = sanitizer_verdict(tool, out, run.returncode)
         if state == "errors":
             # Both accesses of a race, the memory, the threads, what would order them (sanitizer_report.py).
-            line += "".join("\n    " + more for more in sanitizer_report.explain(out, tool))
+            variant, chapter = name.split("/")[:2]
+            mine, other = (
+                ("chapters", "solutions") if variant == "exercise" else ("solutions", "chapters")
+            )
+            search = (f"{mine}/{chapter}", f"{other}/{chapter}", "common", "harness")
+            line += "".join(
+                "\n    " + more for more in sanitizer_report.explain(out, tool, search=search)
+            )
         return tool, state, line
 
     print(

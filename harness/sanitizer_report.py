@@ -336,10 +336,27 @@ def ordering(rep, root=ROOT):
     return lines
 
 
-def explain(text, tool="", root=ROOT, limit=4):
+def resolve(reports, root=ROOT, search=()):
+    """The logs name a file as the compiler saw it (often the bare name of a header): each access's
+    file becomes its path under root, found in the folders of `search` in order (the student's
+    chapters/ folder before solutions/), when it is not one already."""
+    for rep in reports:
+        for a in rep.accesses:
+            if not a.file or (pathlib.Path(root) / a.file).is_file():
+                continue
+            name = pathlib.PurePath(a.file).name
+            found = next(
+                (f"{d}/{name}" for d in search if (pathlib.Path(root) / d / name).is_file()), ""
+            )
+            a.file = found or a.file
+    return reports
+
+
+def explain(text, tool="", root=ROOT, limit=4, search=()):
     """The explanation of a log's reports, as lines (none when it holds none): the first `limit`
-    distinct ones (by their places), and how many more there were."""
-    reports = parse(text, root)
+    distinct ones (by their places), and how many more there were. `search`: the folders (relative
+    to root) where a file the log names bare is looked for."""
+    reports = resolve(parse(text, root), root, search)
     seen, shown = set(), []
     for rep in reports:
         k = (

@@ -71,6 +71,9 @@ def write(root, rel, lines):
     path.write_text("\n".join(text) + "\n")
 
 
+FIXTURES = pathlib.Path(__file__).resolve().parent / "fixtures" / "sanitizer"
+
+
 class SanitizerReportTest(unittest.TestCase):
     def setUp(self):
         self.root = pathlib.Path(tempfile.mkdtemp(prefix="course-sanitizer-"))
@@ -127,6 +130,34 @@ class SanitizerReportTest(unittest.TestCase):
         self.assertTrue(
             all(len(line) <= 100 or line.startswith("        ") for line in text.splitlines()), text
         )
+
+    def test_the_h200_log_of_the_student_race(self):
+        # compute-sanitizer's own log (H200, CUDA 13.0, 2026-11-29) of the text-only student's
+        # 13-scan regions under stage 06: the file is named bare, the check looks in the
+        # student's chapters/ folder first.
+        write(
+            self.root,
+            "chapters/13-scan/lesson_warp_block_scan.cuh",
+            {
+                58: "      T t = lane < warps ? s.warp_sums[lane] : T(0);",
+                60: "      if (lane < warps) s.warp_sums[lane] = t;",
+            },
+        )
+        log = (FIXTURES / "13-scan-06-student-racecheck.log").read_text()
+        search = ("chapters/13-scan", "solutions/13-scan", "common", "harness")
+        lines = sr.explain(log, "racecheck", self.root, search=search)
+        text = "\n".join(lines)
+        for expected in (
+            "read  at chapters/13-scan/lesson_warp_block_scan.cuh:58",
+            "write at chapters/13-scan/lesson_warp_block_scan.cuh:60",
+            "s.warp_sums[lane] = t;",
+            "Warning",
+            "__syncwarp()",
+            "condition",
+        ):
+            self.assertIn(expected, text)
+        # The log repeats the same two places (two instructions each) 20 times: explained once.
+        self.assertEqual(text.count("What orders them"), 1, text)
 
     def test_error_between_warps_wants_a_block_barrier(self):
         text = "\n".join(sr.explain(self.log(BLOCK_RACE), "racecheck", self.root))
