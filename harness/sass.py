@@ -56,6 +56,7 @@ Branch targets, which cuobjdump prints as addresses, are shown as labels.
 """
 
 import argparse
+import concurrent.futures
 import difflib
 import itertools
 import json
@@ -939,9 +940,9 @@ def cmd_capture_all(args):
         .splitlines()
     )
     version = version[-1].strip() if version else "cuobjdump"
-    missing_arch = []
-    for stage_id in ids:
-        chapter, name = stage_id.split("/", 1)
+
+    def one(stage_id):
+        """Capture one stage; (the line to print, whether its object lacks this architecture)."""
         target = course.capture_path(stage_id, ROOT, args.arch)
         target.parent.mkdir(parents=True, exist_ok=True)
         stage = manifest.get(stage_id)
@@ -957,18 +958,26 @@ def cmd_capture_all(args):
                 "(see the stage file)"
             )
             header = f"# {stage_id}: {course.NO_KERNELS}: {why}\n"
-            if stage is not None and parse(_stage_source(stage).text):
-                missing_arch.append(stage_id)
+            missing = stage is not None and bool(parse(_stage_source(stage).text))
+            if missing:
                 header = f"# {stage_id}: {course.NO_KERNELS} for {args.arch}: the build targets other architectures\n"
             target.write_text(header)
-            print(f"{target.relative_to(ROOT)}: no kernels")
-            continue
+            return f"{target.relative_to(ROOT)}: no kernels", missing
         text, words = subset_of(stage_id, text)
         header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}\n"
         target.write_text(header + without_encodings(text))
-        print(
-            f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines"
+        return (
+            f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines",
+            False,
         )
+
+    # One stage's cuobjdump and demangling do not depend on another's: side by side, printed in
+    # course order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(one, ids))
+    missing_arch = [i for i, (_, missing) in zip(ids, results) if missing]
+    for line, _ in results:
+        print(line)
     current = {course.capture_path(i, ROOT, args.arch) for i in ids}
     for chapter in course.chapters(ROOT):
         for old in sorted(course.capture_dir(chapter, ROOT, args.arch).glob("*.sass")):
