@@ -10,8 +10,8 @@ at the bench's size, 2^28 ints; this call is one of the by-n table's.
                                            table's timed pair at 4096, written to reference/h200/
                                            12-reduction/profiles/single_tile/4096.csv in the
                                            format of the stage captures; then the table below
-    capture_single_tile.py --show          the table from the committed capture (the H100's
-                                           until make reference has taken one)
+    capture_single_tile.py --show          the table from the committed capture (the
+                                           reference H200's, taken by make reference)
 
 Which launches: the by-n table times CUB, then stage 10, for each n in turn. At 4096 ints CUB
 launches DeviceReduceSingleTileKernel alone (at larger n the same kernel also ends a two-kernel

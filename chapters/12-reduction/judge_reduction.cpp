@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The speed verdict's workload for chapter 12 (harness/judge.h): one stage's reduction of n random
 // ints in [-1000, 1000], as the benchmark calls it (at the workload's n = 2^28, 1 GB read per call,
-// twenty times the H100's 50 MB L2), its workspace allocated once.
+// about seventeen times the H200's 60 MB L2), its workspace allocated once.
 // Parameters: n, threads, blocks (config::blocks, 0: the stage's own grid); stage 07 also takes
 // op = int | long_long | double | moments | min_max (its typed entry points; double and moments
 // read floats in [-1, 1)); stage 08 (it counts in[i] > threshold) takes threshold (0) and
