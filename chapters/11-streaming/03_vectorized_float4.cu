@@ -20,8 +20,7 @@ namespace {
 template <int n>
 __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t N,
                              float alpha) {
-  // EXERCISE BEGIN: as stage 02, over the N / 4 whole float4 vectors of out, x and y (reinterpret
-  // the pointers); then the last N % 4 floats, one per thread of the grid.
+  // EXERCISE BEGIN: stage 02's kernel moving float4 vectors, every float of [0, N) still written.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -31,9 +30,8 @@ bool aligned16(const void *p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 void saxpy(float *out, const float *x, const float *y, std::size_t n, float alpha,
            const streaming::launch_config &cfg, cudaStream_t stream) {
   if (n == 0) return;
-  // EXERCISE BEGIN: the float4 path faults on an address that is not a multiple of 16 bytes, and
-  // callers may pass any float pointer (the tests misalign each array on its own): refuse, with
-  // std::invalid_argument and before anything is launched, every call the kernel cannot take.
+  // EXERCISE BEGIN: refuse, with std::invalid_argument and before anything is launched, every
+  // call the float4 kernel cannot take.
   COURSE_TODO();
   // EXERCISE END
   streaming::dispatch_unroll(cfg.unroll, [&](auto unroll) {

@@ -21,10 +21,8 @@ namespace {
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: the same job as stage 04, enqueued without waiting in one stream of ctx (copies
-  // in, kernel, copy out, with the four events and ctx.phases as in 04), then one wait. Watch for:
-  // the caller reads h_out as soon as you return, and a wait on a stream other than the one the
-  // work is in (the default one, say) does not wait for it: ctx's streams are non-blocking.
+  // EXERCISE BEGIN: stage 04's job and events enqueued asynchronously in one of ctx's streams,
+  // h_out complete when you return.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -24,10 +24,8 @@ namespace {
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: chunk s of [0, n) (s < ctx.n_streams; a multiple of 64 floats each, the last
-  // one what is left) gets its copies in, the kernel and its copy out in stream ctx.streams[s].
-  // Issue the work breadth first, as listing 11.6 does, and return only when every chunk's result
-  // is in h_out.
+  // EXERCISE BEGIN: stage 05's job split over the ctx.n_streams streams so that copies in, kernels
+  // and copies out of different parts overlap, h_out complete when you return.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -16,8 +16,8 @@ namespace {  // each stage file that includes this header gets its own copy
 
 __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t n,
                              float alpha) {
-  // EXERCISE BEGIN: a grid-stride loop over [0, n) computing out[i] = alpha * x[i] + y[i]. Use
-  // std::size_t for i: past 2^31 elements an int index overflows.
+  // EXERCISE BEGIN: out[i] = alpha * x[i] + y[i] for every i in [0, n), whatever the grid and
+  // block size.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -16,10 +16,8 @@ namespace {
 template <int n>
 __global__ void saxpy_kernel(float *out, const float *x, const float *y, std::size_t N,
                              float alpha) {
-  // EXERCISE BEGIN: each thread handles groups of n elements blockDim.x apart; the groups of a
-  // block are n*blockDim.x contiguous elements, and the grid strides by n*blockDim.x*gridDim.x.
-  // Load all n values of x and y into registers, then compute and store; finish the last partial
-  // group with a bounds check on every element.
+  // EXERCISE BEGIN: out = alpha * x + y over [0, N), each thread with n elements of x and n of y
+  // in flight before it uses any, and warps still reading whole lines.
   const std::size_t stride = std::size_t(n) * blockDim.x * gridDim.x;
   std::size_t i = std::size_t(n) * blockIdx.x * blockDim.x + threadIdx.x;
   for (; i + std::size_t(n - 1) * blockDim.x < N; i += stride) {

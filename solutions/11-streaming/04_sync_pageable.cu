@@ -21,9 +21,8 @@ void pageable_release(float *p) { delete[] p; }
 
 void saxpy_streamed(float *h_out, const float *h_x, const float *h_y, std::size_t n, float alpha,
                     streaming::host_context &ctx) {
-  // EXERCISE BEGIN: the job in order, each step done before the next starts: x and y into ctx's
-  // device buffers, stage 01's kernel on them, the result back into h_out. Mark the start and the
-  // end of each phase with ctx's four events, and say that you did (ctx.phases).
+  // EXERCISE BEGIN: out = alpha * x + y on the host arrays through ctx's device buffers with
+  // synchronous copies, each phase timed by ctx's events (ctx.phases).
   const std::size_t bytes = n * sizeof(float);
   CUDA_CHECK(cudaEventRecord(ctx.ev_start, 0));
   CUDA_CHECK(cudaMemcpy(ctx.d_x, h_x, bytes, cudaMemcpyHostToDevice));
