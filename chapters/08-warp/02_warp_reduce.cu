@@ -19,8 +19,8 @@ namespace {
 
 // Every lane returns the sum of v over the 32 lanes of its warp. All 32 lanes must call it.
 __device__ int warp_sum(int v) {
-  // EXERCISE BEGIN: five butterfly steps: add the value of the lane whose id differs from this
-  // lane's in bit 4, then bit 3, ..., then bit 0 (__shfl_xor_sync with warp::full_mask).
+  // EXERCISE BEGIN: return in every lane the sum of v over the warp's 32 lanes, exchanged in
+  // registers.
   COURSE_TODO();
   // EXERCISE END
   return v;
@@ -36,9 +36,8 @@ __global__ void warp_sum_kernel(int *out, const int *in, int n_warps) {
 // multiple of 32.
 __global__ void block_sum_kernel(int *out, const int *in, std::size_t n) {
   int v = warp_sum(warp::grid_stride_sum(in, n));
-  // EXERCISE BEGIN: combine the warps' sums (every lane of each warp holds its warp's in v) into
-  // the block's, in v of thread 0: one shared int per warp, __syncthreads, then the first warp
-  // adds them with warp_sum (its lanes past the number of warps contribute 0).
+  // EXERCISE BEGIN: combine the warps' sums (each warp's is in v of all its lanes) into the block's
+  // sum, in v of thread 0.
   COURSE_TODO();
   // EXERCISE END
   if (threadIdx.x == 0) out[blockIdx.x] = v;

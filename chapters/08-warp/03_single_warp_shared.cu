@@ -22,10 +22,8 @@ namespace {
 // Every lane of the warp returns the sum of sh[0..32), the warp's own 32 ints of shared memory,
 // which its lanes have just stored. Overwrites sh. All 32 lanes must call it.
 __device__ int warp_sum_shared(int *sh, int lane) {
-  // EXERCISE BEGIN: the sum of the 32 ints in five halving steps (at each, the lower half of the
-  // lanes still at work adds the upper half's ints onto its own), so that sh[0] ends as the total.
-  // The lanes run independently: no lane may read an int before the lane that writes it has
-  // stored it, and that includes the stores made just before this function was called.
+  // EXERCISE BEGIN: leave the total of sh[0..32) in sh[0] by five halving steps, correct when the
+  // lanes run independently.
   COURSE_TODO();
   // EXERCISE END
   return sh[0];
@@ -35,11 +33,8 @@ __device__ int warp_sum_shared(int *sh, int lane) {
 __device__ int warp_sum_shared_short(int *sh, int lane) {
   __syncwarp();
   if (lane < warp::lanes / 2) {
-    // EXERCISE BEGIN: the same five steps with all 16 of these lanes adding at every step (a
-    // running sum in a register, stored back to the lane's own int), no lane < h condition. Watch
-    // for: a lane's read of another's int at step h racing with that lane's store of the same
-    // step, or of the next; and only these 16 lanes reach this code, so a barrier here must not
-    // wait for the other 16.
+    // EXERCISE BEGIN: the same sum with all 16 of these lanes adding at every step (no lane < h
+    // test), correct when they run independently.
     COURSE_TODO();
     // EXERCISE END
   }

@@ -43,10 +43,9 @@ __global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsig
   if (!(mask >> lane & 1u)) return;  // not in this vote
   const std::size_t i = w * warp::lanes + lane;
   warp::vote_result r{};
-  // EXERCISE BEGIN: vote on p = pred[i] != 0 among the lanes of mask: fill in r.ballot, r.any,
-  // r.all (0 or 1), r.count, r.rank (lanes below this one whose p holds; compute the lanes-below
-  // mask from the lane id, without the PTX register) and r.leader (lowest lane whose p holds, or
-  // -1).
+  // EXERCISE BEGIN: vote on p = pred[i] != 0 among the lanes of mask and fill in r.ballot, r.any,
+  // r.all (0 or 1), r.count, r.rank and r.leader (-1 if none), with the lanes-below mask computed
+  // from the lane id.
   COURSE_TODO();
   // EXERCISE END
   const lane_masks m = hardware_lane_masks();
@@ -61,10 +60,8 @@ __global__ void vote_kernel(warp::vote_result *out, const int *pred, const unsig
 __global__ void compact_kernel(int *out, int *counts, const int *in, std::size_t n) {
   const std::size_t w = warp::warp_in_grid();
   if (w * warp::lanes >= n) return;  // whole warps: the last one may be partly past n
-  // EXERCISE BEGIN: this lane's value is in[32w + lane], if that is below n. Keep it if it is
-  // positive (lanes past n keep nothing, but they vote): store it to out[32w + its rank among the
-  // kept values of the warp], and let one lane store the warp's count to counts[w]. Use the
-  // hardware's mask this time: hardware_lane_masks().lt.
+  // EXERCISE BEGIN: write this warp's positive values of in[32w, 32w + 32) below n to out[32w], in
+  // order and with no gaps, and their count to counts[w], with hardware_lane_masks().lt.
   COURSE_TODO();
   // EXERCISE END
 }

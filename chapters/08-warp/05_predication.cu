@@ -117,8 +117,7 @@ namespace branch_free {
 struct short_if {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: short_if's result (3v + 7 for negative v, v otherwise) with no if and no ?:,
-    // from arithmetic on v and a mask made from its sign. Watch the edge: v = 0 is not negative.
+    // EXERCISE BEGIN: short_if as written, with no if and no ?:, bit for bit.
     COURSE_TODO();
     // EXERCISE END
     return r;
@@ -128,8 +127,7 @@ struct short_if {
 struct if_else {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: the Collatz step: compute both sides for every lane and keep one by a mask
-    // (all ones or all zeros) made from v's parity. Watch for negative odd numbers.
+    // EXERCISE BEGIN: if_else (the Collatz step) with no branch, bit for bit.
     COURSE_TODO();
     // EXERCISE END
     return r;
@@ -139,8 +137,7 @@ struct if_else {
 struct ternary {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: ternary's result with both sides computed for every lane and combined by a
-    // mask; then diff its SASS against the ?: form.
+    // EXERCISE BEGIN: ternary with no branch, bit for bit; then diff its SASS against the ?: form.
     COURSE_TODO();
     // EXERCISE END
     return r;
@@ -150,9 +147,7 @@ struct ternary {
 struct long_if_else {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: both 12-round paths for every lane (unsigned arithmetic, as written), then
-    // keep the one v's parity picks without a branch. The compiler branched here; this form never
-    // diverges and always pays for both paths.
+    // EXERCISE BEGIN: long_if_else with no branch, bit for bit.
     COURSE_TODO();
     // EXERCISE END
     return r;
@@ -162,9 +157,7 @@ struct long_if_else {
 struct data_loop {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: a loop with the same trip count for every lane (the largest v & 15 can
-    // be), in which each lane's value changes only on its own first v & 15 rounds, kept or not by
-    // a select of values, not by an if around the work.
+    // EXERCISE BEGIN: data_loop with no branch that depends on v, bit for bit.
     COURSE_TODO();
     // EXERCISE END
     return r;
@@ -174,8 +167,7 @@ struct data_loop {
 struct min_max_abs {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: the clamp and the absolute value with the operations the hardware does in
-    // one instruction each.
+    // EXERCISE BEGIN: min_max_abs with no branch, bit for bit.
     COURSE_TODO();
     // EXERCISE END
     return r;
@@ -185,9 +177,7 @@ struct min_max_abs {
 struct clamp_abs {
   __device__ static float apply(float x) {
     float r = x;
-    // EXERCISE BEGIN: clamp(|x| - 1, -0.5, 0.5) with the hardware's float min and max and no
-    // branch, and a NaN must come out NaN, as from the comparisons as written: fminf and fmaxf
-    // return the other operand when one is NaN.
+    // EXERCISE BEGIN: clamp_abs with no branch, bit for bit, a NaN included.
     COURSE_TODO();
     // EXERCISE END
     return r;

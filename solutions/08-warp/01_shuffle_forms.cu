@@ -16,9 +16,8 @@ namespace {
 // The value this lane receives in shuffle c. Every lane of c.mask calls it with the same c.
 template <class T>
 __device__ T shuffled(const warp::shuffle_case &c, T v, int lane) {
-  // EXERCISE BEGIN: return v as read by this lane in each form of warp::shuffle_form (see warp.h),
-  // with c.mask, c.arg and c.width. Rotate is a broadcast whose source is this lane's position in
-  // its segment plus c.arg; the shuffle wraps a source outside [0, width) into the segment.
+  // EXERCISE BEGIN: return v as this lane receives it in shuffle case c: its form (warp.h says what
+  // each reads), with c.mask, c.arg and c.width.
   switch (c.form) {
     case warp::shuffle_form::broadcast: return __shfl_sync(c.mask, v, c.arg, c.width);
     case warp::shuffle_form::up: return __shfl_up_sync(c.mask, v, c.arg, c.width);
@@ -52,8 +51,8 @@ __device__ int hardware_lane() {
 
 __global__ void thread_ids_kernel(warp::thread_ids *out, int width) {
   warp::thread_ids id{};
-  // EXERCISE BEGIN: fill in id.lane, id.warp, id.segment and id.seg_lane for a two-dimensional
-  // block. Warps are cut from the block's threads in linear order, threadIdx.x fastest.
+  // EXERCISE BEGIN: fill in id.lane, id.warp, id.segment and id.seg_lane of this thread of a 2D
+  // block.
   const int linear = threadIdx.y * blockDim.x + threadIdx.x;
   id.lane = linear % warp::lanes;
   id.warp = linear / warp::lanes;

@@ -108,8 +108,7 @@ namespace branch_free {
 struct short_if {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: short_if's result (3v + 7 for negative v, v otherwise) with no if and no ?:,
-    // from arithmetic on v and a mask made from its sign. Watch the edge: v = 0 is not negative.
+    // EXERCISE BEGIN: short_if as written, with no if and no ?:, bit for bit.
     const int neg = v >> 31;  // all ones where v < 0 (an arithmetic shift), else 0
     r = v + (neg & (2 * v + 7));
     // EXERCISE END
@@ -120,8 +119,7 @@ struct short_if {
 struct if_else {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: the Collatz step: compute both sides for every lane and keep one by a mask
-    // (all ones or all zeros) made from v's parity. Watch for negative odd numbers.
+    // EXERCISE BEGIN: if_else (the Collatz step) with no branch, bit for bit.
     const int odd = -(v & 1);
     r = (odd & (3 * v + 1)) | (~odd & (v / 2));
     // EXERCISE END
@@ -132,8 +130,7 @@ struct if_else {
 struct ternary {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: ternary's result with both sides computed for every lane and combined by a
-    // mask; then diff its SASS against the ?: form.
+    // EXERCISE BEGIN: ternary with no branch, bit for bit; then diff its SASS against the ?: form.
     const int pos = -int(v > 0);
     r = (pos & (5 * v)) | (~pos & (-v / 3));
     // EXERCISE END
@@ -144,9 +141,7 @@ struct ternary {
 struct long_if_else {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: both 12-round paths for every lane (unsigned arithmetic, as written), then
-    // keep the one v's parity picks without a branch. The compiler branched here; this form never
-    // diverges and always pays for both paths.
+    // EXERCISE BEGIN: long_if_else with no branch, bit for bit.
     unsigned a = static_cast<unsigned>(v), b = a;
 #pragma unroll
     for (unsigned k = 0; k < 12; ++k) {
@@ -163,9 +158,7 @@ struct long_if_else {
 struct data_loop {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: a loop with the same trip count for every lane (the largest v & 15 can
-    // be), in which each lane's value changes only on its own first v & 15 rounds, kept or not by
-    // a select of values, not by an if around the work.
+    // EXERCISE BEGIN: data_loop with no branch that depends on v, bit for bit.
     unsigned u = static_cast<unsigned>(v);
     const int trips = v & 15;
 #pragma unroll
@@ -182,8 +175,7 @@ struct data_loop {
 struct min_max_abs {
   __device__ static int apply(int v) {
     int r = v;
-    // EXERCISE BEGIN: the clamp and the absolute value with the operations the hardware does in
-    // one instruction each.
+    // EXERCISE BEGIN: min_max_abs with no branch, bit for bit.
     r = min(max(v, -1000), 1000) + abs(v);
     // EXERCISE END
     return r;
@@ -193,9 +185,7 @@ struct min_max_abs {
 struct clamp_abs {
   __device__ static float apply(float x) {
     float r = x;
-    // EXERCISE BEGIN: clamp(|x| - 1, -0.5, 0.5) with the hardware's float min and max and no
-    // branch, and a NaN must come out NaN, as from the comparisons as written: fminf and fmaxf
-    // return the other operand when one is NaN.
+    // EXERCISE BEGIN: clamp_abs with no branch, bit for bit, a NaN included.
     const float c = fabsf(x) - 1.0f;
     r = fminf(fmaxf(c, -0.5f), 0.5f);
     r = c != c ? c : r;
