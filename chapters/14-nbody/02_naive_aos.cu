@@ -18,8 +18,8 @@ template <int U>
 __global__ void naive_forces(float4 *force, const float4 *body, std::size_t n, float softening2) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(blockDim.x) * gridDim.x) {
-    // EXERCISE BEGIN: sum the pull of every body j on body i with nbody::body_body_interaction,
-    // the j loop unrolled U times, and store (fx, fy, fz, 0) in force[i].
+    // EXERCISE BEGIN: force[i] from the pull of every body j on body i, the j loop unrolled U
+    // times.
     COURSE_TODO();
     // EXERCISE END
   }

@@ -23,8 +23,8 @@ __global__ void constant_pass(float4 *force, const float4 *body, std::size_t n, 
                               bool first_pass, float softening2) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(blockDim.x) * gridDim.x) {
-    // EXERCISE BEGIN: sum the pull of pass_bodies[0, count) on body i, then store the sum in
-    // force[i] on the first pass and add it to force[i] on the others.
+    // EXERCISE BEGIN: add the pull of pass_bodies[0, count) on body i into force[i], which the
+    // first pass stores.
     COURSE_TODO();
     // EXERCISE END
   }

@@ -37,15 +37,9 @@ __global__ void __launch_bounds__(32 * warps_per_block)
   const float4 me = nbody::body_or_nothing(body, i, n);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t J = first; J < last; ++J) {
-    // EXERCISE BEGIN: stage column tile J (bodies 32J + lane, zero mass past n) in this warp's
-    // slice col[] of shared memory, which every tile of the run reuses: no lane may overwrite it
-    // while another still reads it, nor read it before it is complete. The diagonal tile (J == I):
-    // rows only, brute force. Any other tile: every lane meets each of the 32 columns once,
-    // lane l meeting column (l + s) mod 32 at step s; from the distance and 1/r^3 they share,
-    // add the column body's pull to the row sum (fx, fy, fz) and the row body's opposite pull to
-    // a running column sum that moves through the warp (__shfl_sync) so that each column sum
-    // is back on its own lane after step 31; then add the column sums into force[] (other warps
-    // add into the same bodies) for the columns that exist.
+    // EXERCISE BEGIN: the pairs of row tile I and column tile J, each computed once: its pull into
+    // the row sums and its opposite into force[] of column J's bodies (the diagonal tile: rows
+    // only).
     COURSE_TODO();
     // EXERCISE END
   }

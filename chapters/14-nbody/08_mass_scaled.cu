@@ -47,9 +47,8 @@ struct mass_scaled_form {
   };
   template <int B>
   __device__ static void put(tile<B> &t, int k, float4 b, float softening2) {
-    // EXERCISE BEGIN: store body b (x, y, z, mass m >= 0) in slot k in the scaled form above, so
-    // that a body of zero mass (the tail of the last tile among them) adds exactly 0 and no
-    // division by 0 happens. This runs once per body per tile: exactness matters more than speed.
+    // EXERCISE BEGIN: store body b in slot k in the scaled form above, a body of zero mass adding
+    // exactly 0 without dividing by 0.
     COURSE_TODO();
     // EXERCISE END
   }
@@ -65,10 +64,8 @@ struct mass_scaled_form {
   }
   __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z,
                                   const source &b, float /*softening2: in b.soft*/, bool self) {
-    // EXERCISE BEGIN: add m (r_j - r_i) / (d^2 + e^2)^(3/2) to (fx, fy, fz) from the scaled source
-    // b and this thread's body (x, y, z) in 9 fused multiply-adds, 2 multiplications and one
-    // nbody::reciprocal_sqrt (count them in the SASS); the softening goes in first, as in
-    // body_body_interaction. The body itself (self) must add nothing.
+    // EXERCISE BEGIN: add the scaled source b's pull on (x, y, z) to (fx, fy, fz) in 9 FFMA, 2 FMUL
+    // and one reciprocal square root, nothing when self.
     COURSE_TODO();
     // EXERCISE END
   }
@@ -76,10 +73,8 @@ struct mass_scaled_form {
   __device__ static void tile_pass(const tile<B> &t, float (&fx)[R], float (&fy)[R], float (&fz)[R],
                                    const float (&px)[R], const float (&py)[R], const float (&pz)[R],
                                    std::ptrdiff_t block_at, float softening2) {
-    // EXERCISE BEGIN: the tiles that hold any of the block's R * B rows (decide it for the whole
-    // block, so that its warps do not diverge) meet the rows with the j == i mask
-    // (nbody::tile_interactions<true, ...>, each row's slot in the tile as `self`); every other
-    // tile without it. Watch the rows of the block that start in one tile and end in the next.
+    // EXERCISE BEGIN: this thread's R rows against the tile, with the j == i mask only in the tiles
+    // that hold any of the block's rows.
     COURSE_TODO();
     // EXERCISE END
   }

@@ -22,10 +22,8 @@ __global__ void tiled_forces(float4 *force, const float4 *body, std::size_t n, f
   const float4 me = i < n ? body[i] : make_float4(0.f, 0.f, 0.f, 0.f);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t t = 0; t < n; t += blockDim.x) {
-    // EXERCISE BEGIN: stage the tile: one body per thread in tile[] (zero mass past n:
-    // nbody::body_or_nothing); then sum the pull of its blockDim.x bodies (the loop unrolled U
-    // times). The tile is shared by the whole block: no thread may read it before it is complete,
-    // nor overwrite it while another thread still reads it.
+    // EXERCISE BEGIN: add the pull of this tile of blockDim.x bodies on body i, the block staging
+    // the tile in tile[] and sharing it safely (the loop unrolled U times).
     tile[threadIdx.x] = nbody::body_or_nothing(body, t + threadIdx.x, n);
     __syncthreads();
 #pragma unroll U

@@ -24,8 +24,8 @@ __global__ void constant_pass(float4 *force, const float4 *body, std::size_t n, 
                               bool first_pass, float softening2) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(blockDim.x) * gridDim.x) {
-    // EXERCISE BEGIN: sum the pull of pass_bodies[0, count) on body i, then store the sum in
-    // force[i] on the first pass and add it to force[i] on the others.
+    // EXERCISE BEGIN: add the pull of pass_bodies[0, count) on body i into force[i], which the
+    // first pass stores.
     const float4 me = body[i];
     float fx = 0.f, fy = 0.f, fz = 0.f;
 #pragma unroll 4

@@ -22,9 +22,8 @@ __global__ void shuffle_forces(float4 *force, const float4 *body, std::size_t n,
   const float4 me = i < n ? body[i] : make_float4(0.f, 0.f, 0.f, 0.f);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t t = 0; t < n; t += 32) {
-    // EXERCISE BEGIN: each lane loads body t + lane (nbody::body_or_nothing past n); then for each
-    // source lane 0..31 broadcast its x, y, z and mass to the whole warp (a shuffle in which all
-    // 32 lanes take part) and add that body's pull with nbody::body_body_interaction.
+    // EXERCISE BEGIN: add the pull of bodies t .. t + 31 on body i, shared across the warp in
+    // registers, not memory.
     const float4 mine = nbody::body_or_nothing(body, t + lane, n);
 #pragma unroll 8
     for (int src = 0; src < 32; ++src) {

@@ -34,11 +34,8 @@ inline std::size_t part_begin(std::size_t n, int p, int k) {
 void gpu_worker(int device, const std::vector<int> &parts, int k, float4 *h_force,
                 const float4 *h_body, std::size_t n, float softening2) {
   CUDA_CHECK(cudaSetDevice(device));
-  // EXERCISE BEGIN: copy the n bodies to this GPU; compute the rows of each of its parts
-  // (part_begin) with stage 07's kernel (nbody::launch_register_blocked in listing 14.1's form,
-  // rows_per_thread x threads, unroll 8, and no column split, so that every split gives the same
-  // bits) into one device buffer that fits the longest part, and copy each part's forces back
-  // into place in h_force. They must all be there when this returns.
+  // EXERCISE BEGIN: the forces of this GPU's parts, computed with stage 07's kernel, in place in
+  // h_force when this returns, the same bits whatever the split.
   course::stream stream;
   course::device_buffer<float4> d_body(n);
   std::size_t most = 0;

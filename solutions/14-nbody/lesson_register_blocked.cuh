@@ -34,10 +34,8 @@ __device__ __forceinline__ void tile_interactions(const typename Form::template 
                                                   const float (&px)[R], const float (&py)[R],
                                                   const float (&pz)[R], const int (&self)[R],
                                                   float softening2) {
-  // EXERCISE BEGIN: the register blocking: read the tile four sources at a time (Form::get4), and
-  // let each source read from shared memory feed all R rows before the next is read; unroll so
-  // that U sources go by per loop trip. Tell Form::interact when the source is the row itself
-  // (only when Masked).
+  // EXERCISE BEGIN: the R rows' interactions with the tile's B sources, each source read from
+  // shared memory once for all R rows, U sources per loop trip.
 #pragma unroll(U / 4)
   for (int j = 0; j < B; j += 4) {
     typename Form::source s[4];
@@ -100,12 +98,8 @@ __global__ void __launch_bounds__(B)
                             float softening2) {
   static_assert(B % 4 == 0 && U % 4 == 0, "the tile is read four sources at a time");
   __shared__ typename Form::template tile<B> tile;
-  // EXERCISE BEGIN: load this thread's R rows (zero-mass bodies past row0 + rows) into registers;
-  // walk this block's slice of columns, cut at n, one tile of B bodies at a time: every thread
-  // puts one body in the tile (Form::put; zero mass past the slice's end), then the whole tile
-  // meets the R rows (Form::tile_pass). All B threads share one tile: no thread may overwrite
-  // it while another still reads it, nor read it before it is complete. At the end, store the
-  // rows that exist; when the columns are split over several blocks, add into them instead.
+  // EXERCISE BEGIN: the forces on this thread's R rows from this block's slice of columns, taken
+  // tile by tile through shared memory, stored (or added when the columns are split).
   const std::size_t block_first =
       row0 + std::size_t(blockIdx.x) * R * B;  // the block's rows: R * B from here
   const std::size_t first = block_first + threadIdx.x;
@@ -148,9 +142,8 @@ template <class Form, int R, int B, int U>
 void launch_register_blocked(float4 *force, const float4 *body, std::size_t n, std::size_t row0,
                              std::size_t rows, int split, float softening2, cudaStream_t stream) {
   if (rows == 0 || n == 0) return;
-  // EXERCISE BEGIN: the grid: enough blocks of R * B rows for every row, and along y the column
-  // slices (whole tiles each, about n / split columns) that cover all n columns, whatever n. When
-  // there is more than one slice the kernel adds into force: it must start at zero (in `stream`).
+  // EXERCISE BEGIN: launch the kernel over every row and all n columns in about `split` slices in
+  // `stream`, force zeroed first when the slices add into it.
   const std::size_t cols = ceil_div(ceil_div(n, std::size_t(split < 1 ? 1 : split)), B) * B;
   const dim3 grid(unsigned(ceil_div(rows, std::size_t(R) * B)), unsigned(ceil_div(n, cols)));
   if (grid.y > 1) CUDA_CHECK(cudaMemsetAsync(force, 0, rows * sizeof(float4), stream));

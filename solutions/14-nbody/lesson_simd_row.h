@@ -9,11 +9,8 @@
 
 // force[i] from the SOA copy b (x, y, z, m, padded with zero-mass bodies to a multiple of 16).
 inline float4 row(const soa &b, std::size_t i, float softening2) {
-  // EXERCISE BEGIN: body i against V::width bodies per step: body i in every lane, the bodies
-  // j..j+width-1 loaded from the SOA arrays; each lane's pull as in listing 14.2, with
-  // 1/sqrt(d^2 + e^2) from V::rsqrt_estimate refined by one Newton-Raphson step,
-  // y' = y (1.5 - 0.5 d2 y^2) (the estimate alone has 12 to 14 bits: the tests would see it);
-  // three vector sums, added across their lanes at the end.
+  // EXERCISE BEGIN: body i's force from every body, V::width at a time, with a reciprocal square
+  // root accurate to float.
   const V::vec x0 = V::set1(b.x[i]), y0 = V::set1(b.y[i]), z0 = V::set1(b.z[i]);
   const V::vec soft = V::set1(softening2), half = V::set1(0.5f), three_halves = V::set1(1.5f);
   V::vec ax = V::set1(0.f), ay = V::set1(0.f), az = V::set1(0.f);
