@@ -32,9 +32,8 @@ __global__ void __launch_bounds__(B)
   const T warp_total = lb::scan_rows(base, sum);
   T through_tile;
   const T before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
-  // EXERCISE BEGIN: each row's four elements start from before (all the elements before this
-  // warp's part of the tile) + base[r] (this lane's place in the warp's part); scan them
-  // (scan::scan4) and store them (scan::store4) at the row's index.
+  // EXERCISE BEGIN: scan this lane's rows and store them, each counting from the sum of every
+  // element before it.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -50,10 +49,8 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
     if (tiles > 0xffffffffu)
       throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
-    // EXERCISE BEGIN: one block per tile. The call may follow earlier ones on the same workspace:
-    // the tile numbers must start from 0 again (ws.counter(), on the stream), and the status words
-    // of earlier calls must read as stale (a new epoch, ws.next_epoch()). Choose the 16-byte path
-    // only where every array it touches allows it.
+    // EXERCISE BEGIN: launch the look-back scan so that the call is right after any earlier call on
+    // the same workspace, on the 16-byte path only where the arrays allow it.
     COURSE_TODO();
     // EXERCISE END
   });

@@ -45,17 +45,15 @@ __global__ void __launch_bounds__(B)
   }
   const int warp_kept = lb::scan_rows(base, count);
   int *buf = packed[threadIdx.x / 32];
-  // EXERCISE BEGIN: gather the warp's kept elements in its shared buffer, contiguous and in input
-  // order, so that the write-out below can store them with whole lines instead of scattered lanes.
-  // Each lane knows how many kept elements of the warp come before each of its rows (scan_rows).
+  // EXERCISE BEGIN: pack the warp's kept elements into its shared buffer, contiguous and in input
+  // order.
   COURSE_TODO();
   // EXERCISE END
   int through_tile;
   const int before = lb::warp_prefix<B>(warp_kept, status, tile, epoch, through_tile);
   __syncwarp();  // the warp's packing is done before any lane reads buf
-  // EXERCISE BEGIN: the warp copies its packed elements to their place in out, after every kept
-  // element before this warp (the look-back told it how many), so that each store instruction
-  // of the warp writes consecutive addresses.
+  // EXERCISE BEGIN: copy the warp's packed elements to their place in out, each store instruction
+  // of the warp writing consecutive addresses.
   COURSE_TODO();
   // EXERCISE END
   if (tile == tiles - 1 && threadIdx.x == 0) *kept = unsigned(through_tile);

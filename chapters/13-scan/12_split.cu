@@ -66,19 +66,15 @@ __global__ void __launch_bounds__(B)
       Full ? warp_elements : (extent > warp_first ? min(extent - warp_first, warp_elements) : 0u);
   const std::size_t warp_start = std::size_t(tile) * lb::tile_elements<B> + warp_first;
   int *buf = packed[warp];
-  // EXERCISE BEGIN: pack this lane's elements in range into buf[], in order: a kept one at its
-  // rank among the warp's kept (from base[r] on, as stage 09), any other behind all warp_kept of
-  // them, at its rank among the warp's others. Its place in the warp's part is
-  // r * 128 + 4 * lane + k; how many kept elements come before it, you are counting.
+  // EXERCISE BEGIN: pack this lane's elements into buf[], the warp's kept ones first in input
+  // order, then its others in input order.
   COURSE_TODO();
   // EXERCISE END
   int through_tile;
   const int before = lb::warp_prefix<B>(warp_kept, status, tile, epoch, through_tile);
   __syncwarp();  // the warp's packing is done before any lane reads buf
-  // EXERCISE BEGIN: the warp writes buf[0, warp_count) out, lane i taking elements i, i + 32, ...:
-  // the kept ones from before (the kept elements before this warp) on, the others after all
-  // *total_kept kept elements, from their rank among the others (the elements before this warp,
-  // warp_start, less the kept ones among them) on.
+  // EXERCISE BEGIN: copy the warp's packed elements to their places in out: the kept ones among all
+  // kept, the others after every kept element.
   COURSE_TODO();
   // EXERCISE END
 }

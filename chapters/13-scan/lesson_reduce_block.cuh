@@ -20,10 +20,8 @@ namespace scan {
 template <unsigned B, class T>
 __device__ T reduce_block(T *sh, T x) {
   const unsigned t = threadIdx.x;
-  // EXERCISE BEGIN: fold the block's B values in shared memory, halving the number of threads that
-  // add, until 64 values (or fewer) remain; then warp 0 adds the last ones with shuffles, in
-  // registers. Watch for: B = 32 and B = 64 (no shared-memory step at all, or one), a barrier
-  // between one step's writes and the next step's reads, and a caller that reuses sh.
+  // EXERCISE BEGIN: return the sum of the block's B values to thread 0, the last warp's steps in
+  // registers.
   COURSE_TODO();
   // EXERCISE END
 }

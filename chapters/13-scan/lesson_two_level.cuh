@@ -21,9 +21,7 @@ namespace scan {
 template <unsigned B, class T>
 __global__ void reduce_ranges(T *partials, const T *in, std::size_t n, std::size_t per_block) {
   __shared__ T sh[B];
-  // EXERCISE BEGIN: each thread adds up its elements of the block's range (the range's first
-  // element + threadIdx.x, then every B-th), then the block reduces the threads' sums with
-  // scan::reduce_block. Watch for the last range, which ends at n.
+  // EXERCISE BEGIN: store the sum of this block's range in partials[blockIdx.x].
   COURSE_TODO();
   // EXERCISE END
 }
@@ -33,8 +31,7 @@ __global__ void reduce_ranges(T *partials, const T *in, std::size_t n, std::size
 template <unsigned B, class BlockScan, class T>
 __global__ void scan_partials(T *partials, std::size_t count) {
   __shared__ typename BlockScan::template storage<B, T> s;
-  // EXERCISE BEGIN: count may exceed B (config::partials): scan B partials at a time with
-  // BlockScan::template inclusive<B>, each chunk starting from the total of the chunks before it.
+  // EXERCISE BEGIN: scan partials[0, count) in place, count being possibly more than B.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -45,10 +42,8 @@ template <unsigned B, class T>
 __global__ void scan_ranges(T *out, const T *in, const T *partials, std::size_t n,
                             std::size_t per_block, bool inclusive) {
   __shared__ block_scan_storage<B, T> s;
-  // EXERCISE BEGIN: start from partials[b - 1] (0 for block 0); for each tile of the range, scan
-  // the tile's elements with scan::scan_block, write them, and carry the tile's total to the next
-  // tile. Watch for: every thread must run every trip of the loop (scan_block has barriers), and
-  // the last tile of the last range, which ends at n.
+  // EXERCISE BEGIN: scan this block's range into out tile by tile, counting from the sum of every
+  // range before it.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -19,8 +19,7 @@ namespace scan {
 struct shfl_warp_scan {
   template <class T>
   __device__ static T inclusive(T x, unsigned lane) {
-    // EXERCISE BEGIN: five steps (offsets 1, 2, 4, 8, 16) with __shfl_up_sync on the whole warp;
-    // a lane adds the value it received only where the source lane exists (lane >= offset).
+    // EXERCISE BEGIN: the inclusive warp scan in registers with __shfl_up_sync.
     COURSE_TODO();
     // EXERCISE END
   }
@@ -38,11 +37,8 @@ struct warp_block_scan {
   __device__ static T inclusive(storage<B, T> &s, T x, T &total) {
     constexpr unsigned warps = B / 32;
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    // EXERCISE BEGIN: scanBlock's three steps (figure 13.12) with WarpScan::inclusive in place of
-    // scan_warp: only the warps' totals go through shared memory. Watch for: the barriers around
-    // warp_sums (the previous call's readers too), and the one warp that reads warp_sums, scans in
-    // registers and writes warp_sums back: a shuffle orders registers, not shared memory
-    // (racecheck finds the race at B = 32 if nothing orders the reads before the writes).
+    // EXERCISE BEGIN: the block scan of figure 13.12 on WarpScan::inclusive, only the warps' totals
+    // going through shared memory.
     COURSE_TODO();
     // EXERCISE END
   }

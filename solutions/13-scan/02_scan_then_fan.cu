@@ -18,8 +18,8 @@ template <unsigned B, class T>
 __global__ void scan_and_write_partials(T *out, T *partials, const T *in, std::size_t n,
                                         bool inclusive) {
   __shared__ scan::block_scan_storage<B, T> s;
-  // EXERCISE BEGIN: this block's element (0 past n) goes through scan::scan_block; write the
-  // inclusive or exclusive value for i < n, and the block's total to partials (when given).
+  // EXERCISE BEGIN: scan this block's elements, write each one's inclusive or exclusive sum within
+  // the block, and leave the block's total in partials when it is given.
   const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;
   const T x = i < n ? in[i] : T(0);
   T total;
@@ -32,8 +32,7 @@ __global__ void scan_and_write_partials(T *out, T *partials, const T *in, std::s
 // Block b > 0 adds the inclusive scan of the totals of blocks 0..b-1 to each of its elements.
 template <unsigned B, class T>
 __global__ void scan_add_base_sums(T *out, const T *partials, std::size_t n) {
-  // EXERCISE BEGIN: block 0 has nothing to add; block b adds partials[b - 1] (the sum of every
-  // element before the block) to its elements out[b*B .. b*B + B-1] that are < n.
+  // EXERCISE BEGIN: add the sum of every element before this block to the block's elements of out.
   if (blockIdx.x == 0) return;
   const T base = partials[blockIdx.x - 1];
   const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;

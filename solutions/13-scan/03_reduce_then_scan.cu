@@ -15,8 +15,7 @@ namespace {
 template <unsigned B, class T>
 __global__ void reduce_blocks(T *partials, const T *in, std::size_t n) {
   __shared__ T sh[B];
-  // EXERCISE BEGIN: partials[blockIdx.x] = the sum of the block's B elements (0 past n), with
-  // scan::reduce_block.
+  // EXERCISE BEGIN: store the sum of this block's elements in partials[blockIdx.x].
   const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;
   const T total = scan::reduce_block<B>(sh, i < n ? in[i] : T(0));
   if (threadIdx.x == 0) partials[blockIdx.x] = total;
@@ -28,8 +27,8 @@ template <unsigned B, class T>
 __global__ void scan_with_base(T *out, const T *in, const T *partials, std::size_t n,
                                bool inclusive) {
   __shared__ scan::block_scan_storage<B, T> s;
-  // EXERCISE BEGIN: load x (0 past n), scan it with scan::scan_block, and write
-  // base + the inclusive or exclusive value to out[i] for i < n.
+  // EXERCISE BEGIN: write this block's elements scanned, counting from the sum of every element
+  // before the block.
   const std::size_t i = blockIdx.x * std::size_t(B) + threadIdx.x;
   const T x = i < n ? in[i] : T(0);
   const T base = (partials && blockIdx.x) ? partials[blockIdx.x - 1] : T(0);

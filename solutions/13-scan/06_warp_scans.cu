@@ -20,10 +20,9 @@ constexpr unsigned pad = 16;  // zeros below each warp's 32 slots in the zero-pa
 
 // 13-14. sh: this warp's pad + 32 ints; sh[0, pad) hold zeros, so lane - offset needs no guard.
 __device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
-  // EXERCISE BEGIN: the zero-padded warp scan (13-14). The 16 slots below the warp's 32 already
-  // hold zeros (the kernel writes them once, as the book's kernels do), so no lane needs a guard:
-  // a lane whose source lies below the warp adds a zero. Keep your scan_warp's __syncwarp()
-  // discipline, and add no shared-memory access that the conditional form does not make.
+  // EXERCISE BEGIN: the zero-padded warp scan (13-14): scan_warp's result without a per-lane guard,
+  // the zeros below the warp's slots standing in for lanes that do not exist (lane and offset are
+  // unsigned: index so that no subscript goes negative).
   sh[pad + lane] = x;
   __syncwarp();
   for (unsigned offset = 1; offset < 32; offset *= 2) {
@@ -39,9 +38,8 @@ __device__ int warp_scan_zero_padded(int *sh, int x, unsigned lane) {
 // 13-15/13-16: one template for both forms, as the book's bZeroPad template argument chooses.
 template <bool zero_padded>
 __device__ int warp_scan_templated(int *sh, int x, unsigned lane) {
-  // EXERCISE BEGIN: one body for both forms, the choice made at compile time (13-16): zero_padded
-  // puts the warp's 32 slots after the 16 zeros (already written, as above) and drops the guard;
-  // otherwise the conditional form. Neither form should pay at run time for the other.
+  // EXERCISE BEGIN: one body for the conditional and the zero-padded warp scans, the template
+  // argument choosing at compile time (13-16).
   const unsigned base = zero_padded ? pad : 0;
   sh[base + lane] = x;
   __syncwarp();
@@ -60,9 +58,8 @@ __device__ int warp_scan_templated(int *sh, int x, unsigned lane) {
 __device__ int warp_scan_ptx(int x) {
 #pragma unroll
   for (unsigned offset = 1; offset < 32; offset *= 2) {
-    // EXERCISE BEGIN: one step in inline PTX (13-17): shfl.sync.up.b32 with its predicate output
-    // (true where the source lane is in range), and an add that only that predicate lets happen.
-    // The member mask is the shuffle's last operand.
+    // EXERCISE BEGIN: one step of the warp scan in inline PTX (13-17), the shuffle's own predicate
+    // deciding whether this lane adds.
     asm volatile(
         "{\n\t"
         ".reg .s32 r0;\n\t"

@@ -31,11 +31,8 @@ __global__ void scatter_ranges(int *out, const int *in, const int *partials, std
     const std::size_t i = first + 4 * threadIdx.x;
     int v[4];
     scan::load4(v, in, i, end, aligned);  // v[k] is element i + k (0 past end)
-    // EXERCISE BEGIN: 13.6's compaction for this tile: a kept element's place in out is the number
-    // of kept elements before it, from the tiles before (carry) and in this tile (scan::scan_block
-    // over what each thread keeps, as stage 05 scans its sums of four). Write this thread's kept
-    // elements there, in order, and carry the tile's total kept to the next tile. Watch for: the
-    // zeros past end are not elements (keep(0) may be true); every thread joins the block scan.
+    // EXERCISE BEGIN: write this thread's kept elements of the tile to their places in out, in
+    // order, and carry the tile's count of kept elements to the next tile.
     int flag[4], count = 0;
 #pragma unroll
     for (unsigned k = 0; k < 4; ++k) {

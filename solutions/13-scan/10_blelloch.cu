@@ -23,13 +23,8 @@ struct blelloch_block_scan {
   template <unsigned B, class T>
   __device__ static T inclusive(storage<B, T> &s, T x, T &total) {
     const unsigned t = threadIdx.x;
-    // EXERCISE BEGIN: the exclusive scan of figure 13.2 .. 13.5 on s.sh: the up-sweep (at stride
-    // d = 1, 2, 4, ..., thread t updates the slot (t + 1) * 2d - 1 from the slot d below it, if in
-    // range), then the root becomes the identity, then the down-sweep (d = B/2 .. 1: the lower
-    // slot takes the upper one's value, the upper one adds the old lower one). total is the root
-    // before it is cleared; return this thread's exclusive value + x. Watch for: a barrier between
-    // every two steps, everyone reading the root before it is cleared, and a caller that calls
-    // again on the same storage.
+    // EXERCISE BEGIN: Blelloch's work-efficient scan of the block in s.sh (figures 13.2 to 13.5):
+    // return this thread's inclusive value and set total to the block's sum.
     s.sh[t] = x;
 #pragma unroll
     for (unsigned d = 1; d < B; d *= 2) {

@@ -29,9 +29,7 @@ struct seg {
 // The segmented operator: what `a` followed by `b` sums to. The identity is {0, false}.
 template <class T>
 __device__ seg<T> combine(seg<T> a, seg<T> b) {
-  // EXERCISE BEGIN: a head inside b cuts everything before it off: the sum is then b's alone;
-  // otherwise the two sums add up. Watch for: the result's head must say whether a head is in
-  // either part, or a later combine lets a carry cross it.
+  // EXERCISE BEGIN: the segmented operator: the pair for a's elements followed by b's.
   return b.head ? b : seg<T>{a.value + b.value, a.head};
   // EXERCISE END
 }
@@ -90,8 +88,7 @@ __device__ seg<T> fold4(const T (&v)[4], unsigned heads) {
 // v becomes its segmented scan starting from `run` (what comes before the first element).
 template <class T>
 __device__ void segmented_scan4(T (&v)[4], unsigned heads, T run, bool inclusive) {
-  // EXERCISE BEGIN: the serial segmented scan of the four: the running sum restarts at a head.
-  // Watch for: an exclusive scan gives 0 at a head, not the sum of the segment before it.
+  // EXERCISE BEGIN: replace the four by their segmented scan, counting from run.
 #pragma unroll
   for (unsigned k = 0; k < 4; ++k) {
     const T x = v[k];
@@ -137,11 +134,8 @@ __device__ T warp_prefix_segmented(seg<T> warp_total, unsigned long long *status
     const seg<T> excl = seg_exclusive(w, lane);
     const seg<T> aggregate = seg_shfl(w, warps - 1);  // the whole tile
     T before = 0;
-    // EXERCISE BEGIN: the protocol (stage 08's warp_prefix) for a tile's pair: before = what the
-    // tiles before this one carry into it (lb::warp_look_back). A tile with a head inside knows
-    // its inclusive PREFIX (its sum from its last head on) without looking back: publish it
-    // before the look-back, so that later tiles stop here at once. Watch for: such a tile's
-    // PREFIX must not include what comes before its head.
+    // EXERCISE BEGIN: the tile's protocol for pairs: before is what the tiles before this one carry
+    // into it, and a tile that holds a head publishes its PREFIX before it looks back.
     if (tile == 0) {
       if (lane == 0) lb::publish(status, 0, lb::status_prefix, aggregate.value, epoch);
     } else if (aggregate.head) {
@@ -180,10 +174,8 @@ __global__ void __launch_bounds__(B)
   for (unsigned r = 0; r < rows; ++r) base[r] = fold4(v[r], h[r]);
   const seg<T> warp_total = scan_rows_segmented(base, base);
   const T before = warp_prefix_segmented<B>(warp_total, status, tile, epoch);
-  // EXERCISE BEGIN: each row's four start from what comes before them, before (the warps and
-  // tiles before this warp's part) and then base[r] (the lanes and rows before, in the warp's
-  // part); scan them (segmented_scan4) and store them (scan::store4) at the row's index. Watch
-  // for: a head among the lanes or rows before cuts before off.
+  // EXERCISE BEGIN: scan this lane's rows and store them, each counting from everything before it
+  // back to the last head.
 #pragma unroll
   for (unsigned r = 0; r < rows; ++r) {
     segmented_scan4(v[r], h[r], combine(seg<T>{before, false}, base[r]).value, inclusive);

@@ -19,9 +19,8 @@ namespace scan {
 // lane's value; returns x[0] + ... + x[lane] and leaves the scan in sh. All 32 lanes call it.
 template <class T>
 __device__ T scan_warp(T *sh, T x, unsigned lane) {
-  // EXERCISE BEGIN: the conditional warp scan (13-13): five steps (offsets 1, 2, 4, 8, 16), in
-  // each of which lanes >= offset add the value offset lanes below. Lanes do not run in lock-step:
-  // no lane may overwrite its slot while another lane may still read the previous step's value.
+  // EXERCISE BEGIN: the conditional warp scan of listing 13.13, correct on lanes that do not run in
+  // lock-step.
   sh[lane] = x;
   __syncwarp();
   for (unsigned offset = 1; offset < 32; offset *= 2) {
@@ -48,11 +47,8 @@ template <unsigned B, class T>
 __device__ T scan_block(block_scan_storage<B, T> &s, T x, T &total) {
   constexpr unsigned warps = B / 32;
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  // EXERCISE BEGIN: figure 13.12's three steps with scan_warp: each warp scans its values in its
-  // own 32 slots; the last lane of each warp leaves the warp's total in warp_sums; one warp scans
-  // warp_sums (the entries past the last warp count as 0); every warp but the first adds the
-  // total of the warps before it. Watch for: which barriers make warp_sums safe to write and to
-  // read (also from the previous call's readers), and a lane reading a slot another lane writes.
+  // EXERCISE BEGIN: the block scan of figure 13.12 on scan_warp: return this thread's inclusive
+  // value across the block and set total to the block's sum.
   x = scan_warp(s.warp_slots + 32 * warp, x, lane);
   __syncthreads();  // the previous call's readers of warp_sums are done
   if (lane == 31) s.warp_sums[warp] = x;

@@ -142,13 +142,8 @@ template <class T>
 __device__ T warp_look_back(unsigned long long *status, unsigned tile, unsigned epoch,
                             unsigned sleep_ns) {
   const unsigned lane = threadIdx.x % 32;
-  // EXERCISE BEGIN: look back over windows of 32 tiles, lane i reading the status word of tile
-  // window - 1 - i (status_ref(...).load, relaxed); a window is usable only once every one of its
-  // words belongs to this call (epoch_of), so until then sleep sleep_ns (__nanosleep) and read
-  // again; tiles before tile 0 count as a PREFIX of 0. Add the values of the window's lanes up to
-  // and including the nearest PREFIX (then you are done), or of the whole window and move 32 back.
-  // Watch for: a word that is not yet this call's (an old PREFIX is not yours), and adding any
-  // tile past the nearest PREFIX twice.
+  // EXERCISE BEGIN: the sum of the values of every tile before this one, read from their status
+  // words by the whole warp, 32 tiles at a time.
   T prefix = 0;
   for (long long window = tile;; window -= 32) {
     const long long j = window - 1 - lane;
@@ -189,10 +184,9 @@ __device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile
     const T w = shfl_warp_scan::inclusive(own, lane);  // inclusive prefix of the warps' totals
     const T aggregate = __shfl_sync(full_mask, w, warps - 1);
     T before = 0;
-    // EXERCISE BEGIN: the protocol, by warp 0: before = the sum of every tile before this one;
-    // publish (one lane) what successors need as early as it is known: tile 0 its inclusive
-    // PREFIX at once; any other tile its AGGREGATE first, then, after warp_look_back, its PREFIX.
-    // In a grid of first_look_tiles blocks or more, sleep first_look_ns before the first look.
+    // EXERCISE BEGIN: warp 0's protocol: find before, the sum of every tile before this one,
+    // publishing what successors need as early as it is known, and sleep first_look_ns before the
+    // first look in a grid of first_look_tiles blocks or more.
     if (tile == 0) {
       if (lane == 0) publish(status, 0, status_prefix, aggregate, epoch);
     } else {

@@ -27,11 +27,8 @@ __global__ void reduce_ranges4(T *partials, const T *in, std::size_t n, std::siz
   constexpr std::size_t tile = tile_elements<B>;
   const std::size_t begin = blockIdx.x * tiles_per_block * tile;
   const std::size_t end = min(n, begin + tiles_per_block * tile);
-  // EXERCISE BEGIN: each thread sums op() of its four elements of every tile of the range
-  // (scan::load4 at begin + 4 * threadIdx.x, then a tile further each time); keep four tiles'
-  // loads in flight while four whole tiles are left, then finish tile by tile; the block's total
-  // goes to partials[blockIdx.x] (scan::reduce_block). Watch for: elements past end must add
-  // nothing, also where op(0) is not 0.
+  // EXERCISE BEGIN: store the sum of op() over this block's range in partials[blockIdx.x], reading
+  // four elements per thread with four tiles' loads in flight.
   T sum = 0;
   std::size_t i = begin + 4 * threadIdx.x;
   for (; i + 3 * tile + 4 <= end; i += 4 * tile) {
@@ -64,10 +61,8 @@ __global__ void scan_ranges4(T *out, const T *in, const T *partials, std::size_t
   constexpr std::size_t tile = tile_elements<B>;
   const std::size_t begin = blockIdx.x * tiles_per_block * tile;
   const std::size_t end = min(n, begin + tiles_per_block * tile);
-  // EXERCISE BEGIN: per tile, each thread loads its four elements (scan::load4), the block scans
-  // the threads' sums of four (BlockScan::template inclusive<B>), and each thread scans its four
-  // from the sum of everything before them (scan::scan4) and stores them (scan::store4). Carry
-  // the tile's total to the next tile, starting from partials[b - 1].
+  // EXERCISE BEGIN: scan this block's range into out tile by tile, four elements per thread,
+  // counting from the sum of every range before it.
   T carry = blockIdx.x ? partials[blockIdx.x - 1] : T(0);
   for (std::size_t first = begin; first < end; first += tile) {  // every thread runs the same trips
     const std::size_t i = first + 4 * threadIdx.x;
