@@ -29,12 +29,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
   if (x0 >= wo || y0 >= ho) return;
   unsigned acc[4] = {0, 0, 0, 0}, s1[4] = {0, 0, 0, 0},
            s2[4] = {0, 0, 0, 0};  // SumIT, SumI, SumISq of (x0 + a, y0)
-  // EXERCISE BEGIN: for each row j of the window, the words k = 0..nw-1 of image row y0 + j from
-  // column x0 on (x0 is a multiple of 4; rows are v.pitch bytes apart, and readable past the
-  // width up to the words you need), and for each shift a: SumIT of output x0 + a by dp4a with
-  // the template word of shift a, row j, word k (template_word<TW>; lesson_dp4a.cuh says where it
-  // is); SumI and SumISq of its window by dp4a against window_mask(a, k, tw). Pixels are unsigned
-  // bytes: 200 is 200, not -56.
+  // EXERCISE BEGIN: SumIT, SumI and SumISq of the four outputs that start in this thread's image
+  // word, four byte products per __dp4a.
   COURSE_TODO();
   // EXERCISE END
 #pragma unroll

@@ -77,12 +77,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   }
-  // EXERCISE BEGIN: stage 07's loop, for R rows of outputs at once: image row y0 + j (the
-  // window rows of all R outputs: j = 0..th+R-2) feeds output row y0 + i wherever its template
-  // row j - i exists. Load each image word once and use it for every output it feeds; take the
-  // row's window sums once per shift and add them to every output whose window holds the row.
-  // Rows past the image's last one feed only outputs that are not written, but must not be
-  // read: clamp them.
+  // EXERCISE BEGIN: stage 07's sums for R rows of outputs at once, each image word loaded once and
+  // each image row's window sums taken once for every output that holds the row.
   COURSE_TODO();
   // EXERCISE END
   store_outputs<Sums, R>(v, o, x0, y0, acc, s1, s2);
@@ -128,13 +124,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   }
-  // EXERCISE BEGIN: the register-blocked loop for a size known at run time, without its costs at
-  // run time: (1) template words from s_shift (Shared) or g_shift (lesson_dp4a.cuh's layout), one
-  // 16-byte load per row r and word k in shared memory; (2) per image row, SumI and SumISq of all
-  // nw words (dp4a against 0x01010101 and the word itself), then per shift a less the bytes
-  // outside the window: in word 0 those before byte a, in words nw - 2 and nw - 1 those at or
-  // past byte a + tw; (3) only the first and last R - 1 rows test which outputs a row feeds.
-  // The bytes of word k at or past byte e of the row (e = a + tw: past the window of shift a).
+  // EXERCISE BEGIN: the register-blocked loop for a template size known only at run time, without
+  // paying at run time for what the compiled-in instances fold away.
   COURSE_TODO();
   // EXERCISE END
   store_outputs<Sums, R>(v, o, x0, y0, acc, s1, s2);

@@ -47,9 +47,8 @@ __global__ void multiply_conj(cufftDoubleComplex *a, const cufftDoubleComplex *t
                               double scale) {
   const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (k >= n) return;
-  // EXERCISE BEGIN: bin k of the correlation's spectrum into a[k]: the image's bin times the
-  // complex conjugate of the template's (a correlation, not a convolution), scaled so that the
-  // inverse transform (which cuFFT leaves unnormalised) gives the sums themselves.
+  // EXERCISE BEGIN: bin k of the correlation's spectrum into a[k], scaled so that the inverse
+  // transform gives the sums themselves.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -60,9 +59,8 @@ __global__ void finish(ncc::view v, ncc::output o, const double *corr, int fw, c
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;
   const std::size_t at = std::size_t(y) * std::size_t(v.out_w()) + std::size_t(x);
-  // EXERCISE BEGIN: SumIT of output (x, y) from the correlation (rows fw doubles apart): exact
-  // sums, so bring the transforms' rounding error back to the integer. Write it (Sums) or the
-  // coefficient from it and the window sums.
+  // EXERCISE BEGIN: SumIT of output (x, y), an exact integer, from the correlation; written as it
+  // is (Sums) or as the coefficient.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -108,9 +106,8 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   ncc::window_sums(v, sum_i, sum_isq, st.ws.rows.get(), stream);
   cufft_check(cufftSetStream(st.forward, stream), "cufftSetStream");
   cufft_check(cufftSetStream(st.inverse, stream), "cufftSetStream");
-  // EXERCISE BEGIN: the correlation of image and template for every offset into st.real
-  // (fw x fh doubles): the image into st.real, zero-padded (to_real), its spectrum, the product
-  // with the template's spectrum kept in st.templ, the inverse transform. Everything on `stream`.
+  // EXERCISE BEGIN: the correlation of image and template for every offset, into st.real,
+  // everything on `stream`.
   COURSE_TODO();
   // EXERCISE END
   const dim3 grid(ncc::ceil_div(v.out_w(), 256), unsigned(v.out_h()));

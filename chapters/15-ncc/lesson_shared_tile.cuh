@@ -36,11 +36,8 @@ struct imad {
 // compile-time constants.
 __device__ __forceinline__ void load_tile(std::uint8_t *tile, const view &v, int tw, int th, int x0,
                                           int y0) {
-  // EXERCISE BEGIN: all the block's threads share the copy, the halo included (the tw - 1
-  // columns and th - 1 rows past the block's outputs: the windows of its last outputs reach
-  // there). Read pixels through v.tex_image: its clamping answers reads past the image's edge.
-  // Keep the loop right for any block shape and any tile size, and watch the ordering: the
-  // copy of one thread is read by others.
+  // EXERCISE BEGIN: copy into the shared tile every pixel that the block's windows cover, so that
+  // any thread of the block can then read any of them.
   COURSE_TODO();
   // EXERCISE END
 }
@@ -51,8 +48,8 @@ template <class Mul>
 __device__ __forceinline__ sums3 correlate_bytes(const std::uint8_t *tile, int at, int pitch,
                                                  int tw, int th) {
   sums3 s;
-  // EXERCISE BEGIN: stage 02's three sums, with every image pixel read from the shared tile
-  // instead of the texture.
+  // EXERCISE BEGIN: stage 02's three sums for this output, every image pixel read from the shared
+  // tile.
   COURSE_TODO();
   // EXERCISE END
   return s;

@@ -27,9 +27,8 @@ struct mul24 {
 // is a generic lambda that instantiates and launches the kernel for decltype(its argument).
 template <class Launch>
 void launch_by_capability(Launch &&launch) {
-  // EXERCISE BEGIN: ask the runtime for the current device's compute capability (once: not
-  // on every call, it is the same device) and launch the instantiation it wants, mul24 where
-  // the 24-bit multiply is the native one, imad everywhere else.
+  // EXERCISE BEGIN: launch the instantiation that the current device's compute capability calls
+  // for, asking the device only once.
   COURSE_TODO();
   // EXERCISE END
 }

@@ -55,11 +55,8 @@ template <class Mul>
 __device__ __forceinline__ sums3 correlate_words(const std::uint8_t *tile, int at, int pitch,
                                                  int tw, int th) {
   sums3 s;
-  // EXERCISE BEGIN: per template row, as many steps of 4 pixels as the row holds (one template
-  // word each), then the w % 4 pixels left one at a time. Watch the rest: widths that are not
-  // a multiple of 4 (1, 5, 17, 31) are tested, and the padding bytes of the last word are 0.
-  // Write the loops so that they unroll completely when tw and th are compile-time constants
-  // (stage 06), without slowing this stage down when they are not.
+  // EXERCISE BEGIN: the three sums for this output with the template read a 32-bit word (four
+  // pixels) at a time, for any template width.
   COURSE_TODO();
   // EXERCISE END
   return s;

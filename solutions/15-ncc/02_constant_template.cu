@@ -20,8 +20,8 @@ __global__ void corr_constant(ncc::view v, ncc::output o) {
   if (x >= v.out_w() || y >= v.out_h()) return;
   int sum_i = 0, sum_it = 0;
   unsigned sum_isq = 0;
-  // EXERCISE BEGIN: the three sums, I from v.tex_image, T from ncc::c_template (row j starts
-  // at j * v.tw).
+  // EXERCISE BEGIN: SumI, SumISq and SumIT for this output, the template read from constant memory
+  // (ncc::c_template) and the image through its texture.
   int t = 0;
   for (int j = 0; j < v.th; ++j)
     for (int i = 0; i < v.tw; ++i) {

@@ -20,9 +20,8 @@ namespace {
 
 template <bool Sums, class Mul, int TW, int TH>
 __global__ void corr_shared4_size(ncc::view v, ncc::output o) {
-  // EXERCISE BEGIN: stage 05's kernel, working with the compile-time width and height where the
-  // host instantiated it for a size (TW, TH not 0) and with the view's otherwise. Every size the
-  // tile load and the loops see must be the compile-time one for them to unroll.
+  // EXERCISE BEGIN: stage 05's kernel, written so that its loops and the tile load unroll
+  // completely in the instances compiled for a size (TW, TH not 0).
   const int tw = TW ? TW : v.tw, th = TH ? TH : v.th;
   extern __shared__ std::uint8_t tile[];
   const int x0 = blockIdx.x * ncc::tile_w, y0 = blockIdx.y * ncc::tile_h;
@@ -52,8 +51,8 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
       if (out.sums()) corr_shared4_size<true, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
       else corr_shared4_size<false, Mul, TW, TH><<<grid, block, shared, stream>>>(v, out);
     };
-    // EXERCISE BEGIN: launch the 8x8 and 16x16 instances for templates of exactly those sizes,
-    // the generic one for any other (a 16 x 20 template is not a 16 x 16 one).
+    // EXERCISE BEGIN: launch the instance compiled for this template's exact size (8x8 or 16x16),
+    // or the generic one.
     using k0 = std::integral_constant<int, 0>;
     using k8 = std::integral_constant<int, 8>;
     using k16 = std::integral_constant<int, 16>;

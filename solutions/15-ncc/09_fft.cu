@@ -47,9 +47,8 @@ __global__ void multiply_conj(cufftDoubleComplex *a, const cufftDoubleComplex *t
                               double scale) {
   const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (k >= n) return;
-  // EXERCISE BEGIN: bin k of the correlation's spectrum into a[k]: the image's bin times the
-  // complex conjugate of the template's (a correlation, not a convolution), scaled so that the
-  // inverse transform (which cuFFT leaves unnormalised) gives the sums themselves.
+  // EXERCISE BEGIN: bin k of the correlation's spectrum into a[k], scaled so that the inverse
+  // transform gives the sums themselves.
   const cufftDoubleComplex x = a[k], y = t[k];
   a[k] = make_cuDoubleComplex((x.x * y.x + x.y * y.y) * scale, (x.y * y.x - x.x * y.y) * scale);
   // EXERCISE END
@@ -61,9 +60,8 @@ __global__ void finish(ncc::view v, ncc::output o, const double *corr, int fw, c
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= v.out_w() || y >= v.out_h()) return;
   const std::size_t at = std::size_t(y) * std::size_t(v.out_w()) + std::size_t(x);
-  // EXERCISE BEGIN: SumIT of output (x, y) from the correlation (rows fw doubles apart): exact
-  // sums, so bring the transforms' rounding error back to the integer. Write it (Sums) or the
-  // coefficient from it and the window sums.
+  // EXERCISE BEGIN: SumIT of output (x, y), an exact integer, from the correlation; written as it
+  // is (Sums) or as the coefficient.
   const int sum_it = int(llrint(corr[std::size_t(y) * fw + x]));
   if (Sums) o.sum_it[at] = sum_it;
   else o.coef[at] = ncc::coefficient(v.n, wsum_i[at], wsum_isq[at], sum_it, v.sum_t, v.denom_t);
@@ -111,9 +109,8 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   ncc::window_sums(v, sum_i, sum_isq, st.ws.rows.get(), stream);
   cufft_check(cufftSetStream(st.forward, stream), "cufftSetStream");
   cufft_check(cufftSetStream(st.inverse, stream), "cufftSetStream");
-  // EXERCISE BEGIN: the correlation of image and template for every offset into st.real
-  // (fw x fh doubles): the image into st.real, zero-padded (to_real), its spectrum, the product
-  // with the template's spectrum kept in st.templ, the inverse transform. Everything on `stream`.
+  // EXERCISE BEGIN: the correlation of image and template for every offset, into st.real,
+  // everything on `stream`.
   to_real<<<dim3(ncc::ceil_div(st.fw, 256), unsigned(st.fh)), 256, 0, stream>>>(
       st.real.get(), st.fw, st.fh, v.image, v.pitch, v.width, v.height);
   CUDA_CHECK_LAUNCH();

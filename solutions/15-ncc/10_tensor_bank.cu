@@ -259,9 +259,7 @@ __device__ __forceinline__ void mma_u8(int (&c)[4], const std::uint32_t (&a)[4],
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   __trap();  // int8 m16n8k32 needs SM 8.0: the host sees this code's version and never launches it
 #else
-  // EXERCISE BEGIN: one mma.sync.aligned.m16n8k32 in inline PTX, row-major A and column-major B
-  // of 8-bit elements, 32-bit accumulators read and written in place. Choose the element types
-  // with care: a pixel of 200 must count as 200.
+  // EXERCISE BEGIN: c += a b for one m16n8k32 tile of unsigned bytes, in inline PTX.
   asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
@@ -313,22 +311,8 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
     __syncthreads();
     window_sums_of_band<Sums>(tile, a, stages, w);
     if (!Sums) __syncthreads();  // the window sums are there before any warp's epilogue reads them
-    // EXERCISE BEGIN: the band's tiles: for each of its `rows` output rows and each group of WN
-    // n-tiles of the block (NT / WN groups), one tile per warp of a pair (the pairs take them in
-    // turn; the warp's columns: xm = tile_cols half .. + tile_cols - 1 of the block's, mt = 4
-    // m-tiles of 16). For a tile, mt x WN accumulator fragments from 0, then the a.chunks k chunks
-    // in the order in which the host packed B: template rows j0 = 0, rows_per_chunk, ... and within
-    // a row words w0 = 0, 8, ... < a.groups_whole. Per chunk: the WN B fragments of the tile's
-    // n-tiles (one uint2 per lane at a.b[(chunk * a.ntiles + n-tile) * 32 + lane]; loaded a chunk
-    // ahead, their latency passes during the MMAs: B holds one chunk more, of zeros); per m-tile
-    // the 4 A registers, each 4 window bytes of one output row (g or g + 8) and one of the lane's
-    // k-groups, as in the fragment layout of m16n8k32 (the PTX ISA: which register holds which row
-    // and which k), each one word of the copy of the band in which that row's window starts on a
-    // word (its words: lane_word); then the WN MMAs. Hand each tile to store_tile (its Narrow form
-    // when a.v.n <= ncc::max_narrow_n) with its templates' statistics (ts) and its outputs' window
-    // sums (w, from its row and first column on), its row and the pair's first column (bx0). Both
-    // warps of a pair must call it for every tile: it holds the pair's barriers. Watch the rows a
-    // chunk spans (8x8: 4, 16x16: 2), and the tile: the next band overwrites it.
+    // EXERCISE BEGIN: SumIT of each of the band's tiles for the block's templates, by MMA with the
+    // A fragments read from the band in shared memory, each tile handed to store_tile.
     for (int wt = pair; wt < rows * (NT / WN); wt += bank_warps / 2) {
       const int yr = wt / (NT / WN), xm = tile_cols * half,
                 ntw = nt0 + wt % (NT / WN) * WN;  // row, columns, n-tiles

@@ -43,8 +43,8 @@ __host__ __device__ inline int words_per_row(int tw) { return (tw + 2) / 4 + 1; 
 inline std::vector<std::uint32_t> shifted_template(const course::gray_image &t) {
   const int nw = words_per_row(t.width);
   std::vector<std::uint32_t> words(std::size_t(4) * std::size_t(t.height) * std::size_t(nw), 0);
-  // EXERCISE BEGIN: fill the four shifted copies. Watch the bytes that fall before the row's
-  // first pixel or past its last: they must hold 0, or the image bytes under them are counted.
+  // EXERCISE BEGIN: fill the four shifted copies of the template, in the layout the comment above
+  // describes.
   for (int a = 0; a < 4; ++a)
     for (int r = 0; r < t.height; ++r)
       for (int k = 0; k < nw; ++k) {

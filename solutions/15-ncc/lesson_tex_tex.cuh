@@ -25,9 +25,8 @@ struct sums5 {
 // image pixel (x + i, y + j), for the v.tw x v.th template.
 __device__ __forceinline__ sums5 tex_tex_sums(const view &v, int x, int y) {
   sums5 s;
-  // EXERCISE BEGIN: every template pixel against the image pixel under it, both read through
-  // their texture objects (v.tex_image, v.tex_template) as unsigned bytes, and the five sums of
-  // 15.2 accumulated. The sums are exact integers: no float on the way.
+  // EXERCISE BEGIN: the five sums of 15.2 for this output, every template and image pixel read
+  // through its texture object.
   for (int j = 0; j < v.th; ++j)
     for (int i = 0; i < v.tw; ++i) {
       const int I = tex2D<unsigned char>(v.tex_image, float(x + i), float(y + j));
