@@ -1,7 +1,7 @@
 # Which GPU architectures to build, decided before project() enables CUDA.
 #   1. -DCMAKE_CUDA_ARCHITECTURES=... or the CUDAARCHS environment variable, if given;
 #   2. otherwise the GPUs present, as nvidia-smi reports their compute capabilities (9.0 -> 90);
-#   3. otherwise (no GPU, as in CI) the default set: 90, i.e. SASS for Hopper (the reference H100,
+#   3. otherwise (no GPU, as in CI) the default set: 90, i.e. SASS for Hopper (the reference H200,
 #      whose SASS the course commits) plus compute_90 PTX that newer GPUs compile at load time.
 # A GPU newer than this nvcc knows gets the newest PTX it has; one older than its oldest, none.
 # make archs compiles everything for every generation from sm_75 (T4) to sm_120 (RTX 50).
