@@ -125,7 +125,7 @@ CELLS = [
 
         **This notebook adds what needs a GPU**: your stage's tests on the GPU; compute-sanitizer's
         memcheck, racecheck and synccheck; the speed verdict (your stage timed against the
-        reference solution on the same T4, so it holds there; the benchmark's goals are the H200's);
+        reference solution on the same T4, so it holds there; the benchmark's rate goals are the H200's);
         and the SASS of *your* code with `cuobjdump`. cuobjdump and compute-sanitizer come with the
         CUDA Toolkit in the hosted images, so they should be there: the setup cell's `make doctor`
         lists what it found, and `make check` says "SASS not checked" rather than guess without it.
@@ -307,8 +307,8 @@ CELLS = [
 
         Every stage of the chapter, its library (cuBLAS, CUB, NPP) and its measured ceilings on this
         GPU, in one table; `EXERCISE = "1"` times your stages instead of the reference's. The
-        goals are set for the reference H200 (on a T4 it says none is set there, and prints the figure
-        to compare); a T4 has about a fifteenth of the H200's memory bandwidth.
+        goals in interactions/s and products/s are set for the reference H200 (on a T4 it says none is
+        set there); a T4 has about a fifteenth of the H200's memory bandwidth.
         """,
     ),
     bash(
