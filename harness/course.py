@@ -63,6 +63,24 @@ def gpu_reason():
     return None
 
 
+def gpu_name():
+    """The first GPU's name as nvidia-smi gives it ('NVIDIA H200'), or None."""
+    try:
+        out = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            .stdout.strip()
+            .splitlines()
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        out = []
+    return out[0].strip() if out else None
+
+
 # ---------------------------------------------------------------- the tree
 
 

@@ -881,23 +881,6 @@ def header_line(stage_id, gpu, version, command):
     return f"{stage_id}: {gpu} ({ARCH}), {version}, {when}; {command}"
 
 
-def gpu_name():
-    try:
-        out = (
-            subprocess.run(
-                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            .stdout.strip()
-            .splitlines()
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        out = []
-    return out[0] if out else "unknown GPU"
-
-
 # ---------------------------------------------------------------- getting a stage's launches
 
 
@@ -951,7 +934,7 @@ def stage_launches(args, variant, chapter, stage, quiet=False):
             1,
         )
     return (
-        f"{chapter}/{stage}: {gpu_name()}, {ncu_version(find_ncu())}, this run; {command}",
+        f"{chapter}/{stage}: {(course.gpu_name() or 'unknown GPU')}, {ncu_version(find_ncu())}, this run; {command}",
         launches,
     )
 
@@ -1016,7 +999,7 @@ def cmd_capture(args):
     if reason:
         raise UsageError(f"profile-capture: {reason}; it runs on the GPU machine", 3)
     ncu = find_ncu()
-    version, gpu = ncu_version(ncu), gpu_name()
+    version, gpu = ncu_version(ncu), (course.gpu_name() or "unknown GPU")
     skipped = []
     for chapter in migrated_chapters(args):
         if chapter not in course.bench_chapters():

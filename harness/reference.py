@@ -56,23 +56,6 @@ def gpu_folder(name):
     return re.sub(r"[^\w.+-]", "-", "-".join(words).lower()) or "unknown-gpu"
 
 
-def gpu_name():
-    try:
-        out = (
-            subprocess.run(
-                ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=30,
-            )
-            .stdout.strip()
-            .splitlines()
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        out = []
-    return out[0].strip() if out else None
-
-
 def plot_python():
     """An interpreter with matplotlib (the Makefile's PLOT_PYTHON), or None."""
     for candidate in dict.fromkeys([sys.executable, "python3", "/usr/bin/python3"]):
@@ -364,7 +347,7 @@ def step_stamps(r):
         parts = Path(name).parts
         if len(parts) >= 4 and parts[0] == "reference" and (ROOT / name).is_file():
             by_folder.setdefault(Path(*parts[:3]), []).append(str(Path(*parts[3:]).as_posix()))
-    run = stamps.run_facts(gpu_name() or r.gpu, "make reference", ROOT)
+    run = stamps.run_facts(course.gpu_name() or r.gpu, "make reference", ROOT)
     count = 0
     for folder, files in sorted(by_folder.items()):
         stamps.stamp(ROOT / folder, folder.name, run, ROOT, names=files)
@@ -385,7 +368,7 @@ def main(argv=None):
     if unknown:
         print(f"reference: unknown step '{unknown[0]}'; STEPS= some of: {' '.join(STEPS)}")
         return 2
-    name = gpu_name()
+    name = course.gpu_name()
     if args.cmd == "run":
         why = course.gpu_reason()
         if why:

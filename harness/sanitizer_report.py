@@ -336,6 +336,29 @@ def ordering(rep, root=ROOT):
     return lines
 
 
+# What to do about a report with one place (memcheck's bad access, synccheck's divergent barrier).
+ADVICE = {
+    "memcheck": "  An access outside any allocation (or misaligned for its size): check the index against "
+    "the bound that line assumes, for the thread named, and the alignment a vector load needs.",
+    "synccheck": "  A barrier that some threads of the warp or block reach and others do not, or a "
+    "__syncwarp() mask naming lanes that do not call it: keep every thread on the barrier's "
+    "path (test the bound inside, not around it) and name only the lanes that arrive.",
+}
+
+
+def one_place(rep, root=ROOT, lanes=False):
+    """A one-place report's header, where and by whom, and its source line."""
+    a = rep.accesses[0]
+    who = ""
+    if a.thread:
+        lane = lane_of(a.thread) if lanes else ""
+        who = f" by thread {a.thread}" + (f" ({lane})" if lane else "")
+        who += f" in block {a.block}" if a.block else ""
+    lines = [f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who]
+    src = source_line(a, root)
+    return lines + ([f"        {src}"] if src else [])
+
+
 def resolve(reports, root=ROOT, search=()):
     """The logs name a file as the compiler saw it (often the bare name of a header): each access's
     file becomes its path under root, found in the folders of `search` in order (the student's
@@ -371,44 +394,11 @@ def explain(text, tool="", root=ROOT, limit=4, search=()):
     for rep in shown[:limit]:
         if rep.tool == "racecheck":
             out += explain_race(rep, root)
-        elif rep.tool == "memcheck":
-            a = rep.accesses[0]
-            who = (
-                f" by thread {a.thread}"
-                + (f" ({lane_of(a.thread)})" if lane_of(a.thread) else "")
-                + (f" in block {a.block}" if a.block else "")
-                if a.thread
-                else ""
-            )
-            out.append(
-                f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who
-            )
-            src = source_line(a, root)
-            if src:
-                out.append(f"        {src}")
-            out += ["  " + d for d in rep.detail[:2]]
-            out.append(
-                "  An access outside any allocation (or misaligned for its size): check the index against "
-                "the bound that line assumes, for the thread named, and the alignment a vector load needs."
-            )
-        elif rep.tool == "synccheck":
-            a = rep.accesses[0]
-            who = (
-                f" by thread {a.thread}" + (f" in block {a.block}" if a.block else "")
-                if a.thread
-                else ""
-            )
-            out.append(
-                f"{rep.header} at {a.place}" + (f" in {a.function}" if a.function else "") + who
-            )
-            src = source_line(a, root)
-            if src:
-                out.append(f"        {src}")
-            out.append(
-                "  A barrier that some threads of the warp or block reach and others do not, or a "
-                "__syncwarp() mask naming lanes that do not call it: keep every thread on the barrier's "
-                "path (test the bound inside, not around it) and name only the lanes that arrive."
-            )
+        elif rep.tool in ("memcheck", "synccheck"):
+            out += one_place(rep, root, lanes=rep.tool == "memcheck")
+            if rep.tool == "memcheck":
+                out += ["  " + d for d in rep.detail[:2]]
+            out.append(ADVICE[rep.tool])
         else:
             out.append(rep.header)
     if len(shown) > limit:

@@ -374,7 +374,7 @@ class CaptureTest(unittest.TestCase):
             mock.patch.object(profile, "live_reason", return_value=None),
             mock.patch.object(profile, "find_ncu", return_value=ncu),
             mock.patch.object(profile, "build_bench", return_value=Path("bench-12-reduction")),
-            mock.patch.object(profile, "gpu_name", return_value="NVIDIA H100 80GB HBM3"),
+            mock.patch.object(profile.course, "gpu_name", return_value="NVIDIA H100 80GB HBM3"),
         ]
 
     def test_permission_error_falls_back_with_the_fix(self):

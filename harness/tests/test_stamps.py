@@ -177,7 +177,7 @@ class ReferencePlanTest(unittest.TestCase):
 
     def test_the_plan_names_each_step_and_what_it_writes(self):
         before = sorted(p for p in (REPO / "reference").rglob("*"))
-        with unittest.mock.patch.object(reference, "gpu_name", return_value="NVIDIA H200"):
+        with unittest.mock.patch.object(reference.course, "gpu_name", return_value="NVIDIA H200"):
             status, out = self.main("plan", "--build", "/nonexistent-build", "--jobs", "16")
         self.assertEqual(status, 0, out)
         self.assertTrue(
