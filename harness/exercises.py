@@ -21,7 +21,11 @@ chapters/<chapter>/, stubbed. Their names start with lesson_, so that a student 
 they edit from the chapter's plumbing (scan_common.cuh); a host test holds the course to it. Only stage files and other lesson headers may include a lesson
 header: a chapter header in chapters/ that did would pull in the stub for the solutions too.
 The hint is the BEGIN line and the // lines right after it in the solution; in the exercise,
-everything after those same hint lines up to END is the student's, comments included.
+everything after those same hint lines up to END is the student's, comments included. When the
+solution's hint changes, the exercise still holds the old one, which git knows: generate takes
+the hint of any committed version of the solution as the old hint and writes the new one in its
+place, the student's lines below it kept. An old hint that no commit had is a guess: the file is
+saved to backups/ first, and generate says so.
 
 A lesson header is the lesson of the first stage that runs it (through its includes, as the
 build follows them: cmake/CourseStages.cmake); later stages that include it run the student's
@@ -47,6 +51,7 @@ import difflib
 import pathlib
 import re
 import shlex
+import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -71,7 +76,24 @@ def now():
     return datetime.datetime.now()  # the backups' time stamp (tests replace it)
 
 
-def parse(text, path, hints=None):
+def matching_hint(lines, i, candidates):
+    """The length of the first of candidates (hints, stripped lines) that the lines from i on
+    equal, without running past the region's END; None when none does."""
+    for hint in candidates:
+        window = [line.strip() for line in lines[i : i + len(hint)]]
+        if tuple(window) == tuple(hint) and not any(
+            END.match(line) for line in lines[i + 1 : i + len(hint)]
+        ):
+            return len(hint)
+    return None
+
+
+def is_comment(line):
+    """A // line inside a region that is neither of its markers."""
+    return line.strip().startswith("//") and not END.match(line) and not BEGIN.match(line)
+
+
+def parse(text, path, hints=None, history=None, guessed=None):
     """-> (parts, region hints).
 
     parts: [outside, region body, outside, region body, ..., outside]; each region's hint (its
@@ -81,9 +103,15 @@ def parse(text, path, hints=None):
     hints=None reads a solution: the hint is the BEGIN line and the // lines right after it.
     Given the solution's region hints, reads an exercise: where the lines from BEGIN on equal
     one of those hints (the region's own by position first), exactly those lines are the hint
-    and the rest, comments included, is the student's body. A hint matching none of them (the
-    solution's hint changed) falls back to the solution's rule, taking no more lines than the
-    solution's hint at the same position has.
+    and the rest, comments included, is the student's body.
+
+    An exercise generated before the solution's hint changed holds the old hint. history (a
+    function -> the region hints of the solution's earlier versions, from git) names the hints
+    an earlier generation wrote: the longest one that the lines equal is the hint, so that a hint
+    that lost lines leaves none of them behind in the body. Only a hint that matches no version
+    at all (an edit not committed, no git) falls back to the solution's rule, taking no more
+    lines than the solution's hint at the same position has; the region's number then goes in
+    guessed (a list), since its first // lines may be the old hint or the student's comment.
     """
     lines = text.splitlines(keepends=True)
     parts, region_hints, current, i = [], [], [], 0
@@ -98,29 +126,32 @@ def parse(text, path, hints=None):
         hint_len = None
         if hints is not None:
             k = len(region_hints)
-            candidates = ([hints[k]] if k < len(hints) else []) + sorted(
-                hints, key=len, reverse=True
+            hint_len = matching_hint(
+                lines,
+                i,
+                ([hints[k]] if k < len(hints) else []) + sorted(hints, key=len, reverse=True),
             )
-            for hint in candidates:
-                window = [line.strip() for line in lines[i : i + len(hint)]]
-                if tuple(window) == tuple(hint) and not any(
-                    END.match(line) for line in lines[i + 1 : i + len(hint)]
-                ):
-                    hint_len = len(hint)
-                    break
+            # Asking git costs a process per version: only where an old hint may be in place,
+            # that is no current hint matches, or one does and a // line follows it.
+            if history is not None and (
+                hint_len is None or (i + hint_len < len(lines) and is_comment(lines[i + hint_len]))
+            ):
+                longer = [h for h in history() if len(h) > (hint_len or 0)]
+                hint_len = (
+                    matching_hint(lines, i, sorted(longer, key=len, reverse=True)) or hint_len
+                )
         if hint_len is None:
             hint_len = 1
-            while (
-                i + hint_len < len(lines)
-                and lines[i + hint_len].strip().startswith("//")
-                and not END.match(lines[i + hint_len])
-                and not BEGIN.match(lines[i + hint_len])
-            ):
+            while i + hint_len < len(lines) and is_comment(lines[i + hint_len]):
                 hint_len += 1  # the hint's continuation lines
             if hints is not None and len(region_hints) < len(hints):
                 # A reworded hint most often keeps its number of lines: the student's comments
                 # after it stay theirs.
                 hint_len = min(hint_len, len(hints[len(region_hints)]))
+                if guessed is not None and (
+                    hint_len > 1 or (i + hint_len < len(lines) and is_comment(lines[i + hint_len]))
+                ):
+                    guessed.append(len(region_hints) + 1)
         current.extend(lines[i : i + hint_len])
         region_hints.append(tuple(line.strip() for line in lines[i : i + hint_len]))
         i += hint_len
@@ -140,6 +171,46 @@ def parse(text, path, hints=None):
         i += 1
     parts.append("".join(current))
     return parts, region_hints
+
+
+def hint_history(solution, root):
+    """-> a function -> the region hints of every committed version of solution (git log),
+    asked once and only when called; [] where git or the repository is missing. An exercise is
+    written from some version of its solution, so these are the hints it can hold."""
+    found = None
+
+    def hints():
+        nonlocal found
+        if found is None:
+            found = []
+            path = "./" + rel(solution, root)  # ./: relative to root, wherever the repository is
+            try:
+                # --follow: a stage renamed since keeps its hints; --name-only: its name then.
+                log = subprocess.run(
+                    ["git", "-C", str(root), "log", "--follow", "--format=%x00%H", "--name-only"]
+                    + ["--", path],
+                    capture_output=True,
+                    text=True,
+                )
+                for entry in log.stdout.split("\0")[1:] if log.returncode == 0 else []:
+                    commit, *names = entry.split()
+                    if not names:
+                        continue  # a merge: its versions are its parents'
+                    shown = subprocess.run(
+                        ["git", "-C", str(root), "show", f"{commit}:{names[0]}"],
+                        capture_output=True,
+                        text=True,
+                    )
+                    try:
+                        found += parse(shown.stdout, path)[1] if shown.returncode == 0 else []
+                    except ParseError:
+                        continue  # a version with unpaired markers wrote no exercise
+            except OSError:
+                pass  # no git: the hints of the solution as it is now are all there is
+            found = list(dict.fromkeys(found))
+        return found
+
+    return hints
 
 
 def split(text, path):
@@ -267,7 +338,7 @@ def check(root=None):
         actual = exercise.read_text()
         try:
             s_parts, s_hints = parse(solution.read_text(), rel(solution, root))
-            e_parts, _ = parse(actual, rel(exercise, root), s_hints)
+            e_parts, _ = parse(actual, rel(exercise, root), s_hints, hint_history(solution, root))
         except ParseError as err:
             problems.append(str(err))
             continue
@@ -380,9 +451,11 @@ def generate(root=None):
             print(f"wrote {rel(exercise, root)}")
             continue
         old = exercise.read_text()
-        notes, why = [], None
+        notes, why, guessed = [], None, []
         try:
-            e_parts, e_hints = parse(old, rel(exercise, root), s_hints)
+            e_parts, e_hints = parse(
+                old, rel(exercise, root), s_hints, hint_history(solution, root), guessed
+            )
         except ParseError as err:
             e_bodies, bodies = [], None
             why = f"its EXERCISE markers do not pair up ({err}); it is now the stub"
@@ -415,6 +488,15 @@ def generate(root=None):
                         f"kept your region {i + 1} under the solution's region {j + 1} "
                         f"{label(s_hints[j])} (by position; the hint changed)"
                     )
+            for n in guessed:
+                # Which // lines were the old hint is a guess here: the file is saved, even a stub.
+                written = True
+                notes.append(
+                    f"region {n} {label(e_hints[n - 1])}: its hint is none that the solution ever "
+                    f"had (git log), so its first {len(e_hints[n - 1])} line(s) were taken as the "
+                    f"old hint and the // lines after them kept as yours; delete any that are the "
+                    f"old hint"
+                )
             for i, body in enumerate(e_bodies):
                 if i not in assign and not is_stub(body):
                     notes.append(

@@ -415,6 +415,163 @@ void launch(float *out) {
         self.assertEqual(self.exercise.read_text(), self.stub)
 
 
+# Hint rewrites of FIRST (issue 45 rewrites every hint): (old, new), as text.replace takes them.
+ONE_TO_ONE = (
+    "// EXERCISE BEGIN: launch fill on one block of 32 threads.\n",
+    "// EXERCISE BEGIN: launch fill: one block, 32 threads.\n",
+)
+TWO_TO_ONE = (
+    "// EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n  // over a second line.\n",
+    "// EXERCISE BEGIN: store 1.0f in out[threadIdx.x].\n",
+)
+# The first line stays: the old hint starts with the new one, whole.
+TWO_TO_ITS_FIRST = (
+    "// EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n  // over a second line.\n",
+    "// EXERCISE BEGIN: write 1 to out[threadIdx.x]; the hint goes on\n",
+)
+ONE_TO_THREE = (
+    "// EXERCISE BEGIN: launch fill on one block of 32 threads.\n",
+    "// EXERCISE BEGIN: launch fill on one block\n  // of 32 threads, one per element\n"
+    "  // (the grid is one block).\n",
+)
+REWRITES = {
+    "one to one": ONE_TO_ONE,
+    "two to one": TWO_TO_ONE,
+    "two to its first": TWO_TO_ITS_FIRST,
+    "one to three": ONE_TO_THREE,
+}
+# A student's bodies for 01_first's two regions, each opening with their own comment.
+MINE = ("  // my note\n  out[threadIdx.x] = 1.0f;\n", "  // launch it\n  fill<<<1, 32>>>(out);\n")
+
+
+def git(root, *argv):
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+        + ["-c", "commit.gpgsign=false", *argv],
+        check=True,
+        capture_output=True,
+    )
+
+
+@unittest.skipUnless(shutil.which("git"), "git not installed")
+class HintRewriteTest(Course):
+    """The solution's hint changes (reworded, fewer lines, more lines): generate writes the new
+    hint into the exercise, none of the old one, and keeps what the student wrote below it. The
+    old hint is known from the solution's git history (the course is a git repository)."""
+
+    def setUp(self):
+        super().setUp()
+        git(self.root, "init", "-q")
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-q", "-m", "course")
+
+    def rewrite(self, old, new, commit=False):
+        """The solution's hint changed; -> the exercise a fresh generate writes from it."""
+        text = FIRST.replace(old, new)
+        self.assertNotEqual(text, FIRST)
+        self.solution.write_text(text)
+        if commit:
+            git(self.root, "commit", "-q", "-am", "new hint")
+        return exercises.exercise_text(exercises.split(text, "new"))
+
+    def test_a_stub_takes_the_new_hint_and_stays_a_stub(self):
+        for name, (old, new) in REWRITES.items():
+            for commit in (False, True):
+                with self.subTest(rewrite=name, committed=commit):
+                    self.exercise.write_text(self.stub)
+                    git(self.root, "checkout", "-q", "HEAD", "--", "solutions")
+                    for saved in self.backups():
+                        saved.unlink()
+                    stub = self.rewrite(old, new, commit)
+                    status, out, _ = run(self.root, "generate")
+                    self.assertEqual((status, out), (0, "wrote chapters/01-test/01_first.cu\n"))
+                    self.assertEqual(self.exercise.read_text(), stub)
+                    self.assertEqual(self.backups(), [])
+                    self.assertInSync()
+                    if commit:
+                        git(self.root, "reset", "-q", "--hard", "HEAD~1")
+
+    def test_written_regions_keep_the_students_lines_under_the_new_hint(self):
+        for name, (old, new) in REWRITES.items():
+            with self.subTest(rewrite=name):
+                git(self.root, "checkout", "-q", "HEAD", "--", "solutions")
+                for saved in self.backups():
+                    saved.unlink()
+                self.student_writes(*MINE)
+                self.rewrite(old, new)
+                status, out, _ = run(self.root, "generate")
+                self.assertEqual(status, 0)
+                self.assertEqual(len(self.backups()), 1)  # the student's file, saved first
+                self.assertIn("changed in the solution", out)
+                self.assertNotIn("delete any that are the old hint", out)
+                want = exercises.exercise_text(
+                    exercises.split(self.solution.read_text(), "new"), list(MINE)
+                )
+                self.assertEqual(self.exercise.read_text(), want)
+                self.assertInSync()
+                self.assertEqual(run(self.root, "generate")[1], "")  # settled
+
+    def test_a_renamed_stage_keeps_its_old_hints(self):
+        for folder in ("solutions", "chapters"):
+            git(self.root, "mv", f"{folder}/01-test/01_first.cu", f"{folder}/01-test/01_fill.cu")
+        git(self.root, "commit", "-q", "-m", "rename")
+        self.solution = self.root / "solutions" / "01-test" / "01_fill.cu"
+        self.exercise = self.root / "chapters" / "01-test" / "01_fill.cu"
+        self.solution.write_text(FIRST.replace(*TWO_TO_ONE))
+        status, out, _ = run(self.root, "generate")
+        self.assertEqual((status, out), (0, "wrote chapters/01-test/01_fill.cu\n"))
+        self.assertEqual(
+            self.exercise.read_text(),
+            exercises.exercise_text(exercises.split(self.solution.read_text(), "new")),
+        )
+
+    def test_check_shows_the_old_hint_as_the_difference(self):
+        self.rewrite(*TWO_TO_ONE)
+        out = self.assertOutOfSync()
+        self.assertIn("-  // EXERCISE BEGIN: store 1.0f in out[threadIdx.x].", out)
+        self.assertIn("+  // over a second line.", out)
+        self.assertNotIn("+  COURSE_TODO", out)  # the stub is the body on both sides
+        self.assertNotIn("-  COURSE_TODO", out)
+
+
+class HintRewriteWithoutGitTest(Course):
+    """No git history (a copy of the course, an edit made twice without a commit): which // lines
+    after BEGIN were the old hint is a guess. The guess never drops a line the student may have
+    written without saving it first: the file is saved, even a stub, and generate says what it
+    did. The guess keeps the solution's number of hint lines (a reworded hint most often keeps
+    it), so a leftover line stays in the region, and a longer hint may take the student's first
+    comment, which is then in the backup only."""
+
+    def test_fewer_lines_keep_the_leftover_and_say_so(self):
+        self.solution.write_text(FIRST.replace(*TWO_TO_ONE))
+        status, out, _ = run(self.root, "generate")
+        self.assertEqual(status, 0)
+        (saved,) = self.backups()
+        self.assertEqual(saved.read_text(), self.stub)
+        self.assertIn("its hint is none that the solution ever had", out)
+        self.assertIn("delete any that are the old hint", out)
+        text = self.exercise.read_text()
+        self.assertIn(
+            "  // EXERCISE BEGIN: store 1.0f in out[threadIdx.x].\n"
+            "  // over a second line.\n  COURSE_TODO();\n",
+            text,
+        )
+        self.assertInSync()
+        self.assertEqual(run(self.root, "generate")[1], "")
+
+    def test_more_lines_save_the_file_first(self):
+        mine = self.student_writes(*MINE)
+        self.solution.write_text(FIRST.replace(*ONE_TO_THREE))
+        status, out, _ = run(self.root, "generate")
+        self.assertEqual(status, 0)
+        (saved,) = self.backups()
+        self.assertEqual(saved.read_text(), mine)
+        self.assertIn('region 2 "launch fill on one block of 32 threads."', out)
+        self.assertIn("its first 2 line(s) were taken as the old hint", out)
+        self.assertIn("  fill<<<1, 32>>>(out);\n", self.exercise.read_text())
+        self.assertInSync()
+
+
 class RealCourseTest(unittest.TestCase):
     """The repository's own solutions/ and chapters/, copied: in sync, and generate changes nothing."""
 
