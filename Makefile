@@ -64,7 +64,8 @@ help:
 	@echo "  make nbody ARGS='--N 16384 --steps 100 --stage 07'    the N-body simulation (chapter 14)"
 	@echo "  make ncc ARGS='--wTemplate 16 --hTemplate 16'         template matching on a PGM (chapter 15)"
 	@echo "  make sanitize [STAGE=...]    GPU tests under compute-sanitizer memcheck, racecheck, synccheck"
-	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels"
+	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels, each"
+	@echo "                               source line above its instructions (CONTROL=1: stalls, waits)"
 	@echo "  make sass-count STAGE=...    instruction counts by class"
 	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
 	@echo "  make sass-capture [ARCH=80]  (cuobjdump) every stage's SASS into reference/h200/*/sass/sm_90/ (sm_80/ ...)"
@@ -196,7 +197,7 @@ sass_objects = if $(HAVE_CUOBJDUMP); then $(MAKE) --no-print-directory configure
 
 sass:
 	@$(call sass_objects,$(STAGE))
-	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(call quote,$(STAGE))
+	@$(PYTHON) harness/sass.py dump --build $(BUILD) $(if $(CONTROL),--control) $(call quote,$(STAGE))
 
 sass-count:
 	@$(call sass_objects,$(STAGE))

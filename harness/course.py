@@ -174,7 +174,9 @@ def wrong_variants(root=ROOT):
 # or "cpu", a stage built and tested on the host), plus two tables that are not stages:
 #   [chapter]    defaults for every stage (test = "test_x.cpp", kind = "gpu"); profile_rows, the
 #                metrics (profile.py row keys) that make profile shows for the chapter after the
-#                common ones; roofline, the work its roofline counts (plots/roofline.py's WORKS)
+#                common ones; roofline, the work its roofline counts (plots/roofline.py's WORKS);
+#                source_profiles, the stages whose first kernel gets a per-instruction Nsight
+#                Compute capture (stall samples beside the SASS: profile.py capture-source)
 #   [workload]   the chapter's workload, in one home: the judge's parameters under every stage's
 #                speed table, and the sizes CMake hands the judge and the bench as their defaults
 # A stage's table: lesson, speed, sass, needs, local_memory (lesson.py says what they mean), test
@@ -188,7 +190,7 @@ CHAPTER_TABLES = ("chapter", "workload")
 KINDS = ("gpu", "cpu")
 # Every key a lessons.toml may hold (a stage's speed table and [workload] are the judge's and the
 # bench's parameters, checked by those programs): a misspelt key is an error, not a silent default.
-CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline")
+CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline", "source_profiles")
 STAGE_KEYS = (
     "lesson",
     "speed",
@@ -262,6 +264,10 @@ def schema_error(data):
                 return (
                     f"[{name}] roofline is the name of the work a point counts (plots/roofline.py)"
                 )
+            if key == "source_profiles" and not (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
+                return f"[{name}] source_profiles is a list of the chapter's stage names"
             if key == "profile_rows" and not (
                 isinstance(value, list) and all(isinstance(v, str) for v in value)
             ):
@@ -352,6 +358,17 @@ def profile_rows(chapter, root=ROOT):
     """The metrics make profile shows for a chapter after the common ones ([chapter] profile_rows),
     or None when the chapter names none."""
     return chapter_settings(chapter, root).get("profile_rows")
+
+
+def source_profiles(chapter, root=ROOT):
+    """The stages of a chapter with a per-instruction (source page) Nsight Compute capture."""
+    names = chapter_settings(chapter, root).get("source_profiles", [])
+    unknown = [n for n in names if n not in stages(chapter, root)]
+    if unknown:
+        raise UsageError(
+            f"{lessons_path(chapter, root)}: source_profiles names no stage: {', '.join(unknown)}"
+        )
+    return list(names)
 
 
 def speed_params(speed, work):

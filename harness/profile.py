@@ -4,6 +4,7 @@
     profile.py show STAGE [--sections LIST] [--offline]    one stage's kernels, the chapter's metrics
     profile.py diff A B [--offline]                         two stages side by side, with B/A
     profile.py capture [--chapter CH] [--per-stage]         (GPU) every stage into reference/<gpu>/*/profiles/
+    profile.py capture-source [--chapter CH]                (GPU) per-instruction samples of the [chapter] source_profiles stages
     profile.py check-perf [--offline]                       (GPU) the lessons.toml perf bounds against fresh profiles
     profile.py metrics                                      the metrics collected, and why
 
@@ -1052,6 +1053,133 @@ def cmd_capture(args):
     return 0
 
 
+# ---------------------------------------------------------------- per-instruction captures
+
+# What Nsight Compute's source page needs: the sampled warp states per instruction
+# (SourceCounters) and the chapter's stall names (WarpStateStats).
+SOURCE_SECTIONS = ("SourceCounters", "WarpStateStats")
+
+
+def source_capture_path(stage_id, root=None, gpu=None):
+    """reference/<gpu>/<chapter>/profiles/source/<stage>.csv."""
+    chapter, stage = stage_id.split("/", 1)
+    return capture_dir(chapter, root, gpu) / "source" / f"{stage}.csv"
+
+
+def source_rows(text):
+    """(kernel name, header, rows) of `ncu --page source --csv --print-source sass` output, each
+    row's Address made the offset from the kernel's first instruction (0x0000, as the SASS
+    listings number them): the absolute address is the run's, not the kernel's."""
+    rows = list(csv.reader(l for l in text.splitlines() if not l.startswith("==")))
+    kernel = next((r[1] for r in rows if len(r) > 1 and r[0] == "Kernel Name"), "")
+    header_at = next((i for i, r in enumerate(rows) if r and r[0] == "Address"), None)
+    if header_at is None:
+        return kernel, [], []
+    header, body = (
+        rows[header_at],
+        [r for r in rows[header_at + 1 :] if r and r[0].startswith("0x")],
+    )
+    if body:
+        base = int(body[0][0], 16)
+        for r in body:
+            r[0] = f"0x{int(r[0], 16) - base:04x}"
+    return kernel, header, body
+
+
+def read_source_capture(path):
+    """(kernel name, [{column: value}]) of a per-instruction capture; the offset in 'Address'."""
+    lines = Path(path).read_text().splitlines()
+    kernel = lines[1].split(",", 1)[1].strip('"') if len(lines) > 1 else ""
+    reader = csv.DictReader(lines[2:])
+    return kernel, list(reader)
+
+
+def cmd_capture_source(args):
+    """The first kernel of each [chapter] source_profiles stage, sampled per instruction, into
+    reference/<gpu>/<chapter>/profiles/source/<stage>.csv."""
+    reason = live_reason()
+    if reason:
+        raise UsageError(f"profile capture-source: {reason}; it runs on the GPU machine", 3)
+    ncu = find_ncu()
+    version, gpu = ncu_version(ncu), (course.gpu_name() or "unknown GPU")
+    failed = []
+    for chapter in course.bench_chapters():
+        if args.chapter and chapter != args.chapter:
+            continue
+        names = course.source_profiles(chapter)
+        if not names:
+            continue
+        binary = build_bench(args, chapter, "solution")
+        for stage in names:
+            path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
+            with tempfile.TemporaryDirectory(prefix="course-source-") as scratch:
+                report = Path(scratch) / "report"
+                cmd = [
+                    ncu,
+                    "--clock-control",
+                    "none",
+                    "--nvtx",
+                    "--nvtx-include",
+                    nvtx_filter(chapter, stage),
+                    *[a for section in SOURCE_SECTIONS for a in ("--section", section)],
+                    "--launch-count",
+                    "1",
+                    "--force-overwrite",
+                    "--export",
+                    str(report),
+                    str(binary),
+                    "--only",
+                    only_regex(stage),
+                    "--repeats",
+                    "1",
+                    "--max-repeats",
+                    "1",
+                    "--results",
+                    str(Path(scratch) / "results"),
+                ]
+                env = dict(os.environ, LC_ALL="C")
+                run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                if permission_denied(run.stdout + run.stderr):
+                    raise UsageError(
+                        "profile capture-source: ncu may not read this GPU's counters "
+                        "(ERR_NVGPUCTRPERM); fix: " + PERMISSION_FIX,
+                        3,
+                    )
+                export = subprocess.run(
+                    [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
+                    + ["--print-source", "sass"],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                )
+            kernel, header, body = source_rows(export.stdout)
+            if not body:
+                tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+                print(f"{path.relative_to(ROOT)}: nothing sampled ({tail})", file=sys.stderr)
+                failed.append(stage)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            printable = " ".join(shlex.quote(str(c)) for c in cmd)
+            printable = re.sub(r"--export \S+", "--export <scratch>", printable)
+            printable = re.sub(r"--results \S+", "--results <scratch>", printable)
+            with path.open("w", newline="") as out:
+                out.write(
+                    f"# {chapter}/{stage}: warp-state samples per SASS instruction of its first "
+                    f"kernel; {gpu}; {version}; {printable}\n"
+                )
+                writer = csv.writer(out, lineterminator="\n")
+                writer.writerow(["Kernel Name", kernel])
+                writer.writerow(header)
+                writer.writerows(body)
+            print(
+                f"{path.relative_to(ROOT)}: {len(body)} instructions of {short_kernel(kernel, 60)}"
+            )
+    if failed:
+        print(f"profile capture-source: nothing sampled for {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 # ---------------------------------------------------------------- bounds
 
 
@@ -1174,6 +1302,17 @@ def build_parser():
         "--per-stage",
         action="store_true",
         help="one ncu run per stage (slower) instead of one per chapter",
+    )
+    source = add(
+        "capture-source",
+        "capture the [chapter] source_profiles stages per instruction (GPU machine)",
+        cmd_capture_source,
+    )
+    source.add_argument("--chapter", help="one chapter only")
+    source.add_argument(
+        "--gpu",
+        default=course.REFERENCE_DIR,
+        help=f"the GPU's folder under reference/ (default {course.REFERENCE_DIR})",
     )
     add(
         "check-perf",

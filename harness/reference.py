@@ -263,6 +263,11 @@ def step_profile(r):
             r.gpu,
         ],
     )
+    r.sh(
+        "profile-source",
+        [py, "harness/profile.py", "capture-source", "--build", r.build, "--jobs", r.args.jobs]
+        + ["--gpu", r.gpu],
+    )
     for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
         r.sh(f"profile-{script.parent.name}-{script.stem}", [py, rel(script), "--build", r.build])
     if r.plan:

@@ -73,6 +73,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import ptx  # noqa: E402  (an exercise's own code where no cuobjdump can show its SASS)
+import sass_lines  # noqa: E402
 import stamps  # noqa: E402  (whether a capture predates its stage's code)
 
 REFERENCE_ARCH = course.REFERENCE_ARCH
@@ -138,6 +139,10 @@ class Instruction:
     operands: str
     labels: list = field(default_factory=list)
     padding: bool = False
+    # Where it came from (sass_lines.Position chain, innermost first; () without -lineinfo lines)
+    # and its decoded control field ("" where not decoded).
+    where: tuple = ()
+    control: str = ""
 
     @property
     def base(self):
@@ -187,23 +192,31 @@ def classify(opcode):
 def parse(text):
     """Kernels in `cuobjdump -sass` (or nvdisasm-style) text, in file order."""
     kernels, arch, kernel, labels = [], "", None, []
+    where, pending = (), []  # the source position chain, carried until the next //## lines
     for line in text.splitlines():
         if line.startswith("Fatbin"):
             kernel = None
         elif m := _ARCH_RE.match(line):
             arch, kernel = m.group(1), None
         elif m := _FUNCTION_RE.match(line):
-            kernel, labels = Kernel(m.group(1), arch), []
+            kernel, labels, where, pending = Kernel(m.group(1), arch), [], (), []
             kernel.title = kernel.name
             kernels.append(kernel)
         elif kernel is None:
             continue
         elif m := _LABEL_RE.match(line):
             labels.append(m.group(1))
+        elif m := sass_lines.LINE_RE.match(line):
+            pending.append(sass_lines.position(m))
         elif m := _INSTRUCTION_RE.match(line):
             insn = _parse_instruction(int(m.group(1), 16), m.group(2))
             if insn:
                 insn.labels, labels = labels, []
+                if pending:
+                    where, pending = tuple(pending), []
+                insn.where = where
+                if c := sass_lines.CONTROL_RE.search(m.group(2)):
+                    insn.control = c.group(1)
                 kernel.instructions.append(insn)
     for kernel in kernels:
         _mark_padding(kernel.instructions)
@@ -365,7 +378,9 @@ def disassemble(obj, stage=None):
     run = subprocess.run([tool, "-sass", str(obj)], capture_output=True, text=True)
     if run.returncode != 0:
         raise UsageError(f"sass: cuobjdump failed on {obj}: {run.stderr.strip()}")
-    return run.stdout
+    # The source line of each instruction (nvdisasm -g -gi on the object's cubins, from the build's
+    # -lineinfo) and its decoded control field, as comments the parser skips (sass_lines.py).
+    return sass_lines.annotate(run.stdout, obj, tool, find_tool("nvdisasm"), ROOT)
 
 
 def _read_manifest(build):
@@ -591,11 +606,25 @@ def heading(kernel, extra=""):
     return f"// {kernel.title}  [{kernel.arch or '?'}]{extra}"
 
 
-def listing(kernel, guard_width=6):
-    lines = []
+def listing(kernel, guard_width=6, sources=None, control=False, width=120):
+    """The kernel's instructions; with sources (a dict, filled as files are read), each source line
+    they come from above them (the capture's or object's -lineinfo lines: a lesson header's line
+    inlined into the kernel is named by its own file and line); with control, each instruction's
+    control field after it (sass_lines.py)."""
+    lines, shown = [], None
     for insn in kernel.body:
         lines += [f"{label}:" for label in insn.labels]
-        lines.append(f"{insn.guard:>{guard_width}} {insn.text}")
+        level = sass_lines.course_level(insn.where) if sources is not None else None
+        if level and (level.file, level.line) != shown:
+            shown = (level.file, level.line)
+            at = f"  [inlined at {Path(level.at[0]).name}:{level.at[1]}]" if level.at else ""
+            text = ptx._source_line(sources, level.file, level.line)
+            line = f"        // {Path(level.file).name}:{level.line}  {text}{at}".rstrip()
+            lines.append(line if len(line) <= width else line[: width - 1] + "~")
+        text = f"{insn.guard:>{guard_width}} {insn.text}"
+        if control and insn.control:
+            text = f"{text:<64} {insn.control}"
+        lines.append(text)
     return lines
 
 
@@ -760,7 +789,8 @@ def cmd_dump(args):
         print(heading(kernel, f"  {len(kernel.body)} instructions (+{padding} padding not shown)"))
         if kernel.title != kernel.name:
             print(f"// {kernel.name}")
-        print("\n".join(listing(kernel)))
+        sources = {} if not args.no_source else None
+        print("\n".join(listing(kernel, sources=sources, control=args.control)))
         print()
 
 
@@ -964,7 +994,12 @@ def cmd_capture_all(args):
             target.write_text(header)
             return f"{target.relative_to(ROOT)}: no kernels", missing
         text, words = subset_of(stage_id, text)
-        header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}\n"
+        lines = (
+            "with nvdisasm -g -gi source lines"
+            if sass_lines.has_lines(text)
+            else "no source lines (nvdisasm not found)"
+        )
+        header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}; {lines}\n"
         target.write_text(header + without_encodings(text))
         return (
             f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines",
@@ -1037,6 +1072,18 @@ def build_parser():
 
     dump = add("dump", "print the cleaned SASS listing of each kernel")
     dump.add_argument("src", metavar="SRC")
+    dump.add_argument(
+        "--no-source",
+        action="store_true",
+        help="leave out the source lines the instructions come from (shown where the listing "
+        "has -lineinfo lines: every capture made with nvdisasm, and live listings)",
+    )
+    dump.add_argument(
+        "--control",
+        action="store_true",
+        help="show each instruction's control field: B waits, R/W scoreboards set, Y yield, "
+        "S stall cycles (sm_70 to sm_90; see sass_lines.py)",
+    )
     dump.set_defaults(run=cmd_dump)
 
     count_cmd = add(

@@ -627,3 +627,39 @@ class MakeTargetsTest(unittest.TestCase):
         )
         self.assertIn("--chapter '13-scan'", self.make("profile-capture", "CHAPTER=13-scan")[1])
         self.assertNotIn("--chapter", self.make("profile-capture")[1])
+
+
+class SourceCaptureTest(unittest.TestCase):
+    """capture-source: ncu's source page (per SASS instruction) as a committed capture."""
+
+    def test_rows_are_offsets_from_the_kernel(self):
+        text = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
+        kernel, header, rows = profile.source_rows(text)
+        self.assertIn("reduce_kernel", kernel)
+        self.assertEqual(header[:3], ["Address", "Source", "Warp Stall Sampling (All Samples)"])
+        self.assertEqual(rows[0][0], "0x0000")
+        self.assertEqual(rows[1][0], "0x0010")
+        self.assertEqual(rows[0][1].strip(), "LDC R1, c[0x0][0x28]")
+
+    def test_written_capture_reads_back(self):
+        text = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
+        kernel, header, rows = profile.source_rows(text)
+        with tempfile.TemporaryDirectory() as scratch:
+            path = Path(scratch) / "09.csv"
+            import csv
+
+            with path.open("w", newline="") as out:
+                out.write("# 12-reduction/09_shuffle: test\n")
+                writer = csv.writer(out, lineterminator="\n")
+                writer.writerow(["Kernel Name", kernel])
+                writer.writerow(header)
+                writer.writerows(rows)
+            name, read = profile.read_source_capture(path)
+        self.assertEqual(name, kernel)
+        self.assertEqual(read[0]["Address"], "0x0000")
+        self.assertIn("Warp Stall Sampling (All Samples)", read[0])
+
+    def test_source_profiles_name_stages(self):
+        for chapter in profile.course.bench_chapters():
+            for stage in profile.course.source_profiles(chapter):
+                self.assertIn(stage, profile.course.stages(chapter))
