@@ -120,6 +120,7 @@ _ENCODING_RE = re.compile(r"/\*\s*0x[0-9a-fA-F]+\s*\*/")
 _GUARD_RE = re.compile(r"^(@!?U?P(?:\d+|T))\s+(.*)$")
 # Scheduling annotations some disassemblers append (&wr=0x1 ?trans1): not semantics.
 _ANNOTATION_RE = re.compile(r"\s+[&?]\S+")
+_PADDED_RE = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s+(@!?U?P(?:\d+|T))?\s*(\S.*)$")
 _HEX_TARGET_RE = re.compile(r"(?<![\w.])0x([0-9a-fA-F]+)$")
 
 
@@ -206,7 +207,7 @@ def parse(text):
             continue
         elif m := _LABEL_RE.match(line):
             labels.append(m.group(1))
-        elif m := sass_lines.LINE_RE.match(line):
+        elif m := sass_lines.POS_RE.match(line):
             pending.append(sass_lines.position(m))
         elif m := _INSTRUCTION_RE.match(line):
             insn = _parse_instruction(int(m.group(1), 16), m.group(2))
@@ -369,7 +370,7 @@ def _missing_cuobjdump(stage=None):
     )
 
 
-def disassemble(obj, stage=None):
+def disassemble(obj, stage=None, arch=None, lines=True):
     tool = find_tool("cuobjdump")
     if tool is None:
         raise _missing_cuobjdump(stage)
@@ -380,7 +381,8 @@ def disassemble(obj, stage=None):
         raise UsageError(f"sass: cuobjdump failed on {obj}: {run.stderr.strip()}")
     # The source line of each instruction (nvdisasm -g -gi on the object's cubins, from the build's
     # -lineinfo) and its decoded control field, as comments the parser skips (sass_lines.py).
-    return sass_lines.annotate(run.stdout, obj, tool, find_tool("nvdisasm"), ROOT)
+    nvdisasm = find_tool("nvdisasm") if lines else None
+    return sass_lines.annotate(run.stdout, obj, tool, nvdisasm, ROOT, arch)
 
 
 def _read_manifest(build):
@@ -423,10 +425,10 @@ def _capture_name(stage):
     return name if stage["variant"] == "solution" else f"{name}.{stage['variant']}"
 
 
-def _stage_source(stage):
+def _stage_source(stage, arch=None, lines=True):
     # The manifest lists a stage's object files ("objects"); one "object" is accepted too.
     objects = stage.get("objects") or [stage["object"]]
-    text = "".join(disassemble(obj, stage) for obj in objects)
+    text = "".join(disassemble(obj, stage, arch, lines) for obj in objects)
     return Source(f"{stage['variant']}/{stage['id']}", text, _capture_name(stage))
 
 
@@ -938,7 +940,12 @@ def without_encodings(text):
     for line in text.splitlines():
         if re.match(r"^\s*/\* 0x[0-9a-f]+ \*/\s*$", line):
             continue
-        lines.append(re.sub(r"\s*/\* 0x[0-9a-f]{16} \*/\s*$", "", line).rstrip())
+        line = re.sub(r"\s*/\* 0x[0-9a-f]{16} \*/\s*$", "", line).rstrip()
+        # cuobjdump pads the address and the guard to 35 columns; one space and a 5-column guard
+        # read the same at half the width.
+        if m := _PADDED_RE.match(line):
+            line = f"  /*{m.group(1)}*/ {m.group(2) or '':>5} {m.group(3)}"
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 
@@ -978,7 +985,7 @@ def cmd_capture_all(args):
         stage = manifest.get(stage_id)
         text = ""
         if stage:
-            text = _keep_arch(_stage_source(stage).text, args.arch)
+            text = _keep_arch(_stage_source(stage, args.arch, not args.no_lines).text, args.arch)
         kernels = parse(text)
         if not kernels:
             why = (
@@ -1145,6 +1152,11 @@ def build_parser():
         help="build directory holding stages.json (default: build)",
     )
     capture_all.add_argument("--arch", default=REFERENCE_ARCH, help=f"default {REFERENCE_ARCH}")
+    capture_all.add_argument(
+        "--no-lines",
+        action="store_true",
+        help="leave out the source lines (nvdisasm -g -gi), which most of the time goes to",
+    )
     capture_all.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     capture_all.add_argument(
         "--no-build", action="store_true", help="the objects are built already"

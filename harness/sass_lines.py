@@ -9,10 +9,13 @@ changes it prints the position, innermost first, one line per inlining level:
     //## File "/.../09_shuffle.cu", line 37
             /*0180*/                   SHFL.BFLY PT, R7, R0, 0x10, 0x1f ;
 
-annotate() merges those lines into cuobjdump's listing of the same object (matched by architecture,
-function and address), with paths made relative to the repository (<cuda>/ for the toolkit's
-headers), and decodes each instruction's control bits from cuobjdump's second encoding word:
+annotate() merges the position a reader wants into cuobjdump's listing of the same object (matched
+by architecture, function and address): the innermost level in the course's own files, with the
+line it was inlined at, paths relative to the repository. One line where that position changes
+(the toolkit's intrinsics inside it are left out: __shfl_xor_sync's body is not the lesson), and
+each instruction's control bits decoded from cuobjdump's second encoding word:
 
+    //## solutions/12-reduction/09_shuffle.cu:22 < solutions/12-reduction/09_shuffle.cu:37
             /*0180*/                   SHFL.BFLY PT, R7, R0, 0x10, 0x1f ; /* B------:R-:W0:Y:S02 */
 
 The control field (bits 105-125 of a Volta-to-Hopper instruction; Jia et al., "Dissecting the
@@ -35,7 +38,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-LINE_RE = re.compile(r'^\s*//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?\s*$')
+LINE_RE = re.compile(
+    r'^\s*//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?\s*$'
+)
+# The capture's form of a position: path:line, then " < path:line" where it was inlined.
+POS_RE = re.compile(r"^\s*//## (\S+):(\d+)(?: < (\S+):(\d+))?\s*$")
 _SECTION_RE = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
 _INSN_RE = re.compile(r"^(\s*/\*([0-9a-fA-F]{4,})\*/\s*)(.*)$")
 _WORD_RE = re.compile(r"^\s*/\*\s*0x([0-9a-fA-F]{16})\s*\*/\s*$")
@@ -81,20 +88,19 @@ def relative(path, root=ROOT):
     return path
 
 
-def normalize_line(line, root=ROOT):
-    """One nvdisasm //## line with its paths made relative."""
-    m = LINE_RE.match(line)
-    if not m:
-        return line.rstrip()
-    text = f'\t//## File "{relative(m.group(1), root)}", line {m.group(2)}'
-    if m.group(3):
-        text += f' inlined at "{relative(m.group(3), root)}", line {m.group(4)}'
-    return text
+def chain_of(lines, root=ROOT):
+    """The Position chain (innermost first) of the //## lines printed before one instruction."""
+    chain = []
+    for line in lines:
+        m = LINE_RE.match(line)
+        at = (relative(m.group(3), root), int(m.group(4))) if m.group(3) else None
+        chain.append(Position(relative(m.group(1), root), int(m.group(2)), at))
+    return chain
 
 
 def line_tables(nvdisasm_text, root=ROOT):
-    """{function: {address: [//## lines]}} from `nvdisasm -g -gi` output: the lines printed
-    before each instruction whose position changes."""
+    """{function: {address: [Position, ...]}} from `nvdisasm -g -gi` output: the chain printed
+    before each instruction whose position changes (innermost first)."""
     tables, function, pending = {}, None, []
     for line in nvdisasm_text.splitlines():
         if m := _SECTION_RE.match(line):
@@ -103,28 +109,39 @@ def line_tables(nvdisasm_text, root=ROOT):
         elif function is None:
             continue
         elif LINE_RE.match(line):
-            pending.append(normalize_line(line, root))
+            pending.append(line)
         elif m := _INSN_RE.match(line):
             if pending:
-                tables[function][int(m.group(2), 16)] = pending
+                tables[function][int(m.group(2), 16)] = chain_of(pending, root)
                 pending = []
     return tables
 
 
+def position_line(level):
+    """The capture's line for a position: //## path:line [< path:line]."""
+    text = f"\t//## {level.file}:{level.line}"
+    return text + (f" < {level.at[0]}:{level.at[1]}" if level.at else "")
+
+
 def merge(cuobjdump_text, tables_by_arch, controls=True):
-    """cuobjdump -sass text (encodings still in it) with the //## lines of tables_by_arch
-    ({arch: {function: {address: lines}}}) before their instructions and, where decoded, each
-    instruction's control field after its semicolon."""
-    out, arch, number, table = [], "", 0, {}
+    """cuobjdump -sass text (encodings still in it) with a //## line before each instruction whose
+    course-level position (course_level) differs from the one before it, from tables_by_arch
+    ({arch: {function: {address: chain}}}), and, where decoded, each instruction's control field
+    after its semicolon."""
+    out, arch, number, table, shown = [], "", 0, {}, None
     lines = cuobjdump_text.splitlines()
     for i, line in enumerate(lines):
         if m := _ARCH_RE.match(line):
             arch, number, table = m.group(1), int(m.group(2)), {}
         elif m := _FUNCTION_RE.match(line):
-            table = tables_by_arch.get(arch, {}).get(m.group(1), {})
+            table, shown = tables_by_arch.get(arch, {}).get(m.group(1), {}), None
         elif m := _INSN_RE.match(line):
             address = int(m.group(2), 16)
-            out.extend(table.get(address, []))
+            if address in table:
+                level = course_level(table[address])
+                if level and level != shown:
+                    out.append(position_line(level))
+                    shown = level
             nxt = lines[i + 1] if i + 1 < len(lines) else ""
             word = _WORD_RE.match(nxt)
             if controls and word and number in DECODED and ";" in line:
@@ -134,9 +151,9 @@ def merge(cuobjdump_text, tables_by_arch, controls=True):
     return "\n".join(out) + ("\n" if cuobjdump_text.endswith("\n") else "")
 
 
-def tables_of_object(obj, cuobjdump, nvdisasm, root=ROOT):
-    """{arch: {function: {address: lines}}} for every cubin in an object or executable; {} when
-    nvdisasm is missing or the object holds no cubin."""
+def tables_of_object(obj, cuobjdump, nvdisasm, root=ROOT, arch=None):
+    """{arch: {function: {address: chain}}} for every cubin in an object or executable (those of
+    one architecture with arch); {} when nvdisasm is missing or the object holds no cubin."""
     if not nvdisasm:
         return {}
     tables = {}
@@ -151,10 +168,12 @@ def tables_of_object(obj, cuobjdump, nvdisasm, root=ROOT):
             return {}
         for cubin in sorted(Path(scratch).glob("*.cubin")):
             m = re.search(r"\.(sm_\d+\w*)\.cubin$", cubin.name)
-            if not m:
+            if not m or (arch and m.group(1) != arch):
                 continue
+            # -ndf: no branch-stack dataflow analysis (labels only, which the listing takes from
+            # cuobjdump), which is most of nvdisasm's time on the large kernels.
             dis = subprocess.run(
-                [nvdisasm, "-g", "-gi", "-c", str(cubin)], capture_output=True, text=True
+                [nvdisasm, "-g", "-gi", "-ndf", "-c", str(cubin)], capture_output=True, text=True
             )
             if dis.returncode == 0:
                 for function, table in line_tables(dis.stdout, root).items():
@@ -162,13 +181,14 @@ def tables_of_object(obj, cuobjdump, nvdisasm, root=ROOT):
     return tables
 
 
-def annotate(cuobjdump_text, obj, cuobjdump, nvdisasm, root=ROOT):
-    """cuobjdump's listing of obj with source lines (where nvdisasm is found) and control fields."""
-    return merge(cuobjdump_text, tables_of_object(obj, cuobjdump, nvdisasm, root))
+def annotate(cuobjdump_text, obj, cuobjdump, nvdisasm, root=ROOT, arch=None):
+    """cuobjdump's listing of obj with source lines (where nvdisasm is found; those of one
+    architecture with arch) and control fields."""
+    return merge(cuobjdump_text, tables_of_object(obj, cuobjdump, nvdisasm, root, arch))
 
 
 def position(match):
-    """The Position of a LINE_RE match."""
+    """The Position of a POS_RE match (a capture's //## line)."""
     at = (match.group(3), int(match.group(4))) if match.group(3) else None
     return Position(match.group(1), int(match.group(2)), at)
 
@@ -185,7 +205,7 @@ def course_level(chain):
 
 def has_lines(text):
     """Whether a listing carries source lines."""
-    return re.search(r'^\s*//## File "', text, re.M) is not None
+    return re.search(r"^\s*//## \S+:\d+", text, re.M) is not None
 
 
 def source_positions(text):
@@ -200,7 +220,7 @@ def source_positions(text):
             result[(arch, function)] = {}
         elif function is None:
             continue
-        elif m := LINE_RE.match(line):
+        elif m := POS_RE.match(line):
             pending.append(position(m))
         elif m := _INSN_RE.match(line):
             if pending:
