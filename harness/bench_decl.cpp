@@ -40,9 +40,9 @@ std::vector<column> versus_columns(const versus_spec &spec) {
   std::vector<column> cols = spec.keys;
   const std::string unit = spec.microseconds ? "_us" : "_ms";
   const int digits = spec.microseconds ? 2 : 4, r = spec.ratio_precision;
-  for (column c : {column{"stage" + unit, digits}, column{spec.library + unit, digits},
-                   column{"vs_" + spec.library, r}, column{"min", r}, column{"max", r},
-                   column{"pairs", 0}})
+  for (column c :
+       {column{"stage" + unit, digits}, column{spec.library + unit, digits},
+        column{"vs_" + spec.library, r}, column{"min", r}, column{"max", r}, column{"pairs", 0}})
     cols.push_back(c);
   for (const column &c : spec.extra) cols.push_back(c);
   if (spec.goal > 0) cols.push_back({"goal", 0});
@@ -53,12 +53,12 @@ bool versus_met(const versus_spec &spec, const comparison &cmp) {
   return cmp.ratio.median >= spec.goal;
 }
 
-std::vector<cell> versus_row(const versus_spec &spec, std::vector<cell> keys,
-                             const comparison &cmp, const std::vector<cell> &extra) {
+std::vector<cell> versus_row(const versus_spec &spec, std::vector<cell> keys, const comparison &cmp,
+                             const std::vector<cell> &extra) {
   const double scale = spec.microseconds ? 1e3 : 1;
-  for (cell c : {cell(scale * cmp.stage.per_call.median), cell(scale * cmp.baseline.per_call.median),
-                 cell(cmp.ratio.median), cell(cmp.ratio.min), cell(cmp.ratio.max),
-                 cell(double(cmp.ratio.pairs))})
+  for (cell c : {cell(scale * cmp.stage.per_call.median),
+                 cell(scale * cmp.baseline.per_call.median), cell(cmp.ratio.median),
+                 cell(cmp.ratio.min), cell(cmp.ratio.max), cell(double(cmp.ratio.pairs))})
     keys.push_back(c);
   for (const cell &c : extra) keys.push_back(c);
   if (spec.goal > 0) keys.push_back(verdict(versus_met(spec, cmp)));
@@ -132,8 +132,7 @@ comparison versus::pair(std::vector<cell> keys, const work &baseline, const work
                         const extra_cells &extra, const std::string &where) {
   const comparison cmp = s_.interleaved(baseline, stage, bytes);
   if (check) check();
-  table_.add_row(
-      versus_row(spec_, std::move(keys), cmp, extra ? extra(cmp) : std::vector<cell>{}));
+  table_.add_row(versus_row(spec_, std::move(keys), cmp, extra ? extra(cmp) : std::vector<cell>{}));
   if (!who_stage.empty()) warn_if_noisy(table_, who_stage, cmp.stage);
   if (!who_baseline.empty()) warn_if_noisy(table_, who_baseline, cmp.baseline);
   if (spec_.goal > 0 && !where.empty()) tally_.add(versus_met(spec_, cmp), where);
@@ -156,8 +155,8 @@ double declared_progression::ceiling(const std::string &label, const std::string
   return value;
 }
 
-std::optional<measurement> declared_progression::baseline(const std::string &label,
-                                                          const work &fn, std::size_t bytes,
+std::optional<measurement> declared_progression::baseline(const std::string &label, const work &fn,
+                                                          std::size_t bytes,
                                                           const std::function<void()> &check) {
   if (!s_.selected(label)) return std::nullopt;
   const measurement m = s_.time(label, fn, bytes, true);

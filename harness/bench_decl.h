@@ -19,6 +19,7 @@
 #include "harness/bench.h"
 #include "harness/bench_session.h"
 
+#include <cmath>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -64,6 +65,15 @@ class goal_tally {
   std::string missed_;
 };
 
+// The index of the first element of got off by more than bound from want (or not a number), or
+// -1 when every one is within it: a stage's output against a reference.
+template <class T, class U>
+long long first_mismatch(const std::vector<T> &got, const std::vector<U> &want, double bound) {
+  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i)
+    if (!(std::fabs(double(got[i]) - double(want[i])) <= bound)) return (long long)i;
+  return -1;
+}
+
 // "met" or "MISSED": how a goal column reads.
 inline std::string verdict(bool met) { return met ? "met" : "MISSED"; }
 
@@ -87,8 +97,8 @@ struct versus_spec {
         extra(std::move(extra_)),
         goal(goal_) {}
   std::string name, title;
-  std::string library;       // "CUB": the columns CUB_ms and vs_CUB
-  std::vector<column> keys;  // what a row is about: case, n, template...
+  std::string library;        // "CUB": the columns CUB_ms and vs_CUB
+  std::vector<column> keys;   // what a row is about: case, n, template...
   bool microseconds = false;  // times in us with 2 digits (else ms with 4)
   int ratio_precision = 3;
   std::vector<column> extra;  // after pairs
@@ -96,8 +106,8 @@ struct versus_spec {
 };
 std::vector<column> versus_columns(const versus_spec &spec);
 bool versus_met(const versus_spec &spec, const comparison &cmp);
-std::vector<cell> versus_row(const versus_spec &spec, std::vector<cell> keys,
-                             const comparison &cmp, const std::vector<cell> &extra = {});
+std::vector<cell> versus_row(const versus_spec &spec, std::vector<cell> keys, const comparison &cmp,
+                             const std::vector<cell> &extra = {});
 
 // A sweep of two launch parameters (listing 11.3's table): a quick look at each cell, its rate
 // amount / time; a row's best rate and the column it was at; the quickest cell overall.
@@ -182,8 +192,8 @@ class declared_progression : public progression {
                  const std::function<double()> &measure, bool divides = true);
   // The library baseline, timed now (a profiled row) when --only selects it, then check(); the
   // vs_<library> column divides its time; its row comes after the stages.
-  std::optional<measurement> baseline(const std::string &label, const work &fn,
-                                      std::size_t bytes, const std::function<void()> &check = {});
+  std::optional<measurement> baseline(const std::string &label, const work &fn, std::size_t bytes,
+                                      const std::function<void()> &check = {});
   // Each registered stage of type S: a TODO one gets its TODO row when --only selects it, any
   // other goes to each(stage), which decides on its rows.
   template <class S, class F>

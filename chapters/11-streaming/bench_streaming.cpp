@@ -168,15 +168,15 @@ const std::vector<int> threads_axis = {32, 64, 128, 256, 512, 1024};
 // A stage's sweep over block size x unroll (listing 11.3's table): the best configuration.
 std::optional<streaming::launch_config> sweep(device_context &c,
                                               const streaming::device_stage &stage) {
-  bench::grid_spec g{"sweep_" + stage.info.id,
-                     "Stage " + stage.info.id +
-                         ": GB/s by unroll (rows) and threads per block (columns)",
-                     "unroll",
-                     "threads",
-                     "GB/s",
-                     {},
-                     threads_axis,
-                     double(c.bytes(c.n))};
+  bench::grid_spec g{
+      "sweep_" + stage.info.id,
+      "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)",
+      "unroll",
+      "threads",
+      "GB/s",
+      {},
+      threads_axis,
+      double(c.bytes(c.n))};
   for (int u = 1; u <= (stage.unrolls ? 16 : 1); ++u) g.rows.push_back(u);
   auto r = bench::sweep_grid(
       c.s, g,
@@ -271,10 +271,10 @@ void vs_cublas_table(device_context &c) {
       st = *taking;
     }
     const std::string &id = st.stage->info.id;
-    const auto cmp = t.pair({name, id, double(c.n - off)}, c.library(off),
-                            c.stage(*st.stage, st.cfg, off), c.bytes(c.n - off),
-                            [&] { c.check(id + " " + name, off); }, id + " " + name,
-                            "cuBLAS " + name);
+    const auto cmp = t.pair(
+        {name, id, double(c.n - off)}, c.library(off), c.stage(*st.stage, st.cfg, off),
+        c.bytes(c.n - off), [&] { c.check(id + " " + name, off); }, id + " " + name,
+        "cuBLAS " + name);
     t.headline_part(name + " " + id + " " + bench::range_text(cmp.ratio));
   }
   t.headline("SAXPY against cuBLAS (range over the interleaved pairs):", ";",
@@ -312,16 +312,16 @@ void lab_table(device_context &c) {
           c.bytes(c.n));
     };
     const auto p = best_of([&c](const streaming::launch_config &cfg, cudaStream_t st) {
-      streaming::launch_saxpy_pragma_unroll(c.out.get(), c.x.get(), c.y.get(), c.n, alpha, cfg,
-                                            st);
+      streaming::launch_saxpy_pragma_unroll(c.out.get(), c.x.get(), c.y.get(), c.n, alpha, cfg, st);
     });
     std::vector<cell> row = {double(u), p ? cell(bytes / (p->second * 1e6)) : cell(),
                              p ? cell(double(p->first)) : cell()};
     // The lab kernel's output, once (every configuration writes the same).
     if (u == 4 && p) c.check("lab_pragma_unroll");
     if (templated) {
-      const auto t = best_of([&c, templated](const streaming::launch_config &cfg,
-                                             cudaStream_t st) { c.stage(*templated, cfg)(st); });
+      const auto t = best_of([&c, templated](const streaming::launch_config &cfg, cudaStream_t st) {
+        c.stage(*templated, cfg)(st);
+      });
       row.push_back(t ? cell(bytes / (t->second * 1e6)) : cell());
       row.push_back(t ? cell(double(t->first)) : cell());
       row.push_back(t && p ? cell(p->second / t->second) : cell());
@@ -475,7 +475,8 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
     for (int k = 1; k <= max_streams; ++k) {
       const auto m = h.run(stage, k, false);
       t.add(stage.info.id + " with " + std::to_string(k) + " streams", {double(k)}, m,
-            {bench::rate(h.bytes, m), h.floor_ms > 0 ? cell(m.per_call.median / h.floor_ms) : cell()});
+            {bench::rate(h.bytes, m),
+             h.floor_ms > 0 ? cell(m.per_call.median / h.floor_ms) : cell()});
       best.offer(k, m.per_call.median);
     }
     if (best) best_streams[stage.info.id] = *best;
@@ -486,9 +487,13 @@ std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) 
 }
 
 void host_progression_table(host_run &h, std::map<std::string, int> best_streams) {
-  std::vector<column> cols = bench::timed_columns(
-      {{"stage", 0}, {"memory", 0}, {"streams", 0}},
-      {{"H2D_ms", 2}, {"kernel_ms", 2}, {"D2H_ms", 2}, {"GB/s", 2}, {"x_floor", 2}, {"speedup", 2}});
+  std::vector<column> cols =
+      bench::timed_columns({{"stage", 0}, {"memory", 0}, {"streams", 0}}, {{"H2D_ms", 2},
+                                                                           {"kernel_ms", 2},
+                                                                           {"D2H_ms", 2},
+                                                                           {"GB/s", 2},
+                                                                           {"x_floor", 2},
+                                                                           {"speedup", 2}});
   cols[3].name = "wall_ms";  // the median wall time
   table prog("host_progression",
              "Through the host: wall time per stage (" + std::to_string(h.n / mega) + "M floats)",
