@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "harness/bench_decl.h"
 
+#include "common/device.h"
+
+#include <cstdio>
+
 namespace course {
 namespace bench {
 
@@ -63,6 +67,25 @@ std::vector<cell> versus_row(const versus_spec &spec, std::vector<cell> keys, co
   for (const cell &c : extra) keys.push_back(c);
   if (spec.goal > 0) keys.push_back(verdict(versus_met(spec, cmp)));
   return keys;
+}
+
+std::size_t fitted(std::size_t requested, std::size_t free_bytes, int percent,
+                   std::size_t bytes_per_element, std::size_t unit) {
+  const std::size_t fit = free_bytes / 100 * std::size_t(percent) / bytes_per_element;
+  return requested > fit ? fit / unit * unit : requested;
+}
+
+std::size_t fit_device(std::int64_t requested_m, int percent, std::size_t bytes_per_element,
+                       const std::string &flag, const std::string &what) {
+  const std::size_t mega = std::size_t(1) << 20;
+  std::size_t free_b = 0, total_b = 0;
+  device_memory(free_b, total_b);
+  const std::size_t want = std::size_t(requested_m) * mega,
+                    n = fitted(want, free_b, percent, bytes_per_element, mega);
+  if (n < want)
+    std::printf("note: --%s %lldM does not fit in %.1f GiB free; using %zuM %s\n", flag.c_str(),
+                (long long)requested_m, free_b / 1073741824.0, n / mega, what.c_str());
+  return n;
 }
 
 table grid_table(const grid_spec &spec) {

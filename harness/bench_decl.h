@@ -21,6 +21,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
@@ -74,6 +76,11 @@ long long first_mismatch(const std::vector<T> &got, const std::vector<U> &want, 
   return -1;
 }
 
+// The elements a bench's arrays get: `requested`, or as many as fit in percent% of free_bytes at
+// bytes_per_element each (every array of the run counted), rounded down to a multiple of unit.
+std::size_t fitted(std::size_t requested, std::size_t free_bytes, int percent,
+                   std::size_t bytes_per_element, std::size_t unit);
+
 // "met" or "MISSED": how a goal column reads.
 inline std::string verdict(bool met) { return met ? "met" : "MISSED"; }
 
@@ -125,6 +132,36 @@ std::vector<cell> grid_row(const grid_spec &spec, int row,
                            const std::vector<std::optional<double>> &ms);
 
 // --- pieces that measure ----------------------------------------------------------------------
+
+// fitted() against this GPU's free memory, in units of 2^20 elements; when it shrinks the run,
+// one line says so: "note: --N 4096M does not fit in 139.1 GiB free; using 3712M ints".
+std::size_t fit_device(std::int64_t requested_m, int percent, std::size_t bytes_per_element,
+                       const std::string &flag, const std::string &what);
+
+// Whether --only selects one of these labels or a stage of type S: a part of a bench that has
+// no row to run sets nothing up.
+template <class S>
+bool any_selected(const session &s, const std::vector<std::string> &labels) {
+  for (const std::string &l : labels)
+    if (s.selected(l)) return true;
+  for (const S &st : course::registered<S>())
+    if (s.selected(st.info.id)) return true;
+  return false;
+}
+
+// got against want within bound; at the first element off, a failure "<who><where(i)> = <got>,
+// expected <want>" (7 decimals). Whether every element was within.
+template <class T, class U, class Where>
+bool expect_near(session &s, const std::string &who, const std::vector<T> &got,
+                 const std::vector<U> &want, double bound, Where where) {
+  const long long i = first_mismatch(got, want, bound);
+  if (i < 0) return true;
+  char text[96];
+  std::snprintf(text, sizeof text, " = %.7f, expected %.7f", double(got[std::size_t(i)]),
+                double(want[std::size_t(i)]));
+  s.fail(who + where(std::size_t(i)) + text);
+  return false;
+}
 
 // A table of timed rows (timed_columns), printed and reported by finish().
 class timed_table {

@@ -332,21 +332,12 @@ void lab_table(device_context &c) {
 }
 
 void device_part(bench::session &s, const options_t &opt) {
-  bool any = s.selected("lab_pragma_unroll");
-  for (const std::string &label : {blas_label, d2d_label, copy_label}) any |= s.selected(label);
-  for (const auto &stage : course::registered<streaming::device_stage>())
-    any |= s.selected(stage.info.id);
-  if (!any) return;  // --only selects nothing here
-  std::size_t free_b = 0, total_b = 0;
-  course::device_memory(free_b, total_b);
-  std::size_t n = std::size_t(opt.n_device_m) * mega;
-  const std::size_t fit =
-      free_b / 100 * 80 / (6 * sizeof(float));  // x, y, out, cuBLAS's y; the ceilings' two
-  if (n > fit) {
-    std::printf("note: --deviceN %lldM does not fit in %.1f GiB free; using %zuM floats\n",
-                (long long)opt.n_device_m, free_b / 1073741824.0, fit / mega);
-    n = fit / mega * mega;
-  }
+  if (!bench::any_selected<streaming::device_stage>(
+          s, {"lab_pragma_unroll", blas_label, d2d_label, copy_label}))
+    return;  // --only selects nothing here
+  // x, y, out, cuBLAS's y; the ceilings' two.
+  const std::size_t n =
+      bench::fit_device(opt.n_device_m, 80, 6 * sizeof(float), "deviceN", "floats");
   s.results().param("device_n", double(n));
   std::printf(
       "\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n",
@@ -537,10 +528,8 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
 }
 
 void host_part(bench::session &s, const options_t &opt) {
-  bool any = s.selected(floor_label);
-  for (const auto &stage : course::registered<streaming::host_stage>())
-    any |= s.selected(stage.info.id);
-  if (!any) return;  // --only selects nothing here: no pinned arrays, no copies
+  if (!bench::any_selected<streaming::host_stage>(s, {floor_label}))
+    return;  // --only selects nothing here: no pinned arrays, no copies
   const std::size_t n = std::size_t(opt.n_host_m) * mega;
   s.results().param("host_n", double(n));
   std::printf(

@@ -330,16 +330,8 @@ void lab_table(context &c) {
 }
 
 void body(bench::session &s, std::int64_t n_m, int threads) {
-  std::size_t free_b = 0, total_b = 0;
-  course::device_memory(free_b, total_b);
-  std::size_t n = std::size_t(n_m) * mega;
-  const std::size_t fit =
-      free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
-  if (n > fit) {
-    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m,
-                free_b / 1073741824.0, fit / mega);
-    n = fit / mega * mega;
-  }
+  // The input and the read ceiling's own buffer.
+  const std::size_t n = bench::fit_device(n_m, 40, sizeof(int), "N", "ints");
   std::vector<std::size_t> sizes;
   for (int e = 10; e <= 28 && (std::size_t(1) << e) <= n; ++e) sizes.push_back(std::size_t(1) << e);
   s.results().param("n", double(n));

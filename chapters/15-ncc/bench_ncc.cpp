@@ -37,6 +37,7 @@
 #include "harness/bench_decl.h"
 #include "harness/bench_goals.h"
 #include "harness/bench_session.h"
+#include "harness/test_support.h"
 
 #include <cufft.h>
 
@@ -213,11 +214,8 @@ struct context {
                                     main.p.stats())) {}
   bool npp_selected(const std::string &label) const { return have_npp && s.selected(label); }
   void check_host(const std::string &who) {
-    const std::vector<float> got = main.read(s.stream());
-    const long long i = bench::first_mismatch(got, want, 2e-5);
-    if (i >= 0)
-      s.fail(who + ": coefficient [" + std::to_string(i) + "] = " + fixed(got[std::size_t(i)], 7) +
-             ", expected " + fixed(want[std::size_t(i)], 7));
+    bench::expect_near(s, who, main.read(s.stream()), want, 2e-5,
+                       [](std::size_t i) { return ": coefficient [" + std::to_string(i) + "]"; });
   }
 };
 
@@ -510,14 +508,11 @@ struct bank_case {
   // K planes against the reference planes.
   void check(bench::session &s, const std::string &who, const float *d, double bound) const {
     CUDA_CHECK(cudaStreamSynchronize(s.stream()));
-    std::vector<float> got(all), want(all);
-    CUDA_CHECK(cudaMemcpy(got.data(), d, all * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(want.data(), ref.get(), all * sizeof(float), cudaMemcpyDeviceToHost));
-    const long long i = bench::first_mismatch(got, want, bound);
-    if (i >= 0)
-      s.fail("bank: " + who + ": template " + std::to_string(std::size_t(i) / plane) + ", output " +
-             std::to_string(std::size_t(i) % plane) + " = " + fixed(got[std::size_t(i)], 7) +
-             ", expected " + fixed(want[std::size_t(i)], 7));
+    bench::expect_near(s, "bank: " + who, course::test::copy_to_host(d, all),
+                       course::test::copy_to_host(ref.get(), all), bound, [this](std::size_t i) {
+                         return ": template " + std::to_string(i / plane) + ", output " +
+                                std::to_string(i % plane);
+                       });
   }
 };
 
@@ -533,12 +528,9 @@ void bank_reference(context &c, bank_case &b, const ncc::stage &single) {
   CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
   const auto want = ncc::host_coefficients(
       ncc::host_reference_sums(c.main.sc.image, b.templates[0]), b.singles[0]->stats());
-  std::vector<float> got(b.plane);
-  CUDA_CHECK(cudaMemcpy(got.data(), b.ref.get(), b.plane * sizeof(float), cudaMemcpyDeviceToHost));
-  const long long i = bench::first_mismatch(got, want, 2e-5);
-  if (i >= 0)
-    c.s.fail("bank: " + single.info.id + ", template 0, output " + std::to_string(i) + " = " +
-             fixed(got[std::size_t(i)], 7) + ", expected " + fixed(want[std::size_t(i)], 7));
+  bench::expect_near(c.s, "bank: " + single.info.id,
+                     course::test::copy_to_host(b.ref.get(), b.plane), want, 2e-5,
+                     [](std::size_t i) { return ", template 0, output " + std::to_string(i); });
 }
 
 // The bank stage's row (its time, for vs_bank), and the K single calls and K NPP calls.

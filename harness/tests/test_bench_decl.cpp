@@ -161,3 +161,13 @@ TEST_CASE("fastest keeps the first of equal times; first_mismatch finds the firs
   CHECK(course::bench::first_mismatch(std::vector<float>{1, 2}, std::vector<double>{1, 2.1},
                                       1e-4) == 1);
 }
+
+TEST_CASE("fitted: the requested elements, or what fits in a share of free memory", "[bench]") {
+  using course::bench::fitted;
+  const std::size_t mega = std::size_t(1) << 20;
+  // 80% of 1 GiB at 24 B per element: 35791394 elements, 34M of them in whole 2^20 units.
+  CHECK(fitted(256 * mega, std::size_t(1) << 30, 80, 24, mega) == 34 * mega);
+  CHECK(fitted(16 * mega, std::size_t(1) << 30, 80, 24, mega) == 16 * mega);
+  CHECK(fitted(100, 1000, 40, 4, 1) == 100);
+  CHECK(fitted(101, 1000, 40, 4, 1) == 100);
+}
