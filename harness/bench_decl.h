@@ -93,16 +93,28 @@ std::vector<cell> timed_row(std::vector<cell> lead, const measurement &m,
 // | extra | [goal].
 struct versus_spec {
   versus_spec(std::string name_, std::string title_, std::string library_,
-              std::vector<column> keys_, bool microseconds_ = false, int ratio_precision_ = 3,
-              std::vector<column> extra_ = {}, double goal_ = 0)
+              std::vector<column> keys_)
       : name(std::move(name_)),
         title(std::move(title_)),
         library(std::move(library_)),
-        keys(std::move(keys_)),
-        microseconds(microseconds_),
-        ratio_precision(ratio_precision_),
-        extra(std::move(extra_)),
-        goal(goal_) {}
+        keys(std::move(keys_)) {}
+  // The optional parts, declared in a chain: versus_spec(...).in_microseconds().goal_at_least(1).
+  versus_spec &in_microseconds() {
+    microseconds = true;
+    return *this;
+  }
+  versus_spec &ratio_digits(int digits) {
+    ratio_precision = digits;
+    return *this;
+  }
+  versus_spec &extra_columns(std::vector<column> cols) {
+    extra = std::move(cols);
+    return *this;
+  }
+  versus_spec &goal_at_least(double ratio) {
+    goal = ratio;
+    return *this;
+  }
   std::string name, title;
   std::string library;        // "CUB": the columns CUB_ms and vs_CUB
   std::vector<column> keys;   // what a row is about: case, n, template...

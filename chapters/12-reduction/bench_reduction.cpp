@@ -233,14 +233,13 @@ void by_n_table(context &c, table &lines) {
   if (!c.fastest.stage || !c.s.selected(cub_label)) return;
   const auto &st = *c.fastest.stage;
   bench::versus t(
-      c.s, {"vs_CUB_by_n",
-            "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
-            "CUB",
-            {{"n", 0}},
-            true,
-            3,
-            {{"L2_flushed", 0}},
-            1.0});
+      c.s, bench::versus_spec(
+               "vs_CUB_by_n",
+               "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
+               "CUB", {{"n", 0}})
+               .in_microseconds()
+               .extra_columns({{"L2_flushed", 0}})
+               .goal_at_least(1.0));
   for (std::size_t m : c.sizes) {
     const std::string at = std::to_string(m);
     const auto cmp = t.pair(

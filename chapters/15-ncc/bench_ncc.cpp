@@ -258,15 +258,15 @@ void vs_npp_table(context &c) {
   sized &z = c.main;
   const std::string &id = c.best->info.id, at = size_text(z.tw, z.th);
   bench::versus t(
-      c.s, {"vs_NPP",
-            "NCC " + id + " against NPP, interleaved (ratio = NPP time / stage time, per pair), " +
-                size_text(c.W, c.H),
-            "NPP",
-            {{"stage", 0}, {"path", 0}, {"template", 0}},
-            true,
-            2,
-            {},
-            goal_vs_npp});
+      c.s,
+      bench::versus_spec(
+          "vs_NPP",
+          "NCC " + id + " against NPP, interleaved (ratio = NPP time / stage time, per pair), " +
+              size_text(c.W, c.H),
+          "NPP", {{"stage", 0}, {"path", 0}, {"template", 0}})
+          .in_microseconds()
+          .ratio_digits(2)
+          .goal_at_least(goal_vs_npp));
   const auto cmp = t.pair(
       {id, c.best_path, at}, z.library(), z.stage(*c.best), z.bytes,
       [&] { c.check_host(id + " (interleaved with NPP)"); }, id, npp_label);
@@ -413,16 +413,16 @@ void by_template_tables(context &c) {
                {"repeats", 0},
                {"spread%", 2}});
   bench::versus goals(
-      c.s, {"vs_NPP_by_template",
-            "The fastest stage and the fastest generic direct path against NPP by template size, "
-            "interleaved (ratio = NPP time / stage time); goal: >= " +
-                fixed(goal_vs_npp, 0) + "x at every size",
-            "NPP",
-            {{"template", 0}, {"kind", 0}, {"stage", 0}, {"path", 0}},
-            true,
-            2,
-            {},
-            goal_vs_npp});
+      c.s,
+      bench::versus_spec(
+          "vs_NPP_by_template",
+          "The fastest stage and the fastest generic direct path against NPP by template size, "
+          "interleaved (ratio = NPP time / stage time); goal: >= " +
+              fixed(goal_vs_npp, 0) + "x at every size",
+          "NPP", {{"template", 0}, {"kind", 0}, {"stage", 0}, {"path", 0}})
+          .in_microseconds()
+          .ratio_digits(2)
+          .goal_at_least(goal_vs_npp));
   tally tl;
   if (c.opt.generic_at_compiled_sizes)
     c.s.results().param("generic_at_compiled_sizes", std::string("on"));

@@ -52,15 +52,20 @@ TEST_CASE("versus tables declare the columns of the reference's comparison table
                                                                 "max", "pairs"});
   CHECK(precisions(versus_columns(blas)) == std::vector<int>{0, 0, 0, 4, 4, 3, 3, 3, 0});
   // 12-reduction's vs_CUB_by_n: us, a column of its own, then the goal.
-  const versus_spec by_n("vs_CUB_by_n", "t", "CUB", {{"n", 0}}, true, 3, {{"L2_flushed", 0}}, 1.0);
+  const auto by_n = versus_spec("vs_CUB_by_n", "t", "CUB", {{"n", 0}})
+                        .in_microseconds()
+                        .extra_columns({{"L2_flushed", 0}})
+                        .goal_at_least(1.0);
   CHECK(names(versus_columns(by_n)) == std::vector<std::string>{"n", "stage_us", "CUB_us", "vs_CUB",
                                                                 "min", "max", "pairs", "L2_flushed",
                                                                 "goal"});
   CHECK(precisions(versus_columns(by_n)) == std::vector<int>{0, 2, 2, 3, 3, 3, 0, 0, 0});
   // 15-ncc's vs_NPP_by_template: ratios with 2 digits.
-  const versus_spec npp("vs_NPP_by_template", "t", "NPP",
-                        {{"template", 0}, {"kind", 0}, {"stage", 0}, {"path", 0}}, true, 2, {},
-                        10.0);
+  const auto npp = versus_spec("vs_NPP_by_template", "t", "NPP",
+                               {{"template", 0}, {"kind", 0}, {"stage", 0}, {"path", 0}})
+                       .in_microseconds()
+                       .ratio_digits(2)
+                       .goal_at_least(10.0);
   CHECK(names(versus_columns(npp)) == std::vector<std::string>{"template", "kind", "stage", "path",
                                                                "stage_us", "NPP_us", "vs_NPP",
                                                                "min", "max", "pairs", "goal"});
@@ -71,7 +76,10 @@ TEST_CASE("versus rows: the keys, the two times, the ratio's range, extra cells,
           "[bench]") {
   using course::bench::versus_row;
   using course::bench::versus_spec;
-  const versus_spec by_n("vs_CUB_by_n", "t", "CUB", {{"n", 0}}, true, 3, {{"L2_flushed", 0}}, 1.0);
+  const auto by_n = versus_spec("vs_CUB_by_n", "t", "CUB", {{"n", 0}})
+                        .in_microseconds()
+                        .extra_columns({{"L2_flushed", 0}})
+                        .goal_at_least(1.0);
   const auto met = pairs(0.002, 0.0021, 1.01, 1.05, 1.09, 40);
   course::bench::table t("vs_CUB_by_n", "t", versus_columns(by_n));
   t.add_row(versus_row(by_n, {1024.0}, met, {std::string("yes")}));
