@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Chapter 11 benchmark: every stage of the chapter, its ceilings and cuBLAS, in one run. One
-// function per table; the measuring frame (options, adaptive repeats, L2 flush, interleaving,
-// NVTX profile ranges, failure accounting) is harness/bench_session.h.
+// function per table, each declaring its stages, baseline and ceilings (harness/bench_decl.h);
+// the measuring frame (options, adaptive repeats, L2 flush, interleaving, NVTX profile ranges,
+// failure accounting) is harness/bench_session.h.
 //
 // Part 1, device memory (--deviceN Mfloats, default 256M): each device stage swept over block
 // size x unroll (listing 11.3's table, a quick look per cell), then the progression table at each

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Chapter 12 benchmark: every stage of the chapter, the read ceiling and CUB, in one run. One
-// function per table; the measuring frame (options, adaptive repeats, L2 flush, interleaving,
-// NVTX profile ranges, failure accounting) is harness/bench_session.h.
+// function per table, each declaring its stages, baseline and ceilings (harness/bench_decl.h);
+// the measuring frame (options, adaptive repeats, L2 flush, interleaving, NVTX profile ranges,
+// failure accounting) is harness/bench_session.h.
 //
 // progression (--N Mints, default 256M): each stage at its best block size of 32..1024 (a quick
 // look at each; --threads T: at T, so that a run under ncu, whose timings are the profiler's,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Chapter 15 benchmark: every NCC stage and NPP's nppiCrossCorrValid_NormLevel_8u32f_C1R in one
-// run (the book's 15.6 measurement, plus the baseline). One function per table; the measuring
-// frame (options, adaptive repeats, L2 flush, interleaving, NVTX profile ranges, failure
-// accounting) is harness/bench_session.h. Every timed row has median/min/max/repeats/spread.
+// run (the book's 15.6 measurement, plus the baseline). One function per table, each declaring
+// its stages, baseline and ceilings (harness/bench_decl.h); the measuring frame (options,
+// adaptive repeats, L2 flush, interleaving, NVTX profile ranges, failure accounting) is
+// harness/bench_session.h. Every timed row has median/min/max/repeats/spread.
 //
 // progression (--width x --height, default 1024 x 1024, --wTemplate x --hTemplate, default
 // 16 x 16, on the generated scene): each stage, its path at this size (a compiled-in size, the
