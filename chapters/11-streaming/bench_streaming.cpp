@@ -22,11 +22,10 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_cublas.h"
 #include "harness/bench_decl.h"
 #include "harness/bench_session.h"
 #include "harness/test_support.h"
-
-#include <cublas_v2.h>
 
 #include <cfloat>
 #include <cmath>
@@ -54,14 +53,6 @@ const std::string d2d_label = "ceiling: D2D cudaMemcpy";
 const std::string copy_label = "ceiling: float4 copy kernel";
 const std::string floor_label = "floor: overlapped pinned copies";
 
-#define CUBLAS_CHECK(call)                                                              \
-  do {                                                                                  \
-    cublasStatus_t s_ = (call);                                                         \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                    \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                               ": " #call " failed: " + cublasGetStatusString(s_));     \
-  } while (0)
-
 struct options_t {
   // The defaults: chapters/11-streaming/lessons.toml's [workload.bench] (COURSE_BENCH_*, from
   // CMake).
@@ -83,30 +74,6 @@ bool verify(bench::session &s, const std::string &who, std::size_t n, X x, Y y, 
 }
 
 // ---- part 1: device memory --------------------------------------------------------------------
-class cublas {
- public:
-  explicit cublas(cudaStream_t stream) {
-    CUBLAS_CHECK(cublasCreate(&h_));
-    CUBLAS_CHECK(cublasSetStream(h_, stream));
-  }
-  ~cublas() { cublasDestroy(h_); }
-  cublas(const cublas &) = delete;
-  cublas &operator=(const cublas &) = delete;
-  std::string version() const {
-    int v = 0;
-    CUBLAS_CHECK(cublasGetVersion(h_, &v));
-    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-           std::to_string(v % 100);
-  }
-  // y = alpha * x + y, in place.
-  void saxpy(float *y, const float *x, std::size_t n) {
-    CUBLAS_CHECK(cublasSaxpy_64(h_, std::int64_t(n), &alpha, x, 1, y, 1));
-  }
-
- private:
-  cublasHandle_t h_ = nullptr;
-};
-
 // A stage at the configuration its sweep chose.
 struct tuned {
   const streaming::device_stage *stage = nullptr;
@@ -118,7 +85,7 @@ struct device_context {
   std::size_t n;
   static constexpr std::uint64_t seed = 11;
   course::device_buffer<float> x, y, out, y_blas;
-  cublas blas;
+  bench::cublas_handle blas;
   std::vector<tuned> tuned_stages;  // each stage at its sweep's configuration
   tuned fastest;
 
@@ -149,7 +116,12 @@ struct device_context {
   }
   bench::work library(std::size_t x_offset = 0) {
     const std::size_t m = n - x_offset;
-    return [this, x_offset, m](cudaStream_t) { blas.saxpy(y_blas.get(), x.get() + x_offset, m); };
+    // y = alpha * x + y, in place.
+    return [this, x_offset, m](cudaStream_t) {
+      bench::cublas_check(cublasSaxpy_64(blas.get(), std::int64_t(m), &alpha, x.get() + x_offset, 1,
+                                         y_blas.get(), 1),
+                          "cublasSaxpy_64");
+    };
   }
   // out[0, n - x_offset) against alpha * x[x_offset + i] + y[i].
   void check(const std::string &who, std::size_t x_offset = 0) {
@@ -347,8 +319,8 @@ void device_part(bench::session &s, const options_t &opt) {
       "\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n",
       n / mega, 3.0 * n * sizeof(float) / 1e9);
   device_context c(s, n);
-  s.results().version("cuBLAS", c.blas.version());
-  std::printf("cuBLAS %s\n", c.blas.version().c_str());
+  s.results().version("cuBLAS", bench::cublas_version());
+  std::printf("cuBLAS %s\n", bench::cublas_version().c_str());
   device_progression_table(c);
   vs_cublas_table(c);
   lab_table(c);
