@@ -109,7 +109,9 @@ struct io_frame {
 template <class T>
 io_frame frame_of(const T *in, const T *out) {
   static_assert(sizeof(T) == 4, "four elements per 16 bytes");
-  const auto past = [](const T *p) { return unsigned(reinterpret_cast<std::uintptr_t>(p) % 16 / 4); };
+  const auto past = [](const T *p) {
+    return unsigned(reinterpret_cast<std::uintptr_t>(p) % 16 / 4);
+  };
   return {past(in), (past(out) + 4 - past(in)) % 4};
 }
 // How many tiles cover n elements that start `lead` positions into the frame.
