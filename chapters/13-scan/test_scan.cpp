@@ -432,7 +432,10 @@ TEST_CASE("every alignment of input and output, at small sizes and around tile e
   scan::workspace ws;
   const std::size_t small[] = {1, 2, 3, 4, 5, 7, 31, 33, 127, 129};
   int round = 0;  // alternates inclusive and exclusive, so that each is met at every shape
-  for (int threads : {32, 256, 1024}) {
+  // Under a sanitizer, 256 threads alone: a third of the calls, every offset and edge still met.
+  const std::vector<int> threads_list =
+      course::test::under_sanitizer() ? std::vector<int>{256} : std::vector<int>{32, 256, 1024};
+  for (int threads : threads_list) {
     scan::config cfg;
     cfg.threads = threads;
     const std::size_t tile = threads <= 256 ? std::size_t(threads) * 32 : 8192;
