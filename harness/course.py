@@ -155,15 +155,82 @@ def program_chapter(program, root=ROOT):
     )
 
 
+class WrongVariant(NamedTuple):
+    """One course_add_wrong_variant call (cmake/CourseStages.cmake): a known mistake, planted."""
+
+    chapter: str
+    stage: str
+    name: str
+    why: str
+    tool: str  # "" (the tests reject it), sass, speed, memcheck, racecheck or synccheck
+    file: str  # the file it edits: the stage's own, or a lesson header
+
+    @property
+    def id(self):
+        return f"{self.chapter}/{self.stage}.{self.name}"
+
+
+# CMake's argument syntax, as far as the chapters' calls use it: a bracket argument ([=[...]=]),
+# a quoted one ("..." with \-escapes), the call's closing ")", a # comment, an unquoted word.
+_CMAKE_TOKEN = re.compile(
+    r'\[(=*)\[(.*?)\]\1\]|"((?:[^"\\]|\\.)*)"|(\))|(#[^\n]*)|([^\s()"#]+)', re.S
+)
+_CMAKE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def _cmake_arguments(text, start):
+    """The arguments of the CMake call whose "(" ends just before text[start:], as strings (a
+    quoted argument unescaped, its ";" and ")" kept)."""
+    args, pos = [], start
+    while True:
+        m = _CMAKE_TOKEN.search(text, pos)
+        if not m:
+            return args
+        pos = m.end()
+        if m.group(2) is not None:
+            args.append(m.group(2).removeprefix("\n"))
+        elif m.group(3) is not None:
+            args.append(
+                re.sub(r"\\(.)", lambda e: _CMAKE_ESCAPES.get(e.group(1), e.group(1)), m.group(3))
+            )
+        elif m.group(4):
+            return args
+        elif m.group(6):
+            args.append(m.group(6))
+
+
 def wrong_variants(root=ROOT):
-    """(chapter, stage, name) of every course_add_wrong_variant call."""
+    """Every course_add_wrong_variant call of the chapters' CMakeLists.txt, in order: the one place
+    the known mistakes are declared, read here for the tools (make check names a matching one)."""
+    keys = (
+        "CHAPTER", "STAGE", "TEST", "NAME", "FIND", "REPLACE", "WHY", "TOOL", "FILE", "SOURCES", "LIBS"
+    )
     found = []
     for chapter in chapters(root):
-        for args in _cmake_calls(chapter, "course_add_wrong_variant", root):
-            stage = re.search(r"\bSTAGE\s+(\S+)", args)
-            name = re.search(r"\bNAME\s+(\S+)", args)
+        path = Path(root) / "chapters" / chapter / "CMakeLists.txt"
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        for m in re.finditer(r"^[ \t]*course_add_wrong_variant[ \t]*\(", text, re.M):
+            args = _cmake_arguments(text, m.end())
+            values, current = {}, None
+            for a in args:
+                if a in keys:
+                    current = a
+                    values.setdefault(a, "")
+                elif current:
+                    values[current] = a if not values[current] else values[current] + ";" + a
+            stage = values.get("STAGE", "?")
             found.append(
-                (chapter, stage.group(1) if stage else "?", name.group(1) if name else "?")
+                WrongVariant(
+                    values.get("CHAPTER", chapter),
+                    stage,
+                    values.get("NAME", "?"),
+                    values.get("WHY", ""),
+                    values.get("TOOL", ""),
+                    values.get("FILE", "") or f"{stage}.cu",
+                )
             )
     return found
 
@@ -202,7 +269,7 @@ STAGE_KEYS = (
     "hints",
 )
 ENTRY_KEYS = {
-    "sass": ("rule", "kernels", "arch", "why"),
+    "sass": ("rule", "kernels", "arch", "sizes", "why"),
     "perf": ("metric", "min", "max", "why"),
     "capture": ("kernels", "says"),
     "needs": ("cc", "gpus", "why"),
@@ -971,7 +1038,7 @@ def main(argv=None):
             "stages": stage_ids,
             "benches": bench_chapters,
             "gpu-stages": gpu_stages,
-            "wrong-variants": lambda: ["/".join(v) for v in wrong_variants()],
+            "wrong-variants": lambda: ["/".join(v[:3]) for v in wrong_variants()],
         }.get(what)
         if rows:
             print("\n".join(rows()))
