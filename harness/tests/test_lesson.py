@@ -4,6 +4,8 @@ GPU and no CUDA tools needed)."""
 
 import contextlib
 import io
+import shutil
+import subprocess
 import sys
 import unittest
 from pathlib import Path
@@ -210,6 +212,34 @@ class ScopedRuleTest(unittest.TestCase):
             text,
         )
         self.assertIn("warp 0 scans the warps' totals on shuffles too", text)
+
+
+class AlternativeDesignsTest(unittest.TestCase):
+    """The other right designs as source, for a compile on a GPU machine (cuobjdump), where the
+    hand-written SASS above stands in for it here. Each patch applies to solutions/:
+
+        git apply harness/tests/fixtures/alternatives/*.patch
+        cmake --build build --target test.solution.13-scan.06_warp_scans \\
+            test.solution.12-reduction.09_shuffle
+        ctest --test-dir build -R '^solution/(13-scan/06_warp_scans|12-reduction/09_shuffle)'
+        python3 harness/lesson.py sass 13-scan/06_warp_scans   # SASS signature met: ...
+        python3 harness/lesson.py sass 12-reduction/09_shuffle # SASS signature met: ...
+        git checkout solutions/
+    """
+
+    def test_the_alternatives_still_apply_to_the_solutions(self):
+        patches = sorted((FIXTURES / "alternatives").glob("*.patch"))
+        self.assertEqual(
+            [p.name for p in patches],
+            ["12-09-short-second-level.patch", "13-06-one-warp-block-scan.patch"],
+        )
+        if not shutil.which("git"):
+            self.skipTest("git not found")
+        for p in patches:
+            run = subprocess.run(
+                ["git", "apply", "--check", str(p)], cwd=course.ROOT, capture_output=True, text=True
+            )
+            self.assertEqual(run.returncode, 0, f"{p.name}: {run.stderr.strip()}")
 
 
 class DeclarationsTest(unittest.TestCase):
