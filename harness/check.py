@@ -333,10 +333,7 @@ def run_sanitizers(build, program, name):
         if state == "errors":
             # Both accesses of a race, the memory, the threads, what would order them (sanitizer_report.py).
             variant, chapter = name.split("/")[:2]
-            mine, other = (
-                ("chapters", "solutions") if variant == "exercise" else ("solutions", "chapters")
-            )
-            search = (f"{mine}/{chapter}", f"{other}/{chapter}", "common", "harness")
+            search = course.source_folders(variant, chapter)
             line += "".join(
                 "\n    " + more for more in sanitizer_report.explain(out, tool, search=search)
             )

@@ -778,6 +778,39 @@ def judge_program(variant, chapter, stage):
     return f"judge.{variant}.{chapter}.{stage}"
 
 
+def source_folders(variant, chapter):
+    """The folders (relative to the root) where a file that a sanitizer or compiler log names bare
+    (a lesson header, as the compiler saw it) is looked for, in the order the build finds it: the
+    variant's own chapter folder first (an exercise's chapters/, a solution's solutions/), then
+    the other, then the shared code."""
+    mine, other = ("chapters", "solutions") if variant == "exercise" else ("solutions", "chapters")
+    return (f"{mine}/{chapter}", f"{other}/{chapter}", "common", "harness")
+
+
+def program_folders(program, root=ROOT):
+    """source_folders for a test program of the build (its bin/ name, as cmake/CourseStages.cmake
+    names it): test.<variant>.<chapter>.<stage> for a stage, test.wrong.<chapter>.<stage>.<name>
+    for a wrong variant (its edited copy in the build's wrong/ folder first, then the
+    solutions'), test-<chapter>-lab-<name> for a lab (chapters/); () for any other."""
+    name = Path(program).name
+    m = re.match(r"^test\.(solution|exercise|wrong)\.(\d\d-[a-z0-9-]+)\.(\d\d_\w+?)(?:\.(\w+))?$", name)
+    if m and m.group(2) in chapters(root):
+        variant, chapter, stage, wrong = m.groups()
+        if variant != "wrong":
+            return source_folders(variant, chapter)
+        # The wrong variant's copy: <build>/wrong/<chapter>/<stage>.<name>/, from <build>/bin/.
+        copy = Path(program).resolve().parent.parent / "wrong" / chapter / f"{stage}.{wrong}"
+        try:
+            copy = copy.relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            copy = None
+        return ((copy,) if copy else ()) + source_folders("solution", chapter)
+    m = re.match(r"^test-(\d\d-[a-z0-9]+)-", name)
+    if m and m.group(1) in chapters(root):
+        return source_folders("exercise", m.group(1))
+    return ()
+
+
 def bench_program(chapter, variant="solution"):
     """A chapter's benchmark, built with the solutions (bench-<chapter>) or the exercises."""
     return f"bench-{chapter}" + ("-exercise" if variant == "exercise" else "")
