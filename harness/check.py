@@ -32,6 +32,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import hints  # noqa: E402  (the stages' hint ladders and unwritten prerequisites)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
+import pitfalls  # noqa: E402  (the known mistakes a failure matches)
 import sanitizer_report  # noqa: E402  (a sanitizer's reports explained)
 import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
 
@@ -367,6 +368,8 @@ def lesson_checks(build, k, gpu):
     # The summary's one line: the rule and what was found, without the why printed above.
     short = re.sub(r"^SASS signature missed(?: \(on \w+[^)]*\))?: ", "", first).split(". ", 1)[0]
     checks = {"sass": {"verdict": sass_state, "detail": short if sass_state == "missed" else first}}
+    if sass_state == "missed":
+        checks["sass"]["missed"] = pitfalls.missed_rules("\n".join(sass_lines))
     speed = lesson.declaration(stage_id).get("speed")
     if variant != "exercise":
         checks["speed"] = {"verdict": "reference", "detail": "the reference solution itself"}
@@ -437,6 +440,27 @@ def first_failure(output):
         return text if len(text) <= 240 else text[:237] + "..."
     m = re.search(r"^(TIMEOUT: .*)$", output, re.MULTILINE)
     return m.group(1) if m else ""
+
+
+def pitfall_lines(k, kinds, results, lessons):
+    """The known mistakes (the wrong variants, harness/pitfalls.py) an exercise stage's failure
+    matches: the same failing test cases, or the same missing SASS fact; [] for none."""
+    variant, chapter, stage = k.split("/")
+    if variant != "exercise":
+        return []
+    missed = ((lessons.get(k) or {}).get("sass") or {}).get("missed", [])
+    failing = []
+    if not missed:
+        try:
+            test_file = course.build_facts(chapter, ROOT).get(stage, {}).get("test", "")
+        except course.UsageError:
+            test_file = ""
+        names = pitfalls.case_names(chapter, test_file)
+        for name in kinds.values():
+            status, out = results.get(name, ("", ""))
+            if status == "failed":
+                failing += [c for c in pitfalls.failing_cases(out, names) if c not in failing]
+    return pitfalls.advice(f"{chapter}/{stage}", failing, missed)
 
 
 def stage_state(kinds, results, broken_reason):
@@ -636,6 +660,8 @@ def run(args):
             k.startswith("exercise/") or state not in ("passed", UNTESTED)
         ):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
+            if state in ("failed", "misses its SASS signature"):
+                lines += pitfall_lines(k, kinds, results, lessons)
     save_progress(build, progress)
 
     failed_other = [

@@ -164,6 +164,7 @@ class WrongVariant(NamedTuple):
     why: str
     tool: str  # "" (the tests reject it), sass, speed, memcheck, racecheck or synccheck
     file: str  # the file it edits: the stage's own, or a lesson header
+    test: str  # the chapter's test file that runs it
 
     @property
     def id(self):
@@ -230,6 +231,7 @@ def wrong_variants(root=ROOT):
                     values.get("WHY", ""),
                     values.get("TOOL", ""),
                     values.get("FILE", "") or f"{stage}.cu",
+                    values.get("TEST", ""),
                 )
             )
     return found
