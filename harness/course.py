@@ -204,7 +204,17 @@ def wrong_variants(root=ROOT):
     """Every course_add_wrong_variant call of the chapters' CMakeLists.txt, in order: the one place
     the known mistakes are declared, read here for the tools (make check names a matching one)."""
     keys = (
-        "CHAPTER", "STAGE", "TEST", "NAME", "FIND", "REPLACE", "WHY", "TOOL", "FILE", "SOURCES", "LIBS"
+        "CHAPTER",
+        "STAGE",
+        "TEST",
+        "NAME",
+        "FIND",
+        "REPLACE",
+        "WHY",
+        "TOOL",
+        "FILE",
+        "SOURCES",
+        "LIBS",
     )
     found = []
     for chapter in chapters(root):
@@ -795,7 +805,9 @@ def program_folders(program, root=ROOT):
     for a wrong variant (its edited copy in the build's wrong/ folder first, then the
     solutions'), test-<chapter>-lab-<name> for a lab (chapters/); () for any other."""
     name = Path(program).name
-    m = re.match(r"^test\.(solution|exercise|wrong)\.(\d\d-[a-z0-9-]+)\.(\d\d_\w+?)(?:\.(\w+))?$", name)
+    m = re.match(
+        r"^test\.(solution|exercise|wrong)\.(\d\d-[a-z0-9-]+)\.(\d\d_\w+?)(?:\.(\w+))?$", name
+    )
     if m and m.group(2) in chapters(root):
         variant, chapter, stage, wrong = m.groups()
         if variant != "wrong":

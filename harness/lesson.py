@@ -767,7 +767,11 @@ def cmd_show(args):
                 # Exactly what is required, and where: the rule, its kernels, its block sizes.
                 print(f"    sass:  {rule.text}{rule.scope()}")
                 if rule.why:
-                    print(textwrap.fill(rule.why, 100, initial_indent=" " * 11, subsequent_indent=" " * 11))
+                    print(
+                        textwrap.fill(
+                            rule.why, 100, initial_indent=" " * 11, subsequent_indent=" " * 11
+                        )
+                    )
     return 0
 
 

@@ -15,6 +15,12 @@ WHY, and the stage's hint ladder (`make hint STAGE=...`).
         (after make check ALL=1 on a GPU machine) each wrong variant's failing cases or missed
         rules, from FILE (default DIR/check-results.xml, the check's ctest results), into
         reference/<gpu>/<chapter>/pitfalls.json, and its stamp into that folder's stamps.json.
+    pitfalls.py record --run [--build DIR] [--jobs N] [--gpu h200]
+        (GPU machine) the same without a whole make check: builds the wrong variants (targets),
+        runs their tests (ctest -L wrong, sanitizer and speed ones aside) into
+        DIR/pitfalls-results.xml, and records from it.
+    pitfalls.py targets
+        the build targets of the wrong variants whose record needs them (tests and SASS).
     pitfalls.py show [CHAPTER]
         the catalogue: per stage, each known mistake, its why and what it fails (as recorded).
 
@@ -24,7 +30,9 @@ recorded as such; the student's sanitizer verdict explains those itself (sanitiz
 
 import argparse
 import json
+import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -116,7 +124,10 @@ def read_results(path):
         out = case.findtext("system-out") or ""
         skipped = case.find("skipped") is not None or "COURSE_SKIP:" in out
         failed = case.get("status") == "fail" or case.find("failure") is not None
-        results[case.get("name")] = ("skipped" if skipped else "failed" if failed else "passed", out)
+        results[case.get("name")] = (
+            "skipped" if skipped else "failed" if failed else "passed",
+            out,
+        )
     return results
 
 
@@ -129,7 +140,11 @@ def measure(variant, results, root=ROOT):
     status, out = results[test]
     if status == "skipped":
         return f"{test} was skipped: " + next(
-            (l.split("COURSE_SKIP:", 1)[1].strip() for l in out.splitlines() if "COURSE_SKIP:" in l),
+            (
+                l.split("COURSE_SKIP:", 1)[1].strip()
+                for l in out.splitlines()
+                if "COURSE_SKIP:" in l
+            ),
             "no GPU or tool",
         )
     if status == "failed":
@@ -227,7 +242,9 @@ def advice(stage_id, failing=(), missed=(), root=ROOT, gpu=course.REFERENCE_DIR)
         + (f" [in {v.file}]" if v.file != f"{v.stage}.cu" else "")
         for v, how in found
     ]
-    return lines + [f"    the hints for this stage, one step at a time: make hint STAGE=exercise/{stage_id}"]
+    return lines + [
+        f"    the hints for this stage, one step at a time: make hint STAGE=exercise/{stage_id}"
+    ]
 
 
 # ---------------------------------------------------------------- commands
@@ -241,7 +258,9 @@ def cmd_show(args):
                 f"pitfalls: no chapter '{chapter}'; chapters: {', '.join(course.chapters(ROOT))}"
             )
         record_of = load(chapter)
-        print(chapter + ("" if record_of else " (no record yet: pitfalls.py record on a GPU machine)"))
+        print(
+            chapter + ("" if record_of else " (no record yet: pitfalls.py record on a GPU machine)")
+        )
         for v in course.wrong_variants(ROOT):
             if v.chapter != chapter:
                 continue
@@ -259,8 +278,58 @@ def cmd_show(args):
     return 0
 
 
+def targets(root=ROOT):
+    """The build targets of the recorded variants (cmake/CourseStages.cmake's names): a test
+    variant's program, a SASS variant's object."""
+    return [
+        f"test.wrong.{v.chapter}.{v.stage}.{v.name}"
+        if not v.tool
+        else f"wrong.{v.chapter}.{v.stage}.{v.name}"
+        for v in course.wrong_variants(root)
+        if v.tool in ("", "sass")
+    ]
+
+
+def run_variants(build, jobs):
+    """Builds the variants and runs their tests (ctest -L wrong, sanitizer and speed runs aside);
+    returns the JUnit file, or None when the build or ctest could not run."""
+    build = Path(build).resolve()
+    if not (build / "CMakeCache.txt").is_file():
+        print(f"pitfalls: no build in {build}: configure it first (make configure)")
+        return None
+    made = subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets()])
+    if made.returncode != 0:
+        print("pitfalls: some wrong variants did not build (above); the others are recorded")
+    junit = build / "pitfalls-results.xml"
+    junit.unlink(missing_ok=True)
+    subprocess.run(
+        [
+            "ctest",
+            "-L",
+            "wrong",
+            "-LE",
+            "sanitize|speed",
+            "-j",
+            str(jobs),
+            "--output-junit",
+            str(junit),
+        ],
+        cwd=build,
+        stdout=subprocess.DEVNULL,
+    )
+    return junit if junit.is_file() else None
+
+
 def cmd_record(args):
     build = Path(args.build)
+    if args.run:
+        if course.gpu_reason():
+            print(f"pitfalls: record --run needs a GPU ({course.gpu_reason()})")
+            return 77
+        found = run_variants(build, args.jobs)
+        if not found:
+            return 1
+        args.results = str(found)
     results = Path(args.results) if args.results else build / "check-results.xml"
     if not results.is_file():
         print(
@@ -268,7 +337,9 @@ def cmd_record(args):
             "wrong variant)"
         )
         return 2
-    for line in record(results, args.gpu, ROOT, "make check ALL=1; python3 harness/pitfalls.py record"):
+    for line in record(
+        results, args.gpu, ROOT, "make check ALL=1; python3 harness/pitfalls.py record"
+    ):
         print(line)
     return 0
 
@@ -282,11 +353,18 @@ def main(argv=None):
     r.add_argument("--build", default=str(ROOT / "build"))
     r.add_argument("--results", default="")
     r.add_argument("--gpu", default=course.REFERENCE_DIR)
+    r.add_argument("--run", action="store_true", help="build and run the wrong variants first")
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    sub.add_parser("targets")
     s = sub.add_parser("show")
     s.add_argument("chapter", nargs="?")
     args = parser.parse_args(argv)
     try:
-        return {"record": cmd_record, "show": cmd_show}[args.command](args)
+        return {
+            "record": cmd_record,
+            "show": cmd_show,
+            "targets": lambda _: print("\n".join(targets())) or 0,
+        }[args.command](args)
     except course.UsageError as err:
         print(err, file=sys.stderr)
         return 2

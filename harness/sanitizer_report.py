@@ -442,7 +442,9 @@ def main(argv=None):
     except OSError as err:
         print(f"sanitizer_report: cannot read {args.log}: {err.strerror}")
         return 2
-    lines = explain(text, args.tool, search=course.program_folders(args.program) if args.program else ())
+    lines = explain(
+        text, args.tool, search=course.program_folders(args.program) if args.program else ()
+    )
     if lines:
         print(
             f"what {args.tool or 'the sanitizer'} found, explained (harness/sanitizer_report.py):"

@@ -199,8 +199,11 @@ def sources_of(chapter, artefact, root=ROOT):
         # ran them, the stages they edit, and the SASS rules a variant may miss.
         chapter_dir = root / "chapters" / chapter
         found = set().union(
-            *(stage_sources(chapter, p.stem, root) for p in (root / "solutions" / chapter).glob("*.cu")
-              if STAGE_FILE.match(p.stem)),
+            *(
+                stage_sources(chapter, p.stem, root)
+                for p in (root / "solutions" / chapter).glob("*.cu")
+                if STAGE_FILE.match(p.stem)
+            ),
             {p.resolve() for p in chapter_dir.glob("test_*.cpp")},
             {(chapter_dir / n).resolve() for n in ("CMakeLists.txt", "lessons.toml")},
         )

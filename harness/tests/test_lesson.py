@@ -118,8 +118,10 @@ def parsed(text):
 
 
 # Mangled names of the kernels the tests below write SASS for (c++filt demangles them).
-REDUCE_09 = "_ZN12_GLOBAL__N_113reduce_kernelILj{b}EEEvPiPKim"  # reduce_kernel<Bu>
-SCAN_RANGES4 = "_ZN4scan12scan_ranges4ILj{b}ENS_15warp_block_scanINS_14shfl_warp_scanEEEiEEvPT1_PKS4_S7_mmbb"
+REDUCE_09 = "_ZN12_GLOBAL__N_113reduce_kernelILj{b}EEEvPiPKim"  # reduce_kernel<B> (B an unsigned)
+SCAN_RANGES4 = (
+    "_ZN4scan12scan_ranges4ILj{b}ENS_15warp_block_scanINS_14shfl_warp_scanEEEiEEvPT1_PKS4_S7_mmbb"
+)
 SCAN_PARTIALS = "_ZN4scan13scan_partialsILj{b}ENS_15warp_block_scanINS_14shfl_warp_scanEEEiEEvPT1_m"
 
 
@@ -152,12 +154,16 @@ class ScopedRuleTest(unittest.TestCase):
             lesson.parse_rule({"rule": "X >= 1", "sizes": "64 or more"})
 
     def test_block_size_is_the_first_unsigned_template_argument(self):
-        ks = parsed(listing({SCAN_RANGES4.format(b=32): ["NOP"], REDUCE_09.format(b=1024): ["NOP"]}))
+        ks = parsed(
+            listing({SCAN_RANGES4.format(b=32): ["NOP"], REDUCE_09.format(b=1024): ["NOP"]})
+        )
         self.assertEqual([lesson.block_size(k) for k in ks], [32, 1024])
 
     def test_a_rule_with_no_kernel_at_its_sizes_is_missed_unless_the_capture_is_a_subset(self):
         ks = parsed(listing({REDUCE_09.format(b=256): ["SHFL.BFLY PT, R1, R0, 0x10, 0x1f"]}))
-        rule = lesson.parse_rule({"rule": "SHFL.BFLY >= 1", "kernels": "reduce_kernel", "sizes": "== 32"})
+        rule = lesson.parse_rule(
+            {"rule": "SHFL.BFLY >= 1", "kernels": "reduce_kernel", "sizes": "== 32"}
+        )
         ((_, _, _, found),) = lesson.check_rules(ks, [rule])
         self.assertIn("no kernel like 'reduce_kernel' at B == 32 (built at B = 256)", found)
         self.assertEqual(lesson.check_rules(ks, [rule], partial=True), [])
@@ -170,15 +176,21 @@ class ScopedRuleTest(unittest.TestCase):
             for name in (SCAN_RANGES4, SCAN_PARTIALS):
                 design[name.format(b=b)] = warp_block_scan_sass(b, steps, shared=b > 32)
         ks = parsed(listing(design))
-        rules = [r for r in lesson.rules_of("13-scan/06_warp_scans") if "warp_block_scan" in r.kernels]
+        rules = [
+            r for r in lesson.rules_of("13-scan/06_warp_scans") if "warp_block_scan" in r.kernels
+        ]
         self.assertGreaterEqual(len(rules), 3)
         self.assertEqual(lesson.check_rules(ks, rules), [])
         # The rule as it was, at every block size, refused this design at B = 32.
         unscoped = lesson.parse_rule({"rule": "SHFL.UP >= 10", "kernels": "warp_block_scan<"})
         ((_, kernel, n, _),) = lesson.check_rules(ks, [unscoped])
-        self.assertEqual((lesson.block_size(next(k for k in ks if lesson.short_name(k) == kernel)), n), (32, 5))
+        self.assertEqual(
+            (lesson.block_size(next(k for k in ks if lesson.short_name(k) == kernel)), n), (32, 5)
+        )
         one_warp = [k for k in ks if lesson.block_size(k) == 32]
-        self.assertEqual(lesson.count_matching(one_warp[0], lesson.parse_rule("LDS|STS >= 0").patterns), 0)
+        self.assertEqual(
+            lesson.count_matching(one_warp[0], lesson.parse_rule("LDS|STS >= 0").patterns), 0
+        )
         # A block of several warps that leaves its warps' totals unscanned is still missed.
         ks = parsed(listing({SCAN_RANGES4.format(b=64): warp_block_scan_sass(64, 0)}))
         misses = lesson.check_rules(ks, rules, partial=True)
@@ -193,10 +205,18 @@ class ScopedRuleTest(unittest.TestCase):
                 body += ["STS [R2], R0", "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS R3, [R2]"]
                 body += ["SHFL.BFLY PT, R4, R3, 0x1, 0x1f"] * steps
             design[REDUCE_09.format(b=b)] = body + ["STG.E desc[UR4][R6.64], R0"]
-        self.assertEqual(lesson.check_rules(parsed(listing(design)), lesson.rules_of("12-reduction/09_shuffle")), [])
+        self.assertEqual(
+            lesson.check_rules(parsed(listing(design)), lesson.rules_of("12-reduction/09_shuffle")),
+            [],
+        )
         # No second level at all above one warp: missed.
-        design[REDUCE_09.format(b=128)] = ["SHFL.BFLY PT, R1, R0, 0x10, 0x1f"] * 5 + ["BAR.SYNC 0x0", "LDS R3, [R2]"]
-        misses = lesson.check_rules(parsed(listing(design)), lesson.rules_of("12-reduction/09_shuffle"))
+        design[REDUCE_09.format(b=128)] = ["SHFL.BFLY PT, R1, R0, 0x10, 0x1f"] * 5 + [
+            "BAR.SYNC 0x0",
+            "LDS R3, [R2]",
+        ]
+        misses = lesson.check_rules(
+            parsed(listing(design)), lesson.rules_of("12-reduction/09_shuffle")
+        )
         self.assertEqual(
             [(m[0].label(), m[1]) for m in misses],
             [("SHFL.BFLY|SHFL.DOWN >= 6 at B in 64..512", "reduce_kernel<128u>")],

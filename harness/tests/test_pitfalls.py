@@ -40,14 +40,24 @@ class CatalogueTest(unittest.TestCase):
     def test_every_wrong_variant_is_read_with_its_why(self):
         variants = course.wrong_variants()
         self.assertEqual(len(variants), len({v.id for v in variants}))
-        self.assertTrue(all(v.why and v.test and v.stage in course.stages(v.chapter) for v in variants))
+        self.assertTrue(
+            all(v.why and v.test and v.stage in course.stages(v.chapter) for v in variants)
+        )
         by_id = {v.id: v for v in variants}
         # A FIND in a bracket argument, a WHY with ")" and ";" inside quotes, LIBS after TOOL.
         v = by_id["13-scan/06_warp_scans.ptx_form_in_shared"]
         self.assertEqual((v.tool, v.file), ("sass", "06_warp_scans.cu"))
         self.assertTrue(v.why.startswith("the PTX form's step"))
-        self.assertEqual(by_id["13-scan/02_scan_then_fan.fan_adds_own_warp"].file, "lesson_block_scan.cuh")
+        self.assertEqual(
+            by_id["13-scan/02_scan_then_fan.fan_adds_own_warp"].file, "lesson_block_scan.cuh"
+        )
         self.assertTrue(all(v.tool in ("", "sass", "speed", *course.SANITIZERS) for v in variants))
+
+    def test_targets_are_the_recorded_variants(self):
+        recorded = [v for v in course.wrong_variants() if v.tool in ("", "sass")]
+        self.assertEqual(len(pitfalls.targets()), len(recorded))
+        self.assertIn("test.wrong.13-scan.02_scan_then_fan.base_of_own_block", pitfalls.targets())
+        self.assertIn("wrong.13-scan.06_warp_scans.ptx_form_in_shared", pitfalls.targets())
 
     def test_cmake_arguments(self):
         text = 'f(A "x \\"y\\" (z); w" B [=[a "b" ]]=] C d) # tail'
@@ -98,19 +108,29 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(doc["schema"], pitfalls.SCHEMA)
         self.assertEqual(doc["run"]["gpu"], "NVIDIA H200")
         got = doc["variants"]
-        self.assertEqual(got["02_scan_then_fan.base_of_own_block"], {"tool": "", "failing": [AWKWARD, IN_PLACE]})
+        self.assertEqual(
+            got["02_scan_then_fan.base_of_own_block"], {"tool": "", "failing": [AWKWARD, IN_PLACE]}
+        )
         self.assertEqual(got["03_reduce_then_scan.exclusive_off_by_one"]["failing"], [IN_PLACE])
         self.assertEqual(
-            got["06_warp_scans.shfl_form_in_shared"], {"tool": "sass", "missed": ["SHFL.UP >= 5", "LDS|STS <= 8"]}
+            got["06_warp_scans.shfl_form_in_shared"],
+            {"tool": "sass", "missed": ["SHFL.UP >= 5", "LDS|STS <= 8"]},
         )
         # Not recorded, and said why: a skipped one, and one the run did not hold.
         left = doc["not_recorded"]
         self.assertIn("skipped", left["02_scan_then_fan.scan_warp_no_syncwarp"])
-        self.assertIn("not in the results", left["04_two_level." + next(
-            v.name for v in course.wrong_variants() if v.stage == "04_two_level")])
+        self.assertIn(
+            "not in the results",
+            left[
+                "04_two_level."
+                + next(v.name for v in course.wrong_variants() if v.stage == "04_two_level")
+            ],
+        )
         self.assertTrue(any(line.startswith("13-scan: 3 of ") for line in self.lines), self.lines)
         # Stamped beside it, from the sources that make what the variants fail.
-        stamp = json.loads((self.dir / "13-scan" / "stamps.json").read_text())["artefacts"][pitfalls.RECORD]
+        stamp = json.loads((self.dir / "13-scan" / "stamps.json").read_text())["artefacts"][
+            pitfalls.RECORD
+        ]
         self.assertIn("chapters/13-scan/CMakeLists.txt", stamp["sources"])
         self.assertIn("chapters/13-scan/test_scan.cpp", stamp["sources"])
         self.assertIn("solutions/13-scan/lesson_block_scan.cuh", stamp["sources"])
@@ -127,9 +147,13 @@ class RecordTest(unittest.TestCase):
 
     def test_close_is_said_as_close(self):
         other = "sums that wrap around 2^32 match the host's wrapping scan"
-        self.assertEqual(pitfalls.match("13-scan/03_reduce_then_scan", failing=[IN_PLACE, other]), [])
+        self.assertEqual(
+            pitfalls.match("13-scan/03_reduce_then_scan", failing=[IN_PLACE, other]), []
+        )
         with mock.patch.object(
-            pitfalls, "load", return_value={"02_scan_then_fan.base_of_own_block": {"failing": ["a", "b", "c"]}}
+            pitfalls,
+            "load",
+            return_value={"02_scan_then_fan.base_of_own_block": {"failing": ["a", "b", "c"]}},
         ):
             ((v, how),) = pitfalls.match("13-scan/02_scan_then_fan", failing=["a", "b", "c", "d"])
         self.assertEqual((v.name, how), ("base_of_own_block", "close"))
@@ -138,17 +162,24 @@ class RecordTest(unittest.TestCase):
         lines = pitfalls.advice(
             "13-scan/06_warp_scans", missed=["SHFL.UP >= 5", "LDS|STS <= 8", "LDL|STL == 0"]
         )
-        self.assertIn("missing the same SASS fact as a known mistake (shfl_form_in_shared)", lines[0])
+        self.assertIn(
+            "missing the same SASS fact as a known mistake (shfl_form_in_shared)", lines[0]
+        )
         self.assertIn("[in lesson_warp_block_scan.cuh]", lines[0])
 
     def test_make_check_names_the_pitfall_of_a_failing_exercise(self):
         out = catch_output((AWKWARD,), (IN_PLACE, "threads = 64"))
-        kinds = {"tests": "exercise/13-scan/02_scan_then_fan", "sweep": "exercise/13-scan/02_scan_then_fan/sweep"}
+        kinds = {
+            "tests": "exercise/13-scan/02_scan_then_fan",
+            "sweep": "exercise/13-scan/02_scan_then_fan/sweep",
+        }
         results = {kinds["tests"]: ("failed", out), kinds["sweep"]: ("passed", "")}
         lines = check.pitfall_lines("exercise/13-scan/02_scan_then_fan", kinds, results, {})
         self.assertIn("base_of_own_block", lines[0])
         self.assertIn("make hint STAGE=exercise/13-scan/02_scan_then_fan", lines[-1])
-        self.assertEqual(check.pitfall_lines("solution/13-scan/02_scan_then_fan", kinds, results, {}), [])
+        self.assertEqual(
+            check.pitfall_lines("solution/13-scan/02_scan_then_fan", kinds, results, {}), []
+        )
 
 
 class ShowTest(unittest.TestCase):
@@ -156,7 +187,10 @@ class ShowTest(unittest.TestCase):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(pitfalls.main(["show", "13-scan"]), 0)
-        self.assertIn("02_scan_then_fan.base_of_own_block: each block adds the inclusive total", out.getvalue())
+        self.assertIn(
+            "02_scan_then_fan.base_of_own_block: each block adds the inclusive total",
+            out.getvalue(),
+        )
 
 
 if __name__ == "__main__":

@@ -172,7 +172,9 @@ class SanitizerReportTest(unittest.TestCase):
         ):
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                status = sr.main(["--tool", "racecheck", "--program", str(bin_dir / program), str(log)])
+                status = sr.main(
+                    ["--tool", "racecheck", "--program", str(bin_dir / program), str(log)]
+                )
             self.assertEqual(status, 0)
             self.assertIn(f"read  at {folder}/lesson_warp_block_scan.cuh:58", out.getvalue())
             self.assertIn(f"write at {folder}/lesson_warp_block_scan.cuh:60", out.getvalue())
@@ -183,13 +185,16 @@ class SanitizerReportTest(unittest.TestCase):
         self.assertIn("read  at lesson_warp_block_scan.cuh:58", out.getvalue())
 
     def test_program_folders(self):
-        wrong = sr.ROOT / "build" / "bin" / "test.wrong.13-scan.02_scan_then_fan.scan_warp_no_syncwarp"
+        wrong = (
+            sr.ROOT / "build" / "bin" / "test.wrong.13-scan.02_scan_then_fan.scan_warp_no_syncwarp"
+        )
         self.assertEqual(
             sr.course.program_folders(wrong)[:2],
             ("build/wrong/13-scan/02_scan_then_fan.scan_warp_no_syncwarp", "solutions/13-scan"),
         )
         self.assertEqual(
-            sr.course.program_folders("build/bin/test-08-warp-lab-predicated-load")[0], "chapters/08-warp"
+            sr.course.program_folders("build/bin/test-08-warp-lab-predicated-load")[0],
+            "chapters/08-warp",
         )
         self.assertEqual(sr.course.program_folders("build/bin/bench-13-scan"), ())
 
