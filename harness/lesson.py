@@ -748,6 +748,11 @@ def cmd_show(args):
             raise Usage(
                 f"lesson: no chapter '{chapter}'; chapters: {', '.join(course.chapters(ROOT))}"
             )
+    print(
+        "Each SASS rule must hold in every kernel it names, counted per kernel: at every block size "
+        "B the stage is built for, unless the rule names its block sizes."
+    )
+    for chapter in chapters:
         lessons = load_lessons(chapter)
         print(chapter)
         for stage in course.stages(chapter):
