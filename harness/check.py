@@ -8,7 +8,8 @@ check.py run [--build DIR] [--stage REGEX] [--jobs N] [--grades FOLDER [--gradin
     verdict each, then judges what the stage teaches (harness/lesson.py, chapters/*/lessons.toml):
     its SASS against the stage's signature (with cuobjdump) and, on a GPU, its speed against the
     reference solution's, interleaved. Ends with a summary per stage (passed, failed, correct but
-    slow, misses its SASS signature, compiled but not run, TODO, does not compile) and records it
+    slow, misses its SASS signature, compiled but not run, TODO, does not compile; a failing
+    exercise stage with the known mistake it matches, harness/pitfalls.py) and records it
     in DIR/progress.json for `make progress`, and its verdicts in DIR/verdicts.json (harness/verdicts.py;
     --grades FOLDER also writes them as JUnit XML and Gradescope's results.json there).
 check.py progress [--build DIR]

@@ -146,6 +146,13 @@ class RecordTest(unittest.TestCase):
         self.assertEqual(pitfalls.advice("13-scan/04_two_level", failing=[IN_PLACE, AWKWARD]), [])
         self.assertEqual(pitfalls.advice("13-scan/02_scan_then_fan", failing=[IN_PLACE]), [])
 
+    def test_the_random_sweep_does_not_decide(self):
+        # The sweep fails or not by the run's seed: the fixed cases decide.
+        sweep = pitfalls.case_names("13-scan", "test_scan.cpp", tag="[sweep]")
+        self.assertEqual(len(sweep), 1)
+        ((v, how),) = pitfalls.match("13-scan/03_reduce_then_scan", failing=[IN_PLACE, *sweep])
+        self.assertEqual((v.name, how), ("exclusive_off_by_one", "same"))
+
     def test_close_is_said_as_close(self):
         other = "sums that wrap around 2^32 match the host's wrapping scan"
         self.assertEqual(
