@@ -32,6 +32,12 @@
 # links every stage of the chapter into one benchmark, once with the solutions (bench-<chapter>)
 # and once with the exercises (bench-<chapter>-exercise).
 
+# ctest keeps only the first 1 KB of a passing test's output. A wrong variant's test passes when
+# the tests fail on it, and its whole output (every failing test case) is what harness/pitfalls.py
+# records from make check ALL=1's results: keep up to 1 MB of it.
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/CTestCustom.cmake CONTENT
+     "set(CTEST_CUSTOM_MAXIMUM_PASSED_TEST_OUTPUT_SIZE 1048576)\n")
+
 set_property(GLOBAL PROPERTY COURSE_STAGE_MANIFEST "")
 set_property(GLOBAL PROPERTY COURSE_TEST_MANIFEST "")
 set_property(GLOBAL PROPERTY COURSE_STAGES_BUILT "")

@@ -8,7 +8,8 @@ check.py run [--build DIR] [--stage REGEX] [--jobs N] [--grades FOLDER [--gradin
     verdict each, then judges what the stage teaches (harness/lesson.py, chapters/*/lessons.toml):
     its SASS against the stage's signature (with cuobjdump) and, on a GPU, its speed against the
     reference solution's, interleaved. Ends with a summary per stage (passed, failed, correct but
-    slow, misses its SASS signature, compiled but not run, TODO, does not compile) and records it
+    slow, misses its SASS signature, compiled but not run, TODO, does not compile; a failing
+    exercise stage with the known mistake it matches, harness/pitfalls.py) and records it
     in DIR/progress.json for `make progress`, and its verdicts in DIR/verdicts.json (harness/verdicts.py;
     --grades FOLDER also writes them as JUnit XML and Gradescope's results.json there).
 check.py progress [--build DIR]
@@ -32,6 +33,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import course  # noqa: E402  (the stages, read from the tree)
 import hints  # noqa: E402  (the stages' hint ladders and unwritten prerequisites)
 import lesson  # noqa: E402  (the lesson checks: SASS signature and speed verdict)
+import pitfalls  # noqa: E402  (the known mistakes a failure matches)
 import sanitizer_report  # noqa: E402  (a sanitizer's reports explained)
 import verdicts  # noqa: E402  (the run's verdicts for graders: JUnit XML, Gradescope)
 
@@ -333,10 +335,7 @@ def run_sanitizers(build, program, name):
         if state == "errors":
             # Both accesses of a race, the memory, the threads, what would order them (sanitizer_report.py).
             variant, chapter = name.split("/")[:2]
-            mine, other = (
-                ("chapters", "solutions") if variant == "exercise" else ("solutions", "chapters")
-            )
-            search = (f"{mine}/{chapter}", f"{other}/{chapter}", "common", "harness")
+            search = course.source_folders(variant, chapter)
             line += "".join(
                 "\n    " + more for more in sanitizer_report.explain(out, tool, search=search)
             )
@@ -370,6 +369,8 @@ def lesson_checks(build, k, gpu):
     # The summary's one line: the rule and what was found, without the why printed above.
     short = re.sub(r"^SASS signature missed(?: \(on \w+[^)]*\))?: ", "", first).split(". ", 1)[0]
     checks = {"sass": {"verdict": sass_state, "detail": short if sass_state == "missed" else first}}
+    if sass_state == "missed":
+        checks["sass"]["missed"] = pitfalls.missed_rules("\n".join(sass_lines))
     speed = lesson.declaration(stage_id).get("speed")
     if variant != "exercise":
         checks["speed"] = {"verdict": "reference", "detail": "the reference solution itself"}
@@ -440,6 +441,27 @@ def first_failure(output):
         return text if len(text) <= 240 else text[:237] + "..."
     m = re.search(r"^(TIMEOUT: .*)$", output, re.MULTILINE)
     return m.group(1) if m else ""
+
+
+def pitfall_lines(k, kinds, results, lessons):
+    """The known mistakes (the wrong variants, harness/pitfalls.py) an exercise stage's failure
+    matches: the same failing test cases, or the same missing SASS fact; [] for none."""
+    variant, chapter, stage = k.split("/")
+    if variant != "exercise":
+        return []
+    missed = ((lessons.get(k) or {}).get("sass") or {}).get("missed", [])
+    failing = []
+    if not missed:
+        try:
+            test_file = course.build_facts(chapter, ROOT).get(stage, {}).get("test", "")
+        except course.UsageError:
+            test_file = ""
+        names = pitfalls.case_names(chapter, test_file)
+        for name in kinds.values():
+            status, out = results.get(name, ("", ""))
+            if status == "failed":
+                failing += [c for c in pitfalls.failing_cases(out, names) if c not in failing]
+    return pitfalls.advice(f"{chapter}/{stage}", failing, missed)
 
 
 def stage_state(kinds, results, broken_reason):
@@ -639,6 +661,8 @@ def run(args):
             k.startswith("exercise/") or state not in ("passed", UNTESTED)
         ):
             lines.append(f"  {k}: {state}" + (f": {detail}" if detail else ""))
+            if state in ("failed", "misses its SASS signature"):
+                lines += pitfall_lines(k, kinds, results, lessons)
     save_progress(build, progress)
 
     failed_other = [

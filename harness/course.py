@@ -155,15 +155,94 @@ def program_chapter(program, root=ROOT):
     )
 
 
+class WrongVariant(NamedTuple):
+    """One course_add_wrong_variant call (cmake/CourseStages.cmake): a known mistake, planted."""
+
+    chapter: str
+    stage: str
+    name: str
+    why: str
+    tool: str  # "" (the tests reject it), sass, speed, memcheck, racecheck or synccheck
+    file: str  # the file it edits: the stage's own, or a lesson header
+    test: str  # the chapter's test file that runs it
+
+    @property
+    def id(self):
+        return f"{self.chapter}/{self.stage}.{self.name}"
+
+
+# CMake's argument syntax, as far as the chapters' calls use it: a bracket argument ([=[...]=]),
+# a quoted one ("..." with \-escapes), the call's closing ")", a # comment, an unquoted word.
+_CMAKE_TOKEN = re.compile(
+    r'\[(=*)\[(.*?)\]\1\]|"((?:[^"\\]|\\.)*)"|(\))|(#[^\n]*)|([^\s()"#]+)', re.S
+)
+_CMAKE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+def _cmake_arguments(text, start):
+    """The arguments of the CMake call whose "(" ends just before text[start:], as strings (a
+    quoted argument unescaped, its ";" and ")" kept)."""
+    args, pos = [], start
+    while True:
+        m = _CMAKE_TOKEN.search(text, pos)
+        if not m:
+            return args
+        pos = m.end()
+        if m.group(2) is not None:
+            args.append(m.group(2).removeprefix("\n"))
+        elif m.group(3) is not None:
+            args.append(
+                re.sub(r"\\(.)", lambda e: _CMAKE_ESCAPES.get(e.group(1), e.group(1)), m.group(3))
+            )
+        elif m.group(4):
+            return args
+        elif m.group(6):
+            args.append(m.group(6))
+
+
 def wrong_variants(root=ROOT):
-    """(chapter, stage, name) of every course_add_wrong_variant call."""
+    """Every course_add_wrong_variant call of the chapters' CMakeLists.txt, in order: the one place
+    the known mistakes are declared, read here for the tools (make check names a matching one)."""
+    keys = (
+        "CHAPTER",
+        "STAGE",
+        "TEST",
+        "NAME",
+        "FIND",
+        "REPLACE",
+        "WHY",
+        "TOOL",
+        "FILE",
+        "SOURCES",
+        "LIBS",
+    )
     found = []
     for chapter in chapters(root):
-        for args in _cmake_calls(chapter, "course_add_wrong_variant", root):
-            stage = re.search(r"\bSTAGE\s+(\S+)", args)
-            name = re.search(r"\bNAME\s+(\S+)", args)
+        path = Path(root) / "chapters" / chapter / "CMakeLists.txt"
+        try:
+            text = path.read_text()
+        except OSError:
+            continue
+        for m in re.finditer(r"^[ \t]*course_add_wrong_variant[ \t]*\(", text, re.M):
+            args = _cmake_arguments(text, m.end())
+            values, current = {}, None
+            for a in args:
+                if a in keys:
+                    current = a
+                    values.setdefault(a, "")
+                elif current:
+                    values[current] = a if not values[current] else values[current] + ";" + a
+            stage = values.get("STAGE", "?")
             found.append(
-                (chapter, stage.group(1) if stage else "?", name.group(1) if name else "?")
+                WrongVariant(
+                    values.get("CHAPTER", chapter),
+                    stage,
+                    values.get("NAME", "?"),
+                    values.get("WHY", ""),
+                    values.get("TOOL", ""),
+                    values.get("FILE", "") or f"{stage}.cu",
+                    values.get("TEST", ""),
+                )
             )
     return found
 
@@ -204,7 +283,7 @@ STAGE_KEYS = (
     "hints",
 )
 ENTRY_KEYS = {
-    "sass": ("rule", "kernels", "arch", "why"),
+    "sass": ("rule", "kernels", "arch", "sizes", "why"),
     "perf": ("metric", "min", "max", "why"),
     "capture": ("kernels", "says"),
     "needs": ("cc", "gpus", "why"),
@@ -728,6 +807,41 @@ def judge_program(variant, chapter, stage):
     return f"judge.{variant}.{chapter}.{stage}"
 
 
+def source_folders(variant, chapter):
+    """The folders (relative to the root) where a file that a sanitizer or compiler log names bare
+    (a lesson header, as the compiler saw it) is looked for, in the order the build finds it: the
+    variant's own chapter folder first (an exercise's chapters/, a solution's solutions/), then
+    the other, then the shared code."""
+    mine, other = ("chapters", "solutions") if variant == "exercise" else ("solutions", "chapters")
+    return (f"{mine}/{chapter}", f"{other}/{chapter}", "common", "harness")
+
+
+def program_folders(program, root=ROOT):
+    """source_folders for a test program of the build (its bin/ name, as cmake/CourseStages.cmake
+    names it): test.<variant>.<chapter>.<stage> for a stage, test.wrong.<chapter>.<stage>.<name>
+    for a wrong variant (its edited copy in the build's wrong/ folder first, then the
+    solutions'), test-<chapter>-lab-<name> for a lab (chapters/); () for any other."""
+    name = Path(program).name
+    m = re.match(
+        r"^test\.(solution|exercise|wrong)\.(\d\d-[a-z0-9-]+)\.(\d\d_\w+?)(?:\.(\w+))?$", name
+    )
+    if m and m.group(2) in chapters(root):
+        variant, chapter, stage, wrong = m.groups()
+        if variant != "wrong":
+            return source_folders(variant, chapter)
+        # The wrong variant's copy: <build>/wrong/<chapter>/<stage>.<name>/, from <build>/bin/.
+        copy = Path(program).resolve().parent.parent / "wrong" / chapter / f"{stage}.{wrong}"
+        try:
+            copy = copy.relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            copy = None
+        return ((copy,) if copy else ()) + source_folders("solution", chapter)
+    m = re.match(r"^test-(\d\d-[a-z0-9]+)-", name)
+    if m and m.group(1) in chapters(root):
+        return source_folders("exercise", m.group(1))
+    return ()
+
+
 def bench_program(chapter, variant="solution"):
     """A chapter's benchmark, built with the solutions (bench-<chapter>) or the exercises."""
     return f"bench-{chapter}" + ("-exercise" if variant == "exercise" else "")
@@ -988,7 +1102,7 @@ def main(argv=None):
             "stages": stage_ids,
             "benches": bench_chapters,
             "gpu-stages": gpu_stages,
-            "wrong-variants": lambda: ["/".join(v) for v in wrong_variants()],
+            "wrong-variants": lambda: ["/".join(v[:3]) for v in wrong_variants()],
         }.get(what)
         if rows:
             print("\n".join(rows()))

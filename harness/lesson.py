@@ -31,7 +31,12 @@ A rule is `ALTERNATIVES OP COUNT`:
     OP COUNT      >= n, <= n, == n, > n, < n, or "in a..b" (inclusive)
 counted per kernel over the non-padding instructions. `kernels` (a regex on the demangled name;
 default: every kernel of the stage) says which kernels each must satisfy the rule; `arch` limits
-a rule to one architecture. The rules are written for sm_90 (the course's reference GPU); an
+a rule to one architecture; `sizes` limits it to the block sizes where the lesson lives, in the
+same form as the count ("== 32", ">= 64", "in 64..512"): B is the kernel's block-size template
+argument, its first unsigned one (`scan_ranges4<256u, ...>` is B = 256). A rule must hold for
+every block size it names, so it names only those where every right design shows the fact (a
+block of one warp needs no block barrier and no shared memory to scan: a rule about the second
+level of a block scan says `sizes = ">= 64"`). `make lessons` prints each rule with its scope. The rules are written for sm_90 (the course's reference GPU); an
 object without sm_90 code is checked on the architecture it has, and the report says so.
 
     lesson.py sass STAGE [--object OBJ ...] [--captured] [--expect-reject] [--build DIR]
@@ -60,6 +65,7 @@ import select
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,14 +142,53 @@ class Rule:
     kernels: str = ""
     arch: str = ""
     why: str = ""
+    sizes: str = ""  # the block sizes it applies at, "OP N" or "in a..b"; "" for every one
+    size_low: int = 0
+    size_high: float = math.inf
 
     def holds(self, n):
         return self.low <= n <= self.high
 
+    def at_size(self, b):
+        return self.size_low <= b <= self.size_high
 
-RULE_RE = re.compile(
-    r"^\s*(?P<alts>[A-Z0-9_.!|]+)\s*(?:(?P<op>>=|<=|==|>|<)\s*(?P<n>\d+)|in\s+(?P<a>\d+)\s*\.\.\s*(?P<b>\d+))\s*$"
-)
+    def scope(self):
+        """Where the rule applies, in words: ' in kernels like 'x', at block sizes B >= 64'."""
+        where = f" in kernels like '{self.kernels}'" if self.kernels else " in every kernel"
+        where += f", at block sizes B {self.sizes}" if self.sizes else ""
+        return where + (f" (on {self.arch} only)" if self.arch else "")
+
+    def label(self):
+        """The rule as the verdicts quote it: its text, and its block sizes when it has some."""
+        return self.text + (f" at B {self.sizes}" if self.sizes else "")
+
+
+BOUND = r"(?:(?P<op>>=|<=|==|>|<)\s*(?P<n>\d+)|in\s+(?P<a>\d+)\s*\.\.\s*(?P<b>\d+))"
+RULE_RE = re.compile(r"^\s*(?P<alts>[A-Z0-9_.!|]+)\s*" + BOUND + r"\s*$")
+SIZES_RE = re.compile(r"^\s*" + BOUND + r"\s*$")
+# The block size in a demangled kernel name: its first unsigned template argument (`<256u, `).
+BLOCK_SIZE_RE = re.compile(r"[<,]\s*(\d+)u\s*[,>]")
+
+
+def bounds(m):
+    """(low, high) of a matched BOUND: 'OP N' or 'in a..b'."""
+    if m.group("op"):
+        n, op = int(m.group("n")), m.group("op")
+        return {
+            ">=": (n, math.inf),
+            "<=": (0, n),
+            "==": (n, n),
+            ">": (n + 1, math.inf),
+            "<": (0, n - 1),
+        }[op]
+    return int(m.group("a")), int(m.group("b"))
+
+
+def block_size(kernel):
+    """A kernel's block size B from its demangled name (its first unsigned template argument), or
+    None when its name has none."""
+    m = BLOCK_SIZE_RE.search(kernel.title)
+    return int(m.group(1)) if m else None
 
 
 def parse_rule(entry):
@@ -168,17 +213,17 @@ def parse_rule(entry):
                 [x[1:] for x in mods if x.startswith("!")],
             )
         )
-    if m.group("op"):
-        n, op = int(m.group("n")), m.group("op")
-        low, high = {
-            ">=": (n, math.inf),
-            "<=": (0, n),
-            "==": (n, n),
-            ">": (n + 1, math.inf),
-            "<": (0, n - 1),
-        }[op]
-    else:
-        low, high = int(m.group("a")), int(m.group("b"))
+    low, high = bounds(m)
+    sizes = str(entry.get("sizes", "")).strip()
+    size_low, size_high = 0, math.inf
+    if sizes:
+        sm = SIZES_RE.match(sizes)
+        if not sm:
+            raise Usage(
+                f"lesson: bad block sizes '{sizes}' in rule '{text}' (want e.g. '>= 64', '== 32', "
+                "'in 64..512')"
+            )
+        size_low, size_high = bounds(sm)
     return Rule(
         text.strip(),
         patterns,
@@ -187,6 +232,9 @@ def parse_rule(entry):
         entry.get("kernels", ""),
         entry.get("arch", ""),
         entry.get("why", ""),
+        sizes,
+        size_low,
+        size_high,
     )
 
 
@@ -228,27 +276,44 @@ def short_name(kernel):
     return title[len("void ") :] if title.startswith("void ") else title
 
 
-def check_rules(kernels, rules):
-    """[(rule, kernel name, count, message)] for each miss; [] when every rule holds."""
+def in_scope(rule, kernels):
+    """The kernels a rule applies to (its kernels regex, then its block sizes), or a message (a
+    str) saying why none is there."""
+    chosen = list(kernels)
+    if rule.kernels:
+        rx = re.compile(rule.kernels)
+        chosen = [k for k in chosen if rx.search(short_name(k)) or rx.search(k.title)]
+        if not chosen:
+            names = ", ".join(sorted({short_name(k) for k in kernels}))
+            return f"no kernel named like '{rule.kernels}' (kernels: {names})"
+    if rule.sizes:
+        sized = [(k, block_size(k)) for k in chosen]
+        if all(b is None for _, b in sized):
+            return (
+                f"no block size in the names of the kernels like '{rule.kernels}' "
+                "(the rule's sizes want a block-size template argument, e.g. <256u>)"
+            )
+        chosen = [k for k, b in sized if b is not None and rule.at_size(b)]
+        if not chosen:
+            built = ", ".join(str(b) for b in sorted({b for _, b in sized if b is not None}))
+            return f"no kernel like '{rule.kernels}' at B {rule.sizes} (built at B = {built})"
+    return chosen
+
+
+def check_rules(kernels, rules, partial=False):
+    """[(rule, kernel name, count, message)] for each miss; [] when every rule holds. partial: the
+    kernels are a subset (a committed capture keeps some instantiations), so a rule none of whose
+    kernels is among them is passed over, not missed."""
     misses = []
     for rule in rules:
         chosen = [k for k in kernels if not rule.arch or k.arch == rule.arch]
         if rule.arch and not chosen:
             continue
-        if rule.kernels:
-            rx = re.compile(rule.kernels)
-            chosen = [k for k in chosen if rx.search(short_name(k)) or rx.search(k.title)]
-            if not chosen:
-                names = ", ".join(sorted({short_name(k) for k in kernels}))
-                misses.append(
-                    (
-                        rule,
-                        rule.kernels,
-                        0,
-                        f"no kernel named like '{rule.kernels}' (kernels: {names})",
-                    )
-                )
-                continue
+        chosen = in_scope(rule, chosen)
+        if isinstance(chosen, str):
+            if not partial:
+                misses.append((rule, rule.kernels, 0, chosen))
+            continue
         for k in chosen:
             n = count_matching(k, rule.patterns)
             if not rule.holds(n):
@@ -293,19 +358,19 @@ def sass_verdict(variant, stage_id, objects=(), captured=False, build="build"):
     arch = pick_arch(kernels)
     kernels = [k for k in kernels if k.arch == arch]
     rules = [r for r in rules if not r.arch or r.arch == arch]
-    misses = check_rules(kernels, rules)
+    misses = check_rules(kernels, rules, partial=captured)
     on = (
         ""
         if arch == course.REFERENCE_ARCH
         else f" (on {arch}; the rules are written for {course.REFERENCE_ARCH})"
     )
     if not misses:
-        return "met", [f"SASS signature met{on}: " + "; ".join(r.text for r in rules)]
+        return "met", [f"SASS signature met{on}: " + "; ".join(r.label() for r in rules)]
     lines = []
     ex = stage_id if variant == "solution" else f"{variant}/{stage_id}"
     for rule, kernel, n, found in misses:
         lines.append(
-            f"SASS signature missed{on}: '{rule.text}' in {kernel}: {found}"
+            f"SASS signature missed{on}: '{rule.label()}' in {kernel}: {found}"
             + (f". {rule.why}" if rule.why else "")
         )
     if variant != "solution":
@@ -468,12 +533,9 @@ def ptx_hints(stage_id, kernels):
             continue
         shown = " | ".join(dict.fromkeys(s for _, s, _ in found))
         notes = "; ".join(dict.fromkeys(n for _, _, n in found if n))
-        chosen = kernels
-        if rule.kernels:
-            rx = re.compile(rule.kernels)
-            chosen = [k for k in kernels if rx.search(short_name(k)) or rx.search(k.title)]
-        if not chosen:
-            lines.append(f"  {rule.text}  ->  {shown}: no kernel named like '{rule.kernels}'")
+        chosen = in_scope(rule, kernels)
+        if isinstance(chosen, str):
+            lines.append(f"  {rule.label()}  ->  {shown}: {chosen.split(' (', 1)[0]}")
             continue
         counts = [
             (
@@ -483,7 +545,7 @@ def ptx_hints(stage_id, kernels):
             for k in chosen
         ]
         lines.append(
-            f"  {rule.text}  ->  {shown}: {_grouped(counts)}" + (f" ({notes})" if notes else "")
+            f"  {rule.label()}  ->  {shown}: {_grouped(counts)}" + (f" ({notes})" if notes else "")
         )
     return lines
 
@@ -686,6 +748,11 @@ def cmd_show(args):
             raise Usage(
                 f"lesson: no chapter '{chapter}'; chapters: {', '.join(course.chapters(ROOT))}"
             )
+    print(
+        "Each SASS rule must hold in every kernel it names, counted per kernel: at every block size "
+        "B the stage is built for, unless the rule names its block sizes."
+    )
+    for chapter in chapters:
         lessons = load_lessons(chapter)
         print(chapter)
         for stage in course.stages(chapter):
@@ -702,7 +769,14 @@ def cmd_show(args):
             print(f"  {stage}: {decl.get('lesson', '(no lesson declared)')}")
             print(f"    speed: {sp}")
             for rule in rules_of(f"{chapter}/{stage}"):
-                print(f"    sass:  {rule.text}" + (f" in {rule.kernels}" if rule.kernels else ""))
+                # Exactly what is required, and where: the rule, its kernels, its block sizes.
+                print(f"    sass:  {rule.text}{rule.scope()}")
+                if rule.why:
+                    print(
+                        textwrap.fill(
+                            rule.why, 100, initial_indent=" " * 11, subsequent_indent=" " * 11
+                        )
+                    )
     return 0
 
 

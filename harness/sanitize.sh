@@ -43,7 +43,9 @@ fi
 # Each report explained: both accesses of a race, the memory, what would order them (one line of
 # compute-sanitizer's own says only the first place).
 if [ "$status" != 0 ] && [ $expect_reject = 0 ]; then
-  python3 "$(dirname "$0")/sanitizer_report.py" --tool "$tool" "$log" || true
+  # --program: a header the log names bare is found in the stage's own folder first, as make
+  # check finds it, so the report names both accesses with their source lines.
+  python3 "$(dirname "$0")/sanitizer_report.py" --tool "$tool" --program "$program" "$log" || true
 fi
 if [ $expect_reject = 1 ]; then
   case "$status" in

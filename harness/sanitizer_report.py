@@ -37,6 +37,9 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import course  # noqa: E402  (where a stage's files are: program_folders)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PREFIX = re.compile(r"^=+ ?")
 # Where an access happened: "at FUNC+0xOFF in FILE:LINE" (today's releases) or
@@ -426,6 +429,12 @@ def main(argv=None):
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--tool", default="")
+    parser.add_argument(
+        "--program",
+        default="",
+        help="the test program the log is of: a file the log names bare is looked for in its "
+        "stage's folders (course.program_folders), as make check does",
+    )
     parser.add_argument("log")
     args = parser.parse_args(argv)
     try:
@@ -433,7 +442,9 @@ def main(argv=None):
     except OSError as err:
         print(f"sanitizer_report: cannot read {args.log}: {err.strerror}")
         return 2
-    lines = explain(text, args.tool)
+    lines = explain(
+        text, args.tool, search=course.program_folders(args.program) if args.program else ()
+    )
     if lines:
         print(
             f"what {args.tool or 'the sanitizer'} found, explained (harness/sanitizer_report.py):"

@@ -194,6 +194,19 @@ def sources_of(chapter, artefact, root=ROOT):
         found = stage_sources(chapter, stem, root)
     elif parts[0] == "profiles" and len(parts) == 2 and is_stage and artefact.endswith(".csv"):
         found = stage_sources(chapter, stem, root)
+    elif artefact == "pitfalls.json":
+        # What the wrong variants fail (harness/pitfalls.py): their declarations, the tests that
+        # ran them, the stages they edit, and the SASS rules a variant may miss.
+        chapter_dir = root / "chapters" / chapter
+        found = set().union(
+            *(
+                stage_sources(chapter, p.stem, root)
+                for p in (root / "solutions" / chapter).glob("*.cu")
+                if STAGE_FILE.match(p.stem)
+            ),
+            {p.resolve() for p in chapter_dir.glob("test_*.cpp")},
+            {(chapter_dir / n).resolve() for n in ("CMakeLists.txt", "lessons.toml")},
+        )
     elif parts[0] == "profiles" and len(parts) == 2 and stem == "baseline":
         found = bench_sources(chapter, root, stages=False)  # the library's row: no stage in it
     else:

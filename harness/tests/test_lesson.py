@@ -4,6 +4,8 @@ GPU and no CUDA tools needed)."""
 
 import contextlib
 import io
+import shutil
+import subprocess
 import sys
 import unittest
 from pathlib import Path
@@ -95,6 +97,169 @@ class VerdictTest(unittest.TestCase):
             status = lesson.main(["sass", "exercise/11-streaming/03_vectorized_float4"])
         self.assertEqual(status, 0)
         self.assertIn("COURSE_SKIP: SASS not checked", out.getvalue())
+
+
+def listing(kernels, arch="sm_90"):
+    """A hand-written `cuobjdump -sass` listing: {mangled name: [instruction, ...]}, each kernel
+    ending in EXIT, in the form sass.parse reads (there is no cuobjdump here: a design's SASS is
+    written down as the instructions that matter to its rules)."""
+    lines = ["", "Fatbin elf code:", "================", f"arch = {arch}", "", f"\tcode for {arch}"]
+    for name, body in kernels.items():
+        lines += ["", f"\t\tFunction : {name}"]
+        for i, insn in enumerate(body + ["EXIT", "BRA 0x0"]):
+            lines.append(f"        /*{16 * i:04x}*/                   {insn} ;  /* 0x0 */")
+    return "\n".join(lines) + "\n"
+
+
+def parsed(text):
+    ks = sass.parse(text)
+    sass.demangle(ks)
+    return ks
+
+
+# Mangled names of the kernels the tests below write SASS for (c++filt demangles them).
+REDUCE_09 = "_ZN12_GLOBAL__N_113reduce_kernelILj{b}EEEvPiPKim"  # reduce_kernel<B> (B an unsigned)
+SCAN_RANGES4 = (
+    "_ZN4scan12scan_ranges4ILj{b}ENS_15warp_block_scanINS_14shfl_warp_scanEEEiEEvPT1_PKS4_S7_mmbb"
+)
+SCAN_PARTIALS = "_ZN4scan13scan_partialsILj{b}ENS_15warp_block_scanINS_14shfl_warp_scanEEEiEEvPT1_m"
+
+
+def warp_block_scan_sass(b, second_level_steps, shared=True):
+    """The SASS that matters of stage 06's block scan at block size b: five SHFL.UP per warp scan,
+    then (several warps) warp 0's scan of the warps' totals in second_level_steps more, the totals
+    through shared memory; a block of one warp (shared=False) hands its total on by a SHFL.IDX."""
+    body = ["S2R R0, SR_TID.X", "LDG.E.128 R4, desc[UR4][R2.64]"]
+    body += ["SHFL.UP PT, R9, R8, 0x1, RZ", "IADD3 R8, R8, R9, RZ"] * 5
+    if shared:
+        body += ["BAR.SYNC.DEFER_BLOCKING 0x0", "STS [R3], R8", "BAR.SYNC.DEFER_BLOCKING 0x0"]
+        body += ["LDS R10, [R3]"] + ["SHFL.UP PT, R11, R10, 0x1, RZ"] * second_level_steps
+        body += ["STS [R3], R10", "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS R12, [R3+-0x4]"]
+    else:
+        body += ["SHFL.IDX PT, R13, R8, 0x1f, 0x1f"]
+    return body + ["STG.E.128 desc[UR4][R2.64], R4"]
+
+
+class ScopedRuleTest(unittest.TestCase):
+    """A rule applies where the lesson lives: `sizes` scopes it to the block sizes B it is about,
+    and the other right designs pass."""
+
+    def test_sizes_parse_and_scope_the_rule(self):
+        r = lesson.parse_rule({"rule": "SHFL.UP >= 6", "kernels": "k<", "sizes": "in 64..512"})
+        self.assertEqual((r.size_low, r.size_high), (64, 512))
+        self.assertEqual(r.label(), "SHFL.UP >= 6 at B in 64..512")
+        self.assertIn("at block sizes B in 64..512", r.scope())
+        self.assertEqual(lesson.parse_rule({"rule": "X >= 1", "sizes": ">= 64"}).size_low, 64)
+        with self.assertRaises(lesson.Usage):
+            lesson.parse_rule({"rule": "X >= 1", "sizes": "64 or more"})
+
+    def test_block_size_is_the_first_unsigned_template_argument(self):
+        ks = parsed(
+            listing({SCAN_RANGES4.format(b=32): ["NOP"], REDUCE_09.format(b=1024): ["NOP"]})
+        )
+        self.assertEqual([lesson.block_size(k) for k in ks], [32, 1024])
+
+    def test_a_rule_with_no_kernel_at_its_sizes_is_missed_unless_the_capture_is_a_subset(self):
+        ks = parsed(listing({REDUCE_09.format(b=256): ["SHFL.BFLY PT, R1, R0, 0x10, 0x1f"]}))
+        rule = lesson.parse_rule(
+            {"rule": "SHFL.BFLY >= 1", "kernels": "reduce_kernel", "sizes": "== 32"}
+        )
+        ((_, _, _, found),) = lesson.check_rules(ks, [rule])
+        self.assertIn("no kernel like 'reduce_kernel' at B == 32 (built at B = 256)", found)
+        self.assertEqual(lesson.check_rules(ks, [rule], partial=True), [])
+
+    def test_13_06_block_of_one_warp_scans_without_shared_memory(self):
+        # At B = 32 the block is one warp: its scan is the warp scan, its total lane 31's value,
+        # no shared memory and no barrier. At 64 a second level as short as the two warps need.
+        design = {}
+        for b, steps in ((32, 0), (64, 1), (128, 2), (256, 3), (512, 4), (1024, 5)):
+            for name in (SCAN_RANGES4, SCAN_PARTIALS):
+                design[name.format(b=b)] = warp_block_scan_sass(b, steps, shared=b > 32)
+        ks = parsed(listing(design))
+        rules = [
+            r for r in lesson.rules_of("13-scan/06_warp_scans") if "warp_block_scan" in r.kernels
+        ]
+        self.assertGreaterEqual(len(rules), 3)
+        self.assertEqual(lesson.check_rules(ks, rules), [])
+        # The rule as it was, at every block size, refused this design at B = 32.
+        unscoped = lesson.parse_rule({"rule": "SHFL.UP >= 10", "kernels": "warp_block_scan<"})
+        ((_, kernel, n, _),) = lesson.check_rules(ks, [unscoped])
+        self.assertEqual(
+            (lesson.block_size(next(k for k in ks if lesson.short_name(k) == kernel)), n), (32, 5)
+        )
+        one_warp = [k for k in ks if lesson.block_size(k) == 32]
+        self.assertEqual(
+            lesson.count_matching(one_warp[0], lesson.parse_rule("LDS|STS >= 0").patterns), 0
+        )
+        # A block of several warps that leaves its warps' totals unscanned is still missed.
+        ks = parsed(listing({SCAN_RANGES4.format(b=64): warp_block_scan_sass(64, 0)}))
+        misses = lesson.check_rules(ks, rules, partial=True)
+        self.assertEqual([m[0].label() for m in misses], ["SHFL.UP >= 6 at B in 64..512"])
+
+    def test_12_09_shorter_second_level_passes(self):
+        # warp 0 adds the B / 32 warps' sums in log2(B / 32) butterfly steps, not always five.
+        design = {}
+        for b, steps in ((32, 0), (64, 1), (128, 2), (256, 3), (512, 4), (1024, 5)):
+            body = ["SHFL.BFLY PT, R1, R0, 0x10, 0x1f", "IADD3 R0, R0, R1, RZ"] * 5
+            if b > 32:
+                body += ["STS [R2], R0", "BAR.SYNC.DEFER_BLOCKING 0x0", "LDS R3, [R2]"]
+                body += ["SHFL.BFLY PT, R4, R3, 0x1, 0x1f"] * steps
+            design[REDUCE_09.format(b=b)] = body + ["STG.E desc[UR4][R6.64], R0"]
+        self.assertEqual(
+            lesson.check_rules(parsed(listing(design)), lesson.rules_of("12-reduction/09_shuffle")),
+            [],
+        )
+        # No second level at all above one warp: missed.
+        design[REDUCE_09.format(b=128)] = ["SHFL.BFLY PT, R1, R0, 0x10, 0x1f"] * 5 + [
+            "BAR.SYNC 0x0",
+            "LDS R3, [R2]",
+        ]
+        misses = lesson.check_rules(
+            parsed(listing(design)), lesson.rules_of("12-reduction/09_shuffle")
+        )
+        self.assertEqual(
+            [(m[0].label(), m[1]) for m in misses],
+            [("SHFL.BFLY|SHFL.DOWN >= 6 at B in 64..512", "reduce_kernel<128u>")],
+        )
+
+    def test_show_prints_each_rule_with_its_scope_and_why(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            lesson.main(["show", "13-scan"])
+        text = out.getvalue()
+        self.assertIn(
+            "sass:  SHFL.UP >= 6 in kernels like 'warp_block_scan<scan::shfl_warp_scan>', at block sizes B in 64..512",
+            text,
+        )
+        self.assertIn("warp 0 scans the warps' totals on shuffles too", text)
+
+
+class AlternativeDesignsTest(unittest.TestCase):
+    """The other right designs as source, for a compile on a GPU machine (cuobjdump), where the
+    hand-written SASS above stands in for it here. Each patch applies to solutions/:
+
+        git apply harness/tests/fixtures/alternatives/*.patch
+        cmake --build build --target test.solution.13-scan.06_warp_scans \\
+            test.solution.12-reduction.09_shuffle
+        ctest --test-dir build -R '^solution/(13-scan/06_warp_scans|12-reduction/09_shuffle)'
+        python3 harness/lesson.py sass 13-scan/06_warp_scans   # SASS signature met: ...
+        python3 harness/lesson.py sass 12-reduction/09_shuffle # SASS signature met: ...
+        git checkout solutions/
+    """
+
+    def test_the_alternatives_still_apply_to_the_solutions(self):
+        patches = sorted((FIXTURES / "alternatives").glob("*.patch"))
+        self.assertEqual(
+            [p.name for p in patches],
+            ["12-09-short-second-level.patch", "13-06-one-warp-block-scan.patch"],
+        )
+        if not shutil.which("git"):
+            self.skipTest("git not found")
+        for p in patches:
+            run = subprocess.run(
+                ["git", "apply", "--check", str(p)], cwd=course.ROOT, capture_output=True, text=True
+            )
+            self.assertEqual(run.returncode, 0, f"{p.name}: {run.stderr.strip()}")
 
 
 class DeclarationsTest(unittest.TestCase):

@@ -3,6 +3,8 @@ logs are compute-sanitizer's text as its releases print it (racecheck's analysis
 an older release's one-line form, memcheck, synccheck); the sources they point at are written into a
 temporary tree so the explanation can quote them. No GPU, no build."""
 
+import contextlib
+import io
 import pathlib
 import shutil
 import sys
@@ -158,6 +160,43 @@ class SanitizerReportTest(unittest.TestCase):
             self.assertIn(expected, text)
         # The log repeats the same two places (two instructions each) 20 times: explained once.
         self.assertEqual(text.count("What orders them"), 1, text)
+
+    def test_make_sanitize_finds_the_bare_file_where_make_check_does(self):
+        # sanitize.sh passes its program (--program): the file the log names bare is looked for in
+        # that stage's folders, the exercise's chapters/ first, as make check's verdict does.
+        log = FIXTURES / "13-scan-06-student-racecheck.log"
+        bin_dir = sr.ROOT / "build" / "bin"
+        for program, folder in (
+            ("test.exercise.13-scan.06_warp_scans", "chapters/13-scan"),
+            ("test.solution.13-scan.06_warp_scans", "solutions/13-scan"),
+        ):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = sr.main(
+                    ["--tool", "racecheck", "--program", str(bin_dir / program), str(log)]
+                )
+            self.assertEqual(status, 0)
+            self.assertIn(f"read  at {folder}/lesson_warp_block_scan.cuh:58", out.getvalue())
+            self.assertIn(f"write at {folder}/lesson_warp_block_scan.cuh:60", out.getvalue())
+        # Without --program the name stays bare (no folder to look in).
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            sr.main(["--tool", "racecheck", str(log)])
+        self.assertIn("read  at lesson_warp_block_scan.cuh:58", out.getvalue())
+
+    def test_program_folders(self):
+        wrong = (
+            sr.ROOT / "build" / "bin" / "test.wrong.13-scan.02_scan_then_fan.scan_warp_no_syncwarp"
+        )
+        self.assertEqual(
+            sr.course.program_folders(wrong)[:2],
+            ("build/wrong/13-scan/02_scan_then_fan.scan_warp_no_syncwarp", "solutions/13-scan"),
+        )
+        self.assertEqual(
+            sr.course.program_folders("build/bin/test-08-warp-lab-predicated-load")[0],
+            "chapters/08-warp",
+        )
+        self.assertEqual(sr.course.program_folders("build/bin/bench-13-scan"), ())
 
     def test_error_between_warps_wants_a_block_barrier(self):
         text = "\n".join(sr.explain(self.log(BLOCK_RACE), "racecheck", self.root))
