@@ -194,6 +194,8 @@ def sources_of(chapter, artefact, root=ROOT):
         found = stage_sources(chapter, stem, root)
     elif parts[0] == "profiles" and len(parts) == 2 and is_stage and artefact.endswith(".csv"):
         found = stage_sources(chapter, stem, root)
+    elif parts[:2] == ("profiles", "source") and len(parts) == 3 and is_stage:
+        found = stage_sources(chapter, stem, root)  # one stage's kernel, sampled per instruction
     elif artefact == "pitfalls.json":
         # What the wrong variants fail (harness/pitfalls.py): their declarations, the tests that
         # ran them, the stages they edit, and the SASS rules a variant may miss.
