@@ -248,9 +248,9 @@ reference:
 ifeq ($(PLAN),)
 	$(call need_gpu,reference,it measures and captures on the GPU machine)
 	@harness/deps.sh
-	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS)))
+	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS)))
 else
-	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS)))
+	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS)))
 endif
 
 # GPU only, never in CI and not part of make check: counter bounds that catch a regression.

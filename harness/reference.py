@@ -79,6 +79,19 @@ class Run:
         self.failed = []
         self.logs = self.build / "reference-logs"
 
+    def wants(self, chapter):
+        """Whether this run regenerates the chapter's evidence (--chapters; all by default)."""
+        return not self.args.chapters or chapter in self.args.chapters.split()
+
+    def bench_chapters(self):
+        return [c for c in course.bench_chapters() if self.wants(c)]
+
+    def only(self):
+        """sass.py capture-all's --only for the chosen chapters ([] for all)."""
+        if not self.args.chapters:
+            return []
+        return ["--only", f"^({'|'.join(map(re.escape, self.args.chapters.split()))})/"]
+
     def folder(self, chapter):
         return ROOT / "reference" / self.gpu / chapter
 
@@ -150,8 +163,8 @@ def newer(folder, since):
 
 def step_build(r):
     jobs = str(r.args.jobs)
-    benches = [f"bench-{c}" for c in course.bench_chapters()]
-    stage_targets = [f"solution.{i.replace('/', '.')}" for i in course.gpu_stages()]
+    benches = [f"bench-{c}" for c in r.bench_chapters()]
+    stage_targets = [f"solution.{i.replace('/', '.')}" for i in course.gpu_stages() if r.wants(i.split('/')[0])]
     # Ninja where there is one, as the Makefile configures; an existing build keeps its generator.
     ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
     gen = [] if (r.build / "CMakeCache.txt").is_file() else ninja
@@ -174,7 +187,7 @@ def step_build(r):
 def step_bench(r):
     scratch = r.build / "reference-results"
     done = []
-    for chapter in course.bench_chapters():
+    for chapter in r.bench_chapters():
         folder = r.folder(chapter)
         start = time.time()
         if not r.plan:
@@ -220,6 +233,7 @@ def step_sass(r):
             "--arch",
             course.REFERENCE_ARCH,
             "--no-build",
+            *r.only(),
         ],
     )
     for arch in OTHER_ARCHS:
@@ -236,9 +250,10 @@ def step_sass(r):
                 "--arch",
                 arch,
                 "--no-build",
+                *r.only(),
             ],
         )
-    folders = [course.evidence_dir(c) / "sass" for c in course.chapters()]
+    folders = [course.evidence_dir(c) / "sass" for c in course.chapters() if r.wants(c)]
     if r.plan:
         return f"reference/{course.REFERENCE_DIR}/<chapter>/sass/{{{course.REFERENCE_ARCH},{','.join(OTHER_ARCHS)}}}/<stage>.sass"
     written = [p for f in folders if f.is_dir() for p in newer(f, start)]
@@ -249,38 +264,29 @@ def step_sass(r):
 def step_profile(r):
     start = time.time()
     py = sys.executable
-    r.sh(
-        "profile",
-        [
-            py,
-            "harness/profile.py",
-            "capture",
-            "--build",
-            r.build,
-            "--jobs",
-            r.args.jobs,
-            "--gpu",
-            r.gpu,
-        ],
-    )
-    r.sh(
-        "profile-source",
-        [py, "harness/profile.py", "capture-source", "--build", r.build, "--jobs", r.args.jobs]
-        + ["--gpu", r.gpu],
-    )
+    for chapter in r.args.chapters.split() if r.args.chapters else [None]:
+        pick = ["--chapter", chapter] if chapter else []
+        for command in ("capture", "capture-source"):
+            r.sh(
+                f"profile-{command}" + (f"-{chapter}" if chapter else ""),
+                [py, "harness/profile.py", command, "--build", r.build, "--jobs", r.args.jobs]
+                + ["--gpu", r.gpu, *pick],
+            )
     for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
+        if not r.wants(script.parent.name):
+            continue
         r.sh(f"profile-{script.parent.name}-{script.stem}", [py, rel(script), "--build", r.build])
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the chapters' own captures"
     written = [
         p
-        for c in course.bench_chapters()
+        for c in r.bench_chapters()
         for p in newer(r.folder(c) / "profiles", start)
         if (r.folder(c) / "profiles").is_dir()
     ]
     written += [
         p
-        for c in course.bench_chapters()
+        for c in r.bench_chapters()
         for p in newer(course.evidence_dir(c) / "profiles", start)
         if (course.evidence_dir(c) / "profiles").is_dir()
     ]
@@ -298,7 +304,7 @@ def step_charts(r):
         )
         r.failed.append("charts (no matplotlib)")
         return "no charts"
-    for chapter in course.bench_chapters():
+    for chapter in r.bench_chapters():
         folder = r.folder(chapter)
         if not r.plan and not (folder / "bench.json").is_file():
             continue
@@ -325,7 +331,7 @@ def step_charts(r):
         return f"reference/{r.gpu}/<chapter>/<table>.png, roofline.png"
     written = [
         p
-        for c in course.bench_chapters()
+        for c in r.bench_chapters()
         for p in r.folder(c).glob("*.png")
         if p.stat().st_mtime >= start
     ]
@@ -367,6 +373,11 @@ def main(argv=None):
     ap.add_argument("--steps", default=" ".join(STEPS), help=f"a subset of: {' '.join(STEPS)}")
     ap.add_argument("--build", default="build")
     ap.add_argument("--jobs", default=str(os.cpu_count() or 2))
+    ap.add_argument(
+        "--chapters",
+        default="",
+        help="only these chapters' evidence (space-separated; default: every chapter)",
+    )
     args = ap.parse_args(argv)
     steps = args.steps.split()
     unknown = [s for s in steps if s not in STEPS]

@@ -953,7 +953,7 @@ def cmd_capture_all(args):
     """Every solution stage's SASS into reference/<gpu>/<chapter>/sass/<arch>/<stage>.sass, each file
     opening with a line saying what it holds; captures of stages that no longer exist removed."""
     manifest = {s["id"]: s for s in _read_manifest(args.build) if s["variant"] == "solution"}
-    ids = course.stage_ids(ROOT)
+    ids = [i for i in course.stage_ids(ROOT) if not args.only or re.search(args.only, i)]
     tool = find_tool("cuobjdump")
     if tool is None:
         raise _missing_cuobjdump()
@@ -1021,7 +1021,7 @@ def cmd_capture_all(args):
     for line, _ in results:
         print(line)
     current = {course.capture_path(i, ROOT, args.arch) for i in ids}
-    for chapter in course.chapters(ROOT):
+    for chapter in sorted({i.split("/", 1)[0] for i in ids}):
         for old in sorted(course.capture_dir(chapter, ROOT, args.arch).glob("*.sass")):
             if old not in current and "." not in old.stem:
                 old.unlink()
@@ -1152,6 +1152,9 @@ def build_parser():
         help="build directory holding stages.json (default: build)",
     )
     capture_all.add_argument("--arch", default=REFERENCE_ARCH, help=f"default {REFERENCE_ARCH}")
+    capture_all.add_argument(
+        "--only", metavar="REGEX", help="only the stages whose id (chapter/stage) matches"
+    )
     capture_all.add_argument(
         "--no-lines",
         action="store_true",
