@@ -271,6 +271,8 @@ def state(folder, artefact, doc=None, root=ROOT):
     if missing:
         return "stale", f"{missing[0]} is gone"
     if _cached_hash(str(root), tuple(sources)) != entry["hash"]:
+        if entry.get("deferred"):
+            return "deferred", f"{STALE_NOTE}; {entry['deferred']}"
         return "stale", STALE_NOTE
     return "fresh", ""
 
@@ -290,7 +292,7 @@ def capture_state(path, root=ROOT):
 
 def stale_note(path, root=ROOT):
     """' (captured from an older version of this stage)' for a stale capture, else ''."""
-    return f" ({STALE_NOTE})" if capture_state(path, root)[0] == "stale" else ""
+    return f" ({STALE_NOTE})" if capture_state(path, root)[0] in ("stale", "deferred") else ""
 
 
 def report(root=ROOT, gpu=None):
@@ -368,16 +370,47 @@ def run_facts(gpu_name, command, root=ROOT):
 
 def cmd_stale(args):
     rows = report(ROOT, args.gpu)
-    counted = [r for r in rows if args.strict or r[1] != "pending"]
-    pending = len(rows) - len([r for r in rows if r[1] != "pending"])
+    waiting = ("pending", "deferred")
+    counted = [r for r in rows if args.strict or r[1] not in waiting]
+    pending = sum(1 for r in rows if r[1] == "pending")
+    deferred = sum(1 for r in rows if r[1] == "deferred")
     for path, what, detail in rows:
-        if args.strict or what != "pending" or args.verbose:
+        if args.strict or what not in waiting or args.verbose:
             print(f"{what:9}  {path}: {detail}")
     if counted:
         print(f"stamps: {len(counted)} capture(s) stale or unstamped; fix: {FIX}")
         return 1
-    note = f" ({pending} pending: moved in, not yet captured by make reference)" if pending else ""
-    print(f"stamps: no stale capture{note}")
+    notes = [f"{pending} pending: moved in, not yet captured by make reference"] if pending else []
+    if deferred:
+        notes.append(
+            f"{deferred} deferred: stale, with the reason stamps.py defer recorded (--verbose)"
+        )
+    print(f"stamps: no stale capture{' (' + '; '.join(notes) + ')' if notes else ''}")
+    return 0
+
+
+def cmd_defer(args):
+    """Mark stale artefacts as known to be stale, with the reason (the run that would retake them
+    did not happen): stale lists them only with --verbose or --strict, the tools still say
+    "captured from an older version of this stage", and the next make reference restamps them."""
+    count = 0
+    for name in args.files:
+        path = (ROOT / name).resolve()
+        try:
+            gpu, chapter, *inner = path.relative_to(ROOT / "reference").parts
+        except ValueError:
+            print(f"stamps: {name} is not under reference/")
+            return 2
+        folder = ROOT / "reference" / gpu / chapter
+        doc = load(folder)
+        entry = doc["artefacts"].get("/".join(inner))
+        if entry is None or state(folder, "/".join(inner), doc)[0] not in ("stale", "deferred"):
+            print(f"stamps: {name} is not stale; nothing to defer")
+            return 2
+        entry["deferred"] = args.reason
+        save(folder, doc)
+        count += 1
+    print(f"stamps: {count} stale capture(s) deferred: {args.reason}")
     return 0
 
 
@@ -414,6 +447,10 @@ def main(argv=None):
     t.add_argument("--chapter")
     t.add_argument("--command", default="make reference")
     t.set_defaults(run=cmd_stamp)
+    d = sub.add_parser("defer", help="mark stale captures as known, with the reason")
+    d.add_argument("--reason", required=True, help="why they were not retaken, and what will")
+    d.add_argument("files", nargs="+", metavar="FILE", help="reference/<gpu>/<chapter>/... paths")
+    d.set_defaults(run=cmd_defer)
     h = sub.add_parser("hash", help="the normalised hash of source files")
     h.add_argument("files", nargs="+")
     h.set_defaults(run=cmd_hash)

@@ -109,6 +109,22 @@ class Tree(unittest.TestCase):
         self.edit("solutions/01-test/01_first.cu", '"a // b"', '"a // c"')
         self.assertEqual(self.state(), "stale")
 
+    def test_deferred_stays_stale_to_the_tools(self):
+        self.edit("solutions/01-test/01_first.cu", "out[i] = i;", "out[i] = 2 * i;")
+        self.assertEqual(self.state(), "stale")
+        doc = stamps.load(self.folder)
+        doc["artefacts"]["sass/sm_90/01_first.sass"]["deferred"] = "no GPU time left"
+        stamps.save(self.folder, doc)
+        what, detail = stamps.state(self.folder, "sass/sm_90/01_first.sass", root=self.root)
+        self.assertEqual(what, "deferred")
+        self.assertIn("no GPU time left", detail)
+        path = self.folder / "sass" / "sm_90" / "01_first.sass"
+        self.assertEqual(stamps.stale_note(path, self.root), f" ({stamps.STALE_NOTE})")
+        # Restamped by a capture run, it is fresh again and the reason is gone.
+        stamps.stamp(self.folder, "01-test", {"commit": None}, self.root)
+        self.assertEqual(self.state(), "fresh")
+        self.assertNotIn("deferred", stamps.load(self.folder)["artefacts"]["sass/sm_90/01_first.sass"])
+
     def test_pending_and_unstamped_are_listed(self):
         doc = stamps.load(self.folder)
         doc["artefacts"]["bench.json"] = {"hash": None, "pending": True, "reason": "moved"}
@@ -139,11 +155,16 @@ class Tree(unittest.TestCase):
 
 
 class Committed(unittest.TestCase):
-    """The committed evidence: nothing stale, nothing unstamped but what is marked pending."""
+    """The committed evidence: nothing stale, nothing unstamped but what is marked pending, or
+    stale with its reason recorded (stamps.py defer)."""
 
     def test_no_capture_is_stale(self):
         rows = stamps.report(REPO)
-        bad = [f"{path} ({what}: {detail})" for path, what, detail in rows if what != "pending"]
+        bad = [
+            f"{path} ({what}: {detail})"
+            for path, what, detail in rows
+            if what not in ("pending", "deferred")
+        ]
         self.assertEqual(
             bad,
             [],
