@@ -9,8 +9,8 @@
 // lane off, no request and no bytes. The lanes that are on cost whole pieces of memory, not the 4
 // bytes each asked for. Between L1 and L2 the piece is a 32-byte sector: 32 lanes move the four
 // sectors of the warp's 128-byte line, 16 lanes two, 1 to 8 lanes one, a quarter. Between L2 and
-// DRAM it is what the L2 fills per miss, 64 bytes on the H100: 1 to 16 lanes read half of what
-// 32 lanes read from DRAM (dram__bytes_read.sum), not a quarter.
+// DRAM it is what the L2 fills per miss, 64 bytes on the H100 (ncu, 2026-11-25): 1 to 16 lanes
+// read half of what 32 lanes read from DRAM (dram__bytes_read.sum), not a quarter.
 #include "lab_predicated_load.h"
 
 #include "common/check.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The speed verdict's workload for chapter 13 (harness/judge.h): one stage's call on n random ints
 // in [-1000, 1000] (floats in [-1, 1) with type=float), out of place, as the benchmark calls it
-// (at the workload's n = 2^28, 1 GB read and up to 1 GB written per call, far past the H100's 50 MB
+// (at the workload's n = 2^28, 1 GB read and up to 1 GB written per call, far past the H200's 60 MB
 // L2), its workspace allocated once. Every kind of entry point a stage registers:
 //   scan (02-06, 08, 10)   n, threads, type = int | float, inclusive (1), partials (the two-level
 //                          stages' config::partials, 0: as many as the GPU holds at once)

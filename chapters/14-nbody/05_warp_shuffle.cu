@@ -4,7 +4,7 @@
 // Your task: tiles of 32 bodies, one per lane, kept in registers: each lane loads one body of the
 // tile, and the warp then meets the tile's bodies one by one, each broadcast from the lane that
 // holds it with a warp shuffle. No shared memory, no barrier. Every shuffle needs all 32 lanes.
-// Watch for: the book measured this form 25% slower than shared memory (14.5); does the H100
+// Watch for: the book measured this form 25% slower than shared memory (14.5); does the H200
 // agree (stage 05 against 03 in the bench)? In the SASS, count the shuffles per interaction
 // against stage 03's shared loads (make sass-count STAGE=exercise/14-nbody/05_warp_shuffle).
 #include "nbody_common.cuh"

@@ -9,7 +9,7 @@
 // sum and its opposite to that column's sum, keep the column sums moving through the warp so that
 // each ends on its own lane, and add them into force[]. The diagonal tile is brute force.
 // Watch for: the book warns that the overhead "tends to swamp the benefit" of half the pairs; the
-// bench says whether it does on the H100, at N = 128K and against N (the by_n table). The
+// bench says whether it does on the H200, at N = 128K and against N (the by_n table). The
 // warp's slice of shared memory is reused by every tile of the run: racecheck (make check
 // STAGE=exercise/14-nbody/06_symmetric_tiles on a GPU) sees a lane that overwrites it too soon.
 #include "nbody_common.cuh"

@@ -169,7 +169,8 @@ TEST_CASE("lab: massless and heavy bodies", "[lab]") {
     p.want = nbody::host_forces_f64(p.body.data(), n, softening2);
     // Every partial sum of a force here is at the heavy bodies' scale, and the atomics add in a
     // different order every run: the float rounding walk is longer than the stages' fixed order
-    // (measured on the H100: 2.8e-5 against a bound of 2.3e-5, 1 force in 4096): twice the bound.
+    // (measured on the H100, 2026-11-23: 2.8e-5 against a bound of 2.3e-5, 1 force in 4096): twice
+    // the bound.
     for (pair_order order : orders) check(p, call{order}, 2.0);
   }
 }

@@ -184,10 +184,11 @@ __device__ __forceinline__ void window_sums_of_band(const std::uint32_t *tile, c
 // output, and then the first of them writes all the pair's templates, each as one contiguous run
 // of 128 outputs (512 bytes, 4 instructions of 128 bytes), while the second goes on to its next
 // tile. The longer the runs, the fewer the sectors that two blocks write parts of (a plane's rows
-// start anywhere, so a run's ends share a sector with the next block's): on the H100, writing the
-// 130 MB of 32 planes without any arithmetic takes 81 us in runs of 256 bytes and 74 us in runs of
-// 512; and the fewer the warps that store at once, the faster: 65 us when one warp of each pair
-// stores (notes.md). The staging pitch, 132 words, keeps both phases free of bank conflicts.
+// start anywhere, so a run's ends share a sector with the next block's): on the H100 (2026-11-27),
+// writing the 130 MB of 32 planes without any arithmetic takes 81 us in runs of 256 bytes and 74 us
+// in runs of 512; and the fewer the warps that store at once, the faster: 65 us when one warp of
+// each pair stores (notes.md). The staging pitch, 132 words, keeps both phases free of bank
+// conflicts.
 constexpr int stage_pitch = band_cols + 4;
 // The pair's barrier: named barrier 1 + pair for its 64 threads (0 is __syncthreads').
 __device__ __forceinline__ void pair_sync(int pair) {
@@ -328,7 +329,7 @@ __global__ void __launch_bounds__(bank_threads) corr_bank_mma(bank_args a, ncc::
 // statistics, the window sums' workspace (sums mode), the kernel's geometry; per-template
 // problems for the fallback where the kernel cannot run (code for an SM below 8.0, or a band over
 // the GPU's opt-in shared memory: 64 KB on a T4, 99 KB on RTX 30, 40 and 50 cards, 227 KB on an
-// H100).
+// H100 or H200).
 struct bank_state {
   explicit bank_state(const ncc::problem &p)
       : bank_state(p, std::vector<course::gray_image>{p.host_template()}, nullptr) {}
@@ -465,7 +466,8 @@ void launch(const bank_state &st, bank_args a, const ncc::bank_output &out, cuda
   // whole rounds, then an even share of the rows left, so that no block takes a band more than
   // another); at least 2 bands a block (so that blocks reuse their shared band even on small
   // images: the barrier at the end of a band is exercised). That floor can leave SMs short: 512
-  // blocks at 16x16 on 1024x1024, where 660 would fit on an H100 (filling them measured the same).
+  // blocks at 16x16 on 1024x1024, where 660 would fit on an H200 or H100 (132 SMs; filling them
+  // measured the same on the H100, 2026-11-27).
   const unsigned gx = ncc::ceil_div(a.v.out_w(), band_cols), gy = unsigned(a.ntiles / NT);
   const long long resident = (long long)st.sms * blocks_per_sm;
   const long long fit = std::max(1LL, resident / ((long long)gx * gy));

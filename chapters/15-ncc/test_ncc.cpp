@@ -325,7 +325,7 @@ TEST_CASE("the larger image of the benchmark", "[ncc][large]") {
   INFO("seed " << seed);
   check_sums(random_image(1024, 1024, seed), random_image(16, 16, seed + 1));
   // Wide enough that stage 08 keeps 4 rows a thread at 8x8 (2 on smaller images): 832 blocks of
-  // 4-row threads, past the 132 x 5 that leave an H100's SMs one block short at most.
+  // 4-row threads, past the 132 x 5 that leave an H200's (or H100's) SMs one block short at most.
   check_sums(random_image(8192, 200, seed + 2), random_image(8, 8, seed + 3));
 }
 
