@@ -164,7 +164,9 @@ def newer(folder, since):
 def step_build(r):
     jobs = str(r.args.jobs)
     benches = [f"bench-{c}" for c in r.bench_chapters()]
-    stage_targets = [f"solution.{i.replace('/', '.')}" for i in course.gpu_stages() if r.wants(i.split('/')[0])]
+    stage_targets = [
+        f"solution.{i.replace('/', '.')}" for i in course.gpu_stages() if r.wants(i.split("/")[0])
+    ]
     # Ninja where there is one, as the Makefile configures; an existing build keeps its generator.
     ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
     gen = [] if (r.build / "CMakeCache.txt").is_file() else ninja

@@ -112,8 +112,9 @@ _UNIFORM_EXTRA = {"S2UR", "R2UR", "LDCU", "VOTEU"}
 # Control-flow opcodes whose final hex operand is a code address; they get labels.
 _TARGETED = {"BRA", "BRX", "JMP", "CALL", "BSSY", "SSY", "PBK", "PCNT"}
 
-_ARCH_RE = re.compile(r"^\s*code for (sm_\w+)")
-_FUNCTION_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
+# The listing's section and function headers, as sass_lines.py reads them too.
+_ARCH_RE = sass_lines.ARCH_RE
+_FUNCTION_RE = sass_lines.FUNCTION_RE
 _INSTRUCTION_RE = re.compile(r"^\s*/\*([0-9a-fA-F]+)\*/\s*(.*)$")
 _LABEL_RE = re.compile(r"^\s*([.\w$]+):\s*$")
 _ENCODING_RE = re.compile(r"/\*\s*0x[0-9a-fA-F]+\s*\*/")

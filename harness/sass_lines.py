@@ -46,8 +46,8 @@ POS_RE = re.compile(r"^\s*//## (\S+):(\d+)(?: < (\S+):(\d+))?\s*$")
 _SECTION_RE = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
 _INSN_RE = re.compile(r"^(\s*/\*([0-9a-fA-F]{4,})\*/\s*)(.*)$")
 _WORD_RE = re.compile(r"^\s*/\*\s*0x([0-9a-fA-F]{16})\s*\*/\s*$")
-_ARCH_RE = re.compile(r"^\s*code for (sm_(\d+)\w*)")
-_FUNCTION_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
+ARCH_RE = re.compile(r"^\s*code for (sm_(\d+)\w*)")
+FUNCTION_RE = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _TOOLKIT_RE = re.compile(r"^.*?/(?:targets/[^/]+/)?include/")
 CONTROL_RE = re.compile(r"/\* (B[0-5-]{6}:R[0-5-]:W[0-5-]:[Y-]:S\d\d) \*/")
 
@@ -131,9 +131,9 @@ def merge(cuobjdump_text, tables_by_arch, controls=True):
     out, arch, number, table, shown = [], "", 0, {}, None
     lines = cuobjdump_text.splitlines()
     for i, line in enumerate(lines):
-        if m := _ARCH_RE.match(line):
+        if m := ARCH_RE.match(line):
             arch, number, table = m.group(1), int(m.group(2)), {}
-        elif m := _FUNCTION_RE.match(line):
+        elif m := FUNCTION_RE.match(line):
             table, shown = tables_by_arch.get(arch, {}).get(m.group(1), {}), None
         elif m := _INSN_RE.match(line):
             address = int(m.group(2), 16)
@@ -213,9 +213,9 @@ def source_positions(text):
     first) in an annotated listing; an instruction with no //## line before it keeps the last."""
     result, arch, function, chain, pending = {}, "", None, [], []
     for line in text.splitlines():
-        if m := _ARCH_RE.match(line):
+        if m := ARCH_RE.match(line):
             arch, function = m.group(1), None
-        elif m := _FUNCTION_RE.match(line):
+        elif m := FUNCTION_RE.match(line):
             function, chain, pending = m.group(1), [], []
             result[(arch, function)] = {}
         elif function is None:
@@ -233,9 +233,9 @@ def controls(text):
     """{(arch, function): {address: 'B------:R-:W-:Y:S00'}} from an annotated listing."""
     result, arch, function = {}, "", None
     for line in text.splitlines():
-        if m := _ARCH_RE.match(line):
+        if m := ARCH_RE.match(line):
             arch, function = m.group(1), None
-        elif m := _FUNCTION_RE.match(line):
+        elif m := FUNCTION_RE.match(line):
             function = m.group(1)
             result[(arch, function)] = {}
         elif function is not None and (m := _INSN_RE.match(line)):

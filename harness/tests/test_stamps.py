@@ -123,7 +123,9 @@ class Tree(unittest.TestCase):
         # Restamped by a capture run, it is fresh again and the reason is gone.
         stamps.stamp(self.folder, "01-test", {"commit": None}, self.root)
         self.assertEqual(self.state(), "fresh")
-        self.assertNotIn("deferred", stamps.load(self.folder)["artefacts"]["sass/sm_90/01_first.sass"])
+        self.assertNotIn(
+            "deferred", stamps.load(self.folder)["artefacts"]["sass/sm_90/01_first.sass"]
+        )
 
     def test_pending_and_unstamped_are_listed(self):
         doc = stamps.load(self.folder)
