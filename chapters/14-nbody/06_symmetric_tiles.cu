@@ -37,9 +37,9 @@ __global__ void __launch_bounds__(32 * warps_per_block)
   const float4 me = nbody::body_or_nothing(body, i, n);
   float fx = 0.f, fy = 0.f, fz = 0.f;
   for (std::size_t J = first; J < last; ++J) {
-    // EXERCISE BEGIN: the pairs of row tile I and column tile J, each computed once: its pull into
-    // the row sums and its opposite into force[] of column J's bodies (the diagonal tile: rows
-    // only).
+    // EXERCISE BEGIN: the pairs of row tile I and column tile J, each computed once: the row
+    // body's acceleration into the row sums, the column body's into force[] of column J's bodies
+    // (the diagonal tile: rows only).
     COURSE_TODO();
     // EXERCISE END
   }

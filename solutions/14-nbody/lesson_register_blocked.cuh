@@ -6,16 +6,21 @@
 //
 // An interaction form says how a tile of sources is staged in shared memory and what one
 // interaction computes from it; the kernel is written once for any form:
-//   template <int B> struct tile;              the shared-memory tile of B sources
-//   using source;                              one source, as read from the tile
-//   put(tile, k, body, softening2)             thread k stores body (zero mass past the slice) in
-//   slot k get4(tile, j, source[4])                   the sources in slots j..j+3 (j a multiple of
-//   4) interact(fx, fy, fz, x, y, z, source, softening2, self)   one interaction (self: j == i)
+// clang-format off
+//   template <int B> struct tile;   the shared-memory tile of B sources
+//   using source;                   one source, as read from the tile
+//   put(tile, k, body, softening2)  thread k stores a body in slot k (the kernel passes a body of
+//                                   zero mass for the slots past the end of the bodies)
+//   get4(tile, j, source[4])        the sources in slots j..j+3 (j a multiple of 4)
+//   interact(fx, fy, fz, x, y, z, source, softening2, self)
+//                                   one interaction; self is true where the source's slot holds
+//                                   this row's own body (a slot index, not a body index)
 //   tile_pass<R, B, U>(tile, fx, fy, fz, px, py, pz, block_at, softening2)
-//                                              the R rows of this thread against the whole tile;
-//                                              block_at = (the block's first row) - (the tile's
-//                                              first body), so row r of thread k sits in slot
-//                                              block_at + k + r B when it is in the tile
+//                                   the R rows of this thread against the whole tile; block_at =
+//                                   (the block's first row) - (the tile's first body), so row r
+//                                   of thread k sits in slot block_at + k + r B when it is in the
+//                                   tile
+// clang-format on
 #pragma once
 
 #include "nbody_common.cuh"
