@@ -950,6 +950,43 @@ def without_encodings(text):
     return "\n".join(lines) + "\n"
 
 
+def _capture_one(job):
+    """Capture one stage (capture-all's worker); (the line to print, whether its object lacks this
+    architecture)."""
+    stage_id, stage, arch, lines, version = job
+    target = course.capture_path(stage_id, ROOT, arch)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = ""
+    if stage:
+        text = _keep_arch(_stage_source(stage, arch, lines).text, arch)
+    kernels = parse(text)
+    if not kernels:
+        why = (
+            "not a GPU stage: built without device code"
+            if stage is None
+            else "the stage's object holds no device code; it calls kernels compiled elsewhere "
+            "(see the stage file)"
+        )
+        header = f"# {stage_id}: {course.NO_KERNELS}: {why}\n"
+        missing = stage is not None and bool(parse(_stage_source(stage, lines=False).text))
+        if missing:
+            header = f"# {stage_id}: {course.NO_KERNELS} for {arch}: the build targets other architectures\n"
+        target.write_text(header)
+        return f"{target.relative_to(ROOT)}: no kernels", missing
+    text, words = subset_of(stage_id, text)
+    said = (
+        "with nvdisasm -g -gi source lines"
+        if sass_lines.has_lines(text)
+        else "no source lines (--no-lines, or nvdisasm not found)"
+    )
+    header = f"# {stage_id}: {arch}, {words}; cuobjdump -sass, {version}; {said}\n"
+    target.write_text(header + without_encodings(text))
+    return (
+        f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines",
+        False,
+    )
+
+
 def cmd_capture_all(args):
     """Every solution stage's SASS into reference/<gpu>/<chapter>/sass/<arch>/<stage>.sass, each file
     opening with a line saying what it holds; captures of stages that no longer exist removed."""
@@ -979,45 +1016,12 @@ def cmd_capture_all(args):
     )
     version = version[-1].strip() if version else "cuobjdump"
 
-    def one(stage_id):
-        """Capture one stage; (the line to print, whether its object lacks this architecture)."""
-        target = course.capture_path(stage_id, ROOT, args.arch)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        stage = manifest.get(stage_id)
-        text = ""
-        if stage:
-            text = _keep_arch(_stage_source(stage, args.arch, not args.no_lines).text, args.arch)
-        kernels = parse(text)
-        if not kernels:
-            why = (
-                "not a GPU stage: built without device code"
-                if stage is None
-                else "the stage's object holds no device code; it calls kernels compiled elsewhere "
-                "(see the stage file)"
-            )
-            header = f"# {stage_id}: {course.NO_KERNELS}: {why}\n"
-            missing = stage is not None and bool(parse(_stage_source(stage).text))
-            if missing:
-                header = f"# {stage_id}: {course.NO_KERNELS} for {args.arch}: the build targets other architectures\n"
-            target.write_text(header)
-            return f"{target.relative_to(ROOT)}: no kernels", missing
-        text, words = subset_of(stage_id, text)
-        lines = (
-            "with nvdisasm -g -gi source lines"
-            if sass_lines.has_lines(text)
-            else "no source lines (nvdisasm not found)"
-        )
-        header = f"# {stage_id}: {args.arch}, {words}; cuobjdump -sass, {version}; {lines}\n"
-        target.write_text(header + without_encodings(text))
-        return (
-            f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines",
-            False,
-        )
-
-    # One stage's cuobjdump and demangling do not depend on another's: side by side, printed in
-    # course order.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(one, ids))
+    # One stage's disassembly, source lines and demangling do not depend on another's: side by side,
+    # in processes (most of the time is Python reading the listings, which threads would serialize),
+    # printed in course order.
+    jobs = [(i, manifest.get(i), args.arch, not args.no_lines, version) for i in ids]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(_capture_one, jobs))
     missing_arch = [i for i, (_, missing) in zip(ids, results) if missing]
     for line, _ in results:
         print(line)
