@@ -92,7 +92,7 @@ CONTEXT = 2
 
 
 def slug(text):
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")
 
 
 def esc(text):
@@ -115,6 +115,7 @@ class Panel:
     rules: list = field(default_factory=list)
     misses: list = field(default_factory=list)  # lesson.check_rules over the panel's kernels
     profile_path: Path = None
+    where_title: str = ""  # what the capture's first line says it holds
 
     @property
     def label(self):
@@ -135,7 +136,7 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
     ref = stage_ref(arg)
     arch = arch or course.REFERENCE_ARCH
     cuobjdump = sass.find_tool("cuobjdump")
-    notes = []
+    notes, where_title = [], ""
     if ref.variant != "solution" or (live and cuobjdump):
         if not cuobjdump:
             raise UsageError(
@@ -162,7 +163,7 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
         header = course.capture_header(path)
         where = f"the capture {rel}{stamps.stale_note(path, ROOT)}"
         if header:
-            notes.append(header)
+            where_title = header
         partial = course.capture_subset(ref.id, ROOT) is not None
     kernels = [k for k in sass.parse(text) if k.arch == arch]
     sass.demangle(kernels)
@@ -176,6 +177,7 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
     if profile_path is None:
         profile_path = profile.source_capture_path(ref.id, ROOT)
     panel = Panel(ref.id, ref.variant, arch, where, [], notes, rules, misses, profile_path)
+    panel.where_title = where_title
     panel.kernels = order_kernels(kernels, rules)
     return panel
 
@@ -247,13 +249,15 @@ def stall_samples(kernel, path):
     if kernel.arch != course.REFERENCE_ARCH:
         return None, f"the per-instruction capture ({rel}) is of the {course.REFERENCE_ARCH} code"
     by_address = {i.address: i for i in kernel.body}
-    same = 0
+    # The rows of the kernel's body (ncu lists its padding too) must hold the listing's opcodes.
+    same = inside = 0
     for row in rows:
         insn = by_address.get(int(row.get("Address", "0x0"), 16))
         text = row.get("Source", "").split()
         text = text[1:] if text and text[0].startswith("@") else text
+        inside += insn is not None
         same += bool(insn and text and text[0] == insn.opcode)
-    if not rows or _params_cut(name) != _params_cut(kernel.title) or same < 0.9 * len(rows):
+    if _params_cut(name) != _params_cut(kernel.title) or not inside or same < 0.9 * inside:
         return None, f"the per-instruction capture ({rel}) is of {_params_cut(name)}"
     samples = {}
     for row in rows:
@@ -340,6 +344,8 @@ details { font-size: 0.8em; } details p { margin: 0.2em 0; }
 .split { flex: 1; min-height: 0; display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); }
 body.n2 .split, body.n3 .split, body.n4 .split {
   grid-template-columns: minmax(0, 1fr); grid-template-rows: minmax(0, 2fr) minmax(0, 3fr); }
+.split.nosrc { grid-template-columns: minmax(0, 1fr) !important; grid-template-rows: minmax(0, 1fr) !important; }
+.split.nosrc .srcpane { display: none; }
 .pane { overflow-y: auto; overflow-x: hidden; min-height: 0; border-top: 1px solid #888; }
 .srcpane { border-right: 2px solid #000; }
 .file h3 { font-size: 0.85em; margin: 0.4em 0 0.1em; padding: 0 0.3em; background: #000; color: #fff;
@@ -537,7 +543,7 @@ def kernel_section(panel, p, k, kernel, files, shown):
     if notes:
         out.append(f"<div class=note>{esc('; '.join(notes))}</div>")
 
-    out.append("<div class=split><div class='pane srcpane'>")
+    out.append(f"<div class='split{'' if order else ' nosrc'}'><div class='pane srcpane'>")
     for f in file_order:
         lines = files.lines(f)
         wanted = sorted(line for ff, line in order if ff == f)
@@ -647,11 +653,12 @@ samples at that instruction, the bar scaled to the kernel's largest; hover for t
 def panel_html(panel, p, files):
     """One panel: its heading, kernel selector and kernels."""
     out = ["<div class=panel><div class=panelhead>"]
-    out.append(f"<h2>{esc(panel.label)}</h2> <span class=note>{esc(panel.where)}</span>")
+    out.append(f"<h2>{esc(panel.label)}</h2> <span class=note title='{esc(panel.where_title)}'>{esc(panel.where)}</span>")
     if panel.kernels:
         options = "".join(
             f"<option value=p{p}k{k}>{esc(lesson.short_name(kern))} "
-            f"({len(kern.body)} instructions)</option>"
+            f"({len(kern.body)} instructions"
+            f"{', stall samples' if stall_samples(kern, panel.profile_path)[0] else ''})</option>"
             for k, kern in enumerate(panel.kernels)
         )
         out.append(f" <select class=kpick data-panel=p{p} title='kernel'>{options}</select>")
@@ -840,7 +847,11 @@ def cmd_page(args):
         raise UsageError("sass-html: A and B go together (make sass-html A=... B=...)")
     if args.a:
         panels = [load_panel(x, args.build, live=True) for x in (args.a, args.b)]
-        name = f"{slug(panels[0].label)}--{slug(panels[1].label)}.html"
+        name = "--".join(
+            slug(f"{'' if pn.variant == 'solution' else pn.variant + '.'}{pn.stage_id}".replace("/", "."))
+            for pn in panels
+        )
+        name += ".html"
         title = f"{panels[0].label}  vs  {panels[1].label}"
         print(shown_path(write(out / "compare" / name, panels_page(panels, title))))
         return
