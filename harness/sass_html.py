@@ -31,7 +31,6 @@ object, which needs cuobjdump. Exit status: 0 written, 1 nothing to show, 2 bad 
 
 import argparse
 import html
-import json
 import re
 import shutil
 import subprocess
@@ -41,9 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import profile  # noqa: E402
+
 import course  # noqa: E402
 import lesson  # noqa: E402
-import profile  # noqa: E402
 import sass  # noqa: E402
 import sass_lines  # noqa: E402
 import stamps  # noqa: E402
@@ -405,6 +405,8 @@ SCRIPT = """
     if (!el) return;
     ev.preventDefault();
     follow(el);
+    // The address names the marked line, so a link can open the page at it.
+    if (history.replaceState) history.replaceState(null, '', '#' + el.id);
   });
   document.querySelectorAll('select.kpick').forEach(function (s) {
     s.addEventListener('change', function () {
@@ -412,6 +414,14 @@ SCRIPT = """
         function (k) { k.hidden = k.id !== s.value; });
     });
   });
+  // #<id of a source line or an instruction>: its kernel shown, and it marked as by a click.
+  var start = location.hash.length > 1 && document.getElementById(location.hash.slice(1));
+  if (start && start.matches('.src[data-insns], .insn[data-src]')) {
+    var kernel = start.closest('.kernel'), pick = document.querySelector(
+      'select.kpick[data-panel="' + kernel.dataset.panel + '"]');
+    if (pick) { pick.value = kernel.id; pick.dispatchEvent(new Event('change')); }
+    follow(start);
+  }
   // #selftest: every link followed in this browser; the result written into the page for a test.
   if (location.hash === '#selftest') {
     var out = {src: 0, insn: 0, broken: [], hrefs: 0, overflow: 0};
@@ -512,14 +522,15 @@ def kernel_section(panel, p, k, kernel, files, shown):
         if level.at:
             inlined_at.setdefault(key, set()).add(f"{Path(level.at[0]).name}:{level.at[1]}")
 
-    out = [f'<div class=kernel id={kid} data-panel=p{p}{"" if shown else " hidden"}>']
+    out = [f"<div class=kernel id={kid} data-panel=p{p}{'' if shown else ' hidden'}>"]
     # Rules, classes and legends of this kernel.
     chips = []
     for r, (rule, applies, n, holds, _, words) in enumerate(results):
         state = "na" if not applies else ("ok" if holds else "bad")
         title = f"{rule.label()}{rule.scope()}: {words}. Why: {rule.why}"
         mark = "" if not applies else ("\u2713 " if holds else "\u2717 ")
-        text = f"R{r + 1} {rule.label()}: {mark}{n if holds or not applies else words}"
+        found = "not this kernel's" if not applies else (n if holds else words)
+        text = f"R{r + 1} {rule.label()}: {mark}{found}"
         chips.append(f"<span class='chip rule {state}' title='{esc(title)}'>{esc(text)}</span>")
     out.append(f"<div class=chips>{''.join(chips)}</div>")
     counts = {}
@@ -531,8 +542,10 @@ def kernel_section(panel, p, k, kernel, files, shown):
         for c in [*sass.CLASSES, sass.OTHER]
         if c in counts
     )
-    out.append(f"<div class=chips title='instruction classes, as make sass-count counts them'>"
-               f"{class_chips}<span class=chip>total {len(kernel.body)}</span></div>")
+    out.append(
+        f"<div class=chips title='instruction classes, as make sass-count counts them'>"
+        f"{class_chips}<span class=chip>total {len(kernel.body)}</span></div>"
+    )
     notes = []
     if not order:
         notes.append("no source lines in this capture: the SASS alone")
@@ -552,7 +565,9 @@ def kernel_section(panel, p, k, kernel, files, shown):
             shown_lines = wanted
         else:
             shown_lines = []
-            for line in range(max(1, wanted[0] - CONTEXT), min(len(lines), wanted[-1] + CONTEXT) + 1):
+            for line in range(
+                max(1, wanted[0] - CONTEXT), min(len(lines), wanted[-1] + CONTEXT) + 1
+            ):
                 near = min(abs(line - w) for w in wanted)
                 if near <= CONTEXT or near <= GAP // 2:
                     shown_lines.append(line)
@@ -593,7 +608,9 @@ def kernel_section(panel, p, k, kernel, files, shown):
             tip = f"{level.file}:{level.line}" + (
                 f", inlined at {level.at[0]}:{level.at[1]}" if level.at else ""
             )
-            short = str(level.line) if file_index[key[0]] == 0 else f"{file_index[key[0]]}:{level.line}"
+            short = (
+                str(level.line) if file_index[key[0]] == 0 else f"{file_index[key[0]]}:{level.line}"
+            )
             head = (
                 f"<div class='insn' id={insn_id(insn.address)} data-src={sid}>"
                 f"<span class=strip style='background:{colour[key]}'></span>"
@@ -653,7 +670,9 @@ samples at that instruction, the bar scaled to the kernel's largest; hover for t
 def panel_html(panel, p, files):
     """One panel: its heading, kernel selector and kernels."""
     out = ["<div class=panel><div class=panelhead>"]
-    out.append(f"<h2>{esc(panel.label)}</h2> <span class=note title='{esc(panel.where_title)}'>{esc(panel.where)}</span>")
+    out.append(
+        f"<h2>{esc(panel.label)}</h2> <span class=note title='{esc(panel.where_title)}'>{esc(panel.where)}</span>"
+    )
     if panel.kernels:
         options = "".join(
             f"<option value=p{p}k{k}>{esc(lesson.short_name(kern))} "
@@ -742,9 +761,7 @@ def write_chapter(chapter, out, build="build"):
         stage = stage_id.split("/", 1)[1]
         text = esc(lesson_line(stage_id))
         if stage_id in shown:
-            rows.append(
-                f"<tr><td><a href='{stage}.html'>{esc(stage)}</a></td><td>{text}</td></tr>"
-            )
+            rows.append(f"<tr><td><a href='{stage}.html'>{esc(stage)}</a></td><td>{text}</td></tr>")
         else:
             rows.append(f"<tr><td>{esc(stage)}</td><td>{text} <i>(no GPU kernels)</i></td></tr>")
     body = (
@@ -761,7 +778,9 @@ def write_all(out, build="build"):
     for chapter in course.chapters(ROOT):
         index, pages = write_chapter(chapter, out, build)
         lines.append(f"{index} ({len(pages)} stage pages)")
-        rows.append(f"<li><a href='{chapter}/index.html'>{esc(chapter)}</a> ({len(pages)} stages)</li>")
+        rows.append(
+            f"<li><a href='{chapter}/index.html'>{esc(chapter)}</a> ({len(pages)} stages)</li>"
+        )
     body = (
         "<header class=page><h1>The course's SASS beside its source, chapter by chapter</h1>"
         f"</header><ol>{''.join(rows)}</ol>"
@@ -791,8 +810,9 @@ def chromium_args(chromium, size):
     ]
 
 
-def screenshot(page_path, png, size="1920,1080", chromium=None):
-    """A PNG of the page at size, by headless Chromium."""
+def screenshot(page_path, png, size="1920,1080", chromium=None, fragment=""):
+    """A PNG of the page at size, by headless Chromium; fragment (#<id>) marks a source line or an
+    instruction first, as a click does."""
     chromium = chromium or find_chromium()
     if not chromium:
         raise UsageError("sass-html: chromium not found (apt-get install chromium)", 3)
@@ -801,7 +821,11 @@ def screenshot(page_path, png, size="1920,1080", chromium=None):
     with tempfile.TemporaryDirectory(prefix="course-chromium-") as profile_dir:
         run = subprocess.run(
             chromium_args(chromium, size)
-            + [f"--user-data-dir={profile_dir}", f"--screenshot={png}", Path(page_path).resolve().as_uri()],
+            + [
+                f"--user-data-dir={profile_dir}",
+                f"--screenshot={png}",
+                Path(page_path).resolve().as_uri() + fragment,
+            ],
             capture_output=True,
             text=True,
             timeout=120,
@@ -848,7 +872,11 @@ def cmd_page(args):
     if args.a:
         panels = [load_panel(x, args.build, live=True) for x in (args.a, args.b)]
         name = "--".join(
-            slug(f"{'' if pn.variant == 'solution' else pn.variant + '.'}{pn.stage_id}".replace("/", "."))
+            slug(
+                f"{'' if pn.variant == 'solution' else pn.variant + '.'}{pn.stage_id}".replace(
+                    "/", "."
+                )
+            )
             for pn in panels
         )
         name += ".html"
@@ -882,7 +910,8 @@ def cmd_page(args):
 
 
 def cmd_screenshot(args):
-    print(shown_path(screenshot(args.page, args.out, args.size)))
+    fragment = f"#{args.mark}" if args.mark else ""
+    print(shown_path(screenshot(args.page, args.out, args.size, fragment=fragment)))
 
 
 def build_parser():
@@ -893,10 +922,14 @@ def build_parser():
         epilog=__doc__.split("\n\n", 1)[1],
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    pg = sub.add_parser("page", help="write pages (one stage, two, several architectures, chapters)")
+    pg = sub.add_parser(
+        "page", help="write pages (one stage, two, several architectures, chapters)"
+    )
     pg.add_argument("--build", default="build", help="build directory holding stages.json")
     pg.add_argument("--out", default="build/sass-html", help="where the pages go")
-    pg.add_argument("--stage", help="a stage: 12-reduction/09_shuffle, exercise/12-reduction/09_shuffle")
+    pg.add_argument(
+        "--stage", help="a stage: 12-reduction/09_shuffle, exercise/12-reduction/09_shuffle"
+    )
     pg.add_argument("--a", help="with --b: two stages side by side")
     pg.add_argument("--b")
     pg.add_argument("--archs", help='with --stage: architectures, e.g. "sm_80 sm_90 sm_120"')
@@ -906,6 +939,9 @@ def build_parser():
     shot.add_argument("page")
     shot.add_argument("--out", required=True)
     shot.add_argument("--size", default="1920,1080", help="window WIDTH,HEIGHT")
+    shot.add_argument(
+        "--mark", metavar="ID", help="a source line or instruction to mark first (p0k0-f0-22)"
+    )
     shot.set_defaults(run=cmd_screenshot)
     return parser
 

@@ -17,9 +17,10 @@ from unittest import mock
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+import profile  # noqa: E402
+
 import course  # noqa: E402
 import lesson  # noqa: E402
-import profile  # noqa: E402
 import sass  # noqa: E402
 import sass_html  # noqa: E402
 
@@ -166,14 +167,18 @@ class PageTest(Scratch):
     def test_failing_rule_says_what_is_missing(self):
         panel = sass_html.load_panel(STAGE)
         panel.rules = [lesson.parse_rule({"rule": "SHFL.BFLY >= 50", "why": "a test"})]
-        text = sass_html.kernel_section(panel, 0, 0, panel.kernels[0], sass_html.SourceFiles(), True)
+        text = sass_html.kernel_section(
+            panel, 0, 0, panel.kernels[0], sass_html.SourceFiles(), True
+        )
         self.assertIn("MISSED: found 15 (15 x SHFL.BFLY)", text)
         self.assertIn("class='badge bad'", text)
 
     def test_classes_coloured_as_sass_count_counts(self):
         panel, path = self.stage_page()
         rows = rows_of(Tree(path.read_text()).elements(), "p0k0")
-        colours = re.findall(r"class=op style='background:(#[0-9a-f]{6})' title='([^']+)'", path.read_text())
+        colours = re.findall(
+            r"class=op style='background:(#[0-9a-f]{6})' title='([^']+)'", path.read_text()
+        )
         for colour, cls in colours:
             self.assertEqual(sass_html.CLASS_COLOURS[cls], colour)
         self.assertIn("shuffle", {cls for _, cls in colours})
@@ -233,7 +238,9 @@ class PageTest(Scratch):
             "page", "--out", out, "--a", STAGE, "--b", "12-reduction/10_fastest"
         )
         self.assertEqual(status, 0)
-        self.assertEqual(Path(printed.strip()).name, "12-reduction.09_shuffle--12-reduction.10_fastest.html")
+        self.assertEqual(
+            Path(printed.strip()).name, "12-reduction.09_shuffle--12-reduction.10_fastest.html"
+        )
         status, printed, _ = run_main(
             "page", "--out", out, "--stage", STAGE, "--archs", "sm_80 sm_90 sm_120"
         )
@@ -249,7 +256,9 @@ class PageTest(Scratch):
 
     def test_exercise_without_cuobjdump_says_so(self):
         with mock.patch.object(sass, "find_tool", return_value=None):
-            status, _, err = run_main("page", "--out", str(self.out), "--stage", f"exercise/{STAGE}")
+            status, _, err = run_main(
+                "page", "--out", str(self.out), "--stage", f"exercise/{STAGE}"
+            )
         self.assertEqual(status, 3)
         self.assertIn("cuobjdump not found", err)
         self.assertEqual(len(err.strip().splitlines()), 1)
@@ -260,8 +269,10 @@ class PageTest(Scratch):
         links = re.findall(r"<td><a href='([^']+)\.html'>", index.read_text())
         self.assertEqual(links, stages)
         for stage in stages:
-            self.assertIn(lesson.declaration(f"12-reduction/{stage}")["lesson"][:30],
-                          index.read_text().replace("&#x27;", "'"))
+            self.assertIn(
+                lesson.declaration(f"12-reduction/{stage}")["lesson"][:30],
+                index.read_text().replace("&#x27;", "'"),
+            )
         first, second = (Path(p).read_text() for p in pages[:2])
         self.assertNotIn("previous", first)
         self.assertIn(f"href='{stages[1]}.html'>next", first)
@@ -291,7 +302,10 @@ def png_pixels(path):
     raw, stride = zlib.decompress(idat), width * bpp
     rows, previous = [], bytearray(stride)
     for y in range(height):
-        filt, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        filt, line = (
+            raw[y * (stride + 1)],
+            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+        )
         for x in range(stride):
             a = line[x - bpp] if x >= bpp else 0
             b = previous[x]
