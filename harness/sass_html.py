@@ -132,9 +132,9 @@ def stage_ref(arg):
 
 def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
     """The Panel of a stage argument: its capture for arch (default sm_90), or with live (and
-    cuobjdump) the build's object; an exercise is always its own object."""
+    cuobjdump) the build's object (default: its sm_90 code, else its newest); an exercise is
+    always its own object."""
     ref = stage_ref(arg)
-    arch = arch or course.REFERENCE_ARCH
     cuobjdump = sass.find_tool("cuobjdump")
     notes, where_title = [], ""
     if ref.variant != "solution" or (live and cuobjdump):
@@ -150,7 +150,11 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
         if ref.variant == "solution":
             where = "the build's object"
         partial = False
+        # A student's GPU may be built for its own architecture only: the rules' (sm_90) when
+        # the object has it, else the newest it has, as make check judges it (lesson.pick_arch).
+        arch = arch or lesson.pick_arch(sass.parse(text)) or course.REFERENCE_ARCH
     else:
+        arch = arch or course.REFERENCE_ARCH
         path = course.capture_path(ref.id, ROOT, arch)
         rel = path.relative_to(ROOT)
         if not path.is_file():
@@ -174,12 +178,13 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
         )
     rules = lesson.rules_of(ref.id)
     misses = lesson.check_rules(kernels, rules, partial) if kernels else []
-    if profile_path is None:
+    # The reference's samples are of the reference's code: never shown beside a student's.
+    if profile_path is None and ref.variant == "solution":
         profile_path = profile.source_capture_path(ref.id, ROOT)
-    panel = Panel(ref.id, ref.variant, arch, where, [], notes, rules, misses, profile_path)
-    panel.where_title = where_title
-    panel.kernels = order_kernels(kernels, rules)
-    return panel
+    kernels = order_kernels(kernels, rules)
+    return Panel(
+        ref.id, ref.variant, arch, where, kernels, notes, rules, misses, profile_path, where_title
+    )
 
 
 def order_kernels(kernels, rules):
@@ -285,27 +290,31 @@ def _number(value):
 # ---------------------------------------------------------------- control field
 
 
-def control_fields(control):
-    """(short text, words) of a control field 'B0-2---:R-:W1:Y:S04'."""
+def control_field(control):
+    """The short form of a control field 'B0-2---:R3:W1:Y:S04': 'S4  Y w02 W1 R3' (stall
+    cycles, yield, the scoreboards it waits on, the scoreboards it sets when its result is written
+    and when its operands are read); the page's script puts it in words on hover."""
     m = re.match(r"B([0-5-]{6}):R([0-5-]):W([0-5-]):([Y-]):S(\d\d)", control or "")
     if not m:
-        return "", ""
-    waits = [c for c in m.group(1) if c != "-"]
-    read, write, yield_bit, stall = m.group(2), m.group(3), m.group(4) == "Y", int(m.group(5))
-    short = [f"S{stall:<2d}", "Y" if yield_bit else "-"]
-    words = [f"stall {stall} cycle{'s' if stall != 1 else ''} before the warp's next instruction"]
-    if yield_bit:
-        words.append("yield: the scheduler may switch to another warp")
-    if waits:
-        short.append("w" + "".join(waits))
-        words.append(f"waits on scoreboard{'s' if len(waits) > 1 else ''} {', '.join(waits)}")
-    if write != "-":
-        short.append(f"W{write}")
-        words.append(f"sets scoreboard {write} until its result is written")
-    if read != "-":
-        short.append(f"R{read}")
-        words.append(f"sets scoreboard {read} until its operands are read")
-    return " ".join(short), "; ".join(words)
+        return ""
+    waits = "".join(c for c in m.group(1) if c != "-")
+    short = [f"S{int(m.group(5)):<2d}", m.group(4)]
+    short += [f"w{waits}"] if waits else []
+    short += [f"W{m.group(3)}"] if m.group(3) != "-" else []
+    short += [f"R{m.group(2)}"] if m.group(2) != "-" else []
+    return " ".join(short)
+
+
+def class_css(cls):
+    """The CSS class of an instruction class (its colour)."""
+    return f"k{list(CLASS_COLOURS).index(cls)}"
+
+
+def colour_css():
+    """The CSS rules of the class and line colours."""
+    rules = [f".k{i} {{ background: {c}; }}" for i, c in enumerate(CLASS_COLOURS.values())]
+    rules += [f".l{i} {{ background: {c}; }}" for i, c in enumerate(LINE_COLOURS)]
+    return "\n".join(rules)
 
 
 # ---------------------------------------------------------------- HTML
@@ -414,6 +423,23 @@ SCRIPT = """
         function (k) { k.hidden = k.id !== s.value; });
     });
   });
+  // A control field in words on hover (built here, not stored per instruction).
+  document.addEventListener('mouseover', function (ev) {
+    var c = ev.target.closest('.ctl');
+    if (!c || c.title || !c.textContent.trim()) return;
+    var words = [];
+    c.textContent.trim().split(/ +/).forEach(function (f) {
+      var n = f.slice(1);
+      if (f[0] === 'S') words.push('stall ' + n + ' cycle' + (n === '1' ? '' : 's') +
+                                   " before the warp's next instruction");
+      else if (f === 'Y') words.push('yield: the scheduler may switch to another warp');
+      else if (f[0] === 'w') words.push('waits on scoreboard' + (n.length > 1 ? 's ' : ' ') +
+                                        n.split('').join(', '));
+      else if (f[0] === 'W') words.push('sets scoreboard ' + n + ' until its result is written');
+      else if (f[0] === 'R') words.push('sets scoreboard ' + n + ' until its operands are read');
+    });
+    c.title = words.join('; ') + ' (undocumented by NVIDIA: harness/sass_lines.py)';
+  });
   // #<id of a source line or an instruction>: its kernel shown, and it marked as by a click.
   var start = location.hash.length > 1 && document.getElementById(location.hash.slice(1));
   if (start && start.matches('.src[data-insns], .insn[data-src]')) {
@@ -444,6 +470,12 @@ SCRIPT = """
       out.hrefs++;
       if (!document.getElementById(a.getAttribute('href').slice(1))) out.broken.push(a.getAttribute('href'));
     });
+    var ctl = Array.prototype.find.call(document.querySelectorAll('.ctl'), function (c) {
+      return c.textContent.trim(); });
+    if (ctl) {
+      ctl.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
+      out.ctl = [ctl.textContent, ctl.title];
+    }
     clear();
     out.overflow = document.documentElement.scrollWidth - document.documentElement.clientWidth;
     var pre = document.createElement('pre');
@@ -461,7 +493,7 @@ def page(title, body, n_panels=1, css_class=""):
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width, initial-scale=1">'
         f"<meta name=generator content='harness/sass_html.py: generated, never edited'>"
-        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
+        f"<title>{esc(title)}</title><style>{CSS}{colour_css()}</style></head>\n"
         f"<body class={kind}>\n{body}\n<script>{SCRIPT}</script></body></html>\n"
     )
 
@@ -503,7 +535,7 @@ def kernel_section(panel, p, k, kernel, files, shown):
             position[insn.address] = (key, level)
             if key not in order:
                 order.append(key)
-    colour = {key: LINE_COLOURS[i % len(LINE_COLOURS)] for i, key in enumerate(order)}
+    colour = {key: f"l{i % len(LINE_COLOURS)}" for i, key in enumerate(order)}
     file_order = sorted(
         {f for f, _ in order},
         key=lambda f: (not f.endswith(f"/{panel.stage_id.split('/')[1]}.cu"), f.startswith("<"), f),
@@ -538,7 +570,7 @@ def kernel_section(panel, p, k, kernel, files, shown):
         cls = sass.classify(insn.opcode)
         counts[cls] = counts.get(cls, 0) + 1
     class_chips = "".join(
-        f"<span class=chip style='background:{CLASS_COLOURS[c]}'>{esc(c)} {counts[c]}</span>"
+        f"<span class='chip {class_css(c)}'>{esc(c)} {counts[c]}</span>"
         for c in [*sass.CLASSES, sass.OTHER]
         if c in counts
     )
@@ -560,7 +592,9 @@ def kernel_section(panel, p, k, kernel, files, shown):
     for f in file_order:
         lines = files.lines(f)
         wanted = sorted(line for ff, line in order if ff == f)
-        out.append(f"<div class=file><h3>{esc(f)}</h3>")
+        # Lines of the k-th file (k > 0) are k:N in the SASS.
+        tag = f"[{file_index[f]}] " if file_index[f] else ""
+        out.append(f"<div class=file><h3>{tag}{esc(f)}</h3>")
         if lines is None:
             shown_lines = wanted
         else:
@@ -586,7 +620,7 @@ def kernel_section(panel, p, k, kernel, files, shown):
                 title += f"; inlined at {', '.join(sorted(at))}" if at else ""
                 out.append(
                     f"<div class=src id={src_id(key)} data-insns='{' '.join(ids)}' "
-                    f"title='{esc(title)}'><span class=strip style='background:{colour[key]}'>"
+                    f"title='{esc(title)}'><span class='strip {colour[key]}'>"
                     f"</span><a class=ln href='#{ids[0]}'>{line}</a>"
                     f"<span class=code>{esc(text) or ' '}</span><span class=n>{len(ids)}</span></div>"
                 )
@@ -605,23 +639,24 @@ def kernel_section(panel, p, k, kernel, files, shown):
         if where:
             key, level = where
             sid = src_id(key)
-            tip = f"{level.file}:{level.line}" + (
-                f", inlined at {level.at[0]}:{level.at[1]}" if level.at else ""
+            tip = f"{Path(level.file).name}:{level.line}" + (
+                f", inlined at {Path(level.at[0]).name}:{level.at[1]}" if level.at else ""
             )
             short = (
                 str(level.line) if file_index[key[0]] == 0 else f"{file_index[key[0]]}:{level.line}"
             )
             head = (
                 f"<div class='insn' id={insn_id(insn.address)} data-src={sid}>"
-                f"<span class=strip style='background:{colour[key]}'></span>"
+                f"<span class='strip {colour[key]}'></span>"
                 f"<a class=ln href='#{sid}' title='{esc(tip)}'>{esc(short)}</a>"
             )
         else:
             head = f"<div class='insn' id={insn_id(insn.address)}><span></span><span></span>"
-        short_ctl, words = control_fields(insn.control)
+        short_ctl = control_field(insn.control)
+        # The rule's why is on its chip and in the legend: a page of 10k instructions stays small.
         marks = "".join(
-            f"<span class='badge {'ok' if holds else 'bad'}' title='{esc(rule.label())}: "
-            f"{esc(rule.why)}'>R{r + 1}</span>"
+            f"<span class='badge {'ok' if holds else 'bad'}' title='{esc(rule.label())}'>"
+            f"R{r + 1}</span>"
             for r, holds, rule in badges.get(insn.address, [])
         )
         stall = ""
@@ -638,9 +673,9 @@ def kernel_section(panel, p, k, kernel, files, shown):
         guard = f"{insn.guard} " if insn.guard else ""
         out.append(
             f"{head}<span class=addr>{insn.address:04x}</span>"
-            f"<span class=text>{esc(guard)}<span class=op style='background:{CLASS_COLOURS[cls]}' "
+            f"<span class=text>{esc(guard)}<span class='op {class_css(cls)}' "
             f"title='{esc(cls)}'>{esc(insn.opcode)}</span> {esc(insn.operands)}</span>"
-            f"<span class=ctl title='{esc(insn.control + ': ' + words if words else '')}'>"
+            "<span class=ctl>"
             f"{esc(short_ctl)}</span><span class=badges>{marks}</span>{stall or '<span></span>'}</div>"
         )
     out.append("</div></div></div>")
@@ -748,26 +783,44 @@ def write_chapter(chapter, out, build="build"):
     path and the stage pages."""
     ids = [f"{chapter}/{s}" for s in course.stages(chapter, ROOT)]
     shown = [i for i in ids if has_kernels(i)]
-    pages = []
+    panels = {stage_id: load_panel(stage_id, build) for stage_id in shown}
+    pages, pairs = [], {}
     for n, stage_id in enumerate(shown):
         prev = stage_page_path("", shown[n - 1]).name if n else ""
         nxt = stage_page_path("", shown[n + 1]).name if n + 1 < len(shown) else ""
-        panel = load_panel(stage_id, build)
         nav = nav_links("index.html", prev, nxt)
         title = f"{stage_id} ({n + 1} of {len(shown)})"
-        pages.append(write(stage_page_path(out, stage_id), panels_page([panel], title, nav)))
+        pages.append(
+            write(stage_page_path(out, stage_id), panels_page([panels[stage_id]], title, nav))
+        )
+        if nxt:
+            # The step from this stage to the next, side by side: the diff is the lesson.
+            name = f"{stage_id.split('/')[1]}--{shown[n + 1].split('/')[1]}.html"
+            pair = [panels[stage_id], panels[shown[n + 1]]]
+            title = f"{stage_id} \u2192 {shown[n + 1].split('/')[1]}"
+            write(Path(out) / chapter / name, panels_page(pair, title, nav_links("index.html")))
+            pairs[stage_id] = (name, shown[n + 1].split("/")[1])
     rows = []
     for stage_id in ids:
         stage = stage_id.split("/", 1)[1]
         text = esc(lesson_line(stage_id))
+        step = ""
+        if stage_id in pairs:
+            name, nxt = pairs[stage_id]
+            step = f"<a href='{name}'>beside {esc(nxt)}</a>"
         if stage_id in shown:
-            rows.append(f"<tr><td><a href='{stage}.html'>{esc(stage)}</a></td><td>{text}</td></tr>")
+            rows.append(
+                f"<tr><td><a href='{stage}.html'>{esc(stage)}</a></td><td>{text}</td>"
+                f"<td>{step}</td></tr>"
+            )
         else:
-            rows.append(f"<tr><td>{esc(stage)}</td><td>{text} <i>(no GPU kernels)</i></td></tr>")
+            rows.append(
+                f"<tr><td>{esc(stage)}</td><td>{text} <i>(no GPU kernels)</i></td><td></td></tr>"
+            )
     body = (
         f"<header class=page><h1>{esc(chapter)}: its stages' SASS, in order</h1>"
         f"{nav_links('../index.html')}</header><table class=walk><tr><th>stage</th>"
-        f"<th>lesson</th></tr>{''.join(rows)}</table>"
+        f"<th>lesson</th><th>the next step</th></tr>{''.join(rows)}</table>"
     )
     index = write(Path(out) / chapter / "index.html", page(chapter, body, css_class="index"))
     return index, pages

@@ -175,23 +175,23 @@ class PageTest(Scratch):
 
     def test_classes_coloured_as_sass_count_counts(self):
         panel, path = self.stage_page()
-        rows = rows_of(Tree(path.read_text()).elements(), "p0k0")
-        colours = re.findall(
-            r"class=op style='background:(#[0-9a-f]{6})' title='([^']+)'", path.read_text()
-        )
-        for colour, cls in colours:
-            self.assertEqual(sass_html.CLASS_COLOURS[cls], colour)
-        self.assertIn("shuffle", {cls for _, cls in colours})
-        self.assertEqual(set(sass_html.CLASS_COLOURS), {*sass.CLASSES, sass.OTHER})
+        text = path.read_text()
+        rows = rows_of(Tree(text).elements(), "p0k0")
         self.assertEqual(len(rows), len(panel.kernels[0].body))
+        css = dict(re.findall(r"\.(k\d+) \{ background: (#[0-9a-f]{6}); \}", text))
+        ops = re.findall(r"<span class='op (k\d+)' title='([^']+)'>([^<]+)<", text)
+        for css_class, cls, opcode in ops:
+            self.assertEqual(sass.classify(opcode), cls)
+            self.assertEqual(css[css_class], sass_html.CLASS_COLOURS[cls])
+        self.assertIn("shuffle", {cls for _, cls, _ in ops})
+        self.assertEqual(set(sass_html.CLASS_COLOURS), {*sass.CLASSES, sass.OTHER})
 
     def test_control_field_decoded(self):
-        short, words = sass_html.control_fields("B0-2---:R3:W1:Y:S04")
-        self.assertEqual(short, "S4  Y w02 W1 R3")
-        self.assertIn("stall 4 cycles", words)
-        self.assertIn("waits on scoreboards 0, 2", words)
-        self.assertIn("sets scoreboard 1 until its result is written", words)
-        self.assertEqual(sass_html.control_fields(""), ("", ""))
+        self.assertEqual(sass_html.control_field("B0-2---:R3:W1:Y:S04"), "S4  Y w02 W1 R3")
+        self.assertEqual(sass_html.control_field("B------:R-:W-:-:S13"), "S13 -")
+        self.assertEqual(sass_html.control_field(""), "")
+        _, path = self.stage_page()
+        self.assertIn("<span class=ctl>S1  Y W0</span>", path.read_text())
 
     def test_stall_samples_of_the_profiled_kernel_only(self):
         path = profile_capture(self.out / "09_shuffle.csv")
@@ -263,10 +263,29 @@ class PageTest(Scratch):
         self.assertIn("cuobjdump not found", err)
         self.assertEqual(len(err.strip().splitlines()), 1)
 
+    def test_exercise_with_cuobjdump_is_its_own_object(self):
+        """With cuobjdump, an exercise is read from the build's object (here the capture's text
+        stands in for it), on the architecture it was built for, without the reference's
+        samples."""
+        text = course.capture_path(STAGE, arch="sm_80").read_text()
+        with (
+            mock.patch.object(sass, "find_tool", return_value="/usr/bin/cuobjdump"),
+            mock.patch.object(sass, "find_stage", return_value={"id": STAGE}) as find,
+            mock.patch.object(sass, "_stage_source", return_value=sass.Source("x", text)),
+        ):
+            panel = sass_html.load_panel(f"exercise/{STAGE}", "somewhere")
+        find.assert_called_once_with(f"exercise/{STAGE}", "somewhere")
+        self.assertEqual((panel.variant, panel.arch), ("exercise", "sm_80"))
+        self.assertIn("your build's object", panel.where)
+        self.assertIsNone(panel.profile_path)
+        self.assertEqual(panel.misses, [])
+        text = sass_html.panels_page([panel], "x")
+        self.assertIn("exercise/12-reduction/09_shuffle [sm_80]", text)
+
     def test_chapter_walk(self):
         index, pages = sass_html.write_chapter("12-reduction", self.out)
         stages = course.stages("12-reduction")
-        links = re.findall(r"<td><a href='([^']+)\.html'>", index.read_text())
+        links = re.findall(r"<tr><td><a href='([^']+)\.html'>", index.read_text())
         self.assertEqual(links, stages)
         for stage in stages:
             self.assertIn(
@@ -278,6 +297,11 @@ class PageTest(Scratch):
         self.assertIn(f"href='{stages[1]}.html'>next", first)
         self.assertIn(f"href='{stages[0]}.html'>\u2190 previous", second)
         self.assertIn("href='index.html'>index", second)
+        step = f"{stages[0]}--{stages[1]}.html"
+        self.assertIn(f"<a href='{step}'>beside {stages[1]}</a>", index.read_text())
+        self.assertEqual(
+            (self.out / "12-reduction" / step).read_text().count("<div class=panel>"), 2
+        )
 
 
 def find_chromium():
@@ -349,6 +373,8 @@ class BrowserTest(Scratch):
             self.assertGreater(result["src"], 10)
             self.assertGreater(result["insn"], 100)
             self.assertLessEqual(result["overflow"], 0, f"{argv}: wider than 1920 pixels")
+            stall = re.match(r"S(\d+)", result["ctl"][0]).group(1)
+            self.assertIn(f"stall {stall} cycle", result["ctl"][1])
 
     def test_signature_in_the_rendered_dom(self):
         panel, path = self.stage_page()
