@@ -30,6 +30,7 @@ object, which needs cuobjdump. Exit status: 0 written, 1 nothing to show, 2 bad 
 """
 
 import argparse
+import dataclasses
 import html
 import re
 import shutil
@@ -198,6 +199,14 @@ def order_kernels(kernels, rules):
     return sorted(kernels, key=lambda k: -in_scope(k))
 
 
+def beside(a, b):
+    """Panel b with the kernel of a's first kernel's name first, where it has one: the kernel
+    compared, shown first on both sides."""
+    name = display_name(a.kernels[0].title) if a.kernels else None
+    same = [k for k in b.kernels if display_name(k.title) == name]
+    return dataclasses.replace(b, kernels=same[:1] + [k for k in b.kernels if k not in same[:1]])
+
+
 def rule_results(kernel, rules):
     """[(rule, applies, count, holds, addresses, words)] for one kernel."""
     out = []
@@ -224,18 +233,29 @@ def rule_results(kernel, rules):
 # ---------------------------------------------------------------- stall samples
 
 
+def without_params(title):
+    """A demangled name without its parameter list (the last parenthesis at the top level: a
+    template argument may hold some, as in warp_segments<(scan::warp_form)0>)."""
+    depth = 0
+    for i in range(len(title) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(title[i], 0)
+        if depth == 0 and title[i] == "(":
+            return title[:i]
+    return title
+
+
+def display_name(title):
+    """A kernel's name as the selector shows it: no return type, namespace noise or parameters."""
+    name = without_params(title).replace("(anonymous namespace)::", "")
+    return name.removeprefix("void ")
+
+
 def _params_cut(title):
     """A kernel's name without its parameter list, in one spelling for c++filt's and ncu's:
     'reduce_kernel<32>' for 'void (anonymous namespace)::reduce_kernel<32u>(int*, ...)' and
     'void <unnamed>::reduce_kernel<(unsigned int)32>(int *, ...)'."""
-    text = title.replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
-    depth, cut = 0, len(text)
-    for i in range(len(text) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(text[i], 0)
-        if depth == 0 and text[i] == "(":
-            cut = i
-            break
-    text = re.sub(r"\((?:unsigned |signed )?(?:int|long|char|short)\)", "", text[:cut])
+    text = without_params(title.replace("(anonymous namespace)::", "").replace("<unnamed>::", ""))
+    text = re.sub(r"\((?:unsigned |signed )?(?:int|long|char|short)\)", "", text)
     text = re.sub(r"\b(\d+)(?:u|ul|l|ll|ull)\b", r"\1", text)
     return text.removeprefix("void ").replace(" ", "")
 
@@ -710,7 +730,7 @@ def panel_html(panel, p, files):
     )
     if panel.kernels:
         options = "".join(
-            f"<option value=p{p}k{k}>{esc(lesson.short_name(kern))} "
+            f"<option value=p{p}k{k}>{esc(display_name(kern.title))} "
             f"({len(kern.body)} instructions"
             f"{', stall samples' if stall_samples(kern, panel.profile_path)[0] else ''})</option>"
             for k, kern in enumerate(panel.kernels)
@@ -796,7 +816,7 @@ def write_chapter(chapter, out, build="build"):
         if nxt:
             # The step from this stage to the next, side by side: the diff is the lesson.
             name = f"{stage_id.split('/')[1]}--{shown[n + 1].split('/')[1]}.html"
-            pair = [panels[stage_id], panels[shown[n + 1]]]
+            pair = [panels[stage_id], beside(panels[stage_id], panels[shown[n + 1]])]
             title = f"{stage_id} \u2192 {shown[n + 1].split('/')[1]}"
             write(Path(out) / chapter / name, panels_page(pair, title, nav_links("index.html")))
             pairs[stage_id] = (name, shown[n + 1].split("/")[1])
@@ -924,6 +944,7 @@ def cmd_page(args):
         raise UsageError("sass-html: A and B go together (make sass-html A=... B=...)")
     if args.a:
         panels = [load_panel(x, args.build, live=True) for x in (args.a, args.b)]
+        panels[1] = beside(*panels)
         name = "--".join(
             slug(
                 f"{'' if pn.variant == 'solution' else pn.variant + '.'}{pn.stage_id}".replace(

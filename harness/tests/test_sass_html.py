@@ -282,6 +282,15 @@ class PageTest(Scratch):
         text = sass_html.panels_page([panel], "x")
         self.assertIn("exercise/12-reduction/09_shuffle [sm_80]", text)
 
+    def test_two_stages_show_the_same_kernel_first(self):
+        a = sass_html.load_panel(STAGE)
+        b = sass_html.load_panel("12-reduction/10_fastest")
+        b.kernels.reverse()
+        self.assertNotEqual(b.kernels[0].title, a.kernels[0].title)
+        shown = sass_html.beside(a, b)
+        self.assertEqual(shown.kernels[0].title, a.kernels[0].title)
+        self.assertEqual(sorted(k.title for k in shown.kernels), sorted(k.title for k in b.kernels))
+
     def test_chapter_walk(self):
         index, pages = sass_html.write_chapter("12-reduction", self.out)
         stages = course.stages("12-reduction")
