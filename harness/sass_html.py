@@ -170,7 +170,11 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
         if header:
             where_title = header
         partial = course.capture_subset(ref.id, ROOT) is not None
-    kernels = [k for k in sass.parse(text) if k.arch == arch]
+    every = sass.parse(text)
+    kernels = [k for k in every if k.arch == arch]
+    if every and not kernels:
+        archs = ", ".join(sorted({k.arch for k in every}))
+        raise UsageError(f"sass-html: no {arch} code in {where} (it has {archs})", 1)
     sass.demangle(kernels)
     if kernels and not sass_lines.has_lines(text):
         notes.append(
@@ -957,6 +961,8 @@ def cmd_page(args):
         title = f"{panels[0].label}  vs  {panels[1].label}"
         print(shown_path(write(out / "compare" / name, panels_page(panels, title))))
         return
+    if archs and not args.stage:
+        raise UsageError("sass-html: ARCHS goes with STAGE (make sass-html STAGE=... ARCHS=...)")
     if args.stage:
         if archs:
             panels = [load_panel(args.stage, args.build, arch) for arch in archs]

@@ -253,6 +253,12 @@ class PageTest(Scratch):
         self.assertEqual(len(err.strip().splitlines()), 1)
         status, _, _ = run_main("page", "--out", out, "--a", STAGE)
         self.assertEqual(status, 2)
+        status, _, err = run_main("page", "--out", out, "--archs", "sm_80")
+        self.assertEqual(status, 2)
+        self.assertIn("ARCHS goes with STAGE", err)
+        status, _, err = run_main("page", "--out", out, "--stage", STAGE, "--archs", "sm_75")
+        self.assertEqual(status, 1)
+        self.assertIn("no sm_75 capture", err)
 
     def test_exercise_without_cuobjdump_says_so(self):
         with mock.patch.object(sass, "find_tool", return_value=None):
@@ -274,7 +280,9 @@ class PageTest(Scratch):
             mock.patch.object(sass, "_stage_source", return_value=sass.Source("x", text)),
         ):
             panel = sass_html.load_panel(f"exercise/{STAGE}", "somewhere")
-        find.assert_called_once_with(f"exercise/{STAGE}", "somewhere")
+            with self.assertRaisesRegex(sass_html.UsageError, "no sm_90 code in your build"):
+                sass_html.load_panel(f"exercise/{STAGE}", "somewhere", arch="sm_90")
+        find.assert_called_with(f"exercise/{STAGE}", "somewhere")
         self.assertEqual((panel.variant, panel.arch), ("exercise", "sm_80"))
         self.assertIn("your build's object", panel.where)
         self.assertIsNone(panel.profile_path)
