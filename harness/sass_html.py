@@ -684,7 +684,8 @@ def kernel_section(panel, p, k, kernel, files, shown):
             for r, holds, rule in badges.get(insn.address, [])
         )
         stall = ""
-        if stalls and insn.address in stalls:
+        # An instruction never sampled keeps its cell empty: the few that stall stand out.
+        if stalls and stalls.get(insn.address, (0,))[0] > 0:
             n, not_issued, reasons = stalls[insn.address]
             top = ", ".join(f"{k} {v:g}" for k, v in reasons[:3]) or "none"
             width = 100 * n / most if most else 0
