@@ -17,7 +17,6 @@ from unittest import mock
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-import profile  # noqa: E402
 
 import course  # noqa: E402
 import lesson  # noqa: E402
@@ -112,7 +111,7 @@ def rows_of(elements, kernel_id):
 
 def profile_capture(path):
     """The fixture's ncu source page written as profile.py capture-source writes it."""
-    kernel, header, body = profile.source_rows(NCU.read_text())
+    kernel, header, body = sass_html.profile.source_rows(NCU.read_text())
     with open(path, "w", newline="") as out:
         out.write(f"# {STAGE}: warp-state samples per SASS instruction (test fixture)\n")
         writer = csv.writer(out, lineterminator="\n")
