@@ -26,7 +26,8 @@ the kernel the stage's signature rules are most about comes first):
 
 A reference stage reads its committed capture (reference/<gpu>/<chapter>/sass/<arch>/), or with
 cuobjdump the build's object, as `make sass` does; an exercise (exercise/...) is the student's own
-object, which needs cuobjdump. Exit status: 0 written, 1 nothing to show, 2 bad arguments.
+object, which needs cuobjdump. Exit status: 0 written, 1 nothing to show, 2 bad arguments, 3
+cuobjdump (an exercise) or chromium (a screenshot) missing.
 """
 
 import argparse
