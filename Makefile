@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset format lint hooks clean
+.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-html sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset format lint hooks clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -67,6 +67,8 @@ help:
 	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels, each"
 	@echo "                               source line above its instructions (CONTROL=1: stalls, waits)"
 	@echo "  make sass-count STAGE=...    instruction counts by class"
+	@echo "  make sass-html STAGE=12-reduction/09_shuffle   the SASS beside its source as a page (build/sass-html/);"
+	@echo "                               A=... B=... two stages, ARCHS=\"sm_80 sm_90\", CHAPTER=... a chapter's walk"
 	@echo "  make sass-diff A=11-streaming/02_unrolled_templated B=11-streaming/03_vectorized_float4"
 	@echo "  make sass-capture [ARCH=80]  (cuobjdump) every stage's SASS into reference/h200/*/sass/sm_90/ (sm_80/ ...)"
 	@echo "  make profile STAGE=12-reduction/10_fastest [SECTIONS=dram,stall]   Nsight Compute metrics of a stage's kernels"
@@ -206,6 +208,16 @@ sass-count:
 sass-diff:
 	@$(call sass_objects,$(A) $(B))
 	@$(PYTHON) harness/sass.py diff --build $(BUILD) $(call quote,$(A)) $(call quote,$(B))
+
+# The SASS beside its source as static pages under $(BUILD)/sass-html/ (harness/sass_html.py): one
+# stage (STAGE=, and ARCHS="sm_80 sm_90 sm_120" for several architectures), two (A= B=), a
+# chapter's walk (CHAPTER= given on the command line), or with none of them every chapter.
+sass-html:
+	@$(if $(strip $(STAGE)$(A)$(B)),$(call sass_objects,$(STAGE) $(A) $(B)),true)
+	@$(PYTHON) harness/sass_html.py page --build $(BUILD) --out $(BUILD)/sass-html \
+	  $(if $(STAGE),--stage $(call quote,$(STAGE))) $(if $(A),--a $(call quote,$(A))) \
+	  $(if $(B),--b $(call quote,$(B))) $(if $(ARCHS),--archs $(call quote,$(ARCHS))) \
+	  $(if $(filter command line environment override,$(origin CHAPTER)),--chapter $(call quote,$(CHAPTER)))
 
 # With cuobjdump: every solution stage's SASS into reference/h200/<chapter>/sass/sm_90/ (a step of
 # make reference, which stamps them). ARCH=80 (one architecture): the stages compiled for it in a
