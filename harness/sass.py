@@ -620,9 +620,12 @@ def listing(kernel, guard_width=6, sources=None, control=False, width=120):
         level = sass_lines.course_level(insn.where) if sources is not None else None
         if level and (level.file, level.line) != shown:
             shown = (level.file, level.line)
-            at = f"  [inlined at {Path(level.at[0]).name}:{level.at[1]}]" if level.at else ""
+            at = ""
+            if level.at:  # where it was inlined; the line alone when it is the same file
+                where = "" if level.at[0] == level.file else f"{Path(level.at[0]).name}:"
+                at = f" (inlined at {where}{level.at[1]})"
             text = ptx._source_line(sources, level.file, level.line)
-            line = f"        // {Path(level.file).name}:{level.line}  {text}{at}".rstrip()
+            line = f"        // {Path(level.file).name}:{level.line}{at}  {text}".rstrip()
             lines.append(line if len(line) <= width else line[: width - 1] + "~")
         text = f"{insn.guard:>{guard_width}} {insn.text}"
         if control and insn.control:
