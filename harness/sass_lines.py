@@ -25,9 +25,9 @@ operands are read (R) and when its result is written (W), the yield bit (Y when 
 count (S, cycles before the warp may issue again). It is decoded for sm_70 to sm_90, whose layout
 those papers measured; other architectures keep their listing without it.
 
-Both additions are comments to the listing's parser (sass.parse ignores them), so captures made with
-them read as before. source_positions() gives each instruction's position back to the tools that
-show source beside SASS.
+Both additions are comments to the listing's instruction syntax, so rules and counts read captures
+made with them as before; sass.parse gives each instruction its position (Instruction.where) and
+control field (Instruction.control) for the tools that show source beside SASS.
 """
 
 import re
@@ -123,7 +123,7 @@ def position_line(level):
     return text + (f" < {level.at[0]}:{level.at[1]}" if level.at else "")
 
 
-def merge(cuobjdump_text, tables_by_arch, controls=True):
+def merge(cuobjdump_text, tables_by_arch):
     """cuobjdump -sass text (encodings still in it) with a //## line before each instruction whose
     course-level position (course_level) differs from the one before it, from tables_by_arch
     ({arch: {function: {address: chain}}}), and, where decoded, each instruction's control field
@@ -144,7 +144,7 @@ def merge(cuobjdump_text, tables_by_arch, controls=True):
                     shown = level
             nxt = lines[i + 1] if i + 1 < len(lines) else ""
             word = _WORD_RE.match(nxt)
-            if controls and word and number in DECODED and ";" in line:
+            if word and number in DECODED and ";" in line:
                 head, _, tail = line.partition(";")
                 line = f"{head}; /* {decode_control(int(word.group(1), 16))} */{tail}"
         out.append(line)
@@ -206,39 +206,3 @@ def course_level(chain):
 def has_lines(text):
     """Whether a listing carries source lines."""
     return re.search(r"^\s*//## \S+:\d+", text, re.M) is not None
-
-
-def source_positions(text):
-    """{(arch, function): {address: [Position, ...]}}: each instruction's position chain (innermost
-    first) in an annotated listing; an instruction with no //## line before it keeps the last."""
-    result, arch, function, chain, pending = {}, "", None, [], []
-    for line in text.splitlines():
-        if m := ARCH_RE.match(line):
-            arch, function = m.group(1), None
-        elif m := FUNCTION_RE.match(line):
-            function, chain, pending = m.group(1), [], []
-            result[(arch, function)] = {}
-        elif function is None:
-            continue
-        elif m := POS_RE.match(line):
-            pending.append(position(m))
-        elif m := _INSN_RE.match(line):
-            if pending:
-                chain, pending = pending, []
-            result[(arch, function)][int(m.group(2), 16)] = list(chain)
-    return result
-
-
-def controls(text):
-    """{(arch, function): {address: 'B------:R-:W-:Y:S00'}} from an annotated listing."""
-    result, arch, function = {}, "", None
-    for line in text.splitlines():
-        if m := ARCH_RE.match(line):
-            arch, function = m.group(1), None
-        elif m := FUNCTION_RE.match(line):
-            function = m.group(1)
-            result[(arch, function)] = {}
-        elif function is not None and (m := _INSN_RE.match(line)):
-            if c := CONTROL_RE.search(m.group(3)):
-                result[(arch, function)][int(m.group(2), 16)] = c.group(1)
-    return result
