@@ -1089,7 +1089,8 @@ def source_rows(text):
 def read_source_capture(path):
     """(kernel name, [{column: value}]) of a per-instruction capture; the offset in 'Address'."""
     lines = Path(path).read_text().splitlines()
-    kernel = lines[1].split(",", 1)[1].strip('"') if len(lines) > 1 else ""
+    first = next(csv.reader(lines[1:2]), [])  # Kernel Name,"void f<..>(int *, ...)"
+    kernel = first[1] if len(first) > 1 else ""
     reader = csv.DictReader(lines[2:])
     return kernel, list(reader)
 
