@@ -9,7 +9,8 @@
 // lesson_lookback.cuh; here, what the host must do before each call on a reused workspace, and what
 // the kernel does with the prefix it learned. Watch for: a block may only wait for blocks that are
 // already running (how are tiles numbered?); a call must not accept words left by an earlier call;
-// the 16-byte path needs every array aligned; the vs_CUB column, and the goal the bench prints.
+// the vs_CUB column, and the goal the bench prints. Given: the tile's loads and stores, 16-byte at
+// any alignment of either array (lesson_lookback.cuh's frame).
 #include "lesson_lookback.cuh"
 
 namespace {
@@ -18,24 +19,23 @@ namespace lb = scan::lookback;
 
 template <unsigned B, class T>
 __global__ void __launch_bounds__(B)
-    lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
+    lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, lb::io_frame io,
                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
                   unsigned epoch) {
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
   constexpr unsigned rows = lb::rows<B>;
   T v[rows][4], sum[rows], base[rows];
-#pragma unroll
-  for (unsigned r = 0; r < rows; ++r) scan::load4(v[r], in, lb::row_index<B>(tile, r), n, aligned);
+  lb::load_frame<B>(v, in, tile, n, io);  // 16-byte loads at any alignment of the input
 #pragma unroll
   for (unsigned r = 0; r < rows; ++r) sum[r] = v[r][0] + v[r][1] + v[r][2] + v[r][3];
   const T warp_total = lb::scan_rows(base, sum);
   T through_tile;
   const T before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
-  // EXERCISE BEGIN: scan this lane's rows and store them, each counting from the sum of every
-  // element before it.
+  // EXERCISE BEGIN: scan this lane's rows, each counting from the sum of every element before it.
   COURSE_TODO();
   // EXERCISE END
+  lb::store_frame<B>(out, v, tile, n, io);  // 16-byte stores at any alignment of the output
 }
 
 template <class T>
@@ -45,12 +45,13 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
   if (n == 0) return;
   scan::dispatch_threads(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
+    const lb::io_frame io = lb::frame_of(d_in, d_out);  // tiles from the boundary below d_in
+    const std::size_t tiles = lb::frame_tiles<B>(n, io);
     if (tiles > 0xffffffffu)
       throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
     // EXERCISE BEGIN: launch the look-back scan so that the call is right after any earlier call on
-    // the same workspace, on the 16-byte path only where the arrays allow it.
+    // the same workspace.
     COURSE_TODO();
     // EXERCISE END
   });

@@ -9,13 +9,15 @@
 // ints), the ratio to CUB DeviceScan::InclusiveSum timed the same way; the book's global traffic
 // per element under the table (4N scan-then-fan, 3N reduce-then-scan, 2N a single pass).
 // vs_CUB: the fastest scan stage and the fastest compaction stage against CUB, interleaved
-// (A-B-A-B...), the ratio CUB/stage with its range over the pairs, at N, at an odd n = N - 3 (no
-// multiple of any tile) and with the input one element past a 16-byte boundary; the goals (scan
-// look-back >= 1.00x CUB at N and at the odd n; compaction likewise) met or missed.
+// (A-B-A-B...), the ratio CUB/stage with its range over the pairs, at N and at an odd n = N - 3
+// (no multiple of any tile): the scan aligned, with the input 1, 2 or 3 elements past a 16-byte
+// boundary, and with the output 1 past one (both sides on the same pointers); compaction aligned
+// and with the input + 1. The goals (scan >= 1.00x CUB in every case; compaction at N and at the
+// odd n) met or missed.
 // compaction: the odd ints kept (stages 07 and 09) against CUB DeviceSelect::If; both sides bring
 // the count to the host inside the timed call. split (stage 12, a stable partition) against CUB
 // DevicePartition::If (the others in reverse order, no count pass). off_fast_path: stages 05, 08,
-// 07, 09 and CUB per call in the three cases above. warp_scans: stage 06's warp scans over
+// 07, 09 and CUB per call in compaction's three cases above. warp_scans: stage 06's warp scans over
 // 32-element segments (memory-bound), warp_scan_lab: each segment scanned --k times per load
 // (compute-bound, Gscans/s). by_n: Gelem/s against n, 2^10 .. 2^28 (the L2 flushed before each
 // call where the input fits in it). segmented: stage 11 against CUB InclusiveSumByKey on 0/1 keys.
@@ -64,12 +66,15 @@ struct pick {
   int threads = 0;
 };
 
-// The three cases of the off-fast-path tables: the input from in + offset, m elements, and the
-// host's answers for them.
+// A case of the off-fast-path tables: m elements from in + in_offset to out + out_offset.
 struct case_t {
   std::string name;
-  std::size_t offset, m;
-  const std::vector<int> *incl, *odd;
+  std::size_t in_offset, out_offset, m;
+};
+// What a compaction of a case keeps: a run of context::h_odd.
+struct kept_run {
+  const int *data;
+  std::size_t size;
 };
 
 // What every table uses: the input on the device, the output, the host's answers, the picks.
@@ -77,7 +82,7 @@ struct context {
   bench::session &s;
   std::size_t n, n_odd;  // n_odd = N - 3: N is a multiple of 2^20, N - 3 a multiple of no tile
   unsigned k;
-  std::vector<int> h_in, h_incl, h_incl_off, h_odd, h_odd_n, h_odd_off;
+  std::vector<int> h_in, h_incl, h_odd;  // N + 3 of each: inputs up to in + 3 hold N elements
   course::device_buffer<int> in, out;
   course::device_buffer<unsigned> d_count{1};
   scan::workspace ws;
@@ -89,51 +94,96 @@ struct context {
   unsigned cub_count = 0;  // CUB's count, copied home in every call
 
   context(bench::session &session, std::size_t n_, unsigned k_)
-      : s(session), n(n_), n_odd(n_ - 3), k(k_), h_in(n_), h_incl(n_), in(n_), out(n_) {
-    course::fill_random_host(h_in.data(), n, seed, lo, hi);
-    scan::host_inclusive_scan(h_incl.data(), h_in.data(), n);
-    CUDA_CHECK(cudaMemcpy(in.get(), h_in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    h_incl_off.resize(n_odd);  // the scan of in[1, 1 + n_odd): h_incl shifted by one, less in[0]
-    for (std::size_t i = 0; i < n_odd; ++i) h_incl_off[i] = scan::wrap_add(h_incl[i + 1], -h_in[0]);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!(h_in[i] & 1)) continue;
-      h_odd.push_back(h_in[i]);
-      if (i < n_odd) h_odd_n.push_back(h_in[i]);
-      if (i >= 1 && i < 1 + n_odd) h_odd_off.push_back(h_in[i]);
+      : s(session),
+        n(n_),
+        n_odd(n_ - 3),
+        k(k_),
+        h_in(n_ + 3),
+        h_incl(n_ + 3),
+        in(n_ + 3),
+        out(n_ + 1) {
+    course::fill_random_host(h_in.data(), h_in.size(), seed, lo, hi);
+    scan::host_inclusive_scan(h_incl.data(), h_in.data(), h_in.size());
+    CUDA_CHECK(
+        cudaMemcpy(in.get(), h_in.data(), h_in.size() * sizeof(int), cudaMemcpyHostToDevice));
+    for (int x : h_in)
+      if (x & 1) h_odd.push_back(x);
+  }
+  // The scan's goal cases: aligned; the input 1, 2 and 3 elements past a 16-byte boundary (a
+  // sub-range, a header before the data); the output 1 element past one, the input aligned. Each
+  // at N and at the odd n.
+  std::vector<case_t> scan_cases() const {
+    std::vector<case_t> all;
+    for (const auto &at : std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>>{
+             {"aligned", {0, 0}},
+             {"input + 1", {1, 0}},
+             {"input + 2", {2, 0}},
+             {"input + 3", {3, 0}},
+             {"output + 1", {0, 1}}}) {
+      all.push_back({at.first + ", N", at.second.first, at.second.second, n});
+      all.push_back({at.first + ", odd n = N - 3", at.second.first, at.second.second, n_odd});
     }
+    return all;
   }
+  // Compaction's cases, and the per-call table's: aligned at N and at the odd n, input + 1.
   std::vector<case_t> cases() const {
-    return {{"aligned, N", 0, n, &h_incl, &h_odd},
-            {"aligned, odd n = N - 3", 0, n_odd, &h_incl, &h_odd_n},
-            {"input + 1 element, n = N - 3", 1, n_odd, &h_incl_off, &h_odd_off}};
+    return {{"aligned, N", 0, 0, n},
+            {"aligned, odd n = N - 3", 0, 0, n_odd},
+            {"input + 1, odd n = N - 3", 1, 0, n_odd}};
   }
-  void clear() { CUDA_CHECK(cudaMemset(out.get(), 0xFF, n * sizeof(int))); }
-  // out[0, m) == want[0, m), else a failure (the run goes on, the program exits 1).
-  void verify(const std::string &who, const int *want, std::size_t m) {
+  void clear() { CUDA_CHECK(cudaMemset(out.get(), 0xFF, (n + 1) * sizeof(int))); }
+  // out[out_offset + i] == want(i) for i < m, else a failure (the run goes on, the program exits
+  // 1).
+  template <class Want>
+  void verify_each(const std::string &who, std::size_t m, std::size_t out_offset, Want want) {
     CUDA_CHECK(cudaStreamSynchronize(s.stream()));
     std::vector<int> got(m);
-    if (m) CUDA_CHECK(cudaMemcpy(got.data(), out.get(), m * sizeof(int), cudaMemcpyDeviceToHost));
-    const auto bad = std::mismatch(got.begin(), got.end(), want);
-    if (bad.first == got.end()) return;
-    const std::size_t i = std::size_t(bad.first - got.begin());
-    s.fail(who + ", n=" + std::to_string(m) + ": first wrong [" + std::to_string(i) +
-           "]: expected " + std::to_string(want[i]) + ", got " + std::to_string(got[i]));
+    if (m)
+      CUDA_CHECK(
+          cudaMemcpy(got.data(), out.get() + out_offset, m * sizeof(int), cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < m; ++i) {
+      if (got[i] == want(i)) continue;
+      s.fail(who + ", n=" + std::to_string(m) + ": first wrong [" + std::to_string(i) +
+             "]: expected " + std::to_string(want(i)) + ", got " + std::to_string(got[i]));
+      return;
+    }
+  }
+  // out[0, m) == want[0, m).
+  void verify(const std::string &who, const int *want, std::size_t m) {
+    verify_each(who, m, 0, [want](std::size_t i) { return want[i]; });
+  }
+  // A case's inclusive scan: the scan of in[in_offset, in_offset + m) is h_incl from in_offset on,
+  // less the sum before in_offset.
+  void verify_scan(const std::string &who, const case_t &c) {
+    const int before = c.in_offset ? h_incl[c.in_offset - 1] : 0;
+    const int *from = h_incl.data() + c.in_offset;
+    verify_each(who, c.m, c.out_offset,
+                [from, before](std::size_t i) { return scan::wrap_add(from[i], -before); });
+  }
+  // The odd elements of in[in_offset, in_offset + m): a run of h_odd.
+  kept_run odd_of(const case_t &c) const {
+    const auto odd = [](int x) { return (x & 1) != 0; };
+    const auto first = h_in.begin() + std::ptrdiff_t(c.in_offset);
+    const std::size_t skip = std::size_t(std::count_if(h_in.begin(), first, odd));
+    return {h_odd.data() + skip,
+            std::size_t(std::count_if(first, first + std::ptrdiff_t(c.m), odd))};
   }
   // A compaction's count and kept elements.
-  void verify_kept(const std::string &who, std::size_t got_count, const std::vector<int> &want) {
-    if (s.expect(who + " count", want.size(), got_count, want.size()))
-      verify(who, want.data(), want.size());
+  void verify_kept(const std::string &who, std::size_t got_count, const kept_run &want) {
+    if (s.expect(who + " count", want.size, got_count, want.size))
+      verify(who, want.data, want.size);
   }
-  bench::work scan_work(const scan::stage &st, int threads, std::size_t offset, std::size_t m) {
+  bench::work scan_work(const scan::stage &st, int threads, std::size_t in_offset, std::size_t m,
+                        std::size_t out_offset = 0) {
     scan::config cfg;
     cfg.threads = threads;
-    return [this, &st, cfg, offset, m](cudaStream_t stream) {
-      st.scan(out.get(), in.get() + offset, m, true, cfg, ws, stream);
+    return [this, &st, cfg, in_offset, m, out_offset](cudaStream_t stream) {
+      st.scan(out.get() + out_offset, in.get() + in_offset, m, true, cfg, ws, stream);
     };
   }
-  bench::work cub_scan(std::size_t offset, std::size_t m) {
-    return [this, offset, m](cudaStream_t stream) {
-      cub.inclusive_sum(out.get(), in.get() + offset, m, stream);
+  bench::work cub_scan(std::size_t in_offset, std::size_t m, std::size_t out_offset = 0) {
+    return [this, in_offset, m, out_offset](cudaStream_t stream) {
+      cub.inclusive_sum(out.get() + out_offset, in.get() + in_offset, m, stream);
     };
   }
   // Stage 07/09's compaction or stage 12's split: the call returns the count (it waits for it).
@@ -251,31 +301,35 @@ void progression_table(context &c) {
 }
 
 // --- vs_CUB: interleaved, on the fast path and off it ------------------------------------------
-// One operation's three cases: the fastest stage against its CUB baseline, A-B-A-B...; the goal
-// (>= 1.00x, median of the pairs) met or missed at N and at the odd n; a headline with the ranges.
+// One operation's cases: the fastest stage against its CUB baseline, A-B-A-B...; the goal
+// (>= 1.00x, median of the pairs) met or missed, for the scan in every case (any alignment of
+// either array), for compaction at N and at the odd n; a headline with the ranges.
 void compare_cases(context &c, table &t, const std::string &op, const pick &p, bool compaction) {
   const auto &st = *p.stage;
   std::string headline = op + " " + st.info.id + " against " +
                          (compaction ? cub_select_label : cub_scan_label) +
                          " (ratio CUB/stage, range over the interleaved pairs):";
-  std::string goal =
-      op + " " + st.info.id + " >= 1.00x CUB at N and at the odd n (median of the pairs):";
+  std::string goal = op + " " + st.info.id +
+                     (compaction ? " >= 1.00x CUB at N and at the odd n"
+                                 : " >= 1.00x CUB at N and at the odd n, at every alignment") +
+                     " (median of the pairs):";
   bool met = true;
-  for (const case_t &k : c.cases()) {
-    const bench::work stage = compaction ? c.select_work(st.compact, p.threads, k.offset, k.m)
-                                         : c.scan_work(st, p.threads, k.offset, k.m);
-    const bench::work base =
-        compaction ? c.cub_select(false, k.offset, k.m) : c.cub_scan(k.offset, k.m);
+  for (const case_t &k : compaction ? c.cases() : c.scan_cases()) {
+    const bench::work stage = compaction
+                                  ? c.select_work(st.compact, p.threads, k.in_offset, k.m)
+                                  : c.scan_work(st, p.threads, k.in_offset, k.m, k.out_offset);
+    const bench::work base = compaction ? c.cub_select(false, k.in_offset, k.m)
+                                        : c.cub_scan(k.in_offset, k.m, k.out_offset);
     const auto cmp = c.s.interleaved(base, stage, 2 * k.m * sizeof(int));
-    if (compaction) c.verify_kept(st.info.id + ", " + k.name, c.count, *k.odd);
-    else c.verify(st.info.id + ", " + k.name, k.incl->data(), k.m);
-    t.add_row({op, st.info.id, k.name, double(k.m), double(k.offset), cmp.stage.per_call.median,
-               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
-               double(cmp.ratio.pairs)});
+    if (compaction) c.verify_kept(st.info.id + ", " + k.name, c.count, c.odd_of(k));
+    else c.verify_scan(st.info.id + ", " + k.name, k);
+    t.add_row({op, st.info.id, k.name, double(k.m), double(k.in_offset), double(k.out_offset),
+               cmp.stage.per_call.median, cmp.baseline.per_call.median, cmp.ratio.median,
+               cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs)});
     bench::warn_if_noisy(t, st.info.id + ", " + k.name, cmp.stage);
     bench::warn_if_noisy(t, "CUB, " + op + ", " + k.name, cmp.baseline);
-    headline += " " + k.name + " " + bench::range_text(cmp.ratio, 3) + (k.offset ? "" : ";");
-    if (k.offset == 0) {
+    headline += " " + k.name + " " + bench::range_text(cmp.ratio, 3) + ";";
+    if (!compaction || (k.in_offset == 0 && k.out_offset == 0)) {
       const bool ok = cmp.ratio.median >= 1.0;
       met = met && ok;
       std::ostringstream median;
@@ -285,6 +339,7 @@ void compare_cases(context &c, table &t, const std::string &op, const pick &p, b
     }
   }
   goal.pop_back();
+  headline.pop_back();
   t.note("goal " + goal +
          (met ? "" : " -- missed: the README's stage 08 says where the time goes"));
   c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
@@ -300,7 +355,8 @@ void vs_cub_table(context &c) {
        {"stage", 0},
        {"case", 0},
        {"n", 0},
-       {"offset", 0},
+       {"in_offset", 0},
+       {"out_offset", 0},
        {"stage_ms", 4},
        {"CUB_ms", 4},
        {"vs_CUB", 3},
@@ -328,7 +384,7 @@ void select_table(context &c, const select_spec &spec, const std::vector<int> &w
   table t = timed_table(spec.name, spec.title, {{"series", 0}, {"threads", 0}},
                         {{"Gelem/s", 1}, {"vs_CUB", 3}});
   auto check = [&](const std::string &who, std::size_t got, bool reversed) {
-    if (!spec.partition) return c.verify_kept(who, got, c.h_odd);
+    if (!spec.partition) return c.verify_kept(who, got, c.odd_of({"", 0, 0, c.n}));
     if (!c.s.expect(who + " count", c.n, got, want_kept)) return;
     std::vector<int> want(want_split);
     if (reversed) std::reverse(want.begin() + std::ptrdiff_t(want_kept), want.end());
@@ -403,26 +459,26 @@ void off_case(context &c, table &t, const case_t &k) {
                base ? cell(base->per_call.median / m.per_call.median) : cell()});
   };
   if (c.s.selected(cub_scan_label)) {
-    cub_scan = c.s.time(cub_scan_label, c.cub_scan(k.offset, k.m), bytes);
-    c.verify(cub_scan_label + ", " + k.name, k.incl->data(), k.m);
+    cub_scan = c.s.time(cub_scan_label, c.cub_scan(k.in_offset, k.m), bytes);
+    c.verify_scan(cub_scan_label + ", " + k.name, k);
   }
   if (c.s.selected(cub_select_label)) {
-    cub_sel = c.s.time(cub_select_label, c.cub_select(false, k.offset, k.m), bytes);
-    c.verify_kept(cub_select_label + ", " + k.name, c.cub_count, *k.odd);
+    cub_sel = c.s.time(cub_select_label, c.cub_select(false, k.in_offset, k.m), bytes);
+    c.verify_kept(cub_select_label + ", " + k.name, c.cub_count, c.odd_of(k));
   }
   for (const char *id : {"05", "08", "07", "09"}) {
     const scan::stage *st = find_stage(id);
     if (!st || !c.s.selected(st->info.id) || !(st->scan || st->compact)) continue;
     auto make = [&](int th) {
-      return st->scan ? c.scan_work(*st, th, k.offset, k.m)
-                      : c.select_work(st->compact, th, k.offset, k.m);
+      return st->scan ? c.scan_work(*st, th, k.in_offset, k.m)
+                      : c.select_work(st->compact, th, k.in_offset, k.m);
     };
     const auto best = c.s.best(block_sizes, make, bytes);
     if (!best) continue;
     c.clear();
     const auto m = c.s.time(st->info.id, make(best->first), bytes);
-    if (st->scan) c.verify(st->info.id + ", " + k.name, k.incl->data(), k.m);
-    else c.verify_kept(st->info.id + ", " + k.name, c.count, *k.odd);
+    if (st->scan) c.verify_scan(st->info.id + ", " + k.name, k);
+    else c.verify_kept(st->info.id + ", " + k.name, c.count, c.odd_of(k));
     row(st->info.id, double(best->first), m, st->scan ? cub_scan : cub_sel);
   }
   if (cub_scan) row(cub_scan_label, std::string("library"), *cub_scan, cub_scan);

@@ -24,6 +24,7 @@
 
 #include <cuda/atomic>
 
+#include <cstdint>
 #include <cstring>
 
 namespace scan::lookback {
@@ -83,6 +84,115 @@ __device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size
     } else {
       load4(v[r], tile_in, row_offset<B, Rows>(r), extent, false);
     }
+  }
+}
+
+// --- tiles at any alignment (stage 08) ----------------------------------------------------------
+// A 16-byte load needs a 16-byte aligned address. An input that starts `lead` elements past a
+// 16-byte boundary (1..3: a sub-range, a header before the data) would put every row of every
+// tile off one, and the scalar fallback issues four loads where one would do. So stage 08 numbers
+// positions from the boundary below the input, its *frame*: element i sits at frame position
+// i + lead, and tile t covers the positions [t*T, (t+1)*T). Every row is then one aligned 16-byte
+// load; the first tile's lead positions before element 0, and the last tile's positions past n,
+// hold 0 and are never read or written. Only the rows that hold such positions go one by one.
+// The output goes through the same frame. Where it sits as far past a boundary as the input (both
+// aligned, or in place), each lane stores its four at once. Otherwise its boundaries fall `shift`
+// positions (1..3) before the input's: each lane's 16-byte store takes the last `shift` elements of
+// the lane below (a shuffle; lane 0 gets lane 31's of the row before) and the first 4 - shift of
+// its own; only the warp's first 4 - shift and last `shift` elements go one by one. Every thread
+// writes only elements of its own warp's part of the tile, as the aligned path does, so in place
+// stays safe.
+struct io_frame {
+  unsigned lead = 0;   // elements between the 16-byte boundary below the input and the input
+  unsigned shift = 0;  // how many positions the output's boundaries sit before the input's
+};
+template <class T>
+io_frame frame_of(const T *in, const T *out) {
+  static_assert(sizeof(T) == 4, "four elements per 16 bytes");
+  const auto past = [](const T *p) {
+    return unsigned(reinterpret_cast<std::uintptr_t>(p) % 16 / 4);
+  };
+  return {past(in), (past(out) + 4 - past(in)) % 4};
+}
+// How many tiles cover n elements that start `lead` positions into the frame.
+template <unsigned B, unsigned Rows = rows<B>>
+std::size_t frame_tiles(std::size_t n, io_frame io) {
+  return (n + io.lead + tile_elements<B, Rows> - 1) / tile_elements<B, Rows>;
+}
+
+// The tile's rows, each from frame position row_index(tile, r): 0 outside [lo, hi).
+template <unsigned B, class T, unsigned Rows>
+__device__ void load_frame(T (&v)[Rows][4], const T *in, unsigned tile, std::size_t n,
+                           io_frame io) {
+  const std::size_t lo = io.lead, hi = n + io.lead;  // frame positions of in[0] and in[n]
+#pragma unroll
+  for (unsigned r = 0; r < Rows; ++r) {
+    const std::size_t f = row_index<B, Rows>(tile, r);
+    if (f >= lo && f + 4 <= hi) {
+      const auto q = *reinterpret_cast<const typename vec4_of<T>::type *>(in + (f - lo));
+      v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
+    } else {
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) v[r][k] = f + k >= lo && f + k < hi ? in[f + k - lo] : T(0);
+    }
+  }
+}
+
+// w[skip..3] to the frame positions [f + skip, f + 4) of the output, those in [lo, hi): one
+// 16-byte store when all four are there (f is a boundary of the output's), else one by one.
+template <class T>
+__device__ void put4(T *out, long long f, long long lo, long long hi, const T (&w)[4],
+                     unsigned skip) {
+  if (skip == 0 && f >= lo && f + 4 <= hi) {
+    *reinterpret_cast<typename vec4_of<T>::type *>(out + (f - lo)) = {w[0], w[1], w[2], w[3]};
+  } else {
+#pragma unroll
+    for (unsigned k = 0; k < 4; ++k)
+      if (k >= skip && f + k >= lo && f + k < hi) out[f + k - lo] = w[k];
+  }
+}
+
+// The output's boundaries Shift (1..3) positions before the input's: the 16-byte store of the lane
+// at f covers [f - Shift, f + 4 - Shift).
+template <unsigned Shift, unsigned B, class T, unsigned Rows>
+__device__ void store_shifted(T *out, const T (&v)[Rows][4], unsigned tile, long long lo,
+                              long long hi) {
+  const unsigned lane = threadIdx.x % 32;
+  T carry[Shift] = {};  // in lane 0: lane 31's last Shift elements of the row before
+#pragma unroll
+  for (unsigned r = 0; r < Rows; ++r) {
+    T w[4];
+#pragma unroll
+    for (unsigned j = 0; j < Shift; ++j) {
+      const T below = __shfl_sync(full_mask, v[r][4 - Shift + j], (lane + 31) % 32);
+      w[j] = lane == 0 ? carry[j] : below;
+      carry[j] = below;
+    }
+#pragma unroll
+    for (unsigned k = Shift; k < 4; ++k) w[k] = v[r][k - Shift];
+    // The warp's first store leaves its first Shift positions to the warp (or tile) before.
+    const long long f = static_cast<long long>(row_index<B, Rows>(tile, r)) - Shift;
+    put4(out, f, lo, hi, w, r == 0 && lane == 0 ? Shift : 0);
+  }
+  if (lane == 31)  // the warp's last Shift elements, which no 16-byte store of this warp covers
+    put4(out, static_cast<long long>(row_index<B, Rows>(tile, Rows - 1)), lo, hi, v[Rows - 1],
+         4 - Shift);
+}
+
+// The tile's rows to the output, at the frame positions load_frame read them from.
+template <unsigned B, class T, unsigned Rows>
+__device__ void store_frame(T *out, const T (&v)[Rows][4], unsigned tile, std::size_t n,
+                            io_frame io) {
+  const long long lo = io.lead, hi = static_cast<long long>(n + io.lead);
+  switch (io.shift) {  // the same for the whole grid: no divergence
+    case 0:
+#pragma unroll
+      for (unsigned r = 0; r < Rows; ++r)
+        put4(out, static_cast<long long>(row_index<B, Rows>(tile, r)), lo, hi, v[r], 0);
+      return;
+    case 1: return store_shifted<1, B>(out, v, tile, lo, hi);
+    case 2: return store_shifted<2, B>(out, v, tile, lo, hi);
+    default: return store_shifted<3, B>(out, v, tile, lo, hi);
   }
 }
 

@@ -417,6 +417,53 @@ TEST_CASE("arrays that are not 16-byte aligned (the stages' vector loads fall ba
   }
 }
 
+TEST_CASE("every alignment of input and output, at small sizes and around tile edges",
+          "[scan][alignment]") {
+  // A single pass may number its tiles from the 16-byte boundary below the input (stage 08), so
+  // its first tile holds 1..3 positions before element 0 and its tile edges move with the input's
+  // alignment; it may build the output's 16-byte stores from two lanes' elements. Every pairing of
+  // the two arrays' offsets (0..3 elements, 16 in all), at sizes below a row and around the edges
+  // of the single-pass stages' tiles (4 x 8 elements per thread up to 256 threads, 8192 past that;
+  // here 32 threads: 1024, 256 and 1024 threads: 8192), each edge met at every offset: n + offset
+  // falls on an edge, one before it, one past it. Any stage passes with scalar loads off a 16-byte
+  // boundary: this is about right answers, not the speed of the path.
+  const auto &stage = stage_under_test();
+  if (!stage.scan) return;
+  scan::workspace ws;
+  const std::size_t small[] = {1, 2, 3, 4, 5, 7, 31, 33, 127, 129};
+  int round = 0;  // alternates inclusive and exclusive, so that each is met at every shape
+  // Under a sanitizer, 256 threads alone: a third of the calls, every offset and edge still met.
+  const std::vector<int> threads_list =
+      course::test::under_sanitizer() ? std::vector<int>{256} : std::vector<int>{32, 256, 1024};
+  for (int threads : threads_list) {
+    scan::config cfg;
+    cfg.threads = threads;
+    const std::size_t tile = threads <= 256 ? std::size_t(threads) * 32 : 8192;
+    for (std::size_t in_offset = 0; in_offset < 4; ++in_offset) {
+      for (std::size_t out_offset = 0; out_offset < 4; ++out_offset) {
+        placement at;
+        at.in_offset = in_offset;
+        at.out_offset = out_offset;
+        std::vector<std::size_t> sizes(std::begin(small), std::end(small));
+        for (std::size_t edge : {tile, 2 * tile})
+          for (std::size_t d : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(5)})
+            sizes.push_back(edge + d - 1 - in_offset);  // n + offset: edge - 1, edge, edge + 1, ...
+        if (threads == 256) sizes.push_back(course::test::sanitizer_size(100003));
+        for (std::size_t n : sizes) check_scan(n, ++round % 2 == 0, at, cfg, ws);
+        check_scan_float(2 * tile + 3 - in_offset, true, at, cfg, ws);
+      }
+    }
+  }
+  for (std::size_t offset = 0; offset < 4; ++offset) {  // in place: the two arrays alike
+    placement at;
+    at.in_place = true;
+    at.in_offset = offset;
+    for (std::size_t n : {std::size_t(3), std::size_t(8191 - offset), std::size_t(8193),
+                          course::test::sanitizer_size(100003)})
+      for (bool inclusive : {true, false}) check_scan(n, inclusive, at, scan::config{}, ws);
+  }
+}
+
 TEST_CASE("inclusive and exclusive scans match the host at awkward sizes and every block size",
           "[scan]") {
   const auto &stage = stage_under_test();

@@ -5,7 +5,9 @@
 //
 // Changes from stage 06: one pass, 2N of traffic. A block takes the next tile number from a global
 // counter, loads its tile with 16-byte loads, scans it in registers, learns the sum before it by
-// decoupled look-back (lesson_lookback.cuh) and writes its elements once.
+// decoupled look-back (lesson_lookback.cuh) and writes its elements once. The tiles start at the
+// 16-byte boundary below the input (lesson_lookback.cuh's frame), so the loads stay 16-byte at any
+// alignment, and the stores too (a shuffle brings each lane its neighbour's elements).
 // What to look for: in the timing, the vs_CUB column and table; in the SASS, the ATOMG of the tile
 // number, LDG.E.128 and STG.E.128, and the look-back's LD.E.64.STRONG.GPU spin with its VOTE.ALL
 // and NANOSLEEP.
@@ -17,28 +19,24 @@ namespace lb = scan::lookback;
 
 template <unsigned B, class T>
 __global__ void __launch_bounds__(B)
-    lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, bool aligned,
+    lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, lb::io_frame io,
                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
                   unsigned epoch) {
   const unsigned tile = lb::next_tile(tile_counter);
   if (tile >= tiles) return;  // only when the counter was not reset (the wrong variant)
   constexpr unsigned rows = lb::rows<B>;
   T v[rows][4], sum[rows], base[rows];
-#pragma unroll
-  for (unsigned r = 0; r < rows; ++r) scan::load4(v[r], in, lb::row_index<B>(tile, r), n, aligned);
+  lb::load_frame<B>(v, in, tile, n, io);  // 16-byte loads at any alignment of the input
 #pragma unroll
   for (unsigned r = 0; r < rows; ++r) sum[r] = v[r][0] + v[r][1] + v[r][2] + v[r][3];
   const T warp_total = lb::scan_rows(base, sum);
   T through_tile;
   const T before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
-  // EXERCISE BEGIN: scan this lane's rows and store them, each counting from the sum of every
-  // element before it.
+  // EXERCISE BEGIN: scan this lane's rows, each counting from the sum of every element before it.
 #pragma unroll
-  for (unsigned r = 0; r < rows; ++r) {
-    scan::scan4(v[r], before + base[r], inclusive);
-    scan::store4(out, lb::row_index<B>(tile, r), n, v[r], aligned);
-  }
+  for (unsigned r = 0; r < rows; ++r) scan::scan4(v[r], before + base[r], inclusive);
   // EXERCISE END
+  lb::store_frame<B>(out, v, tile, n, io);  // 16-byte stores at any alignment of the output
 }
 
 template <class T>
@@ -48,16 +46,16 @@ void scan_entry(T *d_out, const T *d_in, std::size_t n, bool inclusive, const sc
   if (n == 0) return;
   scan::dispatch_threads(cfg.threads, [&](auto b) {
     constexpr unsigned B = decltype(b)::value;
-    const std::size_t tiles = scan::ceil_div(n, lb::tile_elements<B>);
+    const lb::io_frame io = lb::frame_of(d_in, d_out);  // tiles from the boundary below d_in
+    const std::size_t tiles = lb::frame_tiles<B>(n, io);
     if (tiles > 0xffffffffu)
       throw std::invalid_argument("too many tiles for a 32-bit tile counter");
     unsigned long long *status = ws.tile_status(tiles);
     // EXERCISE BEGIN: launch the look-back scan so that the call is right after any earlier call on
-    // the same workspace, on the 16-byte path only where the arrays allow it.
-    const bool aligned = scan::aligned16(d_in) && scan::aligned16(d_out);
+    // the same workspace.
     CUDA_CHECK(cudaMemsetAsync(ws.counter(), 0, sizeof(unsigned), stream));
     lookback_scan<B><<<unsigned(tiles), B, 0, stream>>>(
-        d_out, d_in, n, inclusive, aligned, status, ws.counter(), unsigned(tiles), ws.next_epoch());
+        d_out, d_in, n, inclusive, io, status, ws.counter(), unsigned(tiles), ws.next_epoch());
     CUDA_CHECK_LAUNCH();
     // EXERCISE END
   });
