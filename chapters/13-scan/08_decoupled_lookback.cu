@@ -17,8 +17,15 @@ namespace {
 
 namespace lb = scan::lookback;
 
+// Blocks that must fit on an SM at once: 1024 threads, so at most 64 registers, which the kernel
+// fits without spills (at B = 32, 16 blocks: the most some supported GPUs keep). Unbounded, ptxas
+// takes up to 72 at some B for the frame's rarer paths, and the aligned case would pay for them
+// in occupancy (3 blocks of 256 per SM instead of 4).
+template <unsigned B>
+constexpr unsigned min_blocks = 1024 / B < 16 ? 1024 / B : 16;
+
 template <unsigned B, class T>
-__global__ void __launch_bounds__(B)
+__global__ void __launch_bounds__(B, min_blocks<B>)
     lookback_scan(T *out, const T *in, std::size_t n, bool inclusive, lb::io_frame io,
                   unsigned long long *status, unsigned *tile_counter, unsigned tiles,
                   unsigned epoch) {
@@ -32,10 +39,13 @@ __global__ void __launch_bounds__(B)
   const T warp_total = lb::scan_rows(base, sum);
   T through_tile;
   const T before = lb::warp_prefix<B>(warp_total, status, tile, epoch, through_tile);
-  // EXERCISE BEGIN: scan this lane's rows, each counting from the sum of every element before it.
-  COURSE_TODO();
-  // EXERCISE END
-  lb::store_frame<B>(out, v, tile, n, io);  // 16-byte stores at any alignment of the output
+  // store_frame finishes each row (the callable) just before it writes it: 16-byte stores at any
+  // alignment of the output, every row's adds next to its store.
+  lb::store_frame<B>(out, v, tile, n, io, [&](unsigned r, T(&row)[4]) {
+    // EXERCISE BEGIN: scan this lane's row r, counting from the sum of every element before it.
+    COURSE_TODO();
+    // EXERCISE END
+  });
 }
 
 template <class T>

@@ -92,9 +92,11 @@ __device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size
 // 16-byte boundary (1..3: a sub-range, a header before the data) would put every row of every
 // tile off one, and the scalar fallback issues four loads where one would do. So stage 08 numbers
 // positions from the boundary below the input, its *frame*: element i sits at frame position
-// i + lead, and tile t covers the positions [t*T, (t+1)*T). Every row is then one aligned 16-byte
-// load; the first tile's lead positions before element 0, and the last tile's positions past n,
-// hold 0 and are never read or written. Only the rows that hold such positions go one by one.
+// i + lead, and tile t covers the positions [t*T, (t+1)*T). Every row then starts on a boundary.
+// A tile whose positions all hold elements (every tile but the first, when lead > 0, and the last,
+// when n + lead is not a multiple of T) is *interior*: it is read and written in whole 16-byte
+// rows with no bounds test, the choice made once per tile. The other one or two tiles go element
+// by element, 0 outside the array.
 // The output goes through the same frame. Where it sits as far past a boundary as the input (both
 // aligned, or in place), each lane stores its four at once. Otherwise its boundaries fall `shift`
 // positions (1..3) before the input's: each lane's 16-byte store takes the last `shift` elements of
@@ -102,6 +104,10 @@ __device__ void load_rows(T (&v)[Rows][4], const T *in, unsigned tile, std::size
 // its own; only the warp's first 4 - shift and last `shift` elements go one by one. Every thread
 // writes only elements of its own warp's part of the tile, as the aligned path does, so in place
 // stays safe.
+// Rows are addressed as vectors (vec4_of<T>::type *, from the lane's row 0, row r 32 vectors on),
+// never as `out + (position - lead)`: nvcc's optimiser splits a 16-byte store into four 4-byte
+// ones and merges them back only where it sees four consecutive addresses, and an element index
+// with a run-time `- lead` in it hides them (the stores stay STG.E, or STG.E.64 and two STG.E).
 struct io_frame {
   unsigned lead = 0;   // elements between the 16-byte boundary below the input and the input
   unsigned shift = 0;  // how many positions the output's boundaries sit before the input's
@@ -120,47 +126,56 @@ std::size_t frame_tiles(std::size_t n, io_frame io) {
   return (n + io.lead + tile_elements<B, Rows> - 1) / tile_elements<B, Rows>;
 }
 
-// The tile's rows, each from frame position row_index(tile, r): 0 outside [lo, hi).
+// Offset p of the tile (frame position tile*T + p) is element tile_at + p; the first tile's
+// offsets below lead, and the last tile's past n, hold none.
+template <unsigned B, unsigned Rows = rows<B>>
+__device__ long long tile_at(unsigned tile, io_frame io) {
+  return static_cast<long long>(tile) * tile_elements<B, Rows> - io.lead;
+}
+template <unsigned B, unsigned Rows = rows<B>>
+__device__ bool interior(long long at, std::size_t n) {
+  return at >= 0 && at + tile_elements<B, Rows> <= static_cast<long long>(n);
+}
+
+// The tile's rows, each from frame position row_index(tile, r): 0 outside the array.
 template <unsigned B, class T, unsigned Rows>
 __device__ void load_frame(T (&v)[Rows][4], const T *in, unsigned tile, std::size_t n,
                            io_frame io) {
-  const std::size_t lo = io.lead, hi = n + io.lead;  // frame positions of in[0] and in[n]
+  using vec4 = typename vec4_of<T>::type;
+  const long long at = tile_at<B, Rows>(tile, io);
+  if (interior<B, Rows>(at, n)) {  // in + at is on a boundary
+    const vec4 *lane_in = reinterpret_cast<const vec4 *>(in + at) + row_offset<B, Rows>(0) / 4;
+#pragma unroll
+    for (unsigned r = 0; r < Rows; ++r) {
+      const vec4 q = lane_in[32 * r];
+      v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
+    }
+    return;
+  }
 #pragma unroll
   for (unsigned r = 0; r < Rows; ++r) {
-    const std::size_t f = row_index<B, Rows>(tile, r);
-    if (f >= lo && f + 4 <= hi) {
-      const auto q = *reinterpret_cast<const typename vec4_of<T>::type *>(in + (f - lo));
-      v[r][0] = q.x, v[r][1] = q.y, v[r][2] = q.z, v[r][3] = q.w;
-    } else {
 #pragma unroll
-      for (unsigned k = 0; k < 4; ++k) v[r][k] = f + k >= lo && f + k < hi ? in[f + k - lo] : T(0);
+    for (unsigned k = 0; k < 4; ++k) {
+      const long long i = at + row_offset<B, Rows>(r) + k;
+      v[r][k] = i >= 0 && i < static_cast<long long>(n) ? in[i] : T(0);
     }
   }
 }
 
-// w[skip..3] to the frame positions [f + skip, f + 4) of the output, those in [lo, hi): one
-// 16-byte store when all four are there (f is a boundary of the output's), else one by one.
-template <class T>
-__device__ void put4(T *out, long long f, long long lo, long long hi, const T (&w)[4],
-                     unsigned skip) {
-  if (skip == 0 && f >= lo && f + 4 <= hi) {
-    *reinterpret_cast<typename vec4_of<T>::type *>(out + (f - lo)) = {w[0], w[1], w[2], w[3]};
-  } else {
-#pragma unroll
-    for (unsigned k = 0; k < 4; ++k)
-      if (k >= skip && f + k >= lo && f + k < hi) out[f + k - lo] = w[k];
-  }
-}
-
-// The output's boundaries Shift (1..3) positions before the input's: the 16-byte store of the lane
-// at f covers [f - Shift, f + 4 - Shift).
-template <unsigned Shift, unsigned B, class T, unsigned Rows>
-__device__ void store_shifted(T *out, const T (&v)[Rows][4], unsigned tile, long long lo,
-                              long long hi) {
+// An interior tile's rows to an output whose boundaries sit Shift (1..3) positions before the
+// input's; tile_out is the output at the tile's offset 0. The 16-byte store of the lane at row
+// offset p covers [p - Shift, p + 4 - Shift).
+template <unsigned Shift, unsigned B, class T, unsigned Rows, class Finish>
+__device__ void store_shifted(T *tile_out, T (&v)[Rows][4], Finish finish) {
+  using vec4 = typename vec4_of<T>::type;
   const unsigned lane = threadIdx.x % 32;
+  // lane_out[0] covers [p + 4 - Shift, p + 8 - Shift) for the lane's row 0 at p: row r stores
+  // vector 32 r - 1.
+  vec4 *lane_out = reinterpret_cast<vec4 *>(tile_out + (4 - Shift)) + row_offset<B, Rows>(0) / 4;
   T carry[Shift] = {};  // in lane 0: lane 31's last Shift elements of the row before
 #pragma unroll
   for (unsigned r = 0; r < Rows; ++r) {
+    finish(r, v[r]);
     T w[4];
 #pragma unroll
     for (unsigned j = 0; j < Shift; ++j) {
@@ -170,29 +185,56 @@ __device__ void store_shifted(T *out, const T (&v)[Rows][4], unsigned tile, long
     }
 #pragma unroll
     for (unsigned k = Shift; k < 4; ++k) w[k] = v[r][k - Shift];
-    // The warp's first store leaves its first Shift positions to the warp (or tile) before.
-    const long long f = static_cast<long long>(row_index<B, Rows>(tile, r)) - Shift;
-    put4(out, f, lo, hi, w, r == 0 && lane == 0 ? Shift : 0);
+    if (r == 0 && lane == 0) {  // the warp's first Shift positions belong to the warp before
+      const unsigned p = row_offset<B, Rows>(0);
+#pragma unroll
+      for (unsigned k = Shift; k < 4; ++k) tile_out[p + k - Shift] = w[k];
+    } else {
+      lane_out[32 * int(r) - 1] = {w[0], w[1], w[2], w[3]};
+    }
   }
-  if (lane == 31)  // the warp's last Shift elements, which no 16-byte store of this warp covers
-    put4(out, static_cast<long long>(row_index<B, Rows>(tile, Rows - 1)), lo, hi, v[Rows - 1],
-         4 - Shift);
+  if (lane == 31) {  // the warp's last Shift elements, which no 16-byte store of this warp covers
+    const unsigned p = row_offset<B, Rows>(Rows - 1);
+#pragma unroll
+    for (unsigned k = 4 - Shift; k < 4; ++k) tile_out[p + k] = v[Rows - 1][k];
+  }
 }
 
-// The tile's rows to the output, at the frame positions load_frame read them from.
-template <unsigned B, class T, unsigned Rows>
-__device__ void store_frame(T *out, const T (&v)[Rows][4], unsigned tile, std::size_t n,
-                            io_frame io) {
-  const long long lo = io.lead, hi = static_cast<long long>(n + io.lead);
-  switch (io.shift) {  // the same for the whole grid: no divergence
-    case 0:
+// The tile's rows to the output, at the frame positions load_frame read them from. Each row is
+// finished first (finish(r, v[r]): the stage's scan of it), so that its adds sit next to its store:
+// ptxas then keeps the kernel in 64 registers, where finishing every row before the first store
+// needs more.
+template <unsigned B, class T, unsigned Rows, class Finish>
+__device__ void store_frame(T *out, T (&v)[Rows][4], unsigned tile, std::size_t n, io_frame io,
+                            Finish finish) {
+  using vec4 = typename vec4_of<T>::type;
+  const long long at = tile_at<B, Rows>(tile, io);
+  if (!interior<B, Rows>(at, n)) {  // each lane its own elements, one by one
 #pragma unroll
-      for (unsigned r = 0; r < Rows; ++r)
-        put4(out, static_cast<long long>(row_index<B, Rows>(tile, r)), lo, hi, v[r], 0);
+    for (unsigned r = 0; r < Rows; ++r) {
+      finish(r, v[r]);
+#pragma unroll
+      for (unsigned k = 0; k < 4; ++k) {
+        const long long i = at + row_offset<B, Rows>(r) + k;
+        if (i >= 0 && i < static_cast<long long>(n)) out[i] = v[r][k];
+      }
+    }
+    return;
+  }
+  T *tile_out = out + at;
+  switch (io.shift) {  // the same for the whole grid: no divergence
+    case 0: {
+      vec4 *lane_out = reinterpret_cast<vec4 *>(tile_out) + row_offset<B, Rows>(0) / 4;
+#pragma unroll
+      for (unsigned r = 0; r < Rows; ++r) {
+        finish(r, v[r]);
+        lane_out[32 * r] = {v[r][0], v[r][1], v[r][2], v[r][3]};
+      }
       return;
-    case 1: return store_shifted<1, B>(out, v, tile, lo, hi);
-    case 2: return store_shifted<2, B>(out, v, tile, lo, hi);
-    default: return store_shifted<3, B>(out, v, tile, lo, hi);
+    }
+    case 1: return store_shifted<1, B>(tile_out, v, finish);
+    case 2: return store_shifted<2, B>(tile_out, v, finish);
+    default: return store_shifted<3, B>(tile_out, v, finish);
   }
 }
 
