@@ -23,12 +23,15 @@
 // are its comparison. lab_symmetric_atomics (14.1.1, figure 14.2): the naive symmetric form the
 // book dismisses, each pair once with float atomic adds into global memory
 // (lab_symmetric_atomics.cu), in its two pair orders, beside stage 06 and the best stage at the
-// same N (--lab-N, default --N). unroll, blocking: the unroll sweeps of stages 02 and 03
-// (tables 14.1 and 14.2), and the blocking of stages 07 (listing 14.1's interaction: 12 FP32-pipe
-// instructions) and 08 (mass-scaled: 11); the progression runs each at its best. by_n:
-// interactions/s against N for stages 03, 05, 06, 07 and 08. cpu (--cpu-N, default 16K bodies;
-// timed on the host): scalar (listing 14.2), each SIMD width on one thread, the widest on every
-// core (table 14.4); the widest on every core again at --N, for the GPU/CPU ratio. multi_gpu
+// same N (--lab-N, default --N). lab_rsqrt_pipes (lab_rsqrt_pipes.cu): stage 08's kernel with a
+// share of its roots on the FMA pipe or its MUFU.RSQ spread by hand, between two rows of stage 08
+// at --N (label prefix "rsqrt lab"), with the 128K goal line. unroll, blocking: the unroll sweeps
+// of stages 02 and 03 (tables 14.1 and 14.2), and the blocking of stages 07 (listing 14.1's
+// interaction: 12 FP32-pipe instructions) and 08 (mass-scaled: 11); the progression runs each at
+// its best. by_n: interactions/s against N for stages 03, 05, 06, 07 and 08. cpu (--cpu-N, default
+// 16K bodies; timed on the host): scalar (listing 14.2), each SIMD width on one thread, the widest
+// on every core (table 14.4); the widest on every core again at --N, for the GPU/CPU ratio.
+// multi_gpu
 // (--mgpu-N, default 256K): stage 10 on 1..all visible GPUs (table 14.3's efficiency: rate / (GPUs
 // x the 1-GPU rate)), host to host, copies included; on one GPU also 2 and 3 parts. Every result is
 // checked against the float64 reference on 512 sampled rows; a wrong one makes the program exit 1.
@@ -575,8 +578,9 @@ void rsqrt_lab_table(context &c) {
     double share;  // on the FMA pipe; < 0: stage 08 itself
   };
   std::vector<row_spec> rows;
-  if (s08) rows.push_back({"rsqrt lab: " + s08->info.id + " (R 4, B 256, U 16)",
-                           c.forces(*s08, cfg08), -1});
+  if (s08)
+    rows.push_back(
+        {"rsqrt lab: " + s08->info.id + " (R 4, B 256, U 16)", c.forces(*s08, cfg08), -1});
   for (auto v : nbody::lab::all_rsqrt_variants)
     rows.push_back({nbody::lab::name(v),
                     [&c, v](cudaStream_t stream) {

@@ -7,7 +7,7 @@
 // the mio_throttle ones and half the dispatch stalls (profiles.md, notes.md "Why stage 08 stops").
 // ptxas groups the four rows' MUFU.RSQ of a source a few instructions apart; the XU takes a warp's
 // MUFU in several cycles, so the warps reach it in bursts and queue, while it is only half busy on
-// average. Two ways out, each a template argument of one form, so that one benchmark run measures
+// average. Three ways out, each a template argument of one form, so that one benchmark run measures
 // them side by side with stage 08 (bench_nbody.cpp, table "lab_rsqrt_pipes"):
 //   (a) Every = k: one interaction in k takes x^(-3/2) on the FMA pipe (rsqrt_cubed_fma,
 //       lab_rsqrt_pipes.h: an integer seed and a higher-order Newton step, 2 integer and 8 FP32
@@ -15,20 +15,29 @@
 //       the FP32 pipe the rest: k = 16, 8, 4, 2. It costs 7 issue slots per such interaction (12.4
 //       for the others): it pays only if the MUFU queue costs stage 08 more than that.
 //   (b) Order = spread: every root a MUFU.RSQ, the loop written software-pipelined: at each step
-//       the differences and squared distance of interaction k + 2, the MUFU.RSQ of k + 1 (inline
-//       PTX rsqrt.approx.ftz.f32, volatile, so the PTX keeps the order) and the cube and sums of k.
-//       ptxas schedules SASS on its own and may group the MUFU.RSQ again; spread_fenced puts a
-//       __syncwarp() between consecutive steps, which ptxas does not move instructions across (and
-//       which may cost a WARPSYNC of its own: the SASS says).
-//   (c) both: k = 8 in the spread order.
+//       the differences and squared distance of interaction k, the MUFU.RSQ of k - 1 (inline PTX
+//       rsqrt.approx.ftz.f32, volatile, so the PTX keeps the order) and the cube and sums of
+//       k - 2. ptxas schedules the SASS on its own and groups the MUFU.RSQ again (the sm_90
+//       cubin read by opcode: gaps of 1 to 8 instructions, as stage 08's); spread_fenced adds a
+//       __syncwarp() after each step, which ptxas turns into runs of NOPs (issue slots for
+//       nothing) without spacing the MUFU.RSQ: kept so the bench shows what that costs.
+//   (c) Order = chained: the order ptxas must keep is a data dependency. Each squared distance
+//       gets + 0 * (the previous root), one FFMA whose 0 comes from shared memory (ptxas cannot
+//       fold it; the result is exact), so each MUFU.RSQ waits for the one before it: in the
+//       sm_90 cubin the gaps become 9 to 22 instructions, the MUFU.RSQ evenly spread, for one
+//       more issue slot per interaction (13.4 instead of 12.4). A warp's chain of 64 roots per
+//       trip is far shorter than the trip's issue time shared by 8 warps, so the wait itself
+//       costs nothing. chained_pairs links every second root only (+1/2 slot). If chained runs
+//       at stage 08's rate or better despite its extra 8% of instructions, the MUFU grouping is
+//       what costs stage 08 issue cycles, and a form that spaces them for free would gain.
+//   And k = 8 in the spread order (a with b).
 // Every variant computes the same forces as stage 08 to rounding (the tests hold them to the
 // chapter's bound, test_lab_rsqrt_pipes.cpp).
 // What to look for: in the bench's table, each variant's interactions/s against stage 08 in the
-// same run and the 2.3e12 goal; in the SASS (cuobjdump -sass -fun lab_rsqrt on the bench, or
-// `python3 chapters/14-nbody/lab_rsqrt_sass.py`), per loop trip of 64 interactions: MUFU.RSQ
-// 64 (1 - 1/k), the seeds' SHF.R and IADD3 (or LEA.HI / LOP3) 64 / k each, and how many
-// instructions lie between consecutive MUFU.RSQ (stage 08: 1 to 8, grouped by source); WARPSYNC
-// in spread_fenced if the fences stay.
+// same run and the 2.3e12 goal; in the SASS (`python3 chapters/14-nbody/capture_lab_rsqrt_pipes.py
+// sass`, cuobjdump), per loop trip of 64 interactions and loop copy: MUFU.RSQ 64 (1 - 1/k), the
+// seeds' SHF and IADD3 64 / k each, the chains' extra FFMA, NOP runs in spread_fenced, and how
+// many instructions lie between consecutive MUFU.RSQ (stage 08: 1 to 8, grouped by source).
 #include "lab_rsqrt_pipes.h"
 
 // The reference kernel (solutions/, stage 07's lesson), whatever chapters/ holds: the lab measures
@@ -46,7 +55,8 @@ namespace {
 
 constexpr int lab_rows = 4, lab_threads = 256, lab_unroll = 16;
 
-enum class order { compiler, spread, spread_fenced };
+// chained: each root's input waits for the previous root; chained_pairs: every second one does.
+enum class order { compiler, spread, spread_fenced, chained, chained_pairs };
 
 // One MUFU.RSQ that the PTX keeps in its place among the other volatile ones.
 __device__ __forceinline__ float rsqrt_in_place(float x) {
@@ -64,6 +74,7 @@ struct rsqrt_form {
   struct tile {
     float4 scaled[B];           // (a x, a y, a z, -a), a = m^(-1/2)
     alignas(16) float soft[B];  // a^2 e^2
+    float zero;                 // 0, which ptxas cannot see (order::chained)
   };
   struct source {
     float ax, ay, az, minus_a, soft;
@@ -74,6 +85,8 @@ struct rsqrt_form {
     const float a = massive ? 1.f / sqrtf(b.w) : 0.f;
     t.scaled[k] = make_float4(a * b.x, a * b.y, a * b.z, -a);
     t.soft[k] = massive ? softening2 / b.w : 1.f;
+    if constexpr (O == order::chained || O == order::chained_pairs)
+      if (k == 0) t.zero = 0.f;
   }
   template <int B>
   __device__ static void get4(const tile<B> &t, int j, source *s) {
@@ -91,7 +104,8 @@ struct rsqrt_form {
   template <bool Masked, int R, int B, int U>
   __device__ static void trip_compiler(const tile<B> &t, int j0, float (&fx)[R], float (&fy)[R],
                                        float (&fz)[R], const float (&px)[R], const float (&py)[R],
-                                       const float (&pz)[R], const int (&self)[R]) {
+                                       const float (&pz)[R], const int (&self)[R], float zero,
+                                       float &last) {
 #pragma unroll
     for (int q = 0; q < U / 4; ++q) {
       source s[4];
@@ -103,12 +117,16 @@ struct rsqrt_form {
           const source &b = s[g];
           const float dx = fmaf(b.minus_a, px[r], b.ax), dy = fmaf(b.minus_a, py[r], b.ay),
                       dz = fmaf(b.minus_a, pz[r], b.az);
-          const float d2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, b.soft)));
+          float d2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, b.soft)));
+          // chained: d2 + 0 * (the previous root), exact, but this root now waits for that one
+          if (O == order::chained || (O == order::chained_pairs && r % 2 == 0))
+            d2 = fmaf(last, zero, d2);
           float inv3;
           if (on_fma((4 * q + g) * R + r)) {
             inv3 = rsqrt_cubed_fma(d2);
           } else {
             const float inv = reciprocal_sqrt(d2);
+            last = inv;
             inv3 = inv * inv * inv;
           }
           if (Masked && j0 + 4 * q + g == self[r]) inv3 = 0.f;
@@ -159,12 +177,14 @@ struct rsqrt_form {
                               const int (&self)[R]) {
     static_assert(B % U == 0 && U % 4 == 0, "whole trips of four-source groups");
     static_assert(Every == 0 || (U * R) % Every == 0, "the same pattern in every trip");
+    constexpr bool chained = O == order::chained || O == order::chained_pairs;
+    const float zero = chained ? t.zero : 0.f;
+    float last = 0.f;
 #pragma unroll 1
     for (int j0 = 0; j0 < B; j0 += U) {
-      if constexpr (O == order::compiler)
-        trip_compiler<Masked, R, B, U>(t, j0, fx, fy, fz, px, py, pz, self);
-      else
-        trip_spread<Masked, R, B, U>(t, j0, fx, fy, fz, px, py, pz, self);
+      if constexpr (O == order::compiler || chained)
+        trip_compiler<Masked, R, B, U>(t, j0, fx, fy, fz, px, py, pz, self, zero, last);
+      else trip_spread<Masked, R, B, U>(t, j0, fx, fy, fz, px, py, pz, self);
     }
   }
 
@@ -207,6 +227,8 @@ const char *name(rsqrt_variant v) {
     case rsqrt_variant::spread: return "rsqrt lab: all MUFU.RSQ, spread (PTX order)";
     case rsqrt_variant::spread_fenced: return "rsqrt lab: all MUFU.RSQ, spread, fenced";
     case rsqrt_variant::fma_1_8_spread: return "rsqrt lab: 1 in 8 on the FMA pipe, spread";
+    case rsqrt_variant::chained: return "rsqrt lab: all MUFU.RSQ, chained one after another";
+    case rsqrt_variant::chained_pairs: return "rsqrt lab: all MUFU.RSQ, chained in pairs";
   }
   return "?";
 }
@@ -241,6 +263,10 @@ void forces_rsqrt_variant(float4 *d_force, const float4 *d_body, std::size_t n, 
       return launch<rsqrt_form<0, order::spread_fenced>>(d_force, d_body, n, softening2, stream);
     case rsqrt_variant::fma_1_8_spread:
       return launch<rsqrt_form<8, order::spread>>(d_force, d_body, n, softening2, stream);
+    case rsqrt_variant::chained:
+      return launch<rsqrt_form<0, order::chained>>(d_force, d_body, n, softening2, stream);
+    case rsqrt_variant::chained_pairs:
+      return launch<rsqrt_form<0, order::chained_pairs>>(d_force, d_body, n, softening2, stream);
   }
   throw std::invalid_argument("unknown rsqrt lab variant");
 }

@@ -21,19 +21,22 @@ namespace lab {
 // forces of every stage (nbody.h) in stage 08's mass-scaled coordinates, at R = 4 rows per thread,
 // B = 256 threads, U = 16 sources per loop trip, with stage 08's column split.
 enum class rsqrt_variant {
-  stage08_copy,  // stage 08's interactions in the lab's loop: the control (one MUFU.RSQ each)
-  fma_1_16,      // 1 interaction in 16 takes r^-3 on the FMA pipe, the others a MUFU.RSQ
-  fma_1_8,       // 1 in 8
-  fma_1_4,       // 1 in 4
-  fma_1_2,       // 1 in 2
-  spread,        // every interaction a MUFU.RSQ, written software-pipelined (PTX order)
-  spread_fenced,  // the same, a __syncwarp() between consecutive sources
+  stage08_copy,    // stage 08's interactions in the lab's loop: the control (one MUFU.RSQ each)
+  fma_1_16,        // 1 interaction in 16 takes r^-3 on the FMA pipe, the others a MUFU.RSQ
+  fma_1_8,         // 1 in 8
+  fma_1_4,         // 1 in 4
+  fma_1_2,         // 1 in 2
+  spread,          // every interaction a MUFU.RSQ, written software-pipelined (PTX order)
+  spread_fenced,   // the same, a __syncwarp() after each step
   fma_1_8_spread,  // fma_1_8 in the software-pipelined order
+  chained,        // every root a MUFU.RSQ whose input waits for the previous one's result (+1 FFMA)
+  chained_pairs,  // the same for every second root (+1/2 FFMA): MUFU.RSQ two by two
 };
 inline constexpr rsqrt_variant all_rsqrt_variants[] = {
-    rsqrt_variant::stage08_copy, rsqrt_variant::fma_1_16, rsqrt_variant::fma_1_8,
-    rsqrt_variant::fma_1_4,      rsqrt_variant::fma_1_2,  rsqrt_variant::spread,
-    rsqrt_variant::spread_fenced, rsqrt_variant::fma_1_8_spread};
+    rsqrt_variant::stage08_copy,  rsqrt_variant::fma_1_16,       rsqrt_variant::fma_1_8,
+    rsqrt_variant::fma_1_4,       rsqrt_variant::fma_1_2,        rsqrt_variant::spread,
+    rsqrt_variant::spread_fenced, rsqrt_variant::fma_1_8_spread, rsqrt_variant::chained,
+    rsqrt_variant::chained_pairs};
 const char *name(rsqrt_variant v);
 // The share of interactions whose r^-3 the variant computes on the FMA pipe (0: all MUFU.RSQ).
 double fma_pipe_share(rsqrt_variant v);
@@ -71,8 +74,7 @@ NBODY_HD inline float rsqrt_cubed_fma(float x) {
 #endif
   const float yy = y * y, y3 = yy * y;
   const float e = fmaf(-x, yy, 1.f);
-  const float q = fmaf(fmaf(fmaf(2.48194146f, e, 2.20365691f), e, 1.87496245f), e,
-                            1.49998069f);
+  const float q = fmaf(fmaf(fmaf(2.48194146f, e, 2.20365691f), e, 1.87496245f), e, 1.49998069f);
   return fmaf(y3 * e, q, y3);
 }
 
