@@ -40,7 +40,7 @@ CHAPTER = "14-nbody"
 CAPTURE = ncu_profile.capture_dir(CHAPTER, ROOT) / "lab" / "lab_rsqrt_pipes.csv"
 # (the bench's label, its kernel): the labels of bench_nbody.cpp's lab_rsqrt_pipes table.
 ROWS = [
-    ("rsqrt lab: 08_mass_scaled (R 4, B 256, U 16)", "mass_scaled_form"),
+    ("rsqrt lab: 08_mass_scaled (R 4, B 256, U 16)", r"mass_scaled_form, 4, 256, 16>"),
     ("rsqrt lab: stage 08's loop, all MUFU.RSQ", r"rsqrt_form<0, .*order\)0"),
     ("rsqrt lab: 1 in 16 on the FMA pipe", r"rsqrt_form<16,"),
     ("rsqrt lab: 1 in 8 on the FMA pipe", r"rsqrt_form<8, .*order\)0"),
