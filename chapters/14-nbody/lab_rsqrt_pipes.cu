@@ -30,7 +30,7 @@
 //       costs nothing. chained_pairs links every second root only (+1/2 slot). If chained runs
 //       at stage 08's rate or better despite its extra 8% of instructions, the MUFU grouping is
 //       what costs stage 08 issue cycles, and a form that spaces them for free would gain.
-//   And k = 8 in the spread order (a with b).
+//   And (a) with (b): k = 8 in the spread order; (a) with (c): k = 16, chained.
 // Every variant computes the same forces as stage 08 to rounding (the tests hold them to the
 // chapter's bound, test_lab_rsqrt_pipes.cpp).
 // What to look for: in the bench's table, each variant's interactions/s against stage 08 in the
@@ -229,13 +229,15 @@ const char *name(rsqrt_variant v) {
     case rsqrt_variant::fma_1_8_spread: return "rsqrt lab: 1 in 8 on the FMA pipe, spread";
     case rsqrt_variant::chained: return "rsqrt lab: all MUFU.RSQ, chained one after another";
     case rsqrt_variant::chained_pairs: return "rsqrt lab: all MUFU.RSQ, chained in pairs";
+    case rsqrt_variant::fma_1_16_chained: return "rsqrt lab: 1 in 16 on the FMA pipe, chained";
   }
   return "?";
 }
 
 double fma_pipe_share(rsqrt_variant v) {
   switch (v) {
-    case rsqrt_variant::fma_1_16: return 1.0 / 16;
+    case rsqrt_variant::fma_1_16:
+    case rsqrt_variant::fma_1_16_chained: return 1.0 / 16;
     case rsqrt_variant::fma_1_8:
     case rsqrt_variant::fma_1_8_spread: return 1.0 / 8;
     case rsqrt_variant::fma_1_4: return 1.0 / 4;
@@ -267,6 +269,8 @@ void forces_rsqrt_variant(float4 *d_force, const float4 *d_body, std::size_t n, 
       return launch<rsqrt_form<0, order::chained>>(d_force, d_body, n, softening2, stream);
     case rsqrt_variant::chained_pairs:
       return launch<rsqrt_form<0, order::chained_pairs>>(d_force, d_body, n, softening2, stream);
+    case rsqrt_variant::fma_1_16_chained:
+      return launch<rsqrt_form<16, order::chained>>(d_force, d_body, n, softening2, stream);
   }
   throw std::invalid_argument("unknown rsqrt lab variant");
 }

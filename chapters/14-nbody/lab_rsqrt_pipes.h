@@ -31,6 +31,7 @@ enum class rsqrt_variant {
   fma_1_8_spread,  // fma_1_8 in the software-pipelined order
   chained,        // every root a MUFU.RSQ whose input waits for the previous one's result (+1 FFMA)
   chained_pairs,  // the same for every second root (+1/2 FFMA): MUFU.RSQ two by two
+  fma_1_16_chained,  // fma_1_16 with the MUFU.RSQ chained
 };
 inline constexpr rsqrt_variant all_rsqrt_variants[] = {
     rsqrt_variant::stage08_copy,  rsqrt_variant::fma_1_16,       rsqrt_variant::fma_1_8,
