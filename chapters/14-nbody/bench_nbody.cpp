@@ -23,17 +23,21 @@
 // are its comparison. lab_symmetric_atomics (14.1.1, figure 14.2): the naive symmetric form the
 // book dismisses, each pair once with float atomic adds into global memory
 // (lab_symmetric_atomics.cu), in its two pair orders, beside stage 06 and the best stage at the
-// same N (--lab-N, default --N). unroll, blocking: the unroll sweeps of stages 02 and 03
-// (tables 14.1 and 14.2), and the blocking of stages 07 (listing 14.1's interaction: 12 FP32-pipe
-// instructions) and 08 (mass-scaled: 11); the progression runs each at its best. by_n:
-// interactions/s against N for stages 03, 05, 06, 07 and 08. cpu (--cpu-N, default 16K bodies;
-// timed on the host): scalar (listing 14.2), each SIMD width on one thread, the widest on every
-// core (table 14.4); the widest on every core again at --N, for the GPU/CPU ratio. multi_gpu
+// same N (--lab-N, default --N). lab_rsqrt_pipes (lab_rsqrt_pipes.cu): stage 08's kernel with a
+// share of its roots on the FMA pipe or its MUFU.RSQ spread by hand, between two rows of stage 08
+// at --N (label prefix "rsqrt lab"), with the 128K goal line. unroll, blocking: the unroll sweeps
+// of stages 02 and 03 (tables 14.1 and 14.2), and the blocking of stages 07 (listing 14.1's
+// interaction: 12 FP32-pipe instructions) and 08 (mass-scaled: 11); the progression runs each at
+// its best. by_n: interactions/s against N for stages 03, 05, 06, 07 and 08. cpu (--cpu-N, default
+// 16K bodies; timed on the host): scalar (listing 14.2), each SIMD width on one thread, the widest
+// on every core (table 14.4); the widest on every core again at --N, for the GPU/CPU ratio.
+// multi_gpu
 // (--mgpu-N, default 256K): stage 10 on 1..all visible GPUs (table 14.3's efficiency: rate / (GPUs
 // x the 1-GPU rate)), host to host, copies included; on one GPU also 2 and 3 parts. Every result is
 // checked against the float64 reference on 512 sampled rows; a wrong one makes the program exit 1.
 #include "cpu_nbody.h"
 #include "host_nbody.h"
+#include "lab_rsqrt_pipes.h"
 #include "lab_symmetric_atomics.h"
 #include "nbody.h"
 
@@ -559,6 +563,78 @@ void lab_table(context &c) {
   c.s.finish(std::move(t));
 }
 
+// The rsqrt lab (lab_rsqrt_pipes.cu): stage 08's kernel with its reciprocal square roots placed
+// otherwise, at the progression's N, between two rows of stage 08 itself in the lab's blocking
+// (R 4, B 256, U 16: the first shows where the variants start, the second how far the GPU drifted
+// over the table). Every row checked against the float64 reference; the 128K goal line names the
+// fastest row.
+void rsqrt_lab_table(context &c) {
+  const nbody::stage *s08 = find_stage("08");
+  nbody::config cfg08;
+  cfg08.rows_per_thread = 4, cfg08.threads = 256, cfg08.unroll = 16;
+  struct row_spec {
+    std::string label;
+    bench::work fn;
+    double share;  // on the FMA pipe; < 0: stage 08 itself
+  };
+  std::vector<row_spec> rows;
+  if (s08)
+    rows.push_back(
+        {"rsqrt lab: " + s08->info.id + " (R 4, B 256, U 16)", c.forces(*s08, cfg08), -1});
+  for (auto v : nbody::lab::all_rsqrt_variants)
+    rows.push_back({nbody::lab::name(v),
+                    [&c, v](cudaStream_t stream) {
+                      nbody::lab::forces_rsqrt_variant(c.d_force.get(), c.d_body.get(), c.n,
+                                                       softening2, v, stream);
+                    },
+                    nbody::lab::fma_pipe_share(v)});
+  if (s08) rows.push_back({"rsqrt lab: " + s08->info.id + " again", c.forces(*s08, cfg08), -1});
+  table t("lab_rsqrt_pipes",
+          "Lab: stage 08's reciprocal square roots on the FMA pipe or spread by hand, at N = " +
+              kilo(c.n),
+          columns({{"version", 0}}, {{"Ginteractions/s", 1}, {"fma_pipe_share", 4}, {"vs_08", 3}}));
+  double ms08 = 0, best_ms = 0;
+  std::string best;
+  bench::measurement best_m;
+  for (const auto &r : rows) {
+    if (!c.s.selected(r.label)) continue;
+    c.poison();
+    const auto m = c.s.time(r.label, r.fn, c.bytes(c.n), /*profiled=*/true);
+    verify_device(c.s, r.label, c.body.data(), c.n, c.d_force.get());
+    const double ms = m.per_call.median;
+    if (r.share < 0 && ms08 == 0) ms08 = ms;
+    if (ms > 0 && (best_ms == 0 || ms < best_ms)) best_ms = ms, best = r.label, best_m = m;
+    std::vector<cell> row = {r.label};
+    append(row, bench::timing_cells(m));
+    append(row, {per_s(c.n, ms) / 1e9, r.share < 0 ? cell() : cell(r.share),
+                 ms08 > 0 && ms > 0 ? cell(ms08 / ms) : cell()});
+    t.add_row(std::move(row));
+    bench::warn_if_noisy(t, r.label, m);
+  }
+  t.set_plot({"bars", "version", "Ginteractions/s"});
+  t.note(
+      "(vs_08: stage 08's first row's time / this row's, > 1 faster; fma_pipe_share: the "
+      "interactions whose x^(-3/2) is computed on the FMA pipe, the rest one MUFU.RSQ each)");
+  const bench::gpu_goals *goals = bench::goals_for(c.s.device());
+  if (goals && !best.empty()) {
+    const double goal = goals->nbody_128k, r = per_s(c.n, best_ms);
+    char buf[512];
+    if (c.n != 128 * 1024)
+      std::snprintf(buf, sizeof buf,
+                    ": >= %s interactions/s at N = 128K: not measured (N = %s, run with --N 128)",
+                    bench::e12_text(goal).c_str(), kilo(c.n).c_str());
+    else
+      std::snprintf(buf, sizeof buf,
+                    ": >= %s interactions/s at N = 128K: %s, fastest row \"%s\" at %.4g "
+                    "(%.3fx the goal, %.3f-%.3fx over the repeats)",
+                    bench::e12_text(goal).c_str(), r >= goal ? "met" : "MISSED", best.c_str(), r,
+                    r / goal, per_s(c.n, best_m.per_call.max) / goal,
+                    per_s(c.n, best_m.per_call.min) / goal);
+    t.note(bench::goal_for_text(c.s.device()) + buf);
+  }
+  c.s.finish(std::move(t));
+}
+
 // Interactions/s against N, each stage in its progression configuration, every output checked.
 void by_n_table(context &c) {
   const std::size_t most = 256 * 1024;
@@ -724,6 +800,7 @@ void body(bench::session &s, const options_t &opt) {
   blocking_table(c);  // and the blocking of stages 07 and 08
   progression_table(c);
   lab_table(c);
+  rsqrt_lab_table(c);
   by_n_table(c);
   cpu_table(c);
   multi_gpu_table(c);

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""The rsqrt lab (lab_rsqrt_pipes.cu) under the microscope: its SASS and its Nsight Compute
+counters, which `make profile-capture` does not take (the lab's rows are not stages).
+
+    capture_lab_rsqrt_pipes.py [capture] [--build DIR] [--row REGEX]
+                                 (GPU, ncu; what `make reference` runs) per bench row of the lab
+                                 (stage 08 first; --row: only those matching): the counters of
+                                 the stage captures, first launch of the row's kernel, into
+                                 reference/h200/14-nbody/profiles/lab/lab_rsqrt_pipes.csv; and
+                                 ncu's per-instruction stall sampling (SourceCounters, as
+                                 profiles.md took stage 08's) summed by opcode, into
+                                 lab_rsqrt_pipes_source.txt beside it; then `show`
+    capture_lab_rsqrt_pipes.py show | --show
+                                 the table from that capture
+    capture_lab_rsqrt_pipes.py source --row REGEX [--build DIR]
+                                 (GPU, ncu) the by-opcode sampling of one row, printed only
+    capture_lab_rsqrt_pipes.py sass [--build DIR]
+                                 (cuobjdump) per lab kernel and stage 08's: the instruction mix
+                                 and how close together the MUFU.RSQ sit
+
+What to look for in `sass`: MUFU.RSQ per kernel (stage 08's loop: one per interaction, 64 per trip
+and loop copy), the seeds' SHF/IADD3/LEA/LOP3 of the FMA-pipe variants, NOP or WARPSYNC where the
+fences stayed, and the gaps between consecutive MUFU.RSQ (in instructions): their median, the share
+of 4 or fewer (ptxas' grouping) and of 9 or more (spaced); the few roots of the tile staging count
+too. Build the bench first: `cmake --build build --target bench-14-nbody`. Exit status: 0 ok, 1 a
+tool failed, 2 nothing to show, 3 no GPU, ncu or cuobjdump here.
+"""
+
+import argparse
+import csv
+import io
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT / "harness"))
+sys.path.insert(0, str(ROOT / "chapters" / "12-reduction"))
+
+import sass  # noqa: E402
+from capture_lab import Failed, ncu_profile, printable, run_ncu  # noqa: E402
+
+CHAPTER = "14-nbody"
+CAPTURE = ncu_profile.capture_dir(CHAPTER, ROOT) / "lab" / "lab_rsqrt_pipes.csv"
+SOURCE = CAPTURE.with_name("lab_rsqrt_pipes_source.txt")
+BUILD = [ROOT / "build"]  # the build directory of this run (--build)
+# (the bench's label, its kernel): the labels of bench_nbody.cpp's lab_rsqrt_pipes table.
+ROWS = [
+    ("rsqrt lab: 08_mass_scaled (R 4, B 256, U 16)", r"mass_scaled_form, 4, 256, 16>"),
+    ("rsqrt lab: stage 08's loop, all MUFU.RSQ", r"rsqrt_form<0, .*order\)0"),
+    ("rsqrt lab: 1 in 16 on the FMA pipe", r"rsqrt_form<16, .*order\)0"),
+    ("rsqrt lab: 1 in 8 on the FMA pipe", r"rsqrt_form<8, .*order\)0"),
+    ("rsqrt lab: 1 in 4 on the FMA pipe", r"rsqrt_form<4,"),
+    ("rsqrt lab: 1 in 2 on the FMA pipe", r"rsqrt_form<2,"),
+    ("rsqrt lab: all MUFU.RSQ, spread (PTX order)", r"rsqrt_form<0, .*order\)1"),
+    ("rsqrt lab: all MUFU.RSQ, spread, fenced", r"rsqrt_form<0, .*order\)2"),
+    ("rsqrt lab: 1 in 8 on the FMA pipe, spread", r"rsqrt_form<8, .*order\)1"),
+    ("rsqrt lab: all MUFU.RSQ, chained one after another", r"rsqrt_form<0, .*order\)3"),
+    ("rsqrt lab: all MUFU.RSQ, chained in pairs", r"rsqrt_form<0, .*order\)4"),
+    ("rsqrt lab: 1 in 16 on the FMA pipe, chained", r"rsqrt_form<16, .*order\)3"),
+]
+KEPT = ["MUFU", "FFMA", "FMUL", "FADD", "FSEL", "LDS", "SHF", "IADD3", "LEA", "LOP3", "NOP"]
+
+
+def gaps(kernel):
+    """(instructions, median gap between consecutive MUFU.RSQ, % of gaps <= 4, % of gaps >= 9)."""
+    ops = [i.opcode for i in kernel.body]
+    at = [k for k, op in enumerate(ops) if op.startswith("MUFU.RSQ")]
+    between = [b - a for a, b in zip(at, at[1:])] or [0]
+    close = 100 * sum(1 for g in between if g <= 4) / len(between)
+    far = 100 * sum(1 for g in between if g >= 9) / len(between)
+    return len(ops), statistics.median(between), close, far
+
+
+def cmd_sass(build):
+    text = sass.disassemble(ncu_profile.bench_binary(build, CHAPTER))
+    kernels = sass.parse(text)
+    sass.demangle(kernels)
+    rows = []
+    for label, pattern in ROWS:
+        found = [k for k in kernels if re.search(pattern, k.title) and "sm_90" in k.arch]
+        for k in found[:1]:
+            n, median, close, far = gaps(k)
+            mix = {}
+            for insn in k.body:
+                base = insn.opcode.split(".", 1)[0]
+                if base in KEPT:
+                    mix[base] = mix.get(base, 0) + 1
+            rows.append(
+                [
+                    label.replace("rsqrt lab: ", ""),
+                    str(n),
+                    f"{median:g}",
+                    f"{close:.0f}",
+                    f"{far:.0f}",
+                ]
+                + [str(mix.get(op, 0)) for op in KEPT]
+            )
+    if not rows:
+        print("capture_lab_rsqrt_pipes: no lab kernel in the bench's SASS", file=sys.stderr)
+        return 1
+    headers = ["kernel", "instr", "median gap", "gaps<=4 %", "gaps>=9 %"] + KEPT
+    print("\n".join(ncu_profile.table(rows, headers)))
+    return 0
+
+
+def command(ncu, bench, metrics, log, results, label, kernel):
+    return [
+        ncu, "--csv", "--page", "raw", "--print-units", "base",
+        "--print-metric-instances", "details", "--clock-control", "none",
+        "--kernel-name", "regex:register_blocked_forces", "--launch-count", "1",
+        "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
+        str(bench), "--N", "128", "--only", only_regex(label),
+        "--skip-cpu", "--warmup", "1", "--repeats", "1", "--max-repeats", "1",
+        "--results", str(results),
+    ]  # fmt: skip
+
+
+def live_tools():
+    reason = ncu_profile.live_reason()
+    if reason:
+        raise Failed(f"capture_lab_rsqrt_pipes: {reason}; it runs on a GPU machine", 3)
+    return ncu_profile.find_ncu(), ncu_profile.check_migrated(
+        ncu_profile.bench_binary(BUILD[0], CHAPTER)
+    )
+
+
+def cmd_capture(build, row):
+    BUILD[0] = build
+    ncu, bench = live_tools()
+    sources = []
+    metrics = list(ncu_profile.METRIC_NAMES)
+    launches, commands = [], []
+    with tempfile.TemporaryDirectory(prefix="course-rsqrt-profile-") as scratch:
+        for label, kernel in ROWS:
+            if row and not re.search(row, label):
+                continue
+            log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
+            text, metrics, cmd = run_ncu(
+                lambda m: command(ncu, bench, m, log, results, label, kernel),
+                metrics,
+                f"capture_lab_rsqrt_pipes: {label}",
+            )
+            for launch in ncu_profile.parse_raw(text)[:1]:
+                launch.label = label
+                launches.append(launch)
+            commands.append(printable(cmd, metrics, scratch))
+            sources += [*source_table(ncu, bench, label), ""]
+    if not launches:
+        raise Failed("capture_lab_rsqrt_pipes: no row matched --row", 1)
+    header = ncu_profile.header_line(
+        f"{CHAPTER}/lab_rsqrt_pipes",
+        ncu_profile.gpu_name(),
+        ncu_profile.ncu_version(ncu),
+        "one ncu run per lab row: " + commands[0],
+    )
+    CAPTURE.parent.mkdir(parents=True, exist_ok=True)
+    ncu_profile.write_capture(CAPTURE, header, launches)
+    SOURCE.write_text(f"# {header}\n\n" + "\n".join(sources))
+    print(f"{CAPTURE.relative_to(ROOT)}: {len(launches)} kernels; {SOURCE.relative_to(ROOT)}")
+    return cmd_show()
+
+
+def cmd_show():
+    if not CAPTURE.is_file():
+        print(f"capture_lab_rsqrt_pipes: no {CAPTURE.relative_to(ROOT)} yet", file=sys.stderr)
+        return 2
+    header, launches = ncu_profile.read_capture(CAPTURE)
+    print(f"# {header}\n")
+    rows = []
+    for launch in launches:
+        s = ncu_profile.summarize([launch])
+        rows.append(
+            [
+                launch.label.replace("rsqrt lab: ", ""),
+                f"{s.get('time_us') or 0:.1f}",
+                f"{s.get('stall_total') or 0:.1f}",
+                s.get("stalls") or "n/a",
+            ]
+        )
+    print(
+        "\n".join(
+            ncu_profile.table(
+                rows,
+                ["row", "duration us", "cycles between a warp's instructions", "top stalls"],
+            )
+        )
+    )
+    if SOURCE.is_file():
+        print("\n" + SOURCE.read_text())
+    return 0
+
+
+def only_regex(label):
+    """The bench's --only for exactly this label (std::regex, ECMAScript: specials escaped only)."""
+    return "^" + re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", label) + "$"
+
+
+def source_table(ncu, bench, label):
+    """ncu's source page of one row's kernel: the warp-state samples summed by opcode, as lines."""
+    with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
+        report = Path(scratch) / "row"
+        cmd = [
+            ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
+            "--clock-control", "none", "--kernel-name", "regex:register_blocked_forces",
+            "--launch-count", "1", "-o", str(report), "--force-overwrite",
+            str(bench), "--N", "128", "--only", only_regex(label), "--skip-cpu",
+            "--warmup", "1", "--repeats", "1", "--max-repeats", "1",
+            "--results", str(Path(scratch) / "results"),
+        ]  # fmt: skip
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        rep = report.with_suffix(".ncu-rep")
+        if run.returncode != 0 or not rep.is_file():
+            raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
+        page = subprocess.run(
+            [ncu, "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
+            capture_output=True,
+            text=True,
+        )
+    lines = page.stdout.splitlines()
+    start = next((k for k, l in enumerate(lines) if '"Source"' in l), 0)
+    rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
+    if not rows:
+        raise Failed(f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1)
+    executed = [c for c in rows[0] if c.startswith("Instructions Executed")][:1]
+    cols = executed + [c for c in rows[0] if "Sampl" in c or c.startswith("stall_")]
+    by_op = {}
+    for r in rows:
+        words = [w for w in (r.get("Source") or "").split() if not w.startswith("@")]
+        op = words[0].split(".")[0] if words else "?"
+        sums = by_op.setdefault(op, dict.fromkeys(cols, 0.0))
+        for c in cols:
+            try:
+                sums[c] += float((r.get(c) or "0").replace(",", ""))
+            except ValueError:
+                pass
+    totals = {c: sum(v[c] for v in by_op.values()) or 1.0 for c in cols}
+    key = cols[len(executed)] if len(cols) > len(executed) else cols[0]
+    ranked = sorted(by_op.items(), key=lambda kv: -kv[1][key])[:16]
+    table_rows = [[op] + [f"{100 * v[c] / totals[c]:.1f}" for c in cols] for op, v in ranked]
+    return [
+        f"## {label}: % of each column's total, by opcode",
+        *ncu_profile.table(table_rows, ["opcode", *cols]),
+    ]
+
+
+def cmd_source(build, row):
+    ncu, bench = live_tools()
+    label = next((l for l, _ in ROWS if re.search(row, l)), None)
+    if not label:
+        raise Failed(f"capture_lab_rsqrt_pipes: no lab row matches '{row}'", 1)
+    print("\n".join(source_table(ncu, bench, label)))
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "what", nargs="?", default="capture", choices=["capture", "show", "source", "sass"]
+    )
+    parser.add_argument("--build", type=Path, default=ROOT / "build")
+    parser.add_argument("--show", action="store_true", help="the same as `show`")
+    parser.add_argument("--row", default="", help="capture, source: the rows matching this regex")
+    args = parser.parse_args(argv)
+    BUILD[0] = args.build
+    try:
+        if args.show or args.what == "show":
+            return cmd_show()
+        if args.what == "sass":
+            return cmd_sass(args.build)
+        if args.what == "source":
+            return cmd_source(args.build, args.row or "08_mass_scaled")
+        return cmd_capture(args.build, args.row)
+    except Failed as err:
+        print(err, file=sys.stderr)
+        return err.status
+    except (sass.ToolMissing, ncu_profile.UsageError) as err:
+        print(f"capture_lab_rsqrt_pipes: {err}", file=sys.stderr)
+        return 3 if isinstance(err, sass.ToolMissing) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
