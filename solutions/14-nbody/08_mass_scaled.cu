@@ -3,9 +3,9 @@
 // FP32-pipe instructions per interaction instead of listing 14.1's 12.
 //
 // Changes from stage 07: the tile holds each body as a (x, y, z) with a = m^(-1/2), and e^2 / m
-// beside it, so the mass leaves the inner loop. That form, and its derivation, is this stage's lesson
-// header, lesson_mass_scaled.cuh (your code; stage 11 runs it too); the kernel and blocking are
-// stage 07's (lesson_register_blocked.cuh, your code). The price: body i's pull on itself is no
+// beside it, so the mass leaves the inner loop. That form, and its derivation, is this stage's
+// lesson header, lesson_mass_scaled.cuh (your code; stage 11 runs it too); the kernel and blocking
+// are stage 07's (lesson_register_blocked.cuh, your code). The price: body i's pull on itself is no
 // longer 0, so the diagonal tiles mask j == i. The FP32 pipe is the roof: fewer instructions is the
 // only way up.
 // What to look for: `make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled`: FFMA
