@@ -207,7 +207,17 @@ def report(rate, source, measured=None, out=sys.stdout):
             w(f"  fitted R = {fit['rate'] / 1e12:.3f}e12/s")
             if "bandwidth" in fit:
                 w(f", B = {fit['bandwidth'] / 1e9:.1f} GB/s, alpha = {fit['alpha'] * 1e6:.1f} us")
-            w("\n")
+            w("\n  the fitted model against each point (where they disagree):\n")
+            for ranks, gpus, n, step, _, _ in measured:
+                if ranks != gpus:
+                    continue
+                model = 1e3 * step_time(
+                    n, ranks, fit["rate"], fit.get("bandwidth", math.inf), fit.get("alpha", 0.0)
+                )
+                w(
+                    f"    {ranks} GPU(s), N = {n}: model {model:.3f} ms, measured {step:.3f} ms "
+                    f"({100 * (step - model) / model:+.1f}%)\n"
+                )
     else:
         w(
             "\nStage 11 has not been measured on several GPUs yet: no measured point of it is "
@@ -246,6 +256,19 @@ def chart(path, rate, measured=None):
         pts = [(r, 100 * base[n] / s / r) for r, _, n, s, _, _ in real if n in base]
         if pts:
             ax.plot(*zip(*pts), "ro", label="measured, stage 11")
+        fit = fit_stage_11(measured)
+        if fit and "bandwidth" in fit:
+            for n in sorted(base):
+                few = [g for g in ps if g <= 64]
+                ax.plot(
+                    few,
+                    [
+                        100 * efficiency(n, g, fit["rate"], fit["bandwidth"], fit["alpha"])
+                        for g in few
+                    ],
+                    ":",
+                    label=f"model fitted to stage 11's points, N = {n // 1024}K",
+                )
     ax.set_xscale("log", base=2)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("efficiency, % (speedup / GPUs)")

@@ -78,7 +78,8 @@ std::string cannot_run(MPI_Comm comm, transport how);
 
 class team {
  public:
-  // Collective over comm: picks this rank's GPU (local rank modulo the visible GPUs), and with
+  // Collective over comm: picks this process's GPU (its rank among the world's ranks on its host,
+  // modulo the visible GPUs, whatever the team), and with
   // transport nccl makes the NCCL communicator (rank 0's unique id, shared by MPI_Bcast).
   team(MPI_Comm comm, transport how);
   ~team();

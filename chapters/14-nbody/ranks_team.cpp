@@ -52,31 +52,6 @@ bool parse_transport(const std::string &name, transport &t, std::string &why) {
   return false;
 }
 
-namespace {
-
-// MPI_Finalize once, when the program ends, after every team is gone.
-struct mpi_session {
-  mpi_session() {
-    int started = 0;
-    MPI_CHECK(MPI_Initialized(&started));
-    if (!started) MPI_CHECK(MPI_Init(nullptr, nullptr));
-  }
-  ~mpi_session() {
-    int finished = 0;
-    MPI_Finalized(&finished);
-    if (!finished) MPI_Finalize();
-  }
-};
-
-}  // namespace
-
-void start_mpi() {
-  // NVLink SHARP (multicast) stays off unless asked for: on a shared host it can take the GPUs
-  // out of service for others. The course's launches set it too; this covers an mpirun by hand.
-  setenv("NCCL_NVLS_ENABLE", "0", 0);
-  static mpi_session session;
-}
-
 host_place place_on_host(MPI_Comm comm) {
   MPI_Comm host;
   MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
@@ -86,6 +61,38 @@ host_place place_on_host(MPI_Comm comm) {
   MPI_CHECK(MPI_Comm_free(&host));
   return p;
 }
+
+namespace {
+
+// MPI_Init once, MPI_Finalize when the program ends, after every team is gone. Every process
+// starts it before anything else, so the one collective here (the ranks of each host) is met by
+// all; a team over a few of the ranks later must not call a collective over the world.
+struct mpi_session {
+  host_place world_place;
+  mpi_session() {
+    int started = 0;
+    MPI_CHECK(MPI_Initialized(&started));
+    if (!started) MPI_CHECK(MPI_Init(nullptr, nullptr));
+    world_place = place_on_host(MPI_COMM_WORLD);
+  }
+  ~mpi_session() {
+    int finished = 0;
+    MPI_Finalized(&finished);
+    if (!finished) MPI_Finalize();
+  }
+};
+
+mpi_session &session() {
+  // NVLink SHARP (multicast) stays off unless asked for: on a shared host it can take the GPUs
+  // out of service for others. The course's launches set it too; this covers an mpirun by hand.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  static mpi_session s;
+  return s;
+}
+
+}  // namespace
+
+void start_mpi() { session(); }
 
 std::string cannot_run(MPI_Comm comm, transport how) {
   const host_place p = place_on_host(comm);
@@ -112,7 +119,9 @@ team::team(MPI_Comm comm, transport how) : comm_(comm), how_(how) {
   CUDA_CHECK(cudaGetDeviceCount(&visible));
   if (visible == 0)
     throw std::runtime_error("stage 11: no GPU visible to rank " + std::to_string(rank_));
-  device_ = place_on_host(comm_).local_rank % visible;
+  // The process's place on its host in the whole world, not in this team: a one-rank team
+  // (MPI_COMM_SELF) or the first P ranks of the world keep the GPU their process already has.
+  device_ = session().world_place.local_rank % visible;
   CUDA_CHECK(cudaSetDevice(device_));
 #if COURSE_HAVE_NCCL
   if (how_ == transport::nccl) {
