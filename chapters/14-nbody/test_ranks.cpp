@@ -3,9 +3,9 @@
 // under mpirun it is as many ranks as mpirun starts, and every rank runs every test case (each
 // one is collective) and checks the same gathered results. COURSE_RANKS_TRANSPORT=mpi selects
 // the host-staged transport, so that several ranks can share one GPU; the default is NCCL where
-// the build has it. A transport that cannot run here (NCCL with fewer GPUs than ranks on a host)
-// prints COURSE_SKIP with the reason.
-// What is checked, at awkward sizes (n = 1 and 5 leave ranks empty; none is a multiple of a tile):
+// the build has it (mpi under the sanitizers). A transport that cannot run here (NCCL with fewer
+// GPUs than ranks on a host) prints COURSE_SKIP with the reason. What is checked, at awkward sizes
+// (n = 1 and 5 leave ranks empty; none is a multiple of a tile):
 //   - after k leapfrog steps, the positions against the host leapfrog driven by stage 08's forces
 //     (nbody::leapfrog_step), within what the chapter's force bound allows k steps to move them;
 //   - the final forces against the float64 sums of the final positions (nbody::error_bound);
@@ -37,7 +37,11 @@ using nbody::ranks::transport;
 constexpr float softening = 0.05f, softening2 = softening * softening, dt = 1e-3f;
 
 transport chosen_transport() {
-  transport t = nbody::ranks::default_transport();
+  // Under compute-sanitizer (harness/sanitize.sh sets COURSE_SANITIZER) the stage's own kernels
+  // and copies are what is checked, with the host-staged transport unless NCCL is asked for: the
+  // tools would otherwise also report on NCCL's internal kernels and its cached allocations.
+  transport t =
+      std::getenv("COURSE_SANITIZER") ? transport::mpi : nbody::ranks::default_transport();
   if (const char *s = std::getenv("COURSE_RANKS_TRANSPORT")) {
     std::string why;
     if (!nbody::ranks::parse_transport(s, t, why)) FAIL("COURSE_RANKS_TRANSPORT: " << why);
