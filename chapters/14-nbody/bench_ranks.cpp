@@ -172,6 +172,8 @@ int main(int argc, char **argv) {
                           "Strong scaling: a step of stage 11 (the slowest rank's split) beside a "
                           "force call of stage 10, same GPUs",
                           columns());
+    // The goals, judged where measured on GPUs of their own (not ranks sharing one).
+    double strong_eff_4 = -1, two_11_ms = -1, two_10_ms = -1;
     for (std::size_t n : strong_n) {
       double one_11 = 0, one_10 = 0;
       for (int p : counts) {
@@ -179,6 +181,9 @@ int main(int argc, char **argv) {
         if (rank == 0) {
           const double rate = double(n) * n / (m.split.step_ms * 1e-3);
           if (p == 1) one_11 = m.split.step_ms;
+          if (gpus_of(p) == p && n == 256 * 1024 && p == 4)
+            strong_eff_4 = 100 * one_11 / (m.split.step_ms * p);
+          if (gpus_of(p) == p && n == 256 * 1024 && p == 2) two_11_ms = m.split.step_ms;
           strong_t.add_row({std::string("11_ranks, ") + nbody::ranks::to_string(how), double(n),
                             double(gpus_of(p)), double(p), m.split.step_ms, m.split.force_ms,
                             m.split.gather_ms, rate / 1e9, one_11 / m.split.step_ms,
@@ -187,6 +192,7 @@ int main(int argc, char **argv) {
         if (!skip_10 && st10 && !st10->info.todo && rank == 0 && p <= visible) {
           const double ms = time_stage_10(*st10, p, n, int(repeats));
           if (p == 1) one_10 = ms;
+          if (n == 256 * 1024 && p == 2) two_10_ms = ms;
           strong_t.add_row({std::string("10_multi_gpu"), double(n), double(p), bench::cell(), ms,
                             bench::cell(), bench::cell(), double(n) * n / (ms * 1e-3) / 1e9,
                             one_10 / ms, 100 * one_10 / (ms * p)});
@@ -201,13 +207,15 @@ int main(int argc, char **argv) {
                             " bodies per rank (work per GPU grows as P: efficiency is "
                             "interactions/s per GPU against one GPU's)",
                         columns());
-    double rate_one = 0;
+    double rate_one = 0, weak_eff = -1;
+    int weak_p = 0;
     for (int p : counts) {
       const std::size_t n = std::size_t(weak_k) * 1024 * std::size_t(p);
       const measured m = time_stage_11(p, how, n, int(steps));
       if (rank == 0) {
         const double rate = double(n) * n / (m.split.step_ms * 1e-3);
         if (p == 1) rate_one = rate;
+        if (p > 1 && gpus_of(p) == p) weak_eff = 100 * rate / (rate_one * p), weak_p = p;
         weak_t.add_row({std::string("11_ranks, ") + nbody::ranks::to_string(how), double(n),
                         double(gpus_of(p)), double(p), m.split.step_ms, m.split.force_ms,
                         m.split.gather_ms, rate / 1e9, rate / rate_one,
@@ -223,6 +231,23 @@ int main(int argc, char **argv) {
         strong_t.note("transport mpi, " + std::to_string(size) + " ranks on " +
                       std::to_string(visible) +
                       " GPU(s): ranks share GPUs; the rows show the code path, not scaling");
+      char line[256];
+      auto goal = [&](bench::table &tab, const char *what, bool measured, bool met, double value) {
+        if (measured)
+          std::snprintf(line, sizeof line, "goal: %s: %s, %.1f", what, met ? "met" : "MISSED",
+                        value);
+        else
+          std::snprintf(line, sizeof line, "goal: %s: not measured (%d GPU(s) visible here)", what,
+                        visible);
+        tab.note(line);
+      };
+      goal(strong_t, ">= 95% strong-scaling efficiency on 4 GPUs at N = 256K", strong_eff_4 >= 0,
+           strong_eff_4 >= 95, strong_eff_4);
+      goal(strong_t, "stage 11 on 2 GPUs at least as fast as stage 10 (ms, 11 / 10 x 100)",
+           two_11_ms > 0 && two_10_ms > 0, two_11_ms <= two_10_ms,
+           two_10_ms > 0 ? 100 * two_11_ms / two_10_ms : 0);
+      goal(weak_t, ">= 98% weak-scaling efficiency", weak_eff >= 0, weak_eff >= 98, weak_eff);
+      if (weak_eff >= 0) weak_t.note("(weak: measured up to " + std::to_string(weak_p) + " GPUs)");
       strong_t.print();
       weak_t.print();
       rep.add(std::move(strong_t));
