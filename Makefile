@@ -16,7 +16,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 # Build on past a target that fails (an exercise that does not compile), for the targets that run many.
 KEEP_GOING := $(if $(GENERATOR),-- -k 0,-- -k)
 
-.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench nbody ncc sanitize sass sass-count sass-diff sass-html sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset format lint hooks clean
+.PHONY: help deps configure build archs check progress hint lessons lessons-calibrate tour bench bench-ranks model-ranks nbody ncc sanitize sass sass-count sass-diff sass-html sass-capture profile profile-diff profile-capture reference check-perf plots tables notebook doctor exercises reset format lint hooks clean
 
 # Arguments are checked before a target does anything (configure included): an unknown chapter or
 # stage, or a missing variable, stops make with one line naming the valid choices (status 2).
@@ -62,6 +62,9 @@ help:
 	@echo "  make lessons-calibrate       (GPU) each judged reference timed against itself: the verdict's noise here"
 	@echo "  make bench CHAPTER=11-streaming [EXERCISE=1] [ARGS='--N 64']   one chapter's benchmark"
 	@echo "  make nbody ARGS='--N 16384 --steps 100 --stage 07'    the N-body simulation (chapter 14)"
+	@echo "  make nbody ARGS='--ranks 4'  the N-body simulation on 4 MPI ranks, one GPU each (stage 11)"
+	@echo "  make bench-ranks [RANKS=P]   (GPUs) stage 11's strong and weak scaling, stage 10 beside it"
+	@echo "  make model-ranks [MEASURED=results/bench_ranks.json]   stage 11 modelled to 1024 GPUs"
 	@echo "  make ncc ARGS='--wTemplate 16 --hTemplate 16'         template matching on a PGM (chapter 15)"
 	@echo "  make sanitize [STAGE=...]    GPU tests under compute-sanitizer memcheck, racecheck, synccheck"
 	@echo "  make sass STAGE=11-streaming/03_vectorized_float4      SASS of a stage's kernels, each"
@@ -100,9 +103,20 @@ help:
 
 # The chapters' programs, with their options in ARGS (--help lists them).
 # Each target builds only what it runs: an exercise that does not compile blocks nothing else.
+# --ranks P runs stage 11 (ranks, chapter 14) instead: nbody-ranks starts itself on P ranks
+# through harness/mpirun.sh, which sets the course's launch environment (NCCL_NVLS_ENABLE=0).
+NBODY_PROGRAM = $(if $(findstring --ranks,$(ARGS)),nbody-ranks,nbody)
 nbody: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target nbody
-	$(BUILD)/bin/nbody $(ARGS)
+	@cmake --build $(BUILD) -j $(JOBS) --target $(NBODY_PROGRAM)
+	NCCL_NVLS_ENABLE=0 $(BUILD)/bin/$(NBODY_PROGRAM) $(ARGS)
+
+# Stage 11's scaling beside stage 10's (chapter 14): one rank per visible GPU, at most 4;
+# RANKS=P sets the count (with ARGS='--transport mpi' several ranks share a GPU).
+bench-ranks: configure
+	$(call need_gpu,bench-ranks,the scaling of stage 11 runs on GPUs)
+	@cmake --build $(BUILD) -j $(JOBS) --target bench-ranks
+	harness/mpirun.sh -n $(or $(RANKS),$$(n=$$(nvidia-smi -L | wc -l); [ $$n -gt 4 ] && n=4; echo $$n)) \
+	  $(BUILD)/bin/bench-ranks $(ARGS)
 
 ncc:
 	$(call need_gpu,ncc,its kernels run on a GPU)
@@ -268,6 +282,14 @@ endif
 # GPU only, never in CI and not part of make check: counter bounds that catch a regression.
 check-perf:
 	@$(PROFILE) check-perf $(PROFILE_BUILD)
+
+# Stage 11's scaling model (chapter 14): 8..1024 GPUs predicted from the measured one-GPU rate,
+# with its chart in results/model_ranks.png where matplotlib is; MEASURED=results/bench_ranks.json
+# (make bench-ranks) adds stage 11's measured points and the model fitted to them.
+model-ranks:
+	@mkdir -p results; py="$(PLOT_PYTHON)"; \
+	$${py:-$(PYTHON)} chapters/14-nbody/model_ranks.py $(if $(MEASURED),--measured $(MEASURED)) \
+	  $$([ -n "$$py" ] && echo --chart results/model_ranks.png)
 
 plots:
 	@py="$(PLOT_PYTHON)"; if [ -z "$$py" ]; then echo "plots: matplotlib not found; install it with: apt-get install python3-matplotlib"; exit 3; fi; \

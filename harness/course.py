@@ -738,6 +738,7 @@ def reset_target(arg, root=ROOT):
 # ---------------------------------------------------------------- test names
 # cmake/CourseStages.cmake composes these names; every tool reads them back with parse_test_name.
 #   <variant>/<chapter>/<stage>[/sweep|/large|/masks]   a stage's tests (kind tests, sweep, ...)
+#   <variant>/<chapter>/<stage>/ranks-<how>-<P>         a stage's tests on P MPI ranks (14-nbody 11)
 #   host/<variant>/<chapter>/<stage>                    a CPU stage's tests (kind host)
 #   sanitize/<tool>/<variant>/<chapter>/<stage>         a sanitizer run (kind sanitize:<tool>)
 #   wrong/<chapter>/<stage>.<name>                      a planted wrong variant (kind wrong)
@@ -755,7 +756,7 @@ def test_name(variant, chapter, stage, kind="tests"):
     """The CTest name of one test of a stage (the inverse of parse_test_name)."""
     if kind == "tests":
         return f"{variant}/{chapter}/{stage}"
-    if kind in ("sweep", "large", "masks"):
+    if kind in ("sweep", "large", "masks") or kind.startswith("ranks-"):
         return f"{variant}/{chapter}/{stage}/{kind}"
     if kind == "host":
         return f"host/{variant}/{chapter}/{stage}"
@@ -780,7 +781,10 @@ def parse_test_name(name):
     """TestRef(variant, chapter, stage, kind) of a stage's test, else None (host/harness, labs)."""
     parts = name.split("/")
     if parts[0] in VARIANTS and len(parts) >= 3 and STAGE_NAME.match(parts[2]):
-        kind = parts[3] if len(parts) == 4 and parts[3] in ("sweep", "masks", "large") else "tests"
+        own = len(parts) == 4 and (
+            parts[3] in ("sweep", "masks", "large") or parts[3].startswith("ranks-")
+        )
+        kind = parts[3] if own else "tests"
         return TestRef(parts[0], parts[1], parts[2], kind)
     if (
         parts[0] == "host"

@@ -32,6 +32,17 @@ if [ ${#missing_pkgs[@]} -gt 0 ]; then
     problems+=("missing: ${missing_pkgs[*]}; install with: sudo apt-get install ${missing_pkgs[*]}")
   fi
 fi
+# Optional: MPI for chapter 14's stage 11 (ranks). Without it that stage alone is not built, so a
+# missing MPI is installed where we can (root, apt) and otherwise only mentioned.
+if ! command -v mpicxx >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing libopenmpi-dev (chapter 14, stage 11)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null ||
+      echo "deps: apt-get install libopenmpi-dev failed: stage 11 of chapter 14 will not be built" >&2
+  else
+    echo "deps: no MPI: stage 11 of chapter 14 will not be built (sudo apt-get install libopenmpi-dev)"
+  fi
+fi
 if [ ${#problems[@]} -gt 0 ]; then
   printf 'deps: %s\n' "${problems[@]}" >&2
   exit 1

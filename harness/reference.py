@@ -329,6 +329,14 @@ def step_charts(r):
         )
     scan = r.folder("13-scan")
     r.sh("scan_circuits", [py, "plots/scan_circuits.py", "--out", rel(scan / "scan_circuits.png")])
+    # Stage 11's model beside its measured points (chapter 14): the ranks bench's, where run.
+    nbody = r.folder("14-nbody")
+    ranks = [str(nbody / "bench_ranks.json")] if (nbody / "bench_ranks.json").is_file() else []
+    r.sh(
+        "model_ranks",
+        [py, "chapters/14-nbody/model_ranks.py", "--chart", rel(nbody / "model_ranks.png")]
+        + (["--measured", rel(Path(ranks[0]))] if ranks else []),
+    )
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/<table>.png, roofline.png"
     written = [

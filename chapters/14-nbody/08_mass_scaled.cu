@@ -5,14 +5,15 @@
 // Your task: stage 07's kernel (lesson_register_blocked.cuh, your code) is at listing 14.1's 12
 // FP32 instructions per interaction, and the FP32 pipe is the roof. Scale each source body j by a =
 // m_j^(-1/2): with d' = a (r_j - r_i), d' (|d'|^2 + a^2 e^2)^(-3/2) equals m_j (r_j - r_i) (|r_j -
-// r_i|^2 + e^2)^(-3/2), so the mass leaves the inner loop (the comment on mass_scaled_form below
-// derives it, and its price). Write the form: how a body is staged in the tile (a zero mass must
+// r_i|^2 + e^2)^(-3/2), so the mass leaves the inner loop (the comment on mass_scaled_form in
+// this stage's lesson header, lesson_mass_scaled.cuh, derives it, and its price; stage 11 runs
+// the form too). Write the form there: how a body is staged in the tile (a zero mass must
 // add exactly 0, with no division by 0), the interaction in 9 FFMA, 2 FMUL and one MUFU.RSQ, and
 // which tiles mask j == i. Watch for: no FADD left in the inner loop (make sass-diff
 // A=14-nbody/07_register_blocked B=exercise/14-nbody/08_mass_scaled); the tests put heavy bodies
 // all over a block's rows, so a body left unmasked fails them; and the gain over stage 07 in the
 // bench's blocking table, against the 12 / 11 the instruction count promises.
-#include "lesson_register_blocked.cuh"
+#include "lesson_mass_scaled.cuh"
 
 #include "common/check.h"
 
@@ -20,65 +21,6 @@ namespace {
 
 constexpr int default_rows_per_thread = 4;
 constexpr int default_threads = 128;
-
-// Mass-scaled coordinates. Listing 14.1 computes m (x_j - x_i) / (d^2 + e^2)^(3/2) as 3 FADD
-// (the differences), 3 FFMA (d^2 + e^2), MUFU.RSQ, 3 FMUL (m r^-3) and 3 FFMA (the sums). Scale
-// body j by a = m_j^(-1/2): with d' = a (x_j - x_i), (d'^2 + a^2 e^2)^(-1/2) = r^-1 / a, so
-// d' (d'^2 + a^2 e^2)^(-3/2) = m_j (x_j - x_i) r^-3: the mass is gone from the inner loop. The
-// tile stores (a x_j, a y_j, a z_j, -a) and e^2 / m_j = a^2 e^2, once per body per tile; then
-// d' = fma(-a, x_i, a x_j) is one FFMA (the FADD it replaces), and r^-3 needs 2 FMUL, not 3:
-// 9 FFMA + 2 FMUL per interaction. Rounding: a x_j is one more rounding of a coordinate (half an
-// ulp of x_j), the same size as the error in the position itself. A body of zero mass becomes
-// a = 0 with a^2 e^2 = 1: d' = 0, so it adds exactly 0 (as the zero-mass bodies past N must).
-// Masses must be >= 0 (a negative mass gives NaN forces, not a silent wrong answer).
-// The price: body i's pull on itself is no longer exactly 0. d' = fma(-a, x, round(a x)) is the
-// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m /
-// e^2)^(3/2): a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for
-// m = 10^6). So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them
-// at n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
-struct mass_scaled_form {
-  template <int B>
-  struct tile {
-    float4 scaled[B];           // (a x, a y, a z, -a)
-    alignas(16) float soft[B];  // a^2 e^2, read four at a time with one LDS.128
-  };
-  struct source {
-    float ax, ay, az, minus_a, soft;
-  };
-  template <int B>
-  __device__ static void put(tile<B> &t, int k, float4 b, float softening2) {
-    // EXERCISE BEGIN: store body b in slot k in the scaled form above, a body of zero mass adding
-    // exactly 0 without dividing by 0.
-    COURSE_TODO();
-    // EXERCISE END
-  }
-  template <int B>
-  __device__ static void get4(const tile<B> &t, int j, source (&s)[4]) {
-    const float4 soft = reinterpret_cast<const float4 *>(t.soft)[j / 4];
-    const float soft_of[4] = {soft.x, soft.y, soft.z, soft.w};
-#pragma unroll
-    for (int g = 0; g < 4; ++g) {
-      const float4 b = t.scaled[j + g];
-      s[g] = source{b.x, b.y, b.z, b.w, soft_of[g]};
-    }
-  }
-  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z,
-                                  const source &b, float /*softening2: in b.soft*/, bool self) {
-    // EXERCISE BEGIN: add the scaled source b's pull on (x, y, z) to (fx, fy, fz) in 9 FFMA, 2 FMUL
-    // and one reciprocal square root, nothing when self.
-    COURSE_TODO();
-    // EXERCISE END
-  }
-  template <int R, int B, int U>
-  __device__ static void tile_pass(const tile<B> &t, float (&fx)[R], float (&fy)[R], float (&fz)[R],
-                                   const float (&px)[R], const float (&py)[R], const float (&pz)[R],
-                                   std::ptrdiff_t block_at, float softening2) {
-    // EXERCISE BEGIN: this thread's R rows against the tile, with the j == i mask only in the tiles
-    // that hold any of the block's rows.
-    COURSE_TODO();
-    // EXERCISE END
-  }
-};
 
 void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
             const nbody::config &cfg, cudaStream_t stream) {

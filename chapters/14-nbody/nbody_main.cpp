@@ -51,6 +51,12 @@ int main(int argc, char **argv) {
   } else {
     for (const auto &s : course::registered<nbody::stage>())
       if (s.info.id.rfind(stage_id, 0) == 0) gpu_stage = &s;
+    if (!gpu_stage && stage_id.rfind("11", 0) == 0) {
+      std::fprintf(stderr,
+                   "nbody: stage 11 runs on MPI ranks, in a program of its own: make nbody "
+                   "ARGS='--ranks P' (build/bin/nbody-ranks)\n");
+      return 2;
+    }
     if (!gpu_stage) {
       std::fprintf(stderr, "nbody: no stage '%s' (02..08, 10, 09 or cpu)\n", stage_id.c_str());
       return 2;

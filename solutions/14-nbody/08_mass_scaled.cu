@@ -3,14 +3,15 @@
 // FP32-pipe instructions per interaction instead of listing 14.1's 12.
 //
 // Changes from stage 07: the tile holds each body as a (x, y, z) with a = m^(-1/2), and e^2 / m
-// beside it, so the mass leaves the inner loop (the derivation is below); the kernel and blocking
+// beside it, so the mass leaves the inner loop. That form, and its derivation, is this stage's
+// lesson header, lesson_mass_scaled.cuh (your code; stage 11 runs it too); the kernel and blocking
 // are stage 07's (lesson_register_blocked.cuh, your code). The price: body i's pull on itself is no
 // longer 0, so the diagonal tiles mask j == i. The FP32 pipe is the roof: fewer instructions is the
 // only way up.
 // What to look for: `make sass-diff A=14-nbody/07_register_blocked B=14-nbody/08_mass_scaled`: FFMA
 // x9, FMUL x2, MUFU.RSQ x1 and no FADD per interaction. In the timing, a gain smaller than 12 / 11;
 // the profile says where the rest goes (profiles.md).
-#include "lesson_register_blocked.cuh"
+#include "lesson_mass_scaled.cuh"
 
 #include "common/check.h"
 
@@ -18,86 +19,6 @@ namespace {
 
 constexpr int default_rows_per_thread = 4;
 constexpr int default_threads = 128;
-
-// Mass-scaled coordinates. Listing 14.1 computes m (x_j - x_i) / (d^2 + e^2)^(3/2) as 3 FADD
-// (the differences), 3 FFMA (d^2 + e^2), MUFU.RSQ, 3 FMUL (m r^-3) and 3 FFMA (the sums). Scale
-// body j by a = m_j^(-1/2): with d' = a (x_j - x_i), (d'^2 + a^2 e^2)^(-1/2) = r^-1 / a, so
-// d' (d'^2 + a^2 e^2)^(-3/2) = m_j (x_j - x_i) r^-3: the mass is gone from the inner loop. The
-// tile stores (a x_j, a y_j, a z_j, -a) and e^2 / m_j = a^2 e^2, once per body per tile; then
-// d' = fma(-a, x_i, a x_j) is one FFMA (the FADD it replaces), and r^-3 needs 2 FMUL, not 3:
-// 9 FFMA + 2 FMUL per interaction. Rounding: a x_j is one more rounding of a coordinate (half an
-// ulp of x_j), the same size as the error in the position itself. A body of zero mass becomes
-// a = 0 with a^2 e^2 = 1: d' = 0, so it adds exactly 0 (as the zero-mass bodies past N must).
-// Masses must be >= 0 (a negative mass gives NaN forces, not a silent wrong answer).
-// The price: body i's pull on itself is no longer exactly 0. d' = fma(-a, x, round(a x)) is the
-// rounding error of a x, about 2^-24 a |x|, and the softened r^-3 of the self term is (m /
-// e^2)^(3/2): a spurious pull of about 2^-24 |x| m / e^3 (0.02 for m = 1, x ~ 1, e = 0.01; 10^4 for
-// m = 10^6). So the tiles that hold the block's own rows (R of every n / B tiles, under 1% of them
-// at n = 128K) run a second, masked copy of the tile loop; the others run the loop without a mask.
-struct mass_scaled_form {
-  template <int B>
-  struct tile {
-    float4 scaled[B];           // (a x, a y, a z, -a)
-    alignas(16) float soft[B];  // a^2 e^2, read four at a time with one LDS.128
-  };
-  struct source {
-    float ax, ay, az, minus_a, soft;
-  };
-  template <int B>
-  __device__ static void put(tile<B> &t, int k, float4 b, float softening2) {
-    // EXERCISE BEGIN: store body b in slot k in the scaled form above, a body of zero mass adding
-    // exactly 0 without dividing by 0.
-    const bool massive = b.w != 0.f;
-    const float a = massive ? 1.f / sqrtf(b.w) : 0.f;
-    t.scaled[k] = make_float4(a * b.x, a * b.y, a * b.z, -a);
-    t.soft[k] = massive ? softening2 / b.w : 1.f;
-    // EXERCISE END
-  }
-  template <int B>
-  __device__ static void get4(const tile<B> &t, int j, source (&s)[4]) {
-    const float4 soft = reinterpret_cast<const float4 *>(t.soft)[j / 4];
-    const float soft_of[4] = {soft.x, soft.y, soft.z, soft.w};
-#pragma unroll
-    for (int g = 0; g < 4; ++g) {
-      const float4 b = t.scaled[j + g];
-      s[g] = source{b.x, b.y, b.z, b.w, soft_of[g]};
-    }
-  }
-  __device__ static void interact(float &fx, float &fy, float &fz, float x, float y, float z,
-                                  const source &b, float /*softening2: in b.soft*/, bool self) {
-    // EXERCISE BEGIN: add the scaled source b's pull on (x, y, z) to (fx, fy, fz) in 9 FFMA, 2 FMUL
-    // and one reciprocal square root, nothing when self.
-    const float dx = fmaf(b.minus_a, x, b.ax), dy = fmaf(b.minus_a, y, b.ay),
-                dz = fmaf(b.minus_a, z, b.az);
-    const float d2 = fmaf(dx, dx, fmaf(dy, dy, fmaf(dz, dz, b.soft)));
-    const float inv = nbody::reciprocal_sqrt(d2);
-    const float inv3 = self ? 0.f : inv * inv * inv;
-    fx = fmaf(dx, inv3, fx);
-    fy = fmaf(dy, inv3, fy);
-    fz = fmaf(dz, inv3, fz);
-    // EXERCISE END
-  }
-  template <int R, int B, int U>
-  __device__ static void tile_pass(const tile<B> &t, float (&fx)[R], float (&fy)[R], float (&fz)[R],
-                                   const float (&px)[R], const float (&py)[R], const float (&pz)[R],
-                                   std::ptrdiff_t block_at, float softening2) {
-    // EXERCISE BEGIN: this thread's R rows against the tile, with the j == i mask only in the tiles
-    // that hold any of the block's rows.
-    if (block_at < B && block_at > -std::ptrdiff_t(R) * B) {
-      int self[R];  // where row r sits in this tile (anywhere outside [0, B) when it does not)
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        self[r] = int(block_at + std::ptrdiff_t(threadIdx.x) + std::ptrdiff_t(r) * B);
-      nbody::tile_interactions<true, mass_scaled_form, R, B, U>(t, fx, fy, fz, px, py, pz, self,
-                                                                softening2);
-    } else {
-      const int none[R] = {};
-      nbody::tile_interactions<false, mass_scaled_form, R, B, U>(t, fx, fy, fz, px, py, pz, none,
-                                                                 softening2);
-    }
-    // EXERCISE END
-  }
-};
 
 void forces(float4 *d_force, const float4 *d_body, std::size_t n, float softening2,
             const nbody::config &cfg, cudaStream_t stream) {
