@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Chapter 11 benchmark: every stage of the chapter, its ceilings and cuBLAS, in one run. One
-// function per table; the measuring frame (options, adaptive repeats, L2 flush, interleaving,
-// NVTX profile ranges, failure accounting) is harness/bench_session.h.
+// function per table, each declaring its stages, baseline and ceilings (harness/bench_decl.h);
+// the measuring frame (options, adaptive repeats, L2 flush, interleaving, NVTX profile ranges,
+// failure accounting) is harness/bench_session.h.
 //
 // Part 1, device memory (--deviceN Mfloats, default 256M): each device stage swept over block
 // size x unroll (listing 11.3's table, a quick look per cell), then the progression table at each
@@ -21,10 +22,10 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_cublas.h"
+#include "harness/bench_decl.h"
 #include "harness/bench_session.h"
 #include "harness/test_support.h"
-
-#include <cublas_v2.h>
 
 #include <cfloat>
 #include <cmath>
@@ -52,14 +53,6 @@ const std::string d2d_label = "ceiling: D2D cudaMemcpy";
 const std::string copy_label = "ceiling: float4 copy kernel";
 const std::string floor_label = "floor: overlapped pinned copies";
 
-#define CUBLAS_CHECK(call)                                                              \
-  do {                                                                                  \
-    cublasStatus_t s_ = (call);                                                         \
-    if (s_ != CUBLAS_STATUS_SUCCESS)                                                    \
-      throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
-                               ": " #call " failed: " + cublasGetStatusString(s_));     \
-  } while (0)
-
 struct options_t {
   // The defaults: chapters/11-streaming/lessons.toml's [workload.bench] (COURSE_BENCH_*, from
   // CMake).
@@ -81,28 +74,10 @@ bool verify(bench::session &s, const std::string &who, std::size_t n, X x, Y y, 
 }
 
 // ---- part 1: device memory --------------------------------------------------------------------
-class cublas {
- public:
-  explicit cublas(cudaStream_t stream) {
-    CUBLAS_CHECK(cublasCreate(&h_));
-    CUBLAS_CHECK(cublasSetStream(h_, stream));
-  }
-  ~cublas() { cublasDestroy(h_); }
-  cublas(const cublas &) = delete;
-  cublas &operator=(const cublas &) = delete;
-  std::string version() const {
-    int v = 0;
-    CUBLAS_CHECK(cublasGetVersion(h_, &v));
-    return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-           std::to_string(v % 100);
-  }
-  // y = alpha * x + y, in place.
-  void saxpy(float *y, const float *x, std::size_t n) {
-    CUBLAS_CHECK(cublasSaxpy_64(h_, std::int64_t(n), &alpha, x, 1, y, 1));
-  }
-
- private:
-  cublasHandle_t h_ = nullptr;
+// A stage at the configuration its sweep chose.
+struct tuned {
+  const streaming::device_stage *stage = nullptr;
+  streaming::launch_config cfg;
 };
 
 struct device_context {
@@ -110,9 +85,9 @@ struct device_context {
   std::size_t n;
   static constexpr std::uint64_t seed = 11;
   course::device_buffer<float> x, y, out, y_blas;
-  cublas blas;
-  const streaming::device_stage *fastest = nullptr;
-  std::map<std::string, streaming::launch_config> best_cfg;  // each stage's, from its sweep
+  bench::cublas_handle blas;
+  std::vector<tuned> tuned_stages;  // each stage at its sweep's configuration
+  tuned fastest;
 
   device_context(bench::session &session, std::size_t n_)
       : s(session),
@@ -141,7 +116,12 @@ struct device_context {
   }
   bench::work library(std::size_t x_offset = 0) {
     const std::size_t m = n - x_offset;
-    return [this, x_offset, m](cudaStream_t) { blas.saxpy(y_blas.get(), x.get() + x_offset, m); };
+    // y = alpha * x + y, in place.
+    return [this, x_offset, m](cudaStream_t) {
+      bench::cublas_check(cublasSaxpy_64(blas.get(), std::int64_t(m), &alpha, x.get() + x_offset, 1,
+                                         y_blas.get(), 1),
+                          "cublasSaxpy_64");
+    };
   }
   // out[0, n - x_offset) against alpha * x[x_offset + i] + y[i].
   void check(const std::string &who, std::size_t x_offset = 0) {
@@ -158,145 +138,127 @@ struct device_context {
 
 const std::vector<int> threads_axis = {32, 64, 128, 256, 512, 1024};
 
-// Stage's block size x unroll sweep (a quick look per cell): the table, and the best configuration.
-std::optional<streaming::launch_config> sweep_table(device_context &c,
-                                                    const streaming::device_stage &stage) {
-  std::vector<column> cols = {{"unroll", 0}};
-  for (int t : threads_axis) cols.push_back({std::to_string(t), 0});
-  for (column col : {column{"max_GB/s", 0}, column{"max_threads", 0}}) cols.push_back(col);
-  table sweep("sweep_" + stage.info.id,
-              "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)",
-              cols);
-  std::optional<streaming::launch_config> best;
-  double best_ms = 0;
-  for (int u = 1; u <= (stage.unrolls ? 16 : 1); ++u) {
-    std::vector<cell> row = {double(u)};
-    double row_best = 0, row_best_threads = 0;
-    for (int t : threads_axis) {
-      streaming::launch_config cfg;
-      cfg.threads = t;
-      cfg.unroll = u;
-      const auto ms = c.s.quick(c.stage(stage, cfg), c.bytes(c.n));
-      row.push_back(ms ? cell(c.bytes(c.n) / (*ms * 1e6))
-                       : cell());  // "-": too many registers for this block size
-      if (!ms) continue;
-      if (c.bytes(c.n) / (*ms * 1e6) > row_best)
-        row_best = c.bytes(c.n) / (*ms * 1e6), row_best_threads = t;
-      if (!best || *ms < best_ms) best = cfg, best_ms = *ms;
-    }
-    row.push_back(row_best);
-    row.push_back(row_best_threads);
-    sweep.add_row(row);
-  }
-  plot_hint heatmap{"heatmap", "threads", "unroll"};
-  heatmap.value = "GB/s";
-  heatmap.columns_are_x = true;
-  heatmap.skip_columns = {"max_GB/s", "max_threads"};
-  sweep.set_plot(heatmap);
-  if (stage.unrolls) c.s.finish(std::move(sweep));
-  else if (best) {
+// A stage's sweep over block size x unroll (listing 11.3's table): the best configuration.
+std::optional<streaming::launch_config> sweep(device_context &c,
+                                              const streaming::device_stage &stage) {
+  bench::grid_spec g{
+      "sweep_" + stage.info.id,
+      "Stage " + stage.info.id + ": GB/s by unroll (rows) and threads per block (columns)",
+      "unroll",
+      "threads",
+      "GB/s",
+      {},
+      threads_axis,
+      double(c.bytes(c.n))};
+  for (int u = 1; u <= (stage.unrolls ? 16 : 1); ++u) g.rows.push_back(u);
+  auto r = bench::sweep_grid(
+      c.s, g,
+      [&](int u, int t) {
+        streaming::launch_config cfg;  // "-" in the table: too many registers for this block size
+        cfg.threads = t;
+        cfg.unroll = u;
+        return c.stage(stage, cfg);
+      },
+      c.bytes(c.n));
+  if (!r.best) return std::nullopt;
+  streaming::launch_config best;
+  best.unroll = r.best->first;
+  best.threads = r.best->second;
+  if (stage.unrolls) {
+    c.s.finish(std::move(r.t));
+  } else {
     std::printf("\nStage %s (no unroll): best block size %d threads\n", stage.info.id.c_str(),
-                best->threads);
-    c.s.results().add(std::move(sweep));
+                best.threads);
+    c.s.results().add(std::move(r.t));
   }
   return best;
 }
 
 void device_progression_table(device_context &c) {
-  bench::progression prog(
+  bench::declared_progression prog(
       c.s, {"device_progression",
             "Device SAXPY progression (" + std::to_string(c.n / mega) + "M floats, 12 B/element)",
             "config", "GB/s", double(c.bytes(c.n)), "%d2d_copy", "vs_cuBLAS",
             plot_hint::stage_bars("GB/s", d2d_label, "device-to-device memcpy")});
-  double d2d = 0, copy = 0;
-  if (c.s.selected(d2d_label)) prog.set_ceiling(d2d = bench::d2d_memcpy_gbs(c.n * sizeof(float)));
-  if (c.s.selected(copy_label)) copy = bench::copy_kernel_gbs(c.n * sizeof(float));
+  if (const auto blas = prog.baseline(blas_label, c.library(), c.bytes(c.n)))
+    c.s.results().param("cublas_saxpy_gbs", c.bytes(c.n) / (blas->per_call.median * 1e6));
+  const std::size_t bytes = c.n * sizeof(float);
+  const double d2d = prog.ceiling(d2d_label, "2 x 4 B/elem", [&] {
+    const double v = bench::d2d_memcpy_gbs(bytes);
+    c.s.results().param("d2d_memcpy_gbs", v);
+    return v;
+  });
+  const double copy = prog.ceiling(
+      copy_label, "2 x 4 B/elem",
+      [&] {
+        const double v = bench::copy_kernel_gbs(bytes);
+        c.s.results().param("copy_kernel_gbs", v);
+        return v;
+      },
+      false);
   std::printf(
       "ceilings: device-to-device cudaMemcpy %.0f GB/s, float4 copy kernel %.0f GB/s (bytes read + written; 0: not run)\n",
       d2d, copy);
-  std::optional<bench::measurement> blas;
-  if (c.s.selected(blas_label)) {
-    blas = c.s.time(blas_label, c.library(), c.bytes(c.n), true);
-    prog.set_library(*blas);
-    c.s.results().param("cublas_saxpy_gbs", c.bytes(c.n) / (blas->per_call.median * 1e6));
-  }
-  double best_ms = 0;
-  for (const auto &stage : course::registered<streaming::device_stage>()) {
-    if (!c.s.selected(stage.info.id)) continue;
-    if (stage.info.todo) {
-      prog.todo(stage.info.id);
-      continue;
-    }
-    const auto cfg = sweep_table(c, stage);
-    if (!cfg) continue;
-    const auto m = prog.stage(stage.info.id,
-                              std::to_string(cfg->threads) + " thr" +
-                                  (stage.unrolls ? " x" + std::to_string(cfg->unroll) : ""),
-                              c.stage(stage, *cfg), c.bytes(c.n));
-    c.check(stage.info.id);
-    c.best_cfg[stage.info.id] = *cfg;
-    if (best_ms == 0 || m.per_call.median < best_ms)
-      best_ms = m.per_call.median, c.fastest = &stage;
-  }
-  if (blas) prog.library(blas_label, *blas);
-  if (d2d > 0) prog.ceiling(d2d_label, "2 x 4 B/elem", d2d);
-  if (copy > 0) prog.ceiling(copy_label, "2 x 4 B/elem", copy);
+  bench::fastest<tuned> fastest;
+  prog.stage_loop<streaming::device_stage>([&](const streaming::device_stage &stage) {
+    if (!c.s.selected(stage.info.id)) return;
+    const auto cfg = sweep(c, stage);
+    if (!cfg) return;
+    const auto row = prog.tuned(
+        stage.info.id, std::vector<streaming::launch_config>{*cfg},
+        [&](const streaming::launch_config &k) { return c.stage(stage, k); },
+        [&](const streaming::launch_config &k) {
+          return std::to_string(k.threads) + " thr" +
+                 (stage.unrolls ? " x" + std::to_string(k.unroll) : "");
+        },
+        c.bytes(c.n), [&](const streaming::launch_config &) { c.check(stage.info.id); });
+    if (!row) return;
+    c.tuned_stages.push_back({&stage, *cfg});
+    fastest.offer(c.tuned_stages.back(), row->second.per_call.median);
+  });
+  if (fastest) c.fastest = *fastest;
   prog.finish();
-  if (d2d > 0) c.s.results().param("d2d_memcpy_gbs", d2d);
-  if (copy > 0) c.s.results().param("copy_kernel_gbs", copy);
 }
 
 // The fastest stage against cuBLAS, interleaved: aligned, then x offset by one float (a stage
 // that refuses a pointer not 16-byte aligned gives way to the fastest one that takes it).
 void vs_cublas_table(device_context &c) {
-  if (!c.fastest || !c.s.selected(blas_label)) return;
-  table t("vs_cuBLAS",
-          "SAXPY against cuBLAS, interleaved (ratio = cuBLAS time / stage time, per pair)",
-          {{"case", 0},
-           {"stage", 0},
-           {"n", 0},
-           {"stage_ms", 4},
-           {"cuBLAS_ms", 4},
-           {"vs_cuBLAS", 3},
-           {"min", 3},
-           {"max", 3},
-           {"pairs", 0}});
-  std::string headline = "SAXPY against cuBLAS (range over the interleaved pairs):";
+  if (!c.fastest.stage || !c.s.selected(blas_label)) return;
+  bench::versus t(c.s, {"vs_cuBLAS",
+                        "SAXPY against cuBLAS, interleaved (ratio = cuBLAS time / stage time, per "
+                        "pair)",
+                        "cuBLAS",
+                        {{"case", 0}, {"stage", 0}, {"n", 0}}});
   for (std::size_t off : {std::size_t(0), std::size_t(1)}) {
     const std::string name = off ? "x offset by one float" : "aligned";
-    const streaming::device_stage *st = c.fastest;
-    streaming::launch_config cfg = c.best_cfg.at(st->info.id);
-    if (off && !c.s.quick(c.stage(*st, cfg, off),
-                          c.bytes(c.n))) {  // refused: the fastest stage that takes it
-      st = nullptr;
-      double best = 0;
-      for (const auto &other : course::registered<streaming::device_stage>()) {
-        if (!c.best_cfg.count(other.info.id)) continue;
-        const auto ms = c.s.quick(c.stage(other, c.best_cfg[other.info.id], off), c.bytes(c.n));
-        if (ms && (!st || *ms < best)) st = &other, best = *ms, cfg = c.best_cfg[other.info.id];
-      }
+    tuned st = c.fastest;
+    if (off && !c.s.quick(c.stage(*st.stage, st.cfg, off), c.bytes(c.n))) {
+      bench::fastest<tuned> taking;
+      for (const tuned &other : c.tuned_stages)
+        if (const auto ms = c.s.quick(c.stage(*other.stage, other.cfg, off), c.bytes(c.n)))
+          taking.offer(other, *ms);
       t.note(
-          c.fastest->info.id +
+          st.stage->info.id +
           " refuses x offset by one float (not 16-byte aligned): that row is the fastest stage that takes it");
+      if (!taking) continue;
+      st = *taking;
     }
-    if (!st) continue;
-    const auto cmp = c.s.interleaved(c.library(off), c.stage(*st, cfg, off), c.bytes(c.n - off));
-    c.check(st->info.id + " " + name, off);
-    t.add_row({name, st->info.id, double(c.n - off), cmp.stage.per_call.median,
-               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
-               double(cmp.ratio.pairs)});
-    bench::warn_if_noisy(t, st->info.id + " " + name, cmp.stage);
-    bench::warn_if_noisy(t, "cuBLAS " + name, cmp.baseline);
-    headline +=
-        " " + name + " " + st->info.id + " " + bench::range_text(cmp.ratio) + (off ? "" : ";");
+    const std::string &id = st.stage->info.id;
+    const auto cmp = t.pair(
+        {name, id, double(c.n - off)}, c.library(off), c.stage(*st.stage, st.cfg, off),
+        c.bytes(c.n - off), [&] { c.check(id + " " + name, off); }, id + " " + name,
+        "cuBLAS " + name);
+    t.headline_part(name + " " + id + " " + bench::range_text(cmp.ratio));
   }
-  c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M floats)");
-  c.s.finish(std::move(t));
+  t.headline("SAXPY against cuBLAS (range over the interleaved pairs):", ";",
+             "(" + std::to_string(c.n / mega) + "M floats)");
+  t.finish();
 }
 
 // Lab (11.1): #pragma unroll on stage 01's loop against stage 02's templated unroll, each at its
 // best of a few block sizes. The book, on GK104: 118 GiB/s with the pragma, 135 templated.
 void lab_table(device_context &c) {
+  if (!c.s.selected("lab_pragma_unroll")) return;
   const streaming::device_stage *templated = nullptr;
   for (const auto &stage : course::registered<streaming::device_stage>())
     if (!stage.info.todo && stage.info.id == "02_unrolled_templated") templated = &stage;
@@ -309,9 +271,9 @@ void lab_table(device_context &c) {
        {"templated_GB/s", 0},
        {"templated_threads", 0},
        {"templated/pragma", 3}});
-  if (!c.s.selected("lab_pragma_unroll")) return;
   const double bytes = double(c.bytes(c.n));
   for (int u : {1, 2, 4, 8, 16}) {
+    // make(cfg): the call at a configuration, built once per block size, outside the timing.
     auto best_of = [&](auto make) {
       return c.s.best(
           std::vector<int>{32, 128, 512},
@@ -323,7 +285,7 @@ void lab_table(device_context &c) {
           },
           c.bytes(c.n));
     };
-    const auto p = best_of([&](const streaming::launch_config &cfg) -> bench::work {
+    const auto p = best_of([&c](const streaming::launch_config &cfg) -> bench::work {
       return [&c, cfg](cudaStream_t st) {
         streaming::launch_saxpy_pragma_unroll(c.out.get(), c.x.get(), c.y.get(), c.n, alpha, cfg,
                                               st);
@@ -331,9 +293,8 @@ void lab_table(device_context &c) {
     });
     std::vector<cell> row = {double(u), p ? cell(bytes / (p->second * 1e6)) : cell(),
                              p ? cell(double(p->first)) : cell()};
-    if (u == 4 && p)
-      c.check("lab_pragma_unroll");  // the lab kernel's output, once (every configuration writes
-                                     // the same)
+    // The lab kernel's output, once (every configuration writes the same).
+    if (u == 4 && p) c.check("lab_pragma_unroll");
     if (templated) {
       const auto t =
           best_of([&](const streaming::launch_config &cfg) { return c.stage(*templated, cfg); });
@@ -347,28 +308,19 @@ void lab_table(device_context &c) {
 }
 
 void device_part(bench::session &s, const options_t &opt) {
-  bool any = s.selected("lab_pragma_unroll");
-  for (const std::string &label : {blas_label, d2d_label, copy_label}) any |= s.selected(label);
-  for (const auto &stage : course::registered<streaming::device_stage>())
-    any |= s.selected(stage.info.id);
-  if (!any) return;  // --only selects nothing here
-  std::size_t free_b = 0, total_b = 0;
-  course::device_memory(free_b, total_b);
-  std::size_t n = std::size_t(opt.n_device_m) * mega;
-  const std::size_t fit =
-      free_b / 100 * 80 / (6 * sizeof(float));  // x, y, out, cuBLAS's y; the ceilings' two
-  if (n > fit) {
-    std::printf("note: --deviceN %lldM does not fit in %.1f GiB free; using %zuM floats\n",
-                (long long)opt.n_device_m, free_b / 1073741824.0, fit / mega);
-    n = fit / mega * mega;
-  }
+  if (!bench::any_selected<streaming::device_stage>(
+          s, {"lab_pragma_unroll", blas_label, d2d_label, copy_label}))
+    return;  // --only selects nothing here
+  // x, y, out, cuBLAS's y; the ceilings' two.
+  const std::size_t n =
+      bench::fit_device(opt.n_device_m, 80, 6 * sizeof(float), "deviceN", "floats");
   s.results().param("device_n", double(n));
   std::printf(
       "\nPart 1: out = alpha*x + y on %zuM floats in device memory (%.2f GB moved per call)\n",
       n / mega, 3.0 * n * sizeof(float) / 1e9);
   device_context c(s, n);
-  s.results().version("cuBLAS", c.blas.version());
-  std::printf("cuBLAS %s\n", c.blas.version().c_str());
+  s.results().version("cuBLAS", bench::cublas_version());
+  std::printf("cuBLAS %s\n", bench::cublas_version().c_str());
   device_progression_table(c);
   vs_cublas_table(c);
   lab_table(c);
@@ -477,40 +429,38 @@ void ceilings_host(host_run &h) {
 
 // The streams table first: it decides how many streams the progression uses for stage 06.
 std::map<std::string, int> streams_table(host_run &h, std::int64_t max_streams) {
-  std::vector<column> cols = {{"streams", 0}};
-  for (const auto &col : bench::timing_columns()) cols.push_back(col);
-  for (column col : {column{"GB/s", 2}, column{"x_floor", 2}}) cols.push_back(col);
-  table t("streams",
-          "Streams (11.3): wall time by stream count, " + std::to_string(h.n / mega) + "M floats",
-          cols);
+  bench::timed_table t(
+      h.s, "streams",
+      "Streams (11.3): wall time by stream count, " + std::to_string(h.n / mega) + "M floats",
+      {{"streams", 0}}, {{"GB/s", 2}, {"x_floor", 2}});
   std::map<std::string, int> best_streams;
   for (const auto &stage : course::registered<streaming::host_stage>()) {
     if (stage.info.todo || stage.info.id.find("streams") == std::string::npos ||
         !h.s.selected(stage.info.id))
       continue;
-    double best_ms = 0;
+    bench::fastest<int> best;
     for (int k = 1; k <= max_streams; ++k) {
       const auto m = h.run(stage, k, false);
-      std::vector<cell> row = {double(k)};
-      for (const auto &x : bench::timing_cells(m)) row.push_back(x);
-      row.push_back(bench::rate(h.bytes, m));
-      row.push_back(h.floor_ms > 0 ? cell(m.per_call.median / h.floor_ms) : cell());
-      t.add_row(row);
-      bench::warn_if_noisy(t, stage.info.id + " with " + std::to_string(k) + " streams", m);
-      if (best_ms == 0 || m.per_call.median < best_ms)
-        best_ms = m.per_call.median, best_streams[stage.info.id] = k;
+      t.add(stage.info.id + " with " + std::to_string(k) + " streams", {double(k)}, m,
+            {bench::rate(h.bytes, m),
+             h.floor_ms > 0 ? cell(m.per_call.median / h.floor_ms) : cell()});
+      best.offer(k, m.per_call.median);
     }
+    if (best) best_streams[stage.info.id] = *best;
   }
-  t.set_plot({"lines", "streams", "time_ms"});
-  h.s.finish(std::move(t));
+  t.get().set_plot({"lines", "streams", "time_ms"});
+  t.finish();
   return best_streams;
 }
 
 void host_progression_table(host_run &h, std::map<std::string, int> best_streams) {
-  std::vector<column> cols = {{"stage", 0}, {"memory", 0}, {"streams", 0}};
-  for (const auto &col : bench::timing_columns()) cols.push_back(col);
-  for (const char *name : {"H2D_ms", "kernel_ms", "D2H_ms", "GB/s", "x_floor", "speedup"})
-    cols.push_back({name, 2});
+  std::vector<column> cols =
+      bench::timed_columns({{"stage", 0}, {"memory", 0}, {"streams", 0}}, {{"H2D_ms", 2},
+                                                                           {"kernel_ms", 2},
+                                                                           {"D2H_ms", 2},
+                                                                           {"GB/s", 2},
+                                                                           {"x_floor", 2},
+                                                                           {"speedup", 2}});
   cols[3].name = "wall_ms";  // the median wall time
   table prog("host_progression",
              "Through the host: wall time per stage (" + std::to_string(h.n / mega) + "M floats)",
@@ -525,18 +475,16 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
     const int k = best_streams.count(stage.info.id) ? best_streams[stage.info.id] : 1;
     const auto m = h.run(stage, k, true);
     const double ms = m.per_call.median;
-    std::vector<cell> row = {stage.info.id, std::string(course::to_string(stage.memory)),
-                             double(k)};
-    for (const auto &x : bench::timing_cells(m)) row.push_back(x);
+    std::vector<cell> phases;  // of the last call
     for (auto [a, b] : {std::pair{h.ctx.ev_start, h.ctx.ev_h2d},
                         {h.ctx.ev_h2d, h.ctx.ev_kernel},
                         {h.ctx.ev_kernel, h.ctx.ev_d2h}})
-      row.push_back(h.ctx.phases ? cell(double(course::elapsed_ms(a, b)))
-                                 : cell());  // of the last call
+      phases.push_back(h.ctx.phases ? cell(double(course::elapsed_ms(a, b))) : cell());
     for (cell x : {bench::rate(h.bytes, m), h.floor_ms > 0 ? cell(ms / h.floor_ms) : cell(),
                    previous_ms ? cell(previous_ms / ms) : cell()})
-      row.push_back(x);
-    prog.add_row(row);
+      phases.push_back(x);
+    prog.add_row(bench::timed_row(
+        {stage.info.id, std::string(course::to_string(stage.memory)), double(k)}, m, phases));
     bench::warn_if_noisy(prog, stage.info.id, m);
     previous_ms = ms;
   }
@@ -556,10 +504,8 @@ void host_progression_table(host_run &h, std::map<std::string, int> best_streams
 }
 
 void host_part(bench::session &s, const options_t &opt) {
-  bool any = s.selected(floor_label);
-  for (const auto &stage : course::registered<streaming::host_stage>())
-    any |= s.selected(stage.info.id);
-  if (!any) return;  // --only selects nothing here: no pinned arrays, no copies
+  if (!bench::any_selected<streaming::host_stage>(s, {floor_label}))
+    return;  // --only selects nothing here: no pinned arrays, no copies
   const std::size_t n = std::size_t(opt.n_host_m) * mega;
   s.results().param("host_n", double(n));
   std::printf(

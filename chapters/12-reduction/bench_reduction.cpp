@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Chapter 12 benchmark: every stage of the chapter, the read ceiling and CUB, in one run. One
-// function per table; the measuring frame (options, adaptive repeats, L2 flush, interleaving,
-// NVTX profile ranges, failure accounting) is harness/bench_session.h.
+// function per table, each declaring its stages, baseline and ceilings (harness/bench_decl.h);
+// the measuring frame (options, adaptive repeats, L2 flush, interleaving, NVTX profile ranges,
+// failure accounting) is harness/bench_session.h.
 //
 // progression (--N Mints, default 256M): each stage at its best block size of 32..1024 (a quick
 // look at each; --threads T: at T, so that a run under ncu, whose timings are the profiler's,
@@ -27,6 +28,7 @@
 #include "common/random.h"
 #include "common/random_fill.h"
 #include "harness/bench.h"
+#include "harness/bench_decl.h"
 #include "harness/bench_session.h"
 
 #include <algorithm>
@@ -142,16 +144,15 @@ struct context {
 
 double gbs(double ms, std::size_t elements) { return double(elements) * sizeof(int) / (ms * 1e6); }
 
-// One stage's rows of the progression: its best block size, then the timed row (a row per vote
-// for stage 08, which counts).
-void stage_rows(context &c, bench::progression &prog, const reduction::stage &stage,
-                double &book_best_ms) {
+// One stage's rows of the progression: its best block size, timed (a row per vote for stage 08,
+// which counts).
+void stage_rows(context &c, bench::declared_progression &prog, const reduction::stage &stage,
+                bench::fastest<pick> &book_best) {
   const std::size_t bytes = c.n * sizeof(int);
   for (bool block_vote : stage.reduce ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
     std::string label = stage.info.id;
     if (!stage.reduce)
       label += block_vote ? " (count, __syncthreads_count)" : " (count, __ballot_sync)";
-    if (!c.s.selected(label)) continue;
     auto make = [&](int threads) -> bench::work {
       if (stage.reduce) return c.sum(stage, threads, 0, c.n);
       reduction::config cfg;
@@ -160,57 +161,44 @@ void stage_rows(context &c, bench::progression &prog, const reduction::stage &st
         stage.count(c.count.get(), c.in.get(), c.n, 0, block_vote, cfg, c.ws, st);
       };
     };
-    std::vector<int> sizes;
-    for (int t : {32, 64, 128, 256, 512, 1024})
-      if (reduction::supports(stage, t) && (c.threads == 0 || t == c.threads)) sizes.push_back(t);
-    const auto best = c.s.best(sizes, make, bytes);
-    if (!best) continue;
-    const auto m = c.s.time(label, make(best->first), bytes, true);
-    if (stage.reduce) {
-      c.check(label, 0, c.n);
-      if (stage.info.id < "10" && (book_best_ms == 0 || m.per_call.median < book_best_ms))
-        c.book_best = {&stage, best->first}, book_best_ms = m.per_call.median;
-      if (stage.info.id >= "10") c.fastest = {&stage, best->first};
-    } else {
+    auto check = [&](int) {
+      if (stage.reduce) return c.check(label, 0, c.n);
       CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
       unsigned long long got = 0;
       CUDA_CHECK(cudaMemcpy(&got, c.count.get(), sizeof got, cudaMemcpyDeviceToHost));
       c.s.expect(label, c.n, got, c.ref.count_positive());
-    }
-    prog.row(label, std::to_string(best->first), m, stage.reduce != nullptr);
+    };
+    std::vector<int> sizes;
+    for (int t : {32, 64, 128, 256, 512, 1024})
+      if (reduction::supports(stage, t) && (c.threads == 0 || t == c.threads)) sizes.push_back(t);
+    const auto row = prog.tuned(
+        label, sizes, make, [](int t) { return std::to_string(t); }, bytes, check,
+        stage.reduce != nullptr);
+    if (!row || !stage.reduce) continue;
+    if (stage.info.id < "10") book_best.offer({&stage, row->first}, row->second.per_call.median);
+    if (stage.info.id >= "10") c.fastest = {&stage, row->first};
   }
 }
 
 void progression_table(context &c) {
   const std::size_t bytes = c.n * sizeof(int);
-  bench::progression prog(
+  bench::declared_progression prog(
       c.s, {"progression",
             "Reduction progression (" + std::to_string(c.n / mega) + "M ints, 4 B/element read)",
             "threads", "GB/s", double(bytes), "%read_ceiling", "vs_CUB",
             plot_hint::stage_bars("GB/s", ceiling_label, "read ceiling")});
-  double ceiling = 0;
-  if (c.s.selected(ceiling_label)) {
-    ceiling = bench::read_kernel_gbs(bytes);
-    prog.set_ceiling(ceiling);
-    c.s.results().param("read_kernel_gbs", ceiling);
-  }
-  std::optional<bench::measurement> cub;
-  if (c.s.selected(cub_label)) {
-    cub = c.s.time(cub_label, c.cub_sum(0, c.n), bytes, true);
-    c.check(cub_label, 0, c.n);
-    prog.set_library(*cub);
+  prog.ceiling(ceiling_label, "-", [&] {
+    const double v = bench::read_kernel_gbs(bytes);
+    c.s.results().param("read_kernel_gbs", v);
+    return v;
+  });
+  if (const auto cub =
+          prog.baseline(cub_label, c.cub_sum(0, c.n), bytes, [&] { c.check(cub_label, 0, c.n); }))
     c.s.results().param("cub_reduce_gbs", gbs(cub->per_call.median, c.n));
-  }
-  double book_best_ms = 0;
-  for (const auto &stage : course::registered<reduction::stage>()) {
-    if (stage.info.todo) {
-      if (c.s.selected(stage.info.id)) prog.todo(stage.info.id);
-      continue;
-    }
-    stage_rows(c, prog, stage, book_best_ms);
-  }
-  if (cub) prog.library(cub_label, *cub);
-  if (ceiling > 0) prog.ceiling(ceiling_label, "-", ceiling);
+  bench::fastest<pick> book_best;
+  prog.stage_loop<reduction::stage>(
+      [&](const reduction::stage &stage) { stage_rows(c, prog, stage, book_best); });
+  if (book_best) c.book_best = *book_best;
   prog.finish();
 }
 
@@ -218,83 +206,60 @@ void progression_table(context &c) {
 void vs_cub_table(context &c) {
   if (!c.fastest.stage || !c.s.selected(cub_label)) return;
   const auto &st = *c.fastest.stage;
-  table t("vs_CUB",
-          "Reduce " + st.info.id + " against " + cub_label +
-              ", interleaved (ratio = CUB time / stage time, per pair)",
-          {{"case", 0},
-           {"n", 0},
-           {"offset", 0},
-           {"stage_ms", 4},
-           {"CUB_ms", 4},
-           {"vs_CUB", 3},
-           {"min", 3},
-           {"max", 3},
-           {"pairs", 0}});
+  bench::versus t(c.s, {"vs_CUB",
+                        "Reduce " + st.info.id + " against " + cub_label +
+                            ", interleaved (ratio = CUB time / stage time, per pair)",
+                        "CUB",
+                        {{"case", 0}, {"n", 0}, {"offset", 0}}});
   struct case_t {
     std::string name;
     std::size_t first, m;
   };
-  std::string headline =
-      "reduce " + st.info.id + " against CUB (range over the interleaved pairs):";
   for (const case_t &k : {case_t{"aligned", 0, c.n}, case_t{"odd n", 0, c.n_odd},
                           case_t{"offset by one", 1, c.n_offset}}) {
-    const auto cmp = c.s.interleaved(c.cub_sum(k.first, k.m),
-                                     c.sum(st, c.fastest.threads, k.first, k.m), k.m * sizeof(int));
-    c.check(st.info.id + " " + k.name, k.first, k.m);
-    t.add_row({k.name, double(k.m), double(k.first), cmp.stage.per_call.median,
-               cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
-               double(cmp.ratio.pairs)});
-    bench::warn_if_noisy(t, st.info.id + " " + k.name, cmp.stage);
-    bench::warn_if_noisy(t, "CUB " + k.name, cmp.baseline);
-    headline += " " + k.name + " " + bench::range_text(cmp.ratio) + (k.first ? "" : ",");
+    const auto cmp = t.pair(
+        {k.name, double(k.m), double(k.first)}, c.cub_sum(k.first, k.m),
+        c.sum(st, c.fastest.threads, k.first, k.m), k.m * sizeof(int),
+        [&] { c.check(st.info.id + " " + k.name, k.first, k.m); }, st.info.id + " " + k.name,
+        "CUB " + k.name);
+    t.headline_part(k.name + " " + bench::range_text(cmp.ratio));
   }
-  c.s.results().headline(headline + " (" + std::to_string(c.n / mega) + "M ints)");
-  c.s.finish(std::move(t));
+  t.headline("reduce " + st.info.id + " against CUB (range over the interleaved pairs):", ",",
+             "(" + std::to_string(c.n / mega) + "M ints)");
+  t.finish();
 }
 
 // The fastest stage against CUB at every n, interleaved, against the goal >= 1.00x.
 void by_n_table(context &c, table &lines) {
   if (!c.fastest.stage || !c.s.selected(cub_label)) return;
   const auto &st = *c.fastest.stage;
-  table t("vs_CUB_by_n",
-          "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
-          {{"n", 0},
-           {"stage_us", 2},
-           {"CUB_us", 2},
-           {"vs_CUB", 3},
-           {"min", 3},
-           {"max", 3},
-           {"pairs", 0},
-           {"L2_flushed", 0},
-           {"goal", 0}});
-  int met = 0;
-  std::string missed;
+  bench::versus t(
+      c.s, bench::versus_spec(
+               "vs_CUB_by_n",
+               "Reduce " + st.info.id + " against CUB by n, interleaved; goal: >= 1.00x at every n",
+               "CUB", {{"n", 0}})
+               .in_microseconds()
+               .extra_columns({{"L2_flushed", 0}})
+               .goal_at_least(1.0));
   for (std::size_t m : c.sizes) {
-    const auto cmp =
-        c.s.interleaved(c.cub_sum(0, m), c.sum(st, c.fastest.threads, 0, m), m * sizeof(int));
-    c.check(st.info.id, 0, m);
-    const bool ok = cmp.ratio.median >= 1.0;
-    met += ok;
-    if (!ok) missed += (missed.empty() ? "" : ", ") + std::to_string(m);
-    t.add_row({double(m), 1e3 * cmp.stage.per_call.median, 1e3 * cmp.baseline.per_call.median,
-               cmp.ratio.median, cmp.ratio.min, cmp.ratio.max, double(cmp.ratio.pairs),
-               std::string(cmp.stage.flushed ? "yes" : "no"), std::string(ok ? "met" : "MISSED")});
-    bench::warn_if_noisy(t, st.info.id + " at n=" + std::to_string(m), cmp.stage);
-    bench::warn_if_noisy(t, "CUB at n=" + std::to_string(m), cmp.baseline);
+    const std::string at = std::to_string(m);
+    const auto cmp = t.pair(
+        {double(m)}, c.cub_sum(0, m), c.sum(st, c.fastest.threads, 0, m), m * sizeof(int),
+        [&] { c.check(st.info.id, 0, m); }, st.info.id + " at n=" + at, "CUB at n=" + at,
+        [](const bench::comparison &k) {
+          return std::vector<cell>{std::string(k.stage.flushed ? "yes" : "no")};
+        },
+        at);
     lines.add_row({double(m), st.info.id, 1e3 * cmp.stage.per_call.median,
                    gbs(cmp.stage.per_call.median, m)});
     lines.add_row({double(m), std::string("CUB"), 1e3 * cmp.baseline.per_call.median,
                    gbs(cmp.baseline.per_call.median, m)});
   }
-  t.note("goal >= 1.00x CUB (median of the pairs): met at " + std::to_string(met) + " of " +
-         std::to_string(c.sizes.size()) + " sizes" +
-         (missed.empty() ? "" : "; missed at n = " + missed));
+  t.note("goal >= 1.00x CUB (median of the pairs): " + t.tally().note("n = "));
   c.s.results().headline("reduce " + st.info.id + " >= 1.00x CUB at every n from 1024 to " +
                          std::to_string(c.sizes.back()) +
-                         " (median of the interleaved pairs): met at " + std::to_string(met) +
-                         " of " + std::to_string(c.sizes.size()) +
-                         (missed.empty() ? "" : " (missed at " + missed + ")"));
-  c.s.finish(std::move(t));
+                         " (median of the interleaved pairs): " + t.tally().brief());
+  t.finish();
 }
 
 // GB/s against n: the book's fastest stage here; the fastest and CUB come from vs_CUB_by_n's pairs.
@@ -320,21 +285,12 @@ void by_n_lines_table(context &c, table lines) {
 // The lab of figure 12.1, pairwise against interleaved.
 void lab_table(context &c) {
   namespace L = reduction::lab;
-  std::vector<bench::column> cols = {{"kernel", 0}};
-  for (const auto &col : bench::timing_columns()) cols.push_back(col);
-  for (bench::column col :
-       {bench::column{"rate", 1}, bench::column{"unit", 0}, bench::column{"vs_interleaved", 2}})
-    cols.push_back(col);
-  table lab("lab", "Lab, figure 12.1: pairwise against interleaved folding", cols);
+  bench::timed_table lab(c.s, "lab", "Lab, figure 12.1: pairwise against interleaved folding",
+                         {{"kernel", 0}}, {{"rate", 1}, {"unit", 0}, {"vs_interleaved", 2}});
   auto add = [&](const std::string &label, const bench::measurement &m, double rate,
                  const std::string &unit, double base_ms) {
-    std::vector<cell> row = {label};
-    for (const auto &x : bench::timing_cells(m)) row.push_back(x);
-    for (cell x :
-         {cell(rate), cell(unit), base_ms > 0 ? cell(base_ms / m.per_call.median) : cell()})
-      row.push_back(x);
-    lab.add_row(row);
-    bench::warn_if_noisy(lab, label, m);
+    lab.add(label, {label}, m,
+            {rate, unit, base_ms > 0 ? cell(base_ms / m.per_call.median) : cell()});
   };
   const std::size_t m =
       std::min<std::size_t>(c.n, std::size_t(1) << 20) / L::fold_threads * L::fold_threads;
@@ -370,20 +326,12 @@ void lab_table(context &c) {
     if (!contiguous) base = tm.per_call.median;
     add(label, tm, gbs(tm.per_call.median, c.n), "GB/s", base);
   }
-  c.s.finish(std::move(lab));
+  lab.finish();
 }
 
 void body(bench::session &s, std::int64_t n_m, int threads) {
-  std::size_t free_b = 0, total_b = 0;
-  course::device_memory(free_b, total_b);
-  std::size_t n = std::size_t(n_m) * mega;
-  const std::size_t fit =
-      free_b / 100 * 40 / sizeof(int);  // the input and the read ceiling's own buffer
-  if (n > fit) {
-    std::printf("note: --N %lldM does not fit in %.1f GiB free; using %zuM ints\n", (long long)n_m,
-                free_b / 1073741824.0, fit / mega);
-    n = fit / mega * mega;
-  }
+  // The input and the read ceiling's own buffer.
+  const std::size_t n = bench::fit_device(n_m, 40, sizeof(int), "N", "ints");
   std::vector<std::size_t> sizes;
   for (int e = 10; e <= 28 && (std::size_t(1) << e) <= n; ++e) sizes.push_back(std::size_t(1) << e);
   s.results().param("n", double(n));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Chapter 15 benchmark: every NCC stage and NPP's nppiCrossCorrValid_NormLevel_8u32f_C1R in one
-// run (the book's 15.6 measurement, plus the baseline). One function per table; the measuring
-// frame (options, adaptive repeats, L2 flush, interleaving, NVTX profile ranges, failure
-// accounting) is harness/bench_session.h. Every timed row has median/min/max/repeats/spread.
+// run (the book's 15.6 measurement, plus the baseline). One function per table, each declaring
+// its stages, baseline and ceilings (harness/bench_decl.h); the measuring frame (options,
+// adaptive repeats, L2 flush, interleaving, NVTX profile ranges, failure accounting) is
+// harness/bench_session.h. Every timed row has median/min/max/repeats/spread.
 //
 // progression (--width x --height, default 1024 x 1024, --wTemplate x --hTemplate, default
 // 16 x 16, on the generated scene): each stage, its path at this size (a compiled-in size, the
@@ -34,8 +35,10 @@
 
 #include "common/cli.h"
 #include "harness/bench.h"
+#include "harness/bench_decl.h"
 #include "harness/bench_goals.h"
 #include "harness/bench_session.h"
+#include "harness/test_support.h"
 
 #include <cufft.h>
 
@@ -126,14 +129,6 @@ std::vector<int> parse_list(const std::string &text) {
   return out;
 }
 
-// The index of the first element off by more than bound (or not a number), or -1.
-template <class T>
-long long first_off(const std::vector<float> &got, const std::vector<T> &want, double bound) {
-  for (std::size_t i = 0; i < got.size() && i < want.size(); ++i)
-    if (!(std::fabs(double(got[i]) - double(want[i])) <= bound)) return (long long)i;
-  return -1;
-}
-
 // One image and one template on the device, NPP's baseline for them, and the buffers a row times
 // into: coef for the stages, lib for NPP (so an interleaved pair leaves the stage's result).
 struct sized {
@@ -193,7 +188,7 @@ struct sized {
       ref = std::move(got), ref_by = who;
       return;
     }
-    const long long i = first_off(got, ref, 4e-5);
+    const long long i = bench::first_mismatch(got, ref, 4e-5);
     if (i >= 0)
       s.fail(who + " and " + ref_by + " differ at [" + std::to_string(i) +
              "]: " + fixed(got[std::size_t(i)], 7) + " vs " + fixed(ref[std::size_t(i)], 7));
@@ -220,56 +215,40 @@ struct context {
                                     main.p.stats())) {}
   bool npp_selected(const std::string &label) const { return have_npp && s.selected(label); }
   void check_host(const std::string &who) {
-    const std::vector<float> got = main.read(s.stream());
-    const long long i = first_off(got, want, 2e-5);
-    if (i >= 0)
-      s.fail(who + ": coefficient [" + std::to_string(i) + "] = " + fixed(got[std::size_t(i)], 7) +
-             ", expected " + fixed(want[std::size_t(i)], 7));
+    bench::expect_near(s, who, main.read(s.stream()), want, 2e-5,
+                       [](std::size_t i) { return ": coefficient [" + std::to_string(i) + "]"; });
   }
 };
 
 void progression_table(context &c) {
   sized &z = c.main;
-  bench::progression prog(
+  bench::declared_progression prog(
       c.s, {"progression",
             "NCC progression (" + size_text(c.W, c.H) + ", template " + size_text(z.tw, z.th) + ")",
             "path", "Gtpix/s", z.tpix, "%ceiling", "vs_NPP", plot_hint::stage_bars("Gtpix/s")});
-  double ceiling = 0;  // Gtpix/s
-  if (c.s.selected(ceiling_label)) {
-    const double dp4a = bench::dp4a_per_s();
-    ceiling = 4 * dp4a / 1e9;
-    prog.set_ceiling(ceiling);
+  prog.ceiling(ceiling_label, "-", [&] {  // Gtpix/s
+    const double dp4a = bench::dp4a_per_s(), ceiling = 4 * dp4a / 1e9;
     c.s.results().param("dp4a_per_s", dp4a);
     std::printf(
         "IDP4A rate measured: %.4g/s (every lane counted) -> %.0f Gtpix/s at four template-pixel products each\n",
         dp4a, ceiling);
-  }
-  std::optional<bench::measurement> npp;
-  if (c.npp_selected(npp_label)) {
-    npp = c.s.time(npp_label, z.library(), z.bytes, true);
-    prog.set_library(*npp);
-  }
-  double best_ms = 0, best_single_ms = 0;
-  for (const auto &st : course::registered<ncc::stage>()) {
-    if (!c.s.selected(st.info.id)) continue;
-    if (st.info.todo) {
-      prog.todo(st.info.id);
-      continue;
-    }
+    return ceiling;
+  });
+  if (have_npp) prog.baseline(npp_label, z.library(), z.bytes);
+  bench::fastest<const ncc::stage *> best, best_single;  // best_single: no bank form
+  prog.stage_loop<ncc::stage>([&](const ncc::stage &st) {
+    if (!c.s.selected(st.info.id)) return;
     ncc::path taken = ncc::path::own;
     z.clear();
     z.stage(st, &taken)(c.s.stream());
     c.check_host(st.info.id);
     const std::string path = path_text(st, z.tw, z.th, taken);
-    const auto m = c.s.time(st.info.id, z.stage(st), z.bytes, true);
-    prog.row(st.info.id, path, m);
-    const double ms = m.per_call.median;
-    if (!c.best || ms < best_ms) c.best = &st, best_ms = ms, c.best_path = path;
-    if (!is_bank_stage(st) && (!c.best_single || ms < best_single_ms))
-      c.best_single = &st, best_single_ms = ms;
-  }
-  if (npp) prog.library(npp_label, *npp);
-  if (ceiling > 0) prog.ceiling(ceiling_label, "-", ceiling);
+    const double ms = prog.stage(st.info.id, path, z.stage(st), z.bytes).per_call.median;
+    if (best.offer(&st, ms)) c.best_path = path;
+    if (!is_bank_stage(st)) best_single.offer(&st, ms);
+  });
+  if (best) c.best = *best;
+  if (best_single) c.best_single = *best_single;
   if (!have_npp) std::printf("NPP not found at build time: the NPP rows and ratios are skipped\n");
   prog.finish();
 }
@@ -279,36 +258,28 @@ void vs_npp_table(context &c) {
   if (!c.best || !c.npp_selected(npp_label)) return;
   sized &z = c.main;
   const std::string &id = c.best->info.id, at = size_text(z.tw, z.th);
-  table t("vs_NPP",
+  bench::versus t(
+      c.s,
+      bench::versus_spec(
+          "vs_NPP",
           "NCC " + id + " against NPP, interleaved (ratio = NPP time / stage time, per pair), " +
               size_text(c.W, c.H),
-          {{"stage", 0},
-           {"path", 0},
-           {"template", 0},
-           {"stage_us", 2},
-           {"NPP_us", 2},
-           {"vs_NPP", 2},
-           {"min", 2},
-           {"max", 2},
-           {"pairs", 0},
-           {"goal", 0}});
-  const auto cmp = c.s.interleaved(z.library(), z.stage(*c.best), z.bytes);
-  c.check_host(id + " (interleaved with NPP)");
-  const bool met = cmp.ratio.median >= goal_vs_npp;
-  t.add_row({id, c.best_path, at, 1e3 * cmp.stage.per_call.median,
-             1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min, cmp.ratio.max,
-             double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
-  bench::warn_if_noisy(t, id, cmp.stage);
-  bench::warn_if_noisy(t, npp_label, cmp.baseline);
+          "NPP", {{"stage", 0}, {"path", 0}, {"template", 0}})
+          .in_microseconds()
+          .ratio_digits(2)
+          .goal_at_least(goal_vs_npp));
+  const auto cmp = t.pair(
+      {id, c.best_path, at}, z.library(), z.stage(*c.best), z.bytes,
+      [&] { c.check_host(id + " (interleaved with NPP)"); }, id, npp_label);
   t.note("goal for the reference: the best stage >= " + fixed(goal_vs_npp, 0) +
          "x NPP (median of the pairs): " + fixed(cmp.ratio.median) + "x -> " +
-         (met ? "met" : "MISSED"));
+         bench::verdict(bench::versus_met(t.spec(), cmp)));
   const std::string kind = starts_with(c.best_path, "compiled-in") ? "a compiled-in size"
                                                                    : "the " + c.best_path + " path";
   c.s.results().headline("NCC " + id + " " + bench::range_text(cmp.ratio) + " NPP at " + at + ", " +
                          kind + " (range over " + std::to_string(cmp.ratio.pairs) +
                          " interleaved pairs; " + size_text(c.W, c.H) + " image)");
-  c.s.finish(std::move(t));
+  t.finish();
 }
 
 // A stage at one template size, with the kernel it ran there; forced: its generic kernel at a size
@@ -337,11 +308,18 @@ bench::work call_of(sized &z, const candidate &k) {
   };
 }
 
-// Goals across the sizes, for the notes and the headline.
+// The goal >= 10x NPP across the sizes: the fastest stage, and the fastest generic direct path.
 struct tally {
-  int met = 0, sizes = 0, generic_met = 0, generic_sizes = 0;
-  std::string missed, generic_missed;
+  bench::goal_tally best, generic;
 };
+
+// by_template's row of one timed series at one size, in microseconds.
+void series_row(table &lines, int size, const std::string &series, double tpix,
+                const bench::measurement &m) {
+  const auto &p = m.per_call;
+  lines.add_row({double(size), series, 1e3 * p.median, tpix / (p.median * 1e6), 1e3 * p.min,
+                 1e3 * p.max, double(p.repeats), 100 * p.spread});
+}
 
 // by_template's rows at one size: 08, 05 and 09 (the book's figure 15.6), each timed on its own.
 // 08 at 52x52 is also a profile range: its generic kernel at the size of the book's
@@ -357,9 +335,7 @@ void series_rows(context &c, sized &z, const std::vector<candidate> &cands, tabl
     const bool profiled =
         want == blocked && z.tw == profiled_generic_size && z.th == profiled_generic_size;
     const auto m = c.s.time(want->info.id + at, z.stage(*want), z.bytes, profiled);
-    const auto &p = m.per_call;
-    lines.add_row({double(z.tw), want->info.id, 1e3 * p.median, z.tpix / (p.median * 1e6),
-                   1e3 * p.min, 1e3 * p.max, double(p.repeats), 100 * p.spread});
+    series_row(lines, z.tw, want->info.id, z.tpix, m);
     bench::warn_if_noisy(lines, want->info.id + at, m);
   }
 }
@@ -367,45 +343,39 @@ void series_rows(context &c, sized &z, const std::vector<candidate> &cands, tabl
 // vs_NPP_by_template's rows at one size: the fastest stage, and the fastest on a generic direct
 // path when that is another, each interleaved with NPP; returns NPP's time (for by_template).
 std::optional<bench::measurement> goal_rows(context &c, sized &z,
-                                            const std::vector<candidate> &cands, table &goals,
-                                            tally &tl) {
+                                            const std::vector<candidate> &cands,
+                                            bench::versus &goals, tally &tl) {
   const std::string at = size_text(z.tw, z.th);
-  const candidate *best = nullptr, *generic = nullptr;
-  double best_ms = 0, generic_ms = 0;
+  bench::fastest<const candidate *> best, generic;
   for (const auto &k : cands) {
     const auto ms = c.s.quick(call_of(z, k), z.bytes);
     if (!ms) continue;
-    if (!best || *ms < best_ms) best = &k, best_ms = *ms;
-    if (generic_direct(k.path) && (!generic || *ms < generic_ms)) generic = &k, generic_ms = *ms;
+    best.offer(&k, *ms);
+    if (generic_direct(k.path)) generic.offer(&k, *ms);
   }
   std::vector<const candidate *> rows;
-  if (best) rows.push_back(best);
-  if (generic && generic != best) rows.push_back(generic);
+  if (best) rows.push_back(*best);
+  if (generic && *generic != *best) rows.push_back(*generic);
   std::optional<bench::measurement> npp;
   for (const candidate *k : rows) {
-    const auto cmp = c.s.interleaved(z.library(), call_of(z, *k), z.bytes);
-    z.compare(c.s, k->st->info.id + " " + at + " (interleaved with NPP)");
-    const bool met = cmp.ratio.median >= goal_vs_npp, is_best = k == best,
-               is_generic = k == generic;
+    const bool is_best = k == *best, is_generic = generic && k == *generic;
     const std::string kind =
         is_best ? (is_generic ? "fastest (generic direct)" : "fastest") : "fastest generic direct";
-    goals.add_row({double(z.tw), kind, k->st->info.id, k->path, 1e3 * cmp.stage.per_call.median,
-                   1e3 * cmp.baseline.per_call.median, cmp.ratio.median, cmp.ratio.min,
-                   cmp.ratio.max, double(cmp.ratio.pairs), std::string(met ? "met" : "MISSED")});
-    bench::warn_if_noisy(goals, k->st->info.id + " " + at, cmp.stage);
-    const std::string miss = at + " (" + fixed(cmp.ratio.median) + "x)";
-    if (is_best)
-      tl.sizes++, tl.met += met, tl.missed += met ? "" : (tl.missed.empty() ? "" : ", ") + miss;
-    if (is_generic)
-      tl.generic_sizes++, tl.generic_met += met,
-          tl.generic_missed += met ? "" : (tl.generic_missed.empty() ? "" : ", ") + miss;
+    const auto cmp = goals.pair(
+        {double(z.tw), kind, k->st->info.id, k->path}, z.library(), call_of(z, *k), z.bytes,
+        [&] { z.compare(c.s, k->st->info.id + " " + at + " (interleaved with NPP)"); },
+        k->st->info.id + " " + at);
+    const bool met = bench::versus_met(goals.spec(), cmp);
+    const std::string where = at + " (" + fixed(cmp.ratio.median) + "x)";
+    if (is_best) tl.best.add(met, where);
+    if (is_generic) tl.generic.add(met, where);
     if (!npp) npp = cmp.baseline;
   }
   return npp;
 }
 
 // One square template size: the stages that run there, checked against each other; their rows.
-void template_size(context &c, int size, table &lines, table &goals, tally &tl) {
+void template_size(context &c, int size, table &lines, bench::versus &goals, tally &tl) {
   sized z(c.W, c.H, size, size);
   const std::string at = " " + size_text(size, size);
   std::vector<candidate> cands;
@@ -428,11 +398,8 @@ void template_size(context &c, int size, table &lines, table &goals, tally &tl) 
   }
   series_rows(c, z, cands, lines);
   if (!c.npp_selected("NPP" + at)) return;
-  if (const auto npp = goal_rows(c, z, cands, goals, tl)) {
-    const auto &p = npp->per_call;
-    lines.add_row({double(size), std::string("NPP"), 1e3 * p.median, z.tpix / (p.median * 1e6),
-                   1e3 * p.min, 1e3 * p.max, double(p.repeats), 100 * p.spread});
-  }
+  if (const auto npp = goal_rows(c, z, cands, goals, tl))
+    series_row(lines, size, "NPP", z.tpix, *npp);
 }
 
 // Gtpix/s against the template size (by_template) and the goal at each size (vs_NPP_by_template).
@@ -446,21 +413,17 @@ void by_template_tables(context &c) {
                {"max_us", 1},
                {"repeats", 0},
                {"spread%", 2}});
-  table goals("vs_NPP_by_template",
-              "The fastest stage and the fastest generic direct path against NPP by template size, "
-              "interleaved (ratio = NPP time / stage time); goal: >= " +
-                  fixed(goal_vs_npp, 0) + "x at every size",
-              {{"template", 0},
-               {"kind", 0},
-               {"stage", 0},
-               {"path", 0},
-               {"stage_us", 2},
-               {"NPP_us", 2},
-               {"vs_NPP", 2},
-               {"min", 2},
-               {"max", 2},
-               {"pairs", 0},
-               {"goal", 0}});
+  bench::versus goals(
+      c.s,
+      bench::versus_spec(
+          "vs_NPP_by_template",
+          "The fastest stage and the fastest generic direct path against NPP by template size, "
+          "interleaved (ratio = NPP time / stage time); goal: >= " +
+              fixed(goal_vs_npp, 0) + "x at every size",
+          "NPP", {{"template", 0}, {"kind", 0}, {"stage", 0}, {"path", 0}})
+          .in_microseconds()
+          .ratio_digits(2)
+          .goal_at_least(goal_vs_npp));
   tally tl;
   if (c.opt.generic_at_compiled_sizes)
     c.s.results().param("generic_at_compiled_sizes", std::string("on"));
@@ -471,14 +434,10 @@ void by_template_tables(context &c) {
   for (int size : sizes) template_size(c, size, lines, goals, tl);
   const std::string span =
       sizes.empty() ? "" : std::to_string(sizes.front()) + ".." + std::to_string(sizes.back());
-  if (tl.sizes > 0) {
+  if (tl.best.total() > 0) {
     goals.note("goal >= " + fixed(goal_vs_npp, 0) +
-               "x NPP (median of the pairs), the fastest stage: met at " + std::to_string(tl.met) +
-               " of " + std::to_string(tl.sizes) + " sizes" +
-               (tl.missed.empty() ? "" : "; missed at " + tl.missed));
-    goals.note("the fastest generic direct path (no compile-time size): met at " +
-               std::to_string(tl.generic_met) + " of " + std::to_string(tl.generic_sizes) +
-               " sizes" + (tl.generic_missed.empty() ? "" : "; missed at " + tl.generic_missed));
+               "x NPP (median of the pairs), the fastest stage: " + tl.best.note());
+    goals.note("the fastest generic direct path (no compile-time size): " + tl.generic.note());
     if (c.opt.generic_at_compiled_sizes)
       goals.note(
           "--generic-at-compiled-sizes: 07 and 08 also ran their generic instance at the sizes they compile in (8, 12, "
@@ -487,19 +446,18 @@ void by_template_tables(context &c) {
       goals.note(
           "07 and 08 run their generic instance only at sizes they do not compile in (not 8, 12, 16, 20, 24, 28, 32): "
           "there the generic row is another stage's generic path");
-    c.s.results().headline(
-        "NCC fastest stage >= " + fixed(goal_vs_npp, 0) + "x NPP at every square template " + span +
-        " (median of the interleaved pairs): met at " + std::to_string(tl.met) + " of " +
-        std::to_string(tl.sizes) + (tl.missed.empty() ? "" : " (missed at " + tl.missed + ")") +
-        "; generic direct path: met at " + std::to_string(tl.generic_met) + " of " +
-        std::to_string(tl.generic_sizes));
+    c.s.results().headline("NCC fastest stage >= " + fixed(goal_vs_npp, 0) +
+                           "x NPP at every square template " + span +
+                           " (median of the interleaved pairs): " + tl.best.brief() +
+                           "; generic direct path: met at " + std::to_string(tl.generic.met()) +
+                           " of " + std::to_string(tl.generic.total()));
   }
   plot_hint hint{"lines", "template", "Gtpix/s"};
   hint.series = "series";
   hint.logy = true;
   lines.set_plot(hint);
   c.s.finish(std::move(lines));
-  c.s.finish(std::move(goals));
+  goals.finish();
 }
 
 // --- the bank of templates -----------------------------------------------------------------------
@@ -551,33 +509,18 @@ struct bank_case {
   // K planes against the reference planes.
   void check(bench::session &s, const std::string &who, const float *d, double bound) const {
     CUDA_CHECK(cudaStreamSynchronize(s.stream()));
-    std::vector<float> got(all), want(all);
-    CUDA_CHECK(cudaMemcpy(got.data(), d, all * sizeof(float), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(want.data(), ref.get(), all * sizeof(float), cudaMemcpyDeviceToHost));
-    const long long i = first_off(got, want, bound);
-    if (i >= 0)
-      s.fail("bank: " + who + ": template " + std::to_string(std::size_t(i) / plane) + ", output " +
-             std::to_string(std::size_t(i) % plane) + " = " + fixed(got[std::size_t(i)], 7) +
-             ", expected " + fixed(want[std::size_t(i)], 7));
+    bench::expect_near(s, "bank: " + who, course::test::copy_to_host(d, all),
+                       course::test::copy_to_host(ref.get(), all), bound, [this](std::size_t i) {
+                         return ": template " + std::to_string(i / plane) + ", output " +
+                                std::to_string(i % plane);
+                       });
   }
 };
 
-std::vector<bench::column> bank_columns() {
-  std::vector<bench::column> cols = {{"series", 0}};
-  for (const auto &col : bench::timing_columns()) cols.push_back(col);
-  cols.push_back({"Gtpix/s", 1});
-  cols.push_back({"vs_bank", 2});
-  return cols;
-}
-
-void bank_row(table &t, const bank_case &b, const std::string &label, const bench::measurement &m,
-              double bank_ms) {
-  std::vector<cell> r = {label};
-  for (const auto &x : bench::timing_cells(m)) r.push_back(x);
-  r.push_back(bench::rate(b.products, m));
-  r.push_back(bank_ms > 0 ? cell(bank_ms / m.per_call.median) : cell());
-  t.add_row(std::move(r));
-  bench::warn_if_noisy(t, label, m);
+void bank_row(bench::timed_table &t, const bank_case &b, const std::string &label,
+              const bench::measurement &m, double bank_ms) {
+  t.add(label, {label}, m,
+        {bench::rate(b.products, m), bank_ms > 0 ? cell(bank_ms / m.per_call.median) : cell()});
 }
 
 // The reference planes: K calls of the single stage, plane 0 checked against the host.
@@ -586,16 +529,13 @@ void bank_reference(context &c, bank_case &b, const ncc::stage &single) {
   CUDA_CHECK(cudaStreamSynchronize(c.s.stream()));
   const auto want = ncc::host_coefficients(
       ncc::host_reference_sums(c.main.sc.image, b.templates[0]), b.singles[0]->stats());
-  std::vector<float> got(b.plane);
-  CUDA_CHECK(cudaMemcpy(got.data(), b.ref.get(), b.plane * sizeof(float), cudaMemcpyDeviceToHost));
-  const long long i = first_off(got, want, 2e-5);
-  if (i >= 0)
-    c.s.fail("bank: " + single.info.id + ", template 0, output " + std::to_string(i) + " = " +
-             fixed(got[std::size_t(i)], 7) + ", expected " + fixed(want[std::size_t(i)], 7));
+  bench::expect_near(c.s, "bank: " + single.info.id,
+                     course::test::copy_to_host(b.ref.get(), b.plane), want, 2e-5,
+                     [](std::size_t i) { return ", template 0, output " + std::to_string(i); });
 }
 
 // The bank stage's row (its time, for vs_bank), and the K single calls and K NPP calls.
-double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage *tc,
+double bank_stage_rows(context &c, bank_case &b, bench::timed_table &t, const ncc::bank_stage *tc,
                        const ncc::stage &single) {
   double bank_ms = 0;
   const std::string tc_label = tc ? tc->info.id + " (one call)" : "";
@@ -609,15 +549,15 @@ double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage
     bank_ms = m.per_call.median;
     bank_row(t, b, tc_label, m, bank_ms);
   } else if (!tc) {
-    t.add_row({std::string("10_tensor_bank: TODO, not yet implemented")});
+    t.get().add_row({std::string("10_tensor_bank: TODO, not yet implemented")});
   }
   if (c.s.selected(b.label_single + single.info.id)) {
     const auto m =
         c.s.time(b.label_single + single.info.id, b.single_calls(single), b.all * sizeof(float));
     bank_row(t, b, b.label_single + single.info.id, m, bank_ms);
-    t.note(b.label_single + single.info.id +
-           ": a stage that keeps its template in constant memory uploads it at each call "
-           "(cudaMemcpyToSymbolAsync and a stream sync): K uploads per row");
+    t.get().note(b.label_single + single.info.id +
+                 ": a stage that keeps its template in constant memory uploads it at each call "
+                 "(cudaMemcpyToSymbolAsync and a stream sync): K uploads per row");
   }
 #if NCC_HAVE_NPP
   if (c.s.selected(b.label_npp)) {
@@ -633,13 +573,13 @@ double bank_stage_rows(context &c, bank_case &b, table &t, const ncc::bank_stage
     bank_row(t, b, b.label_npp, m, bank_ms);
   }
 #else
-  t.add_row({std::string("NPP: not found, skipped")});
+  t.get().add_row({std::string("NPP: not found, skipped")});
 #endif
   return bank_ms;
 }
 
 // cuBLAS's int8 GEMM rows, and stage 10 against cuBLAS whole, interleaved.
-void bank_cublas_rows(context &c, bank_case &b, table &t, const ncc::bank_stage *tc,
+void bank_cublas_rows(context &c, bank_case &b, bench::timed_table &t, const ncc::bank_stage *tc,
                       double bank_ms) {
   const std::string gemm = "cuBLAS int8 GEMM alone", both = "cuBLAS im2col + GEMM",
                     whole = "cuBLAS whole (+ window sums, coefficients)";
@@ -659,7 +599,8 @@ void bank_cublas_rows(context &c, bank_case &b, table &t, const ncc::bank_stage 
              c.s.time(
                  both, [&](cudaStream_t st) { blas.im2col(st), blas.gemm(st); }, ws),
              bank_ms);
-    t.note(both + ": the im2col matrix is " + std::to_string(blas.im2col_bytes() >> 20) + " MiB");
+    t.get().note(both + ": the im2col matrix is " + std::to_string(blas.im2col_bytes() >> 20) +
+                 " MiB");
   }
   if (!c.s.selected(whole)) return;
   bank_row(t, b, whole,
@@ -672,9 +613,9 @@ void bank_cublas_rows(context &c, bank_case &b, table &t, const ncc::bank_stage 
   const auto cmp = c.s.interleaved([&](cudaStream_t st) { blas.run(b.coef.get(), st); },
                                    [&](cudaStream_t st) { tc->run(b.bank, o, st); }, ws);
   b.check(c.s, tc->info.id + " (interleaved with cuBLAS)", b.coef.get(), 4e-5);
-  t.note(tc->info.id + " against cuBLAS whole, interleaved: " + bench::range_text(cmp.ratio) +
-         " (median " + fixed(cmp.ratio.median) + "x over " + std::to_string(cmp.ratio.pairs) +
-         " pairs)");
+  t.get().note(tc->info.id + " against cuBLAS whole, interleaved: " + bench::range_text(cmp.ratio) +
+               " (median " + fixed(cmp.ratio.median) + "x over " + std::to_string(cmp.ratio.pairs) +
+               " pairs)");
 }
 
 // A bank of K templates: stage 10 in one call against K single calls, NPP and cuBLAS.
@@ -702,10 +643,10 @@ void bank_table(context &c) {
   bank_case b(c.main.sc.image, K, size);
   std::printf("\nA bank of %d templates of %dx%d on %dx%d: %.3g template-pixel products per call\n",
               K, size, size, c.W, c.H, b.products);
-  table t("bank",
-          "A bank of " + std::to_string(K) + " templates of " + size_text(size, size) + " (" +
-              size_text(c.W, c.H) + ")",
-          bank_columns());
+  bench::timed_table t(c.s, "bank",
+                       "A bank of " + std::to_string(K) + " templates of " + size_text(size, size) +
+                           " (" + size_text(c.W, c.H) + ")",
+                       {{"series", 0}}, {{"Gtpix/s", 1}, {"vs_bank", 2}});
   bank_reference(c, b, *single);
   const double bank_ms = bank_stage_rows(c, b, t, tc, *single);
   bank_cublas_rows(c, b, t, tc, bank_ms);
@@ -719,21 +660,22 @@ void bank_table(context &c) {
       const bool met = rate >= goals->ncc_bank;
       verdict = "; " + bench::goal_for_text(gpu) + " >= " + bench::e12_text(goals->ncc_bank) + " " +
                 (met ? "met" : "MISSED");
-      t.note(bench::goal_for_text(gpu) + ": the bank stage >= " + bench::e12_text(goals->ncc_bank) +
-             " template-pixel products/s: " + fixed(rate / 1e12, 1) + "e12/s -> " +
-             (met ? "met" : "MISSED"));
+      t.get().note(bench::goal_for_text(gpu) +
+                   ": the bank stage >= " + bench::e12_text(goals->ncc_bank) +
+                   " template-pixel products/s: " + fixed(rate / 1e12, 1) + "e12/s -> " +
+                   (met ? "met" : "MISSED"));
     } else {
-      t.note("no products/s goal is set for " + gpu.name + " (" + std::to_string(gpu.sms) +
-             " SMs): the goal is set for the " + bench::goal_gpus_text() +
-             "; compare with cuBLAS whole instead");
+      t.get().note("no products/s goal is set for " + gpu.name + " (" + std::to_string(gpu.sms) +
+                   " SMs): the goal is set for the " + bench::goal_gpus_text() +
+                   "; compare with cuBLAS whole instead");
     }
     c.s.results().headline("NCC bank: " + tc->info.id + " " + fixed(rate / 1e12, 1) +
                            "e12 template-pixel products/s (median), " + std::to_string(K) +
                            " templates of " + size_text(size, size) + " on " + size_text(c.W, c.H) +
                            verdict);
   }
-  t.set_plot({"bars", "series", "Gtpix/s"});
-  c.s.finish(std::move(t));
+  t.get().set_plot({"bars", "series", "Gtpix/s"});
+  t.finish();
 }
 
 void versions(bench::session &s) {

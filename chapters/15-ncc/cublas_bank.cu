@@ -5,19 +5,17 @@
 #include "ncc_common.cuh"
 
 #include "common/check.h"
+#include "harness/bench_cublas.h"
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ncc {
-namespace {
 
-void cublas_check(cublasStatus_t s, const char *what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string("cuBLAS error ") + cublasGetStatusString(s) + " in " +
-                             what);
-}
+using course::bench::cublas_check;
+
+namespace {
 
 // Word w of row m: window bytes 4w .. 4w + 3 (template pixel q = j * tw + i), minus 128; 0 past
 // the window or past the last output (the padding must add nothing: the templates' is 0 too).
@@ -56,13 +54,7 @@ __global__ void bank_coefficients(view v, int k_count, int mp, const int *c, con
 
 }  // namespace
 
-std::string cublas_version() {
-  int major = 0, minor = 0, patch = 0;
-  cublas_check(cublasGetProperty(MAJOR_VERSION, &major), "cublasGetProperty");
-  cublas_check(cublasGetProperty(MINOR_VERSION, &minor), "cublasGetProperty");
-  cublas_check(cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty");
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-}
+std::string cublas_version() { return course::bench::cublas_version(); }
 
 cublas_bank::cublas_bank(const bank_problem &b) : b_(b) {
   const view &v = b.v();
