@@ -171,7 +171,7 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
     else:
         arch = arch or course.REFERENCE_ARCH
         path = course.capture_path(ref.id, ROOT, arch)
-        rel = path.relative_to(ROOT)
+        rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
         if not path.is_file():
             raise UsageError(
                 f"sass-html: no {arch} capture of {ref.id} ({rel}); make sass-capture "

@@ -225,7 +225,7 @@ def capture(build):
             commands.append(printable(cmd, metrics, scratch))
     header = ncu_profile.header_line(
         f"{CHAPTER}/lab_folding",
-        ncu_profile.gpu_name(),
+        (ncu_profile.course.gpu_name() or "unknown GPU"),
         ncu_profile.ncu_version(ncu),
         "one ncu run per lab row: " + commands[0].replace(ROWS[0][1], "<row>"),
     )

@@ -128,7 +128,7 @@ def capture(build):
     pair[0].label, pair[1].label = "CUB DeviceReduce::Sum", "10_fastest"
     header = ncu_profile.header_line(
         f"{CHAPTER}/single_tile n={N}",
-        ncu_profile.gpu_name(),
+        (ncu_profile.course.gpu_name() or "unknown GPU"),
         ncu_profile.ncu_version(ncu),
         f"the by-n table's timed pair at n = {N}: {line}",
     )

@@ -154,7 +154,7 @@ def cmd_capture(build, row):
         raise Failed("capture_lab_rsqrt_pipes: no row matched --row", 1)
     header = ncu_profile.header_line(
         f"{CHAPTER}/lab_rsqrt_pipes",
-        ncu_profile.gpu_name(),
+        (ncu_profile.course.gpu_name() or "unknown GPU"),
         ncu_profile.ncu_version(ncu),
         "one ncu run per lab row: " + commands[0],
     )

@@ -208,7 +208,13 @@ class PageTest(Scratch):
         self.assertNotIn("class=stall>", page.read_text())
 
     def test_capture_without_source_lines(self):
-        panel = sass_html.load_panel(STAGE, arch="sm_120")
+        # A capture taken without nvdisasm: the committed one with its //## lines taken out.
+        real = course.capture_path(STAGE, course.ROOT, "sm_120")
+        bare = self.out / "without_lines.sass"
+        lines = real.read_text().splitlines(keepends=True)
+        bare.write_text("".join(line for line in lines if not line.lstrip().startswith("//##")))
+        with mock.patch.object(course, "capture_path", return_value=bare):
+            panel = sass_html.load_panel(STAGE, arch="sm_120")
         self.assertTrue(any("no source lines in this capture" in n for n in panel.notes))
         text = sass_html.panels_page([panel], STAGE)
         self.assertIn("split nosrc", text)
