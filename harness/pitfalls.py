@@ -209,7 +209,7 @@ def match(stage_id, failing=(), missed=(), root=ROOT, gpu=course.REFERENCE_DIR):
     """[(WrongVariant, how)] of the stage's known mistakes that a student's failure matches, best
     first: how is "same" (the same failing test cases, or every SASS rule the variant misses
     missed too) or "close" (most of the same failing cases: a Jaccard overlap of 0.6 or more).
-    Among equals all are given (at most three)."""
+    Among equals all are given: mistakes that fail the same cases cannot be told apart by them."""
     chapter, stage = stage_id.split("/", 1)
     record_of = load(chapter, gpu, root)
     failing, missed = set(failing), set(missed)
@@ -236,7 +236,7 @@ def match(stage_id, failing=(), missed=(), root=ROOT, gpu=course.REFERENCE_DIR):
     if not scored:
         return []
     best = max(s for s, _, _ in scored)
-    return [(v, how) for s, v, how in sorted(scored, key=lambda t: -t[0]) if s == best][:3]
+    return [(v, how) for s, v, how in sorted(scored, key=lambda t: -t[0]) if s == best]
 
 
 def advice(stage_id, failing=(), missed=(), root=ROOT, gpu=course.REFERENCE_DIR):
