@@ -143,6 +143,23 @@ def stale_targets(build, targets):
     return stale
 
 
+def failed_in_log(targets, blocks):
+    """Targets among `targets` that the log's FAILED: blocks name: their own objects
+    (CMakeFiles/<target>.dir/), their program (bin/<target>), or, for a test or judge program, the
+    stage objects it links (CMakeFiles/<stage target>.dir/). stale_targets' dry run cannot say it
+    once the build re-checks globbed directories (the stages come from the tree): ninja -n then
+    stops at re-running CMake and lists nothing."""
+    failed = set()
+    for target in targets:
+        stem = re.sub(r"^(test|judge)\.", "", target)
+        names = {f"CMakeFiles/{target}.dir/", f"CMakeFiles/{stem}.dir/"}
+        if any(n in out for out in blocks for n in names) or any(
+            out == f"bin/{target}" or out.endswith(f"/bin/{target}") for out in blocks
+        ):
+            failed.add(target)
+    return failed
+
+
 def labels_of(test):
     return next((p["value"] for p in test.get("properties", []) if p["name"] == "LABELS"), [])
 
@@ -199,7 +216,9 @@ def build_targets(build, targets, jobs, everything):
         with open(log) as f:
             f.seek(mark)
             blocks = failed_blocks(f.read())
-        failed = stale_targets(build, set(members or targets))
+        failed = stale_targets(build, set(members or targets)) | failed_in_log(
+            set(members or targets), blocks
+        )
         if not failed:
             # A target no selected test needs (a benchmark, in a build of everything): still a failure.
             broken[f"({group})"] = next(iter(blocks.values()), "see the log")

@@ -402,6 +402,34 @@ class AddAStageTest(unittest.TestCase):
         self.assertIn(f"what solution/{CHAPTER}/{DUMMY} teaches: {LESSON}", out)
         self.assertIn("solution stages: 1 compiles; untested (no GPU)", out)
 
+    def test_4_an_exercise_that_stops_compiling_is_said_not_to(self):
+        # Its object built once (test 3), then an edit that does not compile: the build re-runs
+        # CMake (the stages are globbed), where ninja's dry run sees nothing; the check must still
+        # say the stage does not compile, not "compiles" from the old object.
+        exercise = self.root / "chapters" / CHAPTER / f"{DUMMY}.cu"
+        kept = exercise.read_text()
+        try:
+            exercise.write_text(kept + '\nstatic_assert(false, "a student\'s typo");\n')
+            checked = self.run_here(
+                [
+                    sys.executable,
+                    "harness/check.py",
+                    "run",
+                    "--build",
+                    str(self.build),
+                    "--stage",
+                    f"exercise/{CHAPTER}/{DUMMY}",
+                    "--jobs",
+                    "2",
+                ]
+            )
+        finally:
+            exercise.write_text(kept)
+        out = checked.stdout
+        self.assertNotEqual(checked.returncode, 0, out[-3000:])
+        self.assertIn("exercise stages: 1 does not compile", out, out[-3000:])
+        self.assertNotIn("compiles; untested", out)
+
 
 if __name__ == "__main__":
     unittest.main()
