@@ -10,8 +10,10 @@
 //
 // The task: the branch-free form of each (namespace branch_free), with the same results bit for
 // bit for every input the tests draw: no if around the work, only arithmetic, masks, selects of
-// values, min, max and abs. Watch the edges: 0, negative odd numbers, the ends of the int range,
-// and NaN for the float one (what do the hardware's float min and max do with it?).
+// values (short_if asks for masks alone), min, max and abs. Watch the edges: 0, negative odd
+// numbers, the ends of the ranges the tests draw (the signed kernels get |v| <= 4e8, where no
+// product overflows int; long_if_else's rounds are unsigned and wrap), and NaN for the float one
+// (what do the hardware's float min and max do with it?).
 //
 // Look for (`make sass STAGE=exercise/08-warp/05_predication`, one kernel with
 // `python3 harness/sass.py dump exercise/08-warp/05_predication --kernel short_if`): which kernels

@@ -338,7 +338,7 @@ __device__ T warp_prefix(T warp_total, unsigned long long *status, unsigned tile
     T before = 0;
     // EXERCISE BEGIN: warp 0's protocol: find before, the sum of every tile before this one,
     // publishing what successors need as early as it is known, and sleep first_look_ns before the
-    // first look in a grid of first_look_tiles blocks or more.
+    // first look in a grid of first_look_tiles tiles or more.
     if (tile == 0) {
       if (lane == 0) publish(status, 0, status_prefix, aggregate, epoch);
     } else {
