@@ -118,9 +118,9 @@ struct vote_result {
   unsigned ballot;  // __ballot_sync: bit k is lane k's p (0 for lanes outside the mask)
   int any;          // __any_sync, as 0 or 1
   int all;          // __all_sync, as 0 or 1
-  int count;        // lanes with p true: __popc(ballot)
-  int rank;         // lanes below this one with p true: __popc(ballot & lanemask_lt)
-  int leader;       // the lowest lane with p true, -1 if none: __ffs(ballot) - 1
+  int count;        // lanes with p true
+  int rank;         // lanes below this one with p true
+  int leader;       // the lowest lane with p true, -1 if none
   unsigned lanemask_lt, lanemask_le, lanemask_eq, lanemask_ge,
       lanemask_gt;  // PTX %lanemask_* of this lane
 };
