@@ -125,30 +125,12 @@ def failed_blocks(log):
     return blocks
 
 
-def stale_targets(build, targets):
-    """Targets among `targets` that a build would still have to make (their build failed): programs
-    by their bin/ name, object libraries (a stage's objects) by their target name."""
-    if not targets:
-        return set()
-    run = subprocess.run(
-        ["ninja", "-C", str(build), "-n"] + sorted(targets), capture_output=True, text=True
-    )
-    stale = set()
-    for line in run.stdout.splitlines():
-        m = re.search(r"Linking \S+ executable bin/(\S+)", line) or re.search(
-            r"CMakeFiles/([^/\s]+)\.dir/", line
-        )
-        if m and m.group(1) in targets:
-            stale.add(m.group(1))
-    return stale
-
-
 def failed_in_log(targets, blocks):
     """Targets among `targets` that the log's FAILED: blocks name: their own objects
     (CMakeFiles/<target>.dir/), their program (bin/<target>), or, for a test or judge program, the
-    stage objects it links (CMakeFiles/<stage target>.dir/). stale_targets' dry run cannot say it
-    once the build re-checks globbed directories (the stages come from the tree): ninja -n then
-    stops at re-running CMake and lists nothing."""
+    stage objects it links (CMakeFiles/<stage target>.dir/). From the log, not from a dry run:
+    the stages are globbed from the tree, so `ninja -n` always stops at re-running CMake and lists
+    nothing."""
     failed = set()
     for target in targets:
         stem = re.sub(r"^(test|judge)\.", "", target)
@@ -216,9 +198,7 @@ def build_targets(build, targets, jobs, everything):
         with open(log) as f:
             f.seek(mark)
             blocks = failed_blocks(f.read())
-        failed = stale_targets(build, set(members or targets)) | failed_in_log(
-            set(members or targets), blocks
-        )
+        failed = failed_in_log(set(members or targets), blocks)
         if not failed:
             # A target no selected test needs (a benchmark, in a build of everything): still a failure.
             broken[f"({group})"] = next(iter(blocks.values()), "see the log")
