@@ -7,9 +7,11 @@
 // 32-bit words, and move the misalignment of a window (it may start at any byte) into the
 // template, which the host keeps in four copies shifted by 0..3 bytes. You write the shifted
 // copies (lesson_dp4a.cuh) and the kernel's loop over the window's rows: SumIT for each shift, and
-// SumI and SumISq, which do not depend on the template, with dp4a too. Watch for: pixels are
-// unsigned bytes, and a word holds bytes outside a window; in the SASS of the 16x16 instance, which
-// instruction does the products and where the template's words come from.
+// SumI and SumISq, which do not depend on the template, with dp4a too. The four outputs' windows
+// overlap in all but a few bytes: a word that lies inside all four adds the same to each output's
+// SumI and SumISq, so those need not be taken four times. Watch for: pixels are unsigned bytes,
+// and an edge word holds bytes outside a window; in the SASS of the 16x16 instance, which
+// instruction does the products, how many, and where the template's words come from.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -30,7 +32,7 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
   unsigned acc[4] = {0, 0, 0, 0}, s1[4] = {0, 0, 0, 0},
            s2[4] = {0, 0, 0, 0};  // SumIT, SumI, SumISq of (x0 + a, y0)
   // EXERCISE BEGIN: SumIT, SumI and SumISq of the four outputs that start in this thread's image
-  // word, four byte products per __dp4a.
+  // word, four byte products per __dp4a, and each window sum the four outputs share taken once.
   COURSE_TODO();
   // EXERCISE END
 #pragma unroll

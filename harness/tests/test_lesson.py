@@ -240,18 +240,38 @@ class AlternativeDesignsTest(unittest.TestCase):
 
         git apply harness/tests/fixtures/alternatives/*.patch
         cmake --build build --target test.solution.13-scan.06_warp_scans \\
-            test.solution.12-reduction.09_shuffle
-        ctest --test-dir build -R '^solution/(13-scan/06_warp_scans|12-reduction/09_shuffle)'
+            test.solution.12-reduction.09_shuffle test.solution.15-ncc.07_dp4a
+        ctest --test-dir build -R '^solution/(13-scan/06_warp_scans|12-reduction/09_shuffle|15-ncc/07_dp4a)'
         python3 harness/lesson.py sass 13-scan/06_warp_scans   # SASS signature met: ...
         python3 harness/lesson.py sass 12-reduction/09_shuffle # SASS signature met: ...
+        python3 harness/lesson.py sass 15-ncc/07_dp4a          # SASS signature met: ...
         git checkout solutions/
     """
+
+    def test_15_07_loop_split_with_shared_window_sums_passes(self):
+        # The text-only student's 07 (15-07-interior-sums-once.patch): the row's loop split into
+        # the first word, the words inside every window and the rest; 640 IDP.4A at 16x16 (the
+        # PTX of the patch has 640 dp4a: 16 rows x (5 words x 4 shifts of SumIT + 3 x 2 shared
+        # window sums + 7 edge words-and-shifts x 2)) and one LDG per image word.
+        name = "_ZN12_GLOBAL__N_19corr_dp4aILb{s}ELi16ELi16EEEvN3ncc4viewENS1_6outputEPKj"
+        body = ["LDG.E.CONSTANT R2, desc[UR4][R4.64]"] * 80
+        body += ["IDP.4A.U8.U8 R6, R2, c[0x3][0x0], R6"] * 640
+        ks = parsed(listing({name.format(s=b): body for b in (0, 1)}))
+        self.assertEqual(lesson.check_rules(ks, lesson.rules_of("15-ncc/07_dp4a")), [])
+        # Bytes multiplied one by one (the planted no_dp4a): about 70 IDP.4A, missed.
+        ks = parsed(listing({name.format(s=1): body[:80] + body[80:150]}))
+        misses = lesson.check_rules(ks, lesson.rules_of("15-ncc/07_dp4a"))
+        self.assertEqual([m[0].label() for m in misses], ["IDP.4A >= 300"])
 
     def test_the_alternatives_still_apply_to_the_solutions(self):
         patches = sorted((FIXTURES / "alternatives").glob("*.patch"))
         self.assertEqual(
             [p.name for p in patches],
-            ["12-09-short-second-level.patch", "13-06-one-warp-block-scan.patch"],
+            [
+                "12-09-short-second-level.patch",
+                "13-06-one-warp-block-scan.patch",
+                "15-07-interior-sums-once.patch",
+            ],
         )
         if not shutil.which("git"):
             self.skipTest("git not found")

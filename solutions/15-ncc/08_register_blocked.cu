@@ -2,14 +2,14 @@
 // Stage 08 (beyond the book): __dp4a with register blocking.
 //
 // Changes from stage 07: each thread computes a 4 x R block of outputs (four shifts, R rows), so
-// each image word loaded feeds up to 4 R dp4a and a row's window sums serve R outputs: the loop
-// becomes IDP4A and little else. The host picks R (4, or 2 where 4-row blocks would leave SMs short
-// of blocks, and always at 32x32); sizes not compiled in run a generic kernel with the same
-// blocking (notes.md says how each choice was made).
-// What to look for: in the SASS of the 16x16 instance with 4 rows, long runs of IDP.4A between few
-// LDG, and 128 registers per thread (`make sass-count`); in the progression table, the chapter's
-// best at 16x16; in vs_NPP_by_template, this stage against 07 at 8x8 and the generic rows from
-// 40x40; in the profile, half the warp instructions of stage 07.
+// each image word loaded feeds up to 4 R dp4a and a row's window sums (taken as in stage 07) serve
+// R outputs: the loop becomes IDP4A and little else. The host picks R (4, or 2 where 4-row blocks
+// would leave SMs short of blocks, and always at 32x32); sizes not compiled in run a generic kernel
+// with the same blocking (notes.md says how each choice was made). What to look for: in the SASS of
+// the 16x16 instance with 4 rows, long runs of IDP.4A between few LDG, and 128 registers per thread
+// (`make sass-count`); in the progression table, the chapter's best at 16x16; in
+// vs_NPP_by_template, this stage against 07 at 8x8 and the generic rows from 40x40; in the profile,
+// half the warp instructions of stage 07.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -80,14 +80,20 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
     const std::uint32_t *src =
         reinterpret_cast<const std::uint32_t *>(v.image + std::size_t(row) * v.pitch + x0);
     unsigned h1[4] = {0, 0, 0, 0}, h2[4] = {0, 0, 0, 0};  // this row's window sums, per shift
+    unsigned in1 = 0, in2 = 0;  // those of the words inside all four windows (as in stage 07)
 #pragma unroll
     for (int k = 0; k < nw; ++k) {
       const std::uint32_t w = __ldg(src + k);
+      if (k >= 1 && 4 * k + 3 < tw) {
+        in1 = __dp4a(w, 0x01010101u, in1);
+        in2 = __dp4a(w, w, in2);
+      } else {
 #pragma unroll
-      for (int a = 0; a < 4; ++a) {
-        const std::uint32_t m = ncc::window_mask(a, k, tw);
-        h1[a] = __dp4a(w, m & 0x01010101u, h1[a]);
-        h2[a] = __dp4a(w & m, w, h2[a]);
+        for (int a = 0; a < 4; ++a) {
+          const std::uint32_t m = ncc::window_mask(a, k, tw);
+          h1[a] = __dp4a(w, m & 0x01010101u, h1[a]);
+          h2[a] = __dp4a(w & m, w, h2[a]);
+        }
       }
 #pragma unroll
       for (int i = 0; i < R; ++i) {
@@ -98,6 +104,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
           acc[i][a] = __dp4a(w, ncc::template_word<TW>(g_shift, (a * th + r) * nw + k), acc[i][a]);
       }
     }
+#pragma unroll
+    for (int a = 0; a < 4; ++a) h1[a] += in1, h2[a] += in2;
 #pragma unroll
     for (int i = 0; i < R; ++i) {
       const int r = j - i;
