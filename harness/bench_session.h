@@ -45,11 +45,13 @@ struct settings {
   double max_noise_pct = 1.0;  // stop when the spread is under this (0: exactly --repeats)
   double max_time_s = 1.0;     // per row
   std::string only;            // regex on row labels; empty: every row
+  bool profile_only = false;   // ncu's run: warm-ups and the profiled call, nothing timed
   std::string results = "results";
   stop_rule rule() const;
 };
 
-// Registers --only, --repeats, --max-repeats, --max-noise, --max-time, --warmup and --results.
+// Registers --only, --repeats, --max-repeats, --max-noise, --max-time, --warmup, --profile-only
+// and --results.
 void add_common_options(options &cli, settings &s);
 
 struct measurement {

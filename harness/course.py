@@ -255,7 +255,9 @@ def wrong_variants(root=ROOT):
 #                metrics (profile.py row keys) that make profile shows for the chapter after the
 #                common ones; roofline, the work its roofline counts (plots/roofline.py's WORKS);
 #                source_profiles, the stages whose first kernel gets a per-instruction Nsight
-#                Compute capture (stall samples beside the SASS: profile.py capture-source)
+#                Compute capture (stall samples beside the SASS: profile.py capture-source);
+#                library, the labels of the bench's library rows (CUB, cuBLAS, NPP), which
+#                make profile takes as the chapter's baseline (none: no library to beat)
 #   [workload]   the chapter's workload, in one home: the judge's parameters under every stage's
 #                speed table, and the sizes CMake hands the judge and the bench as their defaults
 # A stage's table: lesson, speed, sass, needs, local_memory (lesson.py says what they mean), test
@@ -269,7 +271,7 @@ CHAPTER_TABLES = ("chapter", "workload")
 KINDS = ("gpu", "cpu")
 # Every key a lessons.toml may hold (a stage's speed table and [workload] are the judge's and the
 # bench's parameters, checked by those programs): a misspelt key is an error, not a silent default.
-CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline", "source_profiles")
+CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline", "source_profiles", "library")
 STAGE_KEYS = (
     "lesson",
     "speed",
@@ -343,6 +345,10 @@ def schema_error(data):
                 return (
                     f"[{name}] roofline is the name of the work a point counts (plots/roofline.py)"
                 )
+            if key == "library" and not (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
+                return f"[{name}] library is a list of the bench's library row labels"
             if key == "source_profiles" and not (
                 isinstance(value, list) and all(isinstance(v, str) for v in value)
             ):
@@ -437,6 +443,12 @@ def profile_rows(chapter, root=ROOT):
     """The metrics make profile shows for a chapter after the common ones ([chapter] profile_rows),
     or None when the chapter names none."""
     return chapter_settings(chapter, root).get("profile_rows")
+
+
+def library_rows(chapter, root=ROOT):
+    """The labels of a chapter's library rows in its bench ([chapter] library: CUB, cuBLAS, NPP),
+    which make profile takes as <chapter>/baseline; [] for a chapter with no library to beat."""
+    return list(chapter_settings(chapter, root).get("library", []))
 
 
 def source_profiles(chapter, root=ROOT):

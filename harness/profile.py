@@ -501,25 +501,30 @@ def read_capture(path):
 # ---------------------------------------------------------------- stages and labels
 
 
-def label_stage(label, stage_names):
+def label_stage(label, stage_names, library=()):
     """The stage a bench row's label belongs to: '10_fastest' and '08_predicate (count, ...)' to
-    their stages, a library row (CUB DeviceReduce::Sum) to the baseline; None for neither."""
+    their stages, a library row (CUB DeviceReduce::Sum, course.library_rows) to the baseline;
+    None for neither (a lab's or a ceiling's row)."""
     for stage in stage_names:
         if label == stage or label.startswith(stage + " "):
             return stage
-    if (
-        label
-        and not re.match(r"^\d\d_", label)
-        and not label.lower().startswith(("ceiling", "floor"))
-    ):
+    if label in library:
         return course.BASELINE
     return None
 
 
-def only_regex(stage):
-    """The bench's --only for a stage's rows (its label, or its label and a qualifier)."""
+def library_regex(chapter):
+    """The chapter's library row labels as one alternation (regex specials escaped)."""
+    return "|".join(
+        re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", l) for l in course.library_rows(chapter)
+    )
+
+
+def only_regex(stage, chapter=None):
+    """The bench's --only for a stage's rows (its label, or its label and a qualifier), or for the
+    chapter's library rows (the baseline)."""
     if stage == course.BASELINE:
-        return "^[A-Za-z]"
+        return f"^({library_regex(chapter)})$"
     return f"^{stage}( .*)?$"
 
 
@@ -529,7 +534,7 @@ def nvtx_filter(chapter, stage=None):
     if stage is None:
         return f"regex:{PREFIX}:{chapter}:.*/"
     if stage == course.BASELINE:
-        return f"regex:{PREFIX}:{chapter}:[A-Za-z].*/"
+        return f"regex:{PREFIX}:{chapter}:({library_regex(chapter)})/"
     return f"regex:{PREFIX}:{chapter}:{stage}( .*)?/"
 
 
@@ -540,6 +545,8 @@ def check_profilable(chapter, stage, root=ROOT):
             f"its lesson is the tests and the SASS (make sass STAGE={chapter}/...)",
             1,
         )
+    if stage == course.BASELINE and not course.library_rows(chapter, root):
+        raise UsageError(f"profile: {chapter} has no library row to profile (no baseline)", 1)
     if stage != course.BASELINE and f"{chapter}/{stage}" not in course.gpu_stages(root):
         raise UsageError(f"profile: {chapter}/{stage} runs on the CPU: no kernels to profile", 1)
 
@@ -773,18 +780,21 @@ def ncu_command(ncu, bench, chapter, stage, metrics, log, results):
         "--force-overwrite",
         str(bench),
         "--only",
-        only_regex(stage) if stage else chapter_only(chapter),
-        "--repeats",
-        "3",
+        only_regex(stage, chapter) if stage else chapter_only(chapter),
+        "--warmup",
+        "1",
+        "--profile-only",
         "--results",
         str(results),
     ]
 
 
 def chapter_only(chapter, root=ROOT):
-    """--only for every progression row of a chapter and its library row (ceiling rows match too;
-    they are outside any profile range, so ncu lets them run unprofiled)."""
-    return f"^({'|'.join(course.stages(chapter, root))})( .*)?$|^[A-Za-z]"
+    """--only for every progression row of a chapter and its library rows (not a lab's rows, nor
+    the ceilings: a profile does not need them)."""
+    rows = "|".join(course.stages(chapter, root))
+    library = library_regex(chapter)
+    return f"^({rows})( .*)?$" + (f"|^({library})$" if library else "")
 
 
 def run_ncu(ncu, bench, chapter, stage, quiet=False):
@@ -926,7 +936,12 @@ def stage_launches(args, variant, chapter, stage, quiet=False):
     launches = [
         l
         for l in launches
-        if label_stage(l.label, [stage] if stage != course.BASELINE else []) == stage
+        if label_stage(
+            l.label,
+            [stage] if stage != course.BASELINE else [],
+            course.library_rows(chapter),
+        )
+        == stage
     ]
     if not launches:
         raise UsageError(
@@ -1013,7 +1028,8 @@ def cmd_capture(args):
             continue
         names = course.stages(chapter)
         gpu_ids = set(course.gpu_stages())
-        wanted = [s for s in names if f"{chapter}/{s}" in gpu_ids] + [course.BASELINE]
+        wanted = [s for s in names if f"{chapter}/{s}" in gpu_ids]
+        wanted += [course.BASELINE] if course.library_rows(chapter) else []
         runs = []
         try:
             if args.per_stage:
@@ -1026,7 +1042,7 @@ def cmd_capture(args):
         commands = {}
         for only, launches, command in runs:
             for launch in launches:
-                stage = label_stage(launch.label, names)
+                stage = label_stage(launch.label, names, course.library_rows(chapter))
                 if stage is None or (only and stage != only):
                     continue
                 by_stage.setdefault(stage, []).append(launch)
@@ -1095,9 +1111,108 @@ def read_source_capture(path):
     return kernel, list(reader)
 
 
+def source_command(ncu, binary, chapter, stages, report, scratch, first_only):
+    """ncu sampling every instruction (SOURCE_SECTIONS) in the stages' profile ranges, the bench
+    in its --profile-only mode; first_only: the first kernel (one stage's run)."""
+    names = "|".join(stages)
+    return [
+        ncu,
+        "--clock-control",
+        "none",
+        "--nvtx",
+        "--nvtx-include",
+        f"regex:{PREFIX}:{chapter}:({names})( .*)?/",
+        *[a for section in SOURCE_SECTIONS for a in ("--section", section)],
+        *(["--launch-count", "1"] if first_only else []),
+        "--force-overwrite",
+        "--export",
+        str(report),
+        str(binary),
+        "--only",
+        f"^({names})( .*)?$",
+        "--warmup",
+        "1",
+        "--profile-only",
+        "--results",
+        str(Path(scratch) / "results"),
+    ]
+
+
+def source_blocks(text):
+    """ncu's source page of a report with several results, cut where each result's 'Kernel Name'
+    row starts: [(kernel, header, rows)] in the report's order."""
+    lines = [l for l in text.splitlines() if not l.startswith("==")]
+    starts = [i for i, l in enumerate(lines) if next(csv.reader([l]), [""])[:1] == ["Kernel Name"]]
+    return [source_rows("\n".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)])]
+
+
+def ncu_text(cmd):
+    run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
+    if permission_denied(run.stdout + run.stderr):
+        raise UsageError(
+            "profile capture-source: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); "
+            "fix: " + PERMISSION_FIX,
+            3,
+        )
+    return run
+
+
+def report_by_launch(ncu, rep, chapter=None):
+    """[(launch, (kernel, header, rows))] of an exported report with several results, in its
+    order: the raw page says which profile range each result is in, the source page holds each
+    result's samples. None when the two pages do not match up."""
+    raw = ncu_text([ncu, "--import", str(rep), "--page", "raw", "--csv", "--print-units", "base"])
+    launches = parse_raw(raw.stdout, chapter)
+    source = ncu_text([ncu, "--import", str(rep), "--page", "source", "--csv"]
+                      + ["--print-source", "sass"])  # fmt: skip
+    blocks = source_blocks(source.stdout)
+    if not launches or len(blocks) != len(launches):
+        print(f"profile: {rep.name}: {len(launches)} results, {len(blocks)} source blocks")
+        return None
+    for launch, block in zip(launches, blocks):
+        if block[0] and launch.kernel and block[0].split("(")[0] != launch.kernel.split("(")[0]:
+            print(f"profile: {rep.name}: the source and raw pages name other kernels")
+            return None
+    return list(zip(launches, blocks))
+
+
+def sampled_by_stage(ncu, binary, chapter, stages, scratch):
+    """{stage: (kernel, header, rows)} of each stage's first kernel, from ONE ncu run over all
+    the stages' ranges. {} when the report cannot be split (then each stage gets a run of its own)."""
+    report = Path(scratch) / "all"
+    run = ncu_text(source_command(ncu, binary, chapter, stages, report, scratch, False))
+    rep = report.with_suffix(".ncu-rep")
+    pairs = report_by_launch(ncu, rep, chapter) if rep.is_file() else None
+    if pairs is None:
+        tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"profile capture-source: {chapter}: one run per stage instead ({tail})")
+        return {}
+    found = {}
+    for launch, block in pairs:
+        stage = label_stage(launch.label, stages)
+        if stage and stage not in found and block[2]:
+            found[stage] = block
+    return found
+
+
+def sampled_alone(ncu, binary, chapter, stage, scratch):
+    """(kernel, header, rows) of one stage's first kernel, from a run of its own."""
+    report = Path(scratch) / stage
+    run = ncu_text(source_command(ncu, binary, chapter, [stage], report, scratch, True))
+    export = ncu_text(
+        [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
+        + ["--print-source", "sass"]
+    )
+    kernel, header, body = source_rows(export.stdout)
+    if not body:
+        print((run.stderr.strip().splitlines() or ["no output"])[-1], file=sys.stderr)
+    return kernel, header, body
+
+
 def cmd_capture_source(args):
     """The first kernel of each [chapter] source_profiles stage, sampled per instruction, into
-    reference/<gpu>/<chapter>/profiles/source/<stage>.csv."""
+    reference/<gpu>/<chapter>/profiles/source/<stage>.csv: one ncu run per chapter (a run per
+    stage where that report cannot be split)."""
     reason = live_reason()
     if reason:
         raise UsageError(f"profile capture-source: {reason}; it runs on the GPU machine", 3)
@@ -1111,70 +1226,37 @@ def cmd_capture_source(args):
         if not names:
             continue
         binary = build_bench(args, chapter, "solution")
-        for stage in names:
-            path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
-            with tempfile.TemporaryDirectory(prefix="course-source-") as scratch:
-                report = Path(scratch) / "report"
-                cmd = [
-                    ncu,
-                    "--clock-control",
-                    "none",
-                    "--nvtx",
-                    "--nvtx-include",
-                    nvtx_filter(chapter, stage),
-                    *[a for section in SOURCE_SECTIONS for a in ("--section", section)],
-                    "--launch-count",
-                    "1",
-                    "--force-overwrite",
-                    "--export",
-                    str(report),
-                    str(binary),
-                    "--only",
-                    only_regex(stage),
-                    "--repeats",
-                    "1",
-                    "--max-repeats",
-                    "1",
-                    "--results",
-                    str(Path(scratch) / "results"),
-                ]
-                env = dict(os.environ, LC_ALL="C")
-                run = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                if permission_denied(run.stdout + run.stderr):
-                    raise UsageError(
-                        "profile capture-source: ncu may not read this GPU's counters "
-                        "(ERR_NVGPUCTRPERM); fix: " + PERMISSION_FIX,
-                        3,
+        with tempfile.TemporaryDirectory(prefix="course-source-") as scratch:
+            found = sampled_by_stage(ncu, binary, chapter, names, scratch) if len(names) > 1 else {}
+            for stage in names:
+                path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
+                kernel, header, body = found.get(stage) or sampled_alone(
+                    ncu, binary, chapter, stage, scratch
+                )
+                together = stage in found
+                shown = source_command(
+                    ncu, binary, chapter, names if together else [stage], "<scratch>", scratch,
+                    not together,
+                )  # fmt: skip
+                if not body:
+                    print(f"{path.relative_to(ROOT)}: nothing sampled", file=sys.stderr)
+                    failed.append(stage)
+                    continue
+                path.parent.mkdir(parents=True, exist_ok=True)
+                printable = " ".join(shlex.quote(str(c)) for c in shown)
+                printable = re.sub(r"--results \S+", "--results <scratch>", printable)
+                with path.open("w", newline="") as out:
+                    out.write(
+                        f"# {chapter}/{stage}: warp-state samples per SASS instruction of its first "
+                        f"kernel; {gpu}; {version}; {printable}\n"
                     )
-                export = subprocess.run(
-                    [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
-                    + ["--print-source", "sass"],
-                    capture_output=True,
-                    text=True,
-                    env=env,
+                    writer = csv.writer(out, lineterminator="\n")
+                    writer.writerow(["Kernel Name", kernel])
+                    writer.writerow(header)
+                    writer.writerows(body)
+                print(
+                    f"{path.relative_to(ROOT)}: {len(body)} instructions of {short_kernel(kernel, 60)}"
                 )
-            kernel, header, body = source_rows(export.stdout)
-            if not body:
-                tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
-                print(f"{path.relative_to(ROOT)}: nothing sampled ({tail})", file=sys.stderr)
-                failed.append(stage)
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            printable = " ".join(shlex.quote(str(c)) for c in cmd)
-            printable = re.sub(r"--export \S+", "--export <scratch>", printable)
-            printable = re.sub(r"--results \S+", "--results <scratch>", printable)
-            with path.open("w", newline="") as out:
-                out.write(
-                    f"# {chapter}/{stage}: warp-state samples per SASS instruction of its first "
-                    f"kernel; {gpu}; {version}; {printable}\n"
-                )
-                writer = csv.writer(out, lineterminator="\n")
-                writer.writerow(["Kernel Name", kernel])
-                writer.writerow(header)
-                writer.writerows(body)
-            print(
-                f"{path.relative_to(ROOT)}: {len(body)} instructions of {short_kernel(kernel, 60)}"
-            )
     if failed:
         print(f"profile capture-source: nothing sampled for {', '.join(failed)}", file=sys.stderr)
         return 1

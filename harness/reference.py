@@ -6,13 +6,15 @@
 
 Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h200):
 
-    build    the chapters' benchmarks (and with them every solution stage's object) in --build,
-             and the stage objects for sm_80 and sm_120 in <build>-sass (compile only)
+    build    the chapters' benchmarks (and with them every solution stage's object) in --build
     bench    each chapter's benchmark, as make tour runs it: bench.json (its results) and
-             bench.txt (the tables it prints)
-    sass     sass/sm_90/ from --build, sass/sm_80/ and sass/sm_120/ from <build>-sass (cuobjdump)
+             bench.txt (the tables it prints); nothing else runs meanwhile
+    sass     the stage objects for sm_80 and sm_120 in <build>-sass (compile only), then
+             sass/sm_90/ from --build, sass/sm_80/ and sass/sm_120/ from <build>-sass (cuobjdump);
+             CPU work, so it runs beside the profile step when both are asked for
     profile  profiles/<stage>.csv and profiles/baseline.csv (one ncu run per chapter over the
-             stages' NVTX ranges), then each chapter's own capture scripts (chapters/*/capture_*.py)
+             stages' NVTX ranges, the bench in its --profile-only mode), the per-instruction
+             samples (one run per chapter), then each chapter's own capture scripts
     charts   every hinted table of bench.json as <table>.png, roofline.png (plots/), and
              13-scan's scan_circuits.png
     tables   the READMEs' results blocks (harness/readme_tables.py write)
@@ -31,6 +33,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -78,6 +81,7 @@ class Run:
         self.sass_build = Path(f"{args.build}-sass")
         self.failed = []
         self.logs = self.build / "reference-logs"
+        self.lock = threading.Lock()  # the sass step runs in a thread beside the profile step
 
     def wants(self, chapter):
         """Whether this run regenerates the chapter's evidence (--chapters; all by default)."""
@@ -102,6 +106,7 @@ class Run:
         if self.plan:
             print(f"    {shown}")
             return True
+        start = time.time()
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / (re.sub(r"[^\w.-]", "_", what) + ".log")
         with open(log, "w") as err:
@@ -117,12 +122,17 @@ class Run:
             finally:
                 if out:
                     out.close()
+        took = f"{time.time() - start:.0f} s"
         if done.returncode != 0:
             tail = log.read_text(errors="replace").strip().splitlines()[-15:]
-            print(f"    {what}: failed (exit status {done.returncode}); {rel(log)} ends:")
-            print("\n".join(f"      {line}" for line in tail))
-            self.failed.append(what)
+            with self.lock:
+                print(
+                    f"    {what}: failed (exit status {done.returncode}, {took}); {rel(log)} ends:"
+                )
+                print("\n".join(f"      {line}" for line in tail))
+                self.failed.append(what)
             return False
+        print(f"    {what}: {took}")
         return True
 
     def wrote(self, paths):
@@ -131,7 +141,7 @@ class Run:
         if self.plan or not paths:
             return
         self.build.mkdir(parents=True, exist_ok=True)
-        with open(self.build / WRITTEN, "a") as f:
+        with self.lock, open(self.build / WRITTEN, "a") as f:
             f.writelines(f"{rel(p)}\n" for p in paths)
 
 
@@ -162,6 +172,8 @@ def newer(folder, since):
 
 
 def step_build(r):
+    """The reference GPU's build: the benchmarks and the solution stages (sm_90). The other
+    architectures' objects are the sass step's, built while the profile step has the GPU."""
     jobs = str(r.args.jobs)
     benches = [f"bench-{c}" for c in r.bench_chapters()]
     stage_targets = [
@@ -174,16 +186,7 @@ def step_build(r):
     ok = ok and r.sh(
         "build", ["cmake", "--build", r.build, "-j", jobs, "--target", *benches, *stage_targets]
     )
-    archs = ";".join(f"{a[3:]}-real" for a in OTHER_ARCHS)
-    gen = [] if (r.sass_build / "CMakeCache.txt").is_file() else ninja
-    ok2 = r.sh(
-        "configure-sass",
-        ["cmake", "-S", ".", "-B", r.sass_build, *gen, f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
-    )
-    ok2 = ok2 and r.sh(
-        "build-sass", ["cmake", "--build", r.sass_build, "-j", jobs, "--target", *stage_targets]
-    )
-    return f"benchmarks and stages in {rel(r.build)}/, {', '.join(OTHER_ARCHS)} stages in {rel(r.sass_build)}/"
+    return f"benchmarks and stages in {rel(r.build)}/" + ("" if ok else " (failed)")
 
 
 def step_bench(r):
@@ -222,6 +225,20 @@ def step_bench(r):
 def step_sass(r):
     start = time.time()
     py = sys.executable
+    stage_targets = [
+        f"solution.{i.replace('/', '.')}" for i in course.gpu_stages() if r.wants(i.split("/")[0])
+    ]
+    ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
+    archs = ";".join(f"{a[3:]}-real" for a in OTHER_ARCHS)
+    gen = [] if (r.sass_build / "CMakeCache.txt").is_file() else ninja
+    built = r.sh(
+        "configure-sass",
+        ["cmake", "-S", ".", "-B", r.sass_build, *gen, f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
+    )
+    built = built and r.sh(
+        "build-sass",
+        ["cmake", "--build", r.sass_build, "-j", str(r.args.jobs), "--target", *stage_targets],
+    )
     r.sh(
         "sass-sm_90",
         [
@@ -238,7 +255,7 @@ def step_sass(r):
             *r.only(),
         ],
     )
-    for arch in OTHER_ARCHS:
+    for arch in OTHER_ARCHS if built else ():
         r.sh(
             f"sass-{arch}",
             [
@@ -414,13 +431,26 @@ def main(argv=None):
         (r.build / WRITTEN).unlink(missing_ok=True)  # a fresh run: stamp only what it writes
     times = []
     total = time.time()
-    for step in (s for s in STEPS if s in steps):
-        print(f"== {step}")
+    beside = None  # the sass step's thread, while the profile step has the GPU
+
+    def timed(step):
         start = time.time()
         said = globals()[f"step_{step}"](r)
         times.append((step, time.time() - start, said))
         if not r.plan:
             print(f"   {step}: {said} ({time.time() - start:.0f} s)")
+
+    for step in (s for s in STEPS if s in steps):
+        if step == "sass" and "profile" in steps and not r.plan:
+            print("== sass (CPU: beside the profile step)")
+            beside = threading.Thread(target=timed, args=("sass",))
+            beside.start()
+            continue
+        print(f"== {step}")
+        timed(step)
+        if step == "profile" and beside is not None:
+            beside.join()
+            beside = None
     if r.plan:
         return 0
     print(

@@ -139,10 +139,7 @@ def command(ncu, bench, metrics, log, results, only, kernel, n_m):
         only,
         "--warmup",
         "1",
-        "--repeats",
-        "1",
-        "--max-repeats",
-        "1",
+        "--profile-only",
         "--results",
         str(results),
     ]

@@ -74,10 +74,7 @@ def command(ncu, bench, metrics, log, results):
         "^(10_fastest|CUB DeviceReduce::Sum)$",
         "--warmup",
         "1",
-        "--repeats",
-        "1",
-        "--max-repeats",
-        "1",
+        "--profile-only",
         "--results",
         str(results),
     ]

@@ -27,8 +27,6 @@ tool failed, 2 nothing to show, 3 no GPU, ncu or cuobjdump here.
 """
 
 import argparse
-import csv
-import io
 import re
 import statistics
 import subprocess
@@ -108,14 +106,22 @@ def cmd_sass(build):
     return 0
 
 
-def command(ncu, bench, metrics, log, results, label, kernel):
+def rows_filter(labels):
+    """The bench's --only and ncu's --nvtx-include for these lab rows: each is a profile range
+    of the bench (profile:14-nbody:<label>), so one ncu run takes them all."""
+    names = "|".join(re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", l) for l in labels)
+    return f"^({names})$", f"regex:profile:{CHAPTER}:({names})/"
+
+
+def command(ncu, bench, metrics, log, results, labels):
+    only, ranges = rows_filter(labels)
     return [
         ncu, "--csv", "--page", "raw", "--print-units", "base",
         "--print-metric-instances", "details", "--clock-control", "none",
-        "--kernel-name", "regex:register_blocked_forces", "--launch-count", "1",
+        "--nvtx", "--nvtx-include", ranges, "--kernel-name", "regex:register_blocked_forces",
         "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
-        str(bench), "--N", "128", "--only", only_regex(label),
-        "--skip-cpu", "--warmup", "1", "--repeats", "1", "--max-repeats", "1",
+        str(bench), "--N", "128", "--only", only,
+        "--skip-cpu", "--warmup", "1", "--profile-only",
         "--results", str(results),
     ]  # fmt: skip
 
@@ -132,31 +138,33 @@ def live_tools():
 def cmd_capture(build, row):
     BUILD[0] = build
     ncu, bench = live_tools()
-    sources = []
-    metrics = list(ncu_profile.METRIC_NAMES)
-    launches, commands = [], []
-    with tempfile.TemporaryDirectory(prefix="course-rsqrt-profile-") as scratch:
-        for label, kernel in ROWS:
-            if row and not re.search(row, label):
-                continue
-            log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
-            text, metrics, cmd = run_ncu(
-                lambda m: command(ncu, bench, m, log, results, label, kernel),
-                metrics,
-                f"capture_lab_rsqrt_pipes: {label}",
-            )
-            for launch in ncu_profile.parse_raw(text)[:1]:
-                launch.label = label
-                launches.append(launch)
-            commands.append(printable(cmd, metrics, scratch))
-            sources += [*source_table(ncu, bench, label), ""]
-    if not launches:
+    labels = [label for label, _ in ROWS if not row or re.search(row, label)]
+    if not labels:
         raise Failed("capture_lab_rsqrt_pipes: no row matched --row", 1)
+    metrics = list(ncu_profile.METRIC_NAMES)
+    with tempfile.TemporaryDirectory(prefix="course-rsqrt-profile-") as scratch:
+        log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
+        text, metrics, cmd = run_ncu(
+            lambda m: command(ncu, bench, m, log, results, labels),
+            metrics,
+            "capture_lab_rsqrt_pipes",
+        )
+        first = {}
+        for launch in ncu_profile.parse_raw(text, CHAPTER):
+            first.setdefault(launch.label, launch)
+        launches = [first[label] for label in labels if label in first]
+        missing = [label for label in labels if label not in first]
+        if missing:
+            raise Failed(f"capture_lab_rsqrt_pipes: ncu profiled no kernel of {missing}", 1)
+        shown = printable(cmd, metrics, scratch)
+    sources = []
+    for label, rows in sampled_rows(ncu, bench, labels):
+        sources += [*opcode_table(label, rows), ""]
     header = ncu_profile.header_line(
         f"{CHAPTER}/lab_rsqrt_pipes",
         (ncu_profile.course.gpu_name() or "unknown GPU"),
         ncu_profile.ncu_version(ncu),
-        "one ncu run per lab row: " + commands[0],
+        "one ncu run over the lab rows: " + shown,
     )
     CAPTURE.parent.mkdir(parents=True, exist_ok=True)
     ncu_profile.write_capture(CAPTURE, header, launches)
@@ -200,32 +208,38 @@ def only_regex(label):
     return "^" + re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", label) + "$"
 
 
-def source_table(ncu, bench, label):
-    """ncu's source page of one row's kernel: the warp-state samples summed by opcode, as lines."""
+def sampled_rows(ncu, bench, labels):
+    """[(label, source page rows as dicts)]: ncu's per-instruction sampling of each row's kernel,
+    from one run over all the rows (split by profile range, profile.report_by_launch)."""
+    only, ranges = rows_filter(labels)
     with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
-        report = Path(scratch) / "row"
+        report = Path(scratch) / "rows"
         cmd = [
             ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
-            "--clock-control", "none", "--kernel-name", "regex:register_blocked_forces",
-            "--launch-count", "1", "-o", str(report), "--force-overwrite",
-            str(bench), "--N", "128", "--only", only_regex(label), "--skip-cpu",
-            "--warmup", "1", "--repeats", "1", "--max-repeats", "1",
-            "--results", str(Path(scratch) / "results"),
+            "--clock-control", "none", "--nvtx", "--nvtx-include", ranges,
+            "--kernel-name", "regex:register_blocked_forces",
+            "-o", str(report), "--force-overwrite",
+            str(bench), "--N", "128", "--only", only, "--skip-cpu",
+            "--warmup", "1", "--profile-only", "--results", str(Path(scratch) / "results"),
         ]  # fmt: skip
         run = subprocess.run(cmd, capture_output=True, text=True)
         rep = report.with_suffix(".ncu-rep")
         if run.returncode != 0 or not rep.is_file():
             raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
-        page = subprocess.run(
-            [ncu, "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
-            capture_output=True,
-            text=True,
-        )
-    lines = page.stdout.splitlines()
-    start = next((k for k, l in enumerate(lines) if '"Source"' in l), 0)
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
-    if not rows:
-        raise Failed(f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1)
+        pairs = ncu_profile.report_by_launch(ncu, rep, CHAPTER)
+    if pairs is None:
+        raise Failed("capture_lab_rsqrt_pipes: ncu's source page did not split by row", 1)
+    first = {}
+    for launch, (_, header, body) in pairs:
+        first.setdefault(launch.label, [dict(zip(header, r)) for r in body])
+    for label in labels:
+        if not first.get(label):
+            raise Failed(f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1)
+        yield label, first[label]
+
+
+def opcode_table(label, rows):
+    """The warp-state samples of one row's kernel summed by opcode, as lines."""
     executed = [c for c in rows[0] if c.startswith("Instructions Executed")][:1]
     cols = executed + [c for c in rows[0] if "Sampl" in c or c.startswith("stall_")]
     by_op = {}
@@ -253,7 +267,8 @@ def cmd_source(build, row):
     label = next((l for l, _ in ROWS if re.search(row, l)), None)
     if not label:
         raise Failed(f"capture_lab_rsqrt_pipes: no lab row matches '{row}'", 1)
-    print("\n".join(source_table(ncu, bench, label)))
+    for label, rows in sampled_rows(ncu, bench, [label]):
+        print("\n".join(opcode_table(label, rows)))
     return 0
 
 

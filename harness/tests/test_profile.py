@@ -120,14 +120,30 @@ class StageTest(unittest.TestCase):
         self.assertEqual(
             profile.label_stage("08_predicate (count, __ballot_sync)", names), "08_predicate"
         )
+        library = profile.course.library_rows("12-reduction")
+        self.assertEqual(library, ["CUB DeviceReduce::Sum"])
         self.assertEqual(
-            profile.label_stage("CUB DeviceReduce::Sum", names), profile.course.BASELINE
+            profile.label_stage("CUB DeviceReduce::Sum", names, library), profile.course.BASELINE
         )
-        self.assertIsNone(profile.label_stage("ceiling: float4 read kernel", names))
+        self.assertIsNone(profile.label_stage("ceiling: float4 read kernel", names, library))
+        # A lab's rows are neither a stage nor the library (14-nbody's rsqrt lab once filled its
+        # baseline capture; N-body has no library row).
+        self.assertIsNone(profile.label_stage("rsqrt lab: 1 in 4 on the FMA pipe", names, library))
+        self.assertEqual(profile.course.library_rows("14-nbody"), [])
         self.assertIsNone(profile.label_stage("10_fastest_v2", names[:1]))
 
     def test_filters(self):
         self.assertEqual(profile.only_regex("10_fastest"), "^10_fastest( .*)?$")
+        self.assertEqual(
+            profile.only_regex(profile.course.BASELINE, "12-reduction"),
+            "^(CUB DeviceReduce::Sum)$",
+        )
+        self.assertEqual(
+            profile.nvtx_filter("12-reduction", profile.course.BASELINE),
+            "regex:profile:12-reduction:(CUB DeviceReduce::Sum)/",
+        )
+        only = profile.chapter_only("14-nbody")
+        self.assertTrue(only.startswith("^(02_naive_aos|") and only.endswith(")( .*)?$"), only)
         self.assertEqual(
             profile.nvtx_filter("12-reduction", "10_fastest"),
             "regex:profile:12-reduction:10_fastest( .*)?/",
@@ -248,7 +264,11 @@ class CaptureTest(unittest.TestCase):
         self.addCleanup(self.tmp.cleanup)
         by_stage = {}
         for launch in launches_12():
-            stage = profile.label_stage(launch.label, ["01_two_pass", "08_predicate", "10_fastest"])
+            stage = profile.label_stage(
+                launch.label,
+                ["01_two_pass", "08_predicate", "10_fastest"],
+                profile.course.library_rows("12-reduction"),
+            )
             by_stage.setdefault(stage, []).append(launch)
         for stage, launches in by_stage.items():
             profile.write_capture(
@@ -640,6 +660,18 @@ class SourceCaptureTest(unittest.TestCase):
         self.assertEqual(rows[0][0], "0x0000")
         self.assertEqual(rows[1][0], "0x0010")
         self.assertEqual(rows[0][1].strip(), "LDC R1, c[0x0][0x28]")
+
+    def test_a_report_of_several_results_splits_by_kernel_name(self):
+        # One ncu run samples every source stage of a chapter; its source page repeats the
+        # Kernel Name row per result, and each block's addresses start at 0x0000 again.
+        text = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
+        other = text.replace("reduce_kernel<(unsigned int)32>", "reduce_kernel<(unsigned int)512>")
+        blocks = profile.source_blocks("==PROF== Connected\n" + text + other)
+        self.assertEqual(len(blocks), 2)
+        self.assertIn("32>", blocks[0][0])
+        self.assertIn("512>", blocks[1][0])
+        self.assertEqual(blocks[1][2][0][0], "0x0000")
+        self.assertEqual(len(blocks[0][2]), len(profile.source_rows(text)[2]))
 
     def test_written_capture_reads_back(self):
         text = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
