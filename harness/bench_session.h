@@ -45,7 +45,7 @@ struct settings {
   double max_noise_pct = 1.0;  // stop when the spread is under this (0: exactly --repeats)
   double max_time_s = 1.0;     // per row
   std::string only;            // regex on row labels; empty: every row
-  bool profile_only = false;   // ncu's run: warm-ups and the profiled call, nothing timed
+  bool profile_only = false;   // ncu's run: warm-ups, the profiled call, 3 timed calls
   std::string results = "results";
   stop_rule rule() const;
 };

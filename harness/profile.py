@@ -282,6 +282,9 @@ def rows_for(chapter, sections=None):
 
 # ---------------------------------------------------------------- parsing ncu's raw CSV
 
+# A raw page's cell can pass csv's default 128 KiB (14-nbody's chapter run, ncu 2025.3).
+csv.field_size_limit(2**31 - 1)
+
 
 @dataclass
 class Launch:
@@ -1113,7 +1116,7 @@ def read_source_capture(path):
 
 def source_command(ncu, binary, chapter, stages, report, scratch, first_only):
     """ncu sampling every instruction (SOURCE_SECTIONS) in the stages' profile ranges, the bench
-    in its --profile-only mode; first_only: the first kernel (one stage's run)."""
+    in its --profile-only mode; first_only: the first kernel only."""
     names = "|".join(stages)
     return [
         ncu,
@@ -1138,14 +1141,6 @@ def source_command(ncu, binary, chapter, stages, report, scratch, first_only):
     ]
 
 
-def source_blocks(text):
-    """ncu's source page of a report with several results, cut where each result's 'Kernel Name'
-    row starts: [(kernel, header, rows)] in the report's order."""
-    lines = [l for l in text.splitlines() if not l.startswith("==")]
-    starts = [i for i, l in enumerate(lines) if next(csv.reader([l]), [""])[:1] == ["Kernel Name"]]
-    return [source_rows("\n".join(lines[a:b])) for a, b in zip(starts, starts[1:] + [len(lines)])]
-
-
 def ncu_text(cmd):
     run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     if permission_denied(run.stdout + run.stderr):
@@ -1155,44 +1150,6 @@ def ncu_text(cmd):
             3,
         )
     return run
-
-
-def report_by_launch(ncu, rep, chapter=None):
-    """[(launch, (kernel, header, rows))] of an exported report with several results, in its
-    order: the raw page says which profile range each result is in, the source page holds each
-    result's samples. None when the two pages do not match up."""
-    raw = ncu_text([ncu, "--import", str(rep), "--page", "raw", "--csv", "--print-units", "base"])
-    launches = parse_raw(raw.stdout, chapter)
-    source = ncu_text([ncu, "--import", str(rep), "--page", "source", "--csv"]
-                      + ["--print-source", "sass"])  # fmt: skip
-    blocks = source_blocks(source.stdout)
-    if not launches or len(blocks) != len(launches):
-        print(f"profile: {rep.name}: {len(launches)} results, {len(blocks)} source blocks")
-        return None
-    for launch, block in zip(launches, blocks):
-        if block[0] and launch.kernel and block[0].split("(")[0] != launch.kernel.split("(")[0]:
-            print(f"profile: {rep.name}: the source and raw pages name other kernels")
-            return None
-    return list(zip(launches, blocks))
-
-
-def sampled_by_stage(ncu, binary, chapter, stages, scratch):
-    """{stage: (kernel, header, rows)} of each stage's first kernel, from ONE ncu run over all
-    the stages' ranges. {} when the report cannot be split (then each stage gets a run of its own)."""
-    report = Path(scratch) / "all"
-    run = ncu_text(source_command(ncu, binary, chapter, stages, report, scratch, False))
-    rep = report.with_suffix(".ncu-rep")
-    pairs = report_by_launch(ncu, rep, chapter) if rep.is_file() else None
-    if pairs is None:
-        tail = (run.stderr.strip().splitlines() or ["no output"])[-1]
-        print(f"profile capture-source: {chapter}: one run per stage instead ({tail})")
-        return {}
-    found = {}
-    for launch, block in pairs:
-        stage = label_stage(launch.label, stages)
-        if stage and stage not in found and block[2]:
-            found[stage] = block
-    return found
 
 
 def sampled_alone(ncu, binary, chapter, stage, scratch):
@@ -1211,8 +1168,9 @@ def sampled_alone(ncu, binary, chapter, stage, scratch):
 
 def cmd_capture_source(args):
     """The first kernel of each [chapter] source_profiles stage, sampled per instruction, into
-    reference/<gpu>/<chapter>/profiles/source/<stage>.csv: one ncu run per chapter (a run per
-    stage where that report cannot be split)."""
+    reference/<gpu>/<chapter>/profiles/source/<stage>.csv: an ncu run per stage, the bench in its
+    --profile-only mode. (One run over all a chapter's stages, split by result, was tried: ncu
+    2025.3's source page of such a report did not split one block per result.)"""
     reason = live_reason()
     if reason:
         raise UsageError(f"profile capture-source: {reason}; it runs on the GPU machine", 3)
@@ -1227,17 +1185,10 @@ def cmd_capture_source(args):
             continue
         binary = build_bench(args, chapter, "solution")
         with tempfile.TemporaryDirectory(prefix="course-source-") as scratch:
-            found = sampled_by_stage(ncu, binary, chapter, names, scratch) if len(names) > 1 else {}
             for stage in names:
                 path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
-                kernel, header, body = found.get(stage) or sampled_alone(
-                    ncu, binary, chapter, stage, scratch
-                )
-                together = stage in found
-                shown = source_command(
-                    ncu, binary, chapter, names if together else [stage], "<scratch>", scratch,
-                    not together,
-                )  # fmt: skip
+                kernel, header, body = sampled_alone(ncu, binary, chapter, stage, scratch)
+                shown = source_command(ncu, binary, chapter, [stage], "<scratch>", scratch, True)
                 if not body:
                     print(f"{path.relative_to(ROOT)}: nothing sampled", file=sys.stderr)
                     failed.append(stage)

@@ -210,32 +210,32 @@ def only_regex(label):
 
 def sampled_rows(ncu, bench, labels):
     """[(label, source page rows as dicts)]: ncu's per-instruction sampling of each row's kernel,
-    from one run over all the rows (split by profile range, profile.report_by_launch)."""
-    only, ranges = rows_filter(labels)
-    with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
-        report = Path(scratch) / "rows"
-        cmd = [
-            ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
-            "--clock-control", "none", "--nvtx", "--nvtx-include", ranges,
-            "--kernel-name", "regex:register_blocked_forces",
-            "-o", str(report), "--force-overwrite",
-            str(bench), "--N", "128", "--only", only, "--skip-cpu",
-            "--warmup", "1", "--profile-only", "--results", str(Path(scratch) / "results"),
-        ]  # fmt: skip
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        rep = report.with_suffix(".ncu-rep")
-        if run.returncode != 0 or not rep.is_file():
-            raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
-        pairs = ncu_profile.report_by_launch(ncu, rep, CHAPTER)
-    if pairs is None:
-        raise Failed("capture_lab_rsqrt_pipes: ncu's source page did not split by row", 1)
-    first = {}
-    for launch, (_, header, body) in pairs:
-        first.setdefault(launch.label, [dict(zip(header, r)) for r in body])
+    a run per row (the bench in its --profile-only mode)."""
     for label in labels:
-        if not first.get(label):
+        only, ranges = rows_filter([label])
+        with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
+            report = Path(scratch) / "row"
+            cmd = [
+                ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
+                "--clock-control", "none", "--nvtx", "--nvtx-include", ranges,
+                "--kernel-name", "regex:register_blocked_forces", "--launch-count", "1",
+                "-o", str(report), "--force-overwrite",
+                str(bench), "--N", "128", "--only", only, "--skip-cpu",
+                "--warmup", "1", "--profile-only", "--results", str(Path(scratch) / "results"),
+            ]  # fmt: skip
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            rep = report.with_suffix(".ncu-rep")
+            if run.returncode != 0 or not rep.is_file():
+                raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
+            page = subprocess.run(
+                [ncu, "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
+                capture_output=True,
+                text=True,
+            )
+        _, header, body = ncu_profile.source_rows(page.stdout)
+        if not body:
             raise Failed(f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1)
-        yield label, first[label]
+        yield label, [dict(zip(header, r)) for r in body]
 
 
 def opcode_table(label, rows):

@@ -661,18 +661,6 @@ class SourceCaptureTest(unittest.TestCase):
         self.assertEqual(rows[1][0], "0x0010")
         self.assertEqual(rows[0][1].strip(), "LDC R1, c[0x0][0x28]")
 
-    def test_a_report_of_several_results_splits_by_kernel_name(self):
-        # One ncu run samples every source stage of a chapter; its source page repeats the
-        # Kernel Name row per result, and each block's addresses start at 0x0000 again.
-        text = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
-        other = text.replace("reduce_kernel<(unsigned int)32>", "reduce_kernel<(unsigned int)512>")
-        blocks = profile.source_blocks("==PROF== Connected\n" + text + other)
-        self.assertEqual(len(blocks), 2)
-        self.assertIn("32>", blocks[0][0])
-        self.assertIn("512>", blocks[1][0])
-        self.assertEqual(blocks[1][2][0][0], "0x0000")
-        self.assertEqual(len(blocks[0][2]), len(profile.source_rows(text)[2]))
-
     def test_written_capture_reads_back(self):
         text = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
         kernel, header, rows = profile.source_rows(text)
