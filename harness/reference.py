@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make reference: every piece of evidence for one GPU, regenerated in one run on a GPU machine.
 
-    reference.py run  [--steps "build bench sass profile charts tables stamps"] [--build DIR] [--jobs N]
+    reference.py run  [--steps "build bench sass profile pitfalls charts tables stamps"] [--build DIR] [--jobs N]
     reference.py plan [--steps ...]      what each step would run and write (no GPU needed)
 
 Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h200):
@@ -15,6 +15,8 @@ Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h2
     profile  profiles/<stage>.csv and profiles/baseline.csv (one ncu run per chapter over the
              stages' NVTX ranges, the bench in its --profile-only mode), the per-instruction
              samples (one run per chapter), then each chapter's own capture scripts
+    pitfalls each wrong variant built and its tests run: what it fails, per chapter, into
+             pitfalls.json (harness/pitfalls.py record --run)
     charts   every hinted table of bench.json as <table>.png, roofline.png (plots/), and
              13-scan's scan_circuits.png
     tables   the READMEs' results blocks (harness/readme_tables.py write)
@@ -42,7 +44,7 @@ import course  # noqa: E402
 import stamps  # noqa: E402
 
 ROOT = course.ROOT
-STEPS = ("build", "bench", "sass", "profile", "charts", "tables", "stamps")
+STEPS = ("build", "bench", "sass", "profile", "pitfalls", "charts", "tables", "stamps")
 # The architectures captured beside the reference GPU's (A100 and RTX 50), from one build of their own.
 OTHER_ARCHS = ("sm_80", "sm_120")
 WRITTEN = "reference-written.txt"
@@ -311,6 +313,23 @@ def step_profile(r):
     ]
     r.wrote(written)
     return f"{len(set(written))} profiles"
+
+
+def step_pitfalls(r):
+    start = time.time()
+    cmd = [sys.executable, "harness/pitfalls.py", "record", "--run", "--build", r.build]
+    r.sh("pitfalls", cmd + ["--jobs", r.args.jobs, "--gpu", r.gpu])
+    if r.plan:
+        return f"reference/{r.gpu}/<chapter>/pitfalls.json"
+    written = [
+        r.folder(c) / "pitfalls.json"
+        for c in course.chapters()
+        if r.wants(c)
+        and (r.folder(c) / "pitfalls.json").is_file()
+        and (r.folder(c) / "pitfalls.json").stat().st_mtime >= start
+    ]
+    r.wrote(written)
+    return f"{len(written)} pitfalls records"
 
 
 def step_charts(r):
