@@ -1114,25 +1114,25 @@ def read_source_capture(path):
     return kernel, list(reader)
 
 
-def source_command(ncu, binary, chapter, stages, report, scratch, first_only):
-    """ncu sampling every instruction (SOURCE_SECTIONS) in the stages' profile ranges, the bench
-    in its --profile-only mode; first_only: the first kernel only."""
-    names = "|".join(stages)
+def source_command(ncu, binary, chapter, stage, report, scratch):
+    """ncu sampling every instruction (SOURCE_SECTIONS) of the first kernel in the stage's profile
+    range, the bench in its --profile-only mode."""
     return [
         ncu,
         "--clock-control",
         "none",
         "--nvtx",
         "--nvtx-include",
-        f"regex:{PREFIX}:{chapter}:({names})( .*)?/",
+        nvtx_filter(chapter, stage),
         *[a for section in SOURCE_SECTIONS for a in ("--section", section)],
-        *(["--launch-count", "1"] if first_only else []),
+        "--launch-count",
+        "1",
         "--force-overwrite",
         "--export",
         str(report),
         str(binary),
         "--only",
-        f"^({names})( .*)?$",
+        only_regex(stage),
         "--warmup",
         "1",
         "--profile-only",
@@ -1155,7 +1155,7 @@ def ncu_text(cmd):
 def sampled_alone(ncu, binary, chapter, stage, scratch):
     """(kernel, header, rows) of one stage's first kernel, from a run of its own."""
     report = Path(scratch) / stage
-    run = ncu_text(source_command(ncu, binary, chapter, [stage], report, scratch, True))
+    run = ncu_text(source_command(ncu, binary, chapter, stage, report, scratch))
     export = ncu_text(
         [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
         + ["--print-source", "sass"]
@@ -1188,7 +1188,7 @@ def cmd_capture_source(args):
             for stage in names:
                 path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
                 kernel, header, body = sampled_alone(ncu, binary, chapter, stage, scratch)
-                shown = source_command(ncu, binary, chapter, [stage], "<scratch>", scratch, True)
+                shown = source_command(ncu, binary, chapter, stage, "<scratch>", scratch)
                 if not body:
                     print(f"{path.relative_to(ROOT)}: nothing sampled", file=sys.stderr)
                     failed.append(stage)
