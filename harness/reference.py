@@ -14,7 +14,7 @@ Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h2
              CPU work, so it runs beside the profile step when both are asked for
     profile  profiles/<stage>.csv and profiles/baseline.csv (one ncu run per chapter over the
              stages' NVTX ranges, the bench in its --profile-only mode), the per-instruction
-             samples (one run per chapter), then each chapter's own capture scripts
+             samples (a run per source stage), then each chapter's own capture scripts
     pitfalls each wrong variant built and its tests run: what it fails, per chapter, into
              pitfalls.json (harness/pitfalls.py record --run)
     charts   every hinted table of bench.json as <table>.png, roofline.png (plots/), and
