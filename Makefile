@@ -79,7 +79,7 @@ help:
 	@echo "  make profile-diff A=12-reduction/09_shuffle B=12-reduction/10_fastest   two stages' metrics side by side"
 	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into reference/<gpu>/*/profiles/"
 	@echo "  make reference [STEPS=...]   (GPU machine) all of a GPU's evidence in one run: benchmarks, SASS, profiles,"
-	@echo "                               charts, README tables, stamps, into reference/<gpu>/ (PLAN=1: what it would do)"
+	@echo "                               pitfall records, charts, README tables, stamps, into reference/<gpu>/ (PLAN=1: what it would do)"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (lessons.toml perf)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
