@@ -516,11 +516,15 @@ def label_stage(label, stage_names, library=()):
     return None
 
 
+def regex_escape(label):
+    """A row label as a literal in the bench's --only (std::regex, ECMAScript) and ncu's regex
+    filters: its specials escaped, nothing else."""
+    return re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", label)
+
+
 def library_regex(chapter):
-    """The chapter's library row labels as one alternation (regex specials escaped)."""
-    return "|".join(
-        re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", l) for l in course.library_rows(chapter)
-    )
+    """The chapter's library row labels as one alternation."""
+    return "|".join(regex_escape(l) for l in course.library_rows(chapter))
 
 
 def only_regex(stage, chapter=None):

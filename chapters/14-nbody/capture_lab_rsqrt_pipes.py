@@ -109,7 +109,7 @@ def cmd_sass(build):
 def rows_filter(labels):
     """The bench's --only and ncu's --nvtx-include for these lab rows: each is a profile range
     of the bench (profile:14-nbody:<label>), so one ncu run takes them all."""
-    names = "|".join(re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", l) for l in labels)
+    names = "|".join(ncu_profile.regex_escape(l) for l in labels)
     return f"^({names})$", f"regex:profile:{CHAPTER}:({names})/"
 
 
@@ -201,11 +201,6 @@ def cmd_show():
     if SOURCE.is_file():
         print("\n" + SOURCE.read_text())
     return 0
-
-
-def only_regex(label):
-    """The bench's --only for exactly this label (std::regex, ECMAScript: specials escaped only)."""
-    return "^" + re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", label) + "$"
 
 
 def sampled_rows(ncu, bench, labels):

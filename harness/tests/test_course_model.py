@@ -329,6 +329,12 @@ class AddAStageTest(unittest.TestCase):
             argv, cwd=cwd or cls.root, capture_output=True, text=True, env=cls.env
         )
 
+    @classmethod
+    def check_stage(cls, stage):
+        """make check's checker on one STAGE, in the copy (no GPU here: tests untested)."""
+        argv = [sys.executable, "harness/check.py", "run", "--build", str(cls.build)]
+        return cls.run_here(argv + ["--stage", stage, "--jobs", "2"])
+
     def test_1_configured_with_its_tests(self):
         self.assertEqual(
             self.configured.returncode,
@@ -383,19 +389,7 @@ class AddAStageTest(unittest.TestCase):
         self.assertTrue((self.build / "bin" / f"test.solution.{CHAPTER}.{DUMMY}").is_file())
         # make check's checker, on the stage (here as on a machine without a GPU: its tests are
         # reported untested, then what it teaches is judged).
-        checked = self.run_here(
-            [
-                sys.executable,
-                "harness/check.py",
-                "run",
-                "--build",
-                str(self.build),
-                "--stage",
-                f"{CHAPTER}/{DUMMY[:4]}",
-                "--jobs",
-                "2",
-            ]
-        )
+        checked = self.check_stage(f"{CHAPTER}/{DUMMY[:4]}")
         out = checked.stdout
         self.assertEqual(checked.returncode, 0, out[-3000:] + checked.stderr[-2000:])
         self.assertIn(f"check: STAGE={CHAPTER}/{DUMMY[:4]} selects solution/{CHAPTER}/{DUMMY}", out)
@@ -410,19 +404,7 @@ class AddAStageTest(unittest.TestCase):
         kept = exercise.read_text()
         try:
             exercise.write_text(kept + '\nstatic_assert(false, "a student\'s typo");\n')
-            checked = self.run_here(
-                [
-                    sys.executable,
-                    "harness/check.py",
-                    "run",
-                    "--build",
-                    str(self.build),
-                    "--stage",
-                    f"exercise/{CHAPTER}/{DUMMY}",
-                    "--jobs",
-                    "2",
-                ]
-            )
+            checked = self.check_stage(f"exercise/{CHAPTER}/{DUMMY}")
         finally:
             exercise.write_text(kept)
         out = checked.stdout
