@@ -204,6 +204,7 @@ struct context {
   std::vector<double> want;  // the host's float64 coefficients at the bench size
   const ncc::stage *best = nullptr, *best_single = nullptr;  // fastest; fastest without a bank form
   std::string best_path;
+  double ceiling_gtpix = 0;  // the IDP4A rate x 4, when the progression measured it
 
   context(bench::session &session, const options_t &o)
       : s(session),
@@ -229,6 +230,7 @@ void progression_table(context &c) {
   prog.ceiling(ceiling_label, "-", [&] {  // Gtpix/s
     const double dp4a = bench::dp4a_per_s(), ceiling = 4 * dp4a / 1e9;
     c.s.results().param("dp4a_per_s", dp4a);
+    c.ceiling_gtpix = ceiling;
     std::printf(
         "IDP4A rate measured: %.4g/s (every lane counted) -> %.0f Gtpix/s at four template-pixel products each\n",
         dp4a, ceiling);
@@ -274,6 +276,19 @@ void vs_npp_table(context &c) {
   t.note("goal for the reference: the best stage >= " + fixed(goal_vs_npp, 0) +
          "x NPP (median of the pairs): " + fixed(cmp.ratio.median) + "x -> " +
          bench::verdict(bench::versus_met(t.spec(), cmp)));
+  // The goal at the progression's 16x16 template, set per GPU (harness/bench_goals.h): against
+  // NPP, and as a share of the IDP4A ceiling (the best stage's median per call).
+  const bench::gpu_goals *g = bench::goals_for(c.s.device());
+  if (g && g->ncc_vs_npp_16 > 0 && z.tw == 16 && z.th == 16) {
+    const double ms = cmp.stage.per_call.median;
+    const double pct =
+        ms > 0 && c.ceiling_gtpix > 0 ? 100 * z.tpix / (ms * 1e6) / c.ceiling_gtpix : 0;
+    t.note(bench::goal_for_text(c.s.device()) + " at 16x16: the best stage >= " +
+           fixed(g->ncc_vs_npp_16, 0) + "x NPP and >= " + fixed(g->ncc_ceiling_pct_16, 0) +
+           "% of the IDP4A ceiling: " + fixed(cmp.ratio.median) + "x -> " +
+           bench::verdict(cmp.ratio.median >= g->ncc_vs_npp_16) + ", " + fixed(pct, 1) + "% -> " +
+           bench::verdict(pct >= g->ncc_ceiling_pct_16));
+  }
   const std::string kind = starts_with(c.best_path, "compiled-in") ? "a compiled-in size"
                                                                    : "the " + c.best_path + " path";
   c.s.results().headline("NCC " + id + " " + bench::range_text(cmp.ratio) + " NPP at " + at + ", " +
