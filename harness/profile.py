@@ -34,6 +34,7 @@ failed), 2 usage (a bad stage name), 3 a GPU or ncu is needed and missing.
 """
 
 import argparse
+import concurrent.futures
 import csv
 import io
 import math
@@ -1156,18 +1157,24 @@ def ncu_text(cmd):
     return run
 
 
-def sampled_alone(ncu, binary, chapter, stage, scratch):
-    """(kernel, header, rows) of one stage's first kernel, from a run of its own."""
+def sample_alone(ncu, binary, chapter, stage, scratch):
+    """One stage's first kernel sampled in a run of its own (the GPU part); returns a function
+    that reads the report's source page (CPU only: it may run while the next stage is sampled)
+    and gives (kernel, header, rows)."""
     report = Path(scratch) / stage
     run = ncu_text(source_command(ncu, binary, chapter, stage, report, scratch))
-    export = ncu_text(
-        [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
-        + ["--print-source", "sass"]
-    )
-    kernel, header, body = source_rows(export.stdout)
-    if not body:
-        print((run.stderr.strip().splitlines() or ["no output"])[-1], file=sys.stderr)
-    return kernel, header, body
+
+    def export():
+        page = ncu_text(
+            [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
+            + ["--print-source", "sass"]
+        )
+        kernel, header, body = source_rows(page.stdout)
+        if not body:
+            print((run.stderr.strip().splitlines() or ["no output"])[-1], file=sys.stderr)
+        return kernel, header, body
+
+    return export
 
 
 def cmd_capture_source(args):
@@ -1189,9 +1196,15 @@ def cmd_capture_source(args):
             continue
         binary = build_bench(args, chapter, "solution")
         with tempfile.TemporaryDirectory(prefix="course-source-") as scratch:
-            for stage in names:
+            # Each report's source page is read on a thread while the next stage is sampled.
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+                pages = [
+                    (stage, pool.submit(sample_alone(ncu, binary, chapter, stage, scratch)))
+                    for stage in names
+                ]
+            for stage, page in pages:
                 path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
-                kernel, header, body = sampled_alone(ncu, binary, chapter, stage, scratch)
+                kernel, header, body = page.result()
                 shown = source_command(ncu, binary, chapter, stage, "<scratch>", scratch)
                 if not body:
                     print(f"{path.relative_to(ROOT)}: nothing sampled", file=sys.stderr)
