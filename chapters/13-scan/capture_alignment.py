@@ -32,7 +32,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "harness"))
 sys.path.insert(0, str(ROOT / "chapters" / "12-reduction"))
 
-from capture_lab import Failed, cli, ncu_and_bench, ncu_profile  # noqa: E402
+from capture_lab import Failed, cli, ncu_profile  # noqa: E402
 
 CHAPTER = "13-scan"
 CAPTURE = ncu_profile.capture_dir(CHAPTER, ROOT) / "alignment" / "ncu_raw.csv"
@@ -63,7 +63,13 @@ def command(ncu, bench, results):
 
 
 def capture(build):
-    ncu, bench = ncu_and_bench("capture_alignment", build)
+    reason = ncu_profile.live_reason()
+    if reason:
+        raise Failed(
+            f"capture_alignment: {reason}; it runs on a GPU machine (--show: the capture)", 3
+        )
+    ncu = ncu_profile.find_ncu()
+    bench = ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
     results = Path(build) / "capture-alignment"
     cmd = command(ncu, bench, results)
     run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))

@@ -59,7 +59,6 @@ ROWS = [
     ("rsqrt lab: 1 in 8 on the FMA pipe, spread", r"rsqrt_form<8, .*order\)1"),
     ("rsqrt lab: all MUFU.RSQ, chained one after another", r"rsqrt_form<0, .*order\)3"),
     ("rsqrt lab: all MUFU.RSQ, chained in pairs", r"rsqrt_form<0, .*order\)4"),
-    ("rsqrt lab: 1 in 16 on the FMA pipe, chained", r"rsqrt_form<16, .*order\)3"),
 ]
 KEPT = ["MUFU", "FFMA", "FMUL", "FADD", "FSEL", "LDS", "SHF", "IADD3", "LEA", "LOP3", "NOP"]
 
