@@ -80,7 +80,7 @@ help:
 	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into reference/<gpu>/*/profiles/"
 	@echo "  make reference [STEPS=...]   (GPU machine) all of a GPU's evidence in one run: benchmarks, SASS, profiles,"
 	@echo "                               pitfall records, charts, README tables, stamps, into reference/<gpu>/"
-	@echo "                               (PLAN=1: what it would do)"
+	@echo "                               (PLAN=1: what it would do; STALE=1: only what stamps.py finds stale)"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (lessons.toml perf)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
@@ -270,14 +270,15 @@ profile-capture:
 # On a GPU machine, one command regenerates all of its GPU's evidence (harness/reference.py):
 # build, every benchmark, SASS (sm_90, and sm_80 and sm_120 from a build of their own), Nsight
 # Compute captures, charts, the READMEs' tables, and the stamps that tie each file to its sources.
-# STEPS="bench sass" runs a subset; PLAN=1 prints what would run and be written (no GPU needed).
+# STEPS="bench sass" runs a subset; STALE=1 only the steps and chapters whose captures stamps.py
+# finds stale; PLAN=1 prints what would run and be written (no GPU needed).
 reference:
 ifeq ($(PLAN),)
 	$(call need_gpu,reference,it measures and captures on the GPU machine)
 	@harness/deps.sh
-	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS)))
+	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS))) $(if $(STALE),--stale)
 else
-	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS)))
+	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS))) $(if $(STALE),--stale)
 endif
 
 # GPU only, never in CI and not part of make check: counter bounds that catch a regression.

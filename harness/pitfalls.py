@@ -15,10 +15,11 @@ WHY, and the stage's hint ladder (`make hint STAGE=...`).
         (after make check ALL=1 on a GPU machine) each wrong variant's failing cases or missed
         rules, from FILE (default DIR/check-results.xml, the check's ctest results), into
         reference/<gpu>/<chapter>/pitfalls.json, and its stamp into that folder's stamps.json.
-    pitfalls.py record --run [--build DIR] [--jobs N] [--gpu h200]
+    pitfalls.py record --run [--build DIR] [--jobs N] [--gpu h200] [--chapters "CH ..."]
         (GPU machine) the same without a whole make check: builds the wrong variants (targets),
         runs their tests (ctest -L wrong, sanitizer and speed ones aside) into
-        DIR/pitfalls-results.xml, and records from it.
+        DIR/pitfalls-results.xml, and records from it; --chapters: only those chapters' variants
+        and records (make reference STALE=1 asks for the chapters whose record is stale).
     pitfalls.py targets
         the build targets of the wrong variants whose record needs them (tests and SASS).
     pitfalls.py show [CHAPTER]
@@ -165,13 +166,14 @@ def measure(variant, results, root=ROOT):
     return entry
 
 
-def record(results_path, gpu=course.REFERENCE_DIR, root=ROOT, command=""):
-    """Writes each chapter's pitfalls.json from a check's results and stamps it; returns lines
-    to print."""
+def record(results_path, gpu=course.REFERENCE_DIR, root=ROOT, command="", chapters=None):
+    """Writes each chapter's pitfalls.json (of `chapters`, or every chapter) from a check's
+    results and stamps it; returns lines to print."""
     results = read_results(results_path)
     by_chapter = {}
     for v in course.wrong_variants(root):
-        by_chapter.setdefault(v.chapter, []).append(v)
+        if chapters is None or v.chapter in chapters:
+            by_chapter.setdefault(v.chapter, []).append(v)
     lines = []
     run = stamps.run_facts(course.gpu_name() or gpu, command or "pitfalls.py record", root)
     for chapter, variants in sorted(by_chapter.items()):
@@ -290,26 +292,31 @@ def cmd_show(args):
     return 0
 
 
-def targets(root=ROOT):
+def targets(root=ROOT, chapters=None):
     """The build targets of the recorded variants (cmake/CourseStages.cmake's names): a test
-    variant's program, a SASS variant's object."""
+    variant's program, a SASS variant's object; of `chapters` only, when given."""
     return [
         f"test.wrong.{v.chapter}.{v.stage}.{v.name}"
         if not v.tool
         else f"wrong.{v.chapter}.{v.stage}.{v.name}"
         for v in course.wrong_variants(root)
-        if v.tool in ("", "sass")
+        if v.tool in ("", "sass") and (chapters is None or v.chapter in chapters)
     ]
 
 
-def run_variants(build, jobs):
-    """Builds the variants and runs their tests (ctest -L wrong, sanitizer and speed runs aside);
-    returns the JUnit file, or None when the build or ctest could not run."""
+def run_variants(build, jobs, chapters=None):
+    """Builds the variants and runs their tests (ctest -L wrong, sanitizer and speed runs aside),
+    of `chapters` only when given; returns the JUnit file, or None when the build or ctest could
+    not run."""
     build = Path(build).resolve()
     if not (build / "CMakeCache.txt").is_file():
         print(f"pitfalls: no build in {build}: configure it first (make configure)")
         return None
-    made = subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets()])
+    wanted = targets(chapters=chapters)
+    if not wanted:
+        print("pitfalls: no wrong variant in those chapters")
+        return None
+    made = subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *wanted])
     if made.returncode != 0:
         print("pitfalls: some wrong variants did not build (above); the others are recorded")
     junit = build / "pitfalls-results.xml"
@@ -321,6 +328,7 @@ def run_variants(build, jobs):
             "wrong",
             "-LE",
             "sanitize|speed",
+            *(["-R", "/(" + "|".join(map(re.escape, sorted(chapters))) + ")/"] if chapters else []),
             "-j",
             str(jobs),
             "--output-junit",
@@ -334,11 +342,16 @@ def run_variants(build, jobs):
 
 def cmd_record(args):
     build = Path(args.build)
+    chapters = set(args.chapters.split()) or None
+    unknown = sorted((chapters or set()) - set(course.chapters()))
+    if unknown:
+        print(f"pitfalls: no chapter '{unknown[0]}' (chapters: {' '.join(course.chapters())})")
+        return 2
     if args.run:
         if course.gpu_reason():
             print(f"pitfalls: record --run needs a GPU ({course.gpu_reason()})")
             return 77
-        found = run_variants(build, args.jobs)
+        found = run_variants(build, args.jobs, chapters)
         if not found:
             return 1
         args.results = str(found)
@@ -350,7 +363,7 @@ def cmd_record(args):
         )
         return 2
     for line in record(
-        results, args.gpu, ROOT, "make check ALL=1; python3 harness/pitfalls.py record"
+        results, args.gpu, ROOT, "make check ALL=1; python3 harness/pitfalls.py record", chapters
     ):
         print(line)
     return 0
@@ -366,6 +379,11 @@ def main(argv=None):
     r.add_argument("--results", default="")
     r.add_argument("--gpu", default=course.REFERENCE_DIR)
     r.add_argument("--run", action="store_true", help="build and run the wrong variants first")
+    r.add_argument(
+        "--chapters",
+        default="",
+        help="only these chapters' variants (space-separated; default all)",
+    )
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     sub.add_parser("targets")
     s = sub.add_parser("show")

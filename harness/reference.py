@@ -2,7 +2,11 @@
 """make reference: every piece of evidence for one GPU, regenerated in one run on a GPU machine.
 
     reference.py run  [--steps "build bench sass profile pitfalls charts tables stamps"] [--build DIR] [--jobs N]
-    reference.py plan [--steps ...]      what each step would run and write (no GPU needed)
+                      [--chapters "CH ..."] [--stale]
+    reference.py plan [--steps ...] [--stale]   what each step would run and write (no GPU needed)
+
+--stale (make reference STALE=1): each step only for the chapters where stamps.py finds one of its
+captures stale (stale_plan), or nothing when all is fresh.
 
 Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h200):
 
@@ -84,19 +88,29 @@ class Run:
         self.failed = []
         self.logs = self.build / "reference-logs"
         self.lock = threading.Lock()  # the sass step runs in a thread beside the profile step
+        self.per_step = None  # --stale: {step: [chapters]}, each step its own chapters
 
-    def wants(self, chapter):
-        """Whether this run regenerates the chapter's evidence (--chapters; all by default)."""
-        return not self.args.chapters or chapter in self.args.chapters.split()
+    def chosen(self, step):
+        """The chapters a step regenerates: --stale's for that step, else --chapters', else None
+        (every chapter)."""
+        if self.per_step is not None:
+            return self.per_step.get(step, [])
+        return self.args.chapters.split() or None
 
-    def bench_chapters(self):
-        return [c for c in course.bench_chapters() if self.wants(c)]
+    def wants(self, chapter, step):
+        """Whether the step regenerates the chapter's evidence."""
+        chosen = self.chosen(step)
+        return chosen is None or chapter in chosen
 
-    def only(self):
-        """sass.py capture-all's --only for the chosen chapters ([] for all)."""
-        if not self.args.chapters:
+    def bench_chapters(self, step):
+        return [c for c in course.bench_chapters() if self.wants(c, step)]
+
+    def only(self, step):
+        """sass.py capture-all's --only for the step's chapters ([] for all)."""
+        chosen = self.chosen(step)
+        if chosen is None:
             return []
-        return ["--only", f"^({'|'.join(map(re.escape, self.args.chapters.split()))})/"]
+        return ["--only", f"^({'|'.join(map(re.escape, chosen))})/"]
 
     def folder(self, chapter):
         return ROOT / "reference" / self.gpu / chapter
@@ -147,6 +161,55 @@ class Run:
             f.writelines(f"{rel(p)}\n" for p in paths)
 
 
+def stale_plan(gpu, root=ROOT):
+    """{step: [chapters]} that brings reference/<gpu>/ up to date (make reference STALE=1): for
+    each artefact stamps.py lists as stale, deferred, unstamped, or stamped and gone, the step that
+    makes it, in its chapter (a pending one was moved in from an older run, and no step may write
+    it again); for a GPU stage without its SASS for an architecture, the sass step. A chart is drawn from the bench's results of the same run, so
+    charts bring their bench; a bench brings its charts and the READMEs' tables. Build and stamps
+    come with any step. {} when everything is fresh."""
+    need = {}
+
+    def add(step, chapter):
+        need.setdefault(step, set()).add(chapter)
+
+    for path, state, _detail in stamps.report(root, gpu):
+        if state == "pending":
+            continue
+        parts = Path(path).parts  # reference, <gpu>, <chapter>, ...
+        if len(parts) < 4:
+            continue
+        chapter, inner = parts[2], parts[3:]
+        if inner[0] == "sass":
+            add("sass", chapter)
+        elif inner[0] == "profiles":
+            add("profile", chapter)
+        elif inner[-1] == "pitfalls.json":
+            add("pitfalls", chapter)
+        else:  # bench.json, bench.txt, the charts
+            add("bench", chapter)
+    for stage_id in course.gpu_stages(root):
+        chapter, stage = stage_id.split("/", 1)
+        sass_dir = course.evidence_dir(chapter, root) / "sass"
+        if any(
+            not (sass_dir / arch / f"{stage}.sass").is_file()
+            for arch in (course.REFERENCE_ARCH, *OTHER_ARCHS)
+        ):
+            add("sass", chapter)
+    measured = set(course.bench_chapters(root))
+    for step in ("bench", "profile"):
+        if step in need:
+            need[step] &= measured
+    if need.get("bench"):
+        need["charts"] = set(need["bench"])
+        need["tables"] = set()
+    if not any(need.values()):
+        return {}
+    need["build"] = set().union(*(need.get(s, set()) for s in ("bench", "sass", "profile")))
+    need["stamps"] = set()
+    return {step: sorted(need[step]) for step in STEPS if step in need}
+
+
 def shown_command(cmd):
     """A command as the plan prints it: python3 for this interpreter, long target lists cut."""
     words = ["python3" if str(c) == sys.executable else shlex.quote(str(c)) for c in cmd]
@@ -177,9 +240,11 @@ def step_build(r):
     """The reference GPU's build: the benchmarks and the solution stages (sm_90). The other
     architectures' objects are the sass step's, built while the profile step has the GPU."""
     jobs = str(r.args.jobs)
-    benches = [f"bench-{c}" for c in r.bench_chapters()]
+    benches = [f"bench-{c}" for c in r.bench_chapters("build")]
     stage_targets = [
-        f"solution.{i.replace('/', '.')}" for i in course.gpu_stages() if r.wants(i.split("/")[0])
+        f"solution.{i.replace('/', '.')}"
+        for i in course.gpu_stages()
+        if r.wants(i.split("/")[0], "build")
     ]
     # Ninja where there is one, as the Makefile configures; an existing build keeps its generator.
     ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
@@ -194,7 +259,7 @@ def step_build(r):
 def step_bench(r):
     scratch = r.build / "reference-results"
     done = []
-    for chapter in r.bench_chapters():
+    for chapter in r.bench_chapters("bench"):
         folder = r.folder(chapter)
         start = time.time()
         if not r.plan:
@@ -228,7 +293,9 @@ def step_sass(r):
     start = time.time()
     py = sys.executable
     stage_targets = [
-        f"solution.{i.replace('/', '.')}" for i in course.gpu_stages() if r.wants(i.split("/")[0])
+        f"solution.{i.replace('/', '.')}"
+        for i in course.gpu_stages()
+        if r.wants(i.split("/")[0], "sass")
     ]
     ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
     archs = ";".join(f"{a[3:]}-real" for a in OTHER_ARCHS)
@@ -254,7 +321,7 @@ def step_sass(r):
             "--arch",
             course.REFERENCE_ARCH,
             "--no-build",
-            *r.only(),
+            *r.only("sass"),
         ],
     )
     for arch in OTHER_ARCHS if built else ():
@@ -271,10 +338,10 @@ def step_sass(r):
                 "--arch",
                 arch,
                 "--no-build",
-                *r.only(),
+                *r.only("sass"),
             ],
         )
-    folders = [course.evidence_dir(c) / "sass" for c in course.chapters() if r.wants(c)]
+    folders = [course.evidence_dir(c) / "sass" for c in course.chapters() if r.wants(c, "sass")]
     if r.plan:
         return f"reference/{course.REFERENCE_DIR}/<chapter>/sass/{{{course.REFERENCE_ARCH},{','.join(OTHER_ARCHS)}}}/<stage>.sass"
     written = [p for f in folders if f.is_dir() for p in newer(f, start)]
@@ -285,7 +352,7 @@ def step_sass(r):
 def step_profile(r):
     start = time.time()
     py = sys.executable
-    for chapter in r.args.chapters.split() if r.args.chapters else [None]:
+    for chapter in r.chosen("profile") or [None]:
         pick = ["--chapter", chapter] if chapter else []
         for command in ("capture", "capture-source"):
             r.sh(
@@ -294,20 +361,20 @@ def step_profile(r):
                 + ["--gpu", r.gpu, *pick],
             )
     for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
-        if not r.wants(script.parent.name):
+        if not r.wants(script.parent.name, "profile"):
             continue
         r.sh(f"profile-{script.parent.name}-{script.stem}", [py, rel(script), "--build", r.build])
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the chapters' own captures"
     written = [
         p
-        for c in r.bench_chapters()
+        for c in r.bench_chapters("profile")
         for p in newer(r.folder(c) / "profiles", start)
         if (r.folder(c) / "profiles").is_dir()
     ]
     written += [
         p
-        for c in r.bench_chapters()
+        for c in r.bench_chapters("profile")
         for p in newer(course.evidence_dir(c) / "profiles", start)
         if (course.evidence_dir(c) / "profiles").is_dir()
     ]
@@ -318,13 +385,15 @@ def step_profile(r):
 def step_pitfalls(r):
     start = time.time()
     cmd = [sys.executable, "harness/pitfalls.py", "record", "--run", "--build", r.build]
-    r.sh("pitfalls", cmd + ["--jobs", r.args.jobs, "--gpu", r.gpu])
+    chosen = r.chosen("pitfalls")
+    pick = ["--chapters", " ".join(chosen)] if chosen is not None else []
+    r.sh("pitfalls", cmd + ["--jobs", r.args.jobs, "--gpu", r.gpu, *pick])
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/pitfalls.json"
     written = [
         r.folder(c) / "pitfalls.json"
         for c in course.chapters()
-        if r.wants(c)
+        if r.wants(c, "pitfalls")
         and (r.folder(c) / "pitfalls.json").is_file()
         and (r.folder(c) / "pitfalls.json").stat().st_mtime >= start
     ]
@@ -342,7 +411,7 @@ def step_charts(r):
         )
         r.failed.append("charts (no matplotlib)")
         return "no charts"
-    for chapter in r.bench_chapters():
+    for chapter in r.bench_chapters("charts"):
         folder = r.folder(chapter)
         if not r.plan and not (folder / "bench.json").is_file():
             continue
@@ -364,20 +433,25 @@ def step_charts(r):
             ],
         )
     scan = r.folder("13-scan")
-    r.sh("scan_circuits", [py, "plots/scan_circuits.py", "--out", rel(scan / "scan_circuits.png")])
+    if r.wants("13-scan", "charts"):
+        r.sh(
+            "scan_circuits",
+            [py, "plots/scan_circuits.py", "--out", rel(scan / "scan_circuits.png")],
+        )
     # Stage 11's model beside its measured points (chapter 14): the ranks bench's, where run.
     nbody = r.folder("14-nbody")
     ranks = [str(nbody / "bench_ranks.json")] if (nbody / "bench_ranks.json").is_file() else []
-    r.sh(
-        "model_ranks",
-        [py, "chapters/14-nbody/model_ranks.py", "--chart", rel(nbody / "model_ranks.png")]
-        + (["--measured", rel(Path(ranks[0]))] if ranks else []),
-    )
+    if r.wants("14-nbody", "charts"):
+        r.sh(
+            "model_ranks",
+            [py, "chapters/14-nbody/model_ranks.py", "--chart", rel(nbody / "model_ranks.png")]
+            + (["--measured", rel(Path(ranks[0]))] if ranks else []),
+        )
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/<table>.png, roofline.png"
     written = [
         p
-        for c in r.bench_chapters()
+        for c in r.bench_chapters("charts")
         for p in r.folder(c).glob("*.png")
         if p.stat().st_mtime >= start
     ]
@@ -424,6 +498,11 @@ def main(argv=None):
         default="",
         help="only these chapters' evidence (space-separated; default: every chapter)",
     )
+    ap.add_argument(
+        "--stale",
+        action="store_true",
+        help="only what stamps.py finds not fresh: each step for the chapters it is needed in",
+    )
     args = ap.parse_args(argv)
     steps = args.steps.split()
     unknown = [s for s in steps if s not in STEPS]
@@ -446,6 +525,16 @@ def main(argv=None):
         f"make reference{' (plan: nothing is run)' if args.cmd == 'plan' else ''}: {where}; steps: {' '.join(steps)}"
     )
     r = Run(args, gpu)
+    if args.stale:
+        r.per_step = stale_plan(gpu)
+        if not r.per_step:
+            print(
+                f"make reference STALE=1: every capture under reference/{gpu}/ is fresh; nothing to do"
+            )
+            return 0
+        steps = [s for s in steps if s in r.per_step]
+        for step in steps:
+            print(f"    stale: {step} {' '.join(r.per_step[step]) or '(all)'}")
     if not r.plan and "build" in steps:
         (r.build / WRITTEN).unlink(missing_ok=True)  # a fresh run: stamp only what it writes
     times = []

@@ -41,8 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = "cuda-course-stamps/1"
 STAMPS = "stamps.json"
-# The one command that brings every capture of a GPU up to date (docs/reference.md).
-FIX = "make reference on a GPU machine (it recaptures and restamps everything)"
+# The command that brings the stale captures of a GPU up to date (docs/reference.md).
+FIX = "make reference STALE=1 on a GPU machine (it recaptures and restamps what is stale)"
 STALE_NOTE = "captured from an older version of this stage"
 STAGE_FILE = re.compile(r"^\d\d_\w+$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)

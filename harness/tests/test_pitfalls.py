@@ -59,6 +59,22 @@ class CatalogueTest(unittest.TestCase):
         self.assertIn("test.wrong.13-scan.02_scan_then_fan.base_of_own_block", pitfalls.targets())
         self.assertIn("wrong.13-scan.06_warp_scans.ptx_form_in_shared", pitfalls.targets())
 
+    def test_targets_of_some_chapters(self):
+        some = pitfalls.targets(chapters={"15-ncc"})
+        self.assertTrue(some)
+        self.assertTrue(all(".15-ncc." in t for t in some), some)
+        self.assertEqual(
+            len(some), sum(1 for t in pitfalls.targets() if ".15-ncc." in t)
+        )  # all of that chapter's
+        self.assertEqual(pitfalls.targets(chapters=set()), [])
+
+    def test_an_unknown_chapter_is_refused(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = pitfalls.main(["record", "--run", "--chapters", "15-nc"])
+        self.assertEqual(status, 2)
+        self.assertIn("pitfalls: no chapter '15-nc'", out.getvalue())
+
     def test_cmake_arguments(self):
         text = 'f(A "x \\"y\\" (z); w" B [=[a "b" ]]=] C d) # tail'
         self.assertEqual(
@@ -102,6 +118,13 @@ class RecordTest(unittest.TestCase):
         self.addCleanup(patcher.stop)
         with mock.patch.object(course, "gpu_name", return_value="NVIDIA H200"):
             self.lines = pitfalls.record(RESULTS, "h200", course.ROOT, "test")
+
+    def test_a_chapters_record_leaves_the_others_alone(self):
+        with mock.patch.object(course, "gpu_name", return_value="NVIDIA H200"):
+            shutil.rmtree(self.dir / "12-reduction", ignore_errors=True)
+            lines = pitfalls.record(RESULTS, "h200", course.ROOT, "test", chapters={"13-scan"})
+        self.assertEqual([line.split(":")[0] for line in lines], ["13-scan"])
+        self.assertFalse((self.dir / "12-reduction").exists())
 
     def test_the_record_holds_what_each_variant_failed(self):
         doc = json.loads((self.dir / "13-scan" / pitfalls.RECORD).read_text())

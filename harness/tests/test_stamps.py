@@ -249,6 +249,55 @@ class ReferencePlanTest(unittest.TestCase):
             (77, "reference: needs a GPU (no NVIDIA driver); it runs on a GPU machine\n"),
         )
 
+    def test_stale_plan_follows_the_stamps(self):
+        """STALE=1: each stale artefact's step in its chapter, a stage without its SASS too; a
+        pending (moved-in) file asks for nothing, since no step writes it."""
+        rows = [
+            ("reference/h200/15-ncc/sass/sm_80/07_dp4a.sass", "stale", ""),
+            ("reference/h200/14-nbody/by_n.png", "stale", ""),
+            ("reference/h200/12-reduction/pitfalls.json", "deferred", ""),
+            ("reference/h200/13-scan/profiles/alignment/ncu_raw.csv", "unstamped", ""),
+            ("reference/h200/11-streaming/profiles/old.txt", "pending", ""),
+        ]
+        stages = reference.course.gpu_stages() + ["08-warp/99_new_stage"]
+        with unittest.mock.patch.object(reference.stamps, "report", return_value=rows):
+            with unittest.mock.patch.object(reference.course, "gpu_stages", return_value=stages):
+                plan = reference.stale_plan("h200")
+        self.assertEqual(
+            plan,
+            {
+                "build": ["08-warp", "13-scan", "14-nbody", "15-ncc"],
+                "bench": ["14-nbody"],
+                "sass": ["08-warp", "15-ncc"],
+                "profile": ["13-scan"],
+                "pitfalls": ["12-reduction"],
+                "charts": ["14-nbody"],
+                "tables": [],
+                "stamps": [],
+            },
+        )
+        with unittest.mock.patch.object(reference.stamps, "report", return_value=rows[-1:]):
+            self.assertEqual(reference.stale_plan("h200"), {})
+
+    def test_stale_runs_each_step_for_its_chapters(self):
+        plan = {"build": ["15-ncc"], "sass": ["15-ncc"], "pitfalls": ["15-ncc"], "stamps": []}
+        with unittest.mock.patch.object(reference, "stale_plan", return_value=plan):
+            status, out = self.main("plan", "--stale", "--build", "/nonexistent-build")
+        self.assertEqual(status, 0, out)
+        self.assertEqual(
+            [line for line in out.splitlines() if line.startswith("== ")],
+            ["== build", "== sass", "== pitfalls", "== stamps"],
+        )
+        self.assertIn("    stale: sass 15-ncc\n", out)
+        self.assertIn("--target bench-15-ncc solution.15-ncc.01_tex_tex", out)
+        self.assertIn("--arch sm_80 --no-build --only '^(15\\-ncc)/'", out)
+        self.assertIn("pitfalls.py record --run --build /nonexistent-build --jobs", out)
+        self.assertIn("--chapters 15-ncc", out)
+        with unittest.mock.patch.object(reference, "stale_plan", return_value={}):
+            status, out = self.main("plan", "--stale")
+        self.assertEqual(status, 0)
+        self.assertIn("is fresh; nothing to do", out)
+
     def test_gpu_folders(self):
         for name, folder in (
             ("NVIDIA H200", "h200"),
