@@ -165,9 +165,10 @@ def stale_plan(gpu, root=ROOT):
     """{step: [chapters]} that brings reference/<gpu>/ up to date (make reference STALE=1): for
     each artefact stamps.py lists as stale, deferred, unstamped, or stamped and gone, the step that
     makes it, in its chapter (a pending one was moved in from an older run, and no step may write
-    it again); for a GPU stage without its SASS for an architecture, the sass step. A chart is drawn from the bench's results of the same run, so
-    charts bring their bench; a bench brings its charts and the READMEs' tables. Build and stamps
-    come with any step. {} when everything is fresh."""
+    it again); for a GPU stage without its SASS for an architecture (a new stage), the sass step
+    and its chapter's profile. A chart is drawn from the bench's results of the same run, so charts
+    bring their bench; a bench brings its charts and the READMEs' tables. Build and stamps come
+    with any step. {} when everything is fresh."""
     need = {}
 
     def add(step, chapter):
@@ -196,6 +197,7 @@ def stale_plan(gpu, root=ROOT):
             for arch in (course.REFERENCE_ARCH, *OTHER_ARCHS)
         ):
             add("sass", chapter)
+            add("profile", chapter)  # a new stage: its profile too, where the chapter has a bench
     measured = set(course.bench_chapters(root))
     for step in ("bench", "profile"):
         if step in need:
@@ -528,9 +530,8 @@ def main(argv=None):
     if args.stale:
         r.per_step = stale_plan(gpu)
         if not r.per_step:
-            print(
-                f"make reference STALE=1: every capture under reference/{gpu}/ is fresh; nothing to do"
-            )
+            fresh = f"every capture under reference/{gpu}/ is fresh"
+            print(f"make reference STALE=1: {fresh}; nothing to do")
             return 0
         steps = [s for s in steps if s in r.per_step]
         for step in steps:
@@ -577,4 +578,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except course.UsageError as err:  # the course model refused the tree: one line, no traceback
+        print(err, file=sys.stderr)
+        sys.exit(2)

@@ -252,14 +252,26 @@ def save(folder, doc):
     (Path(folder) / STAMPS).write_text(json.dumps(doc, indent=1) + "\n")
 
 
+def forget():
+    """Drop what this process remembers of the sources (after files change under it)."""
+    _cached_sources.cache_clear()
+    _cached_hash.cache_clear()
+
+
+@lru_cache(maxsize=None)
+def _cached_sources(root, chapter, artefact):
+    return tuple(sources_of(chapter, artefact, Path(root)))
+
+
 @lru_cache(maxsize=None)
 def _cached_hash(root, sources):
     return source_hash(sources, Path(root))
 
 
 def state(folder, artefact, doc=None, root=ROOT):
-    """(state, detail) of one artefact: 'fresh', 'stale' (its sources changed since the stamp, or a
-    source is gone), 'pending' (moved in, never stamped by a capture run), or 'unstamped'."""
+    """(state, detail) of one artefact: 'fresh', 'stale' (its sources changed since the stamp, a
+    source is gone, or a new one joined them, as a stage added to a chapter joins its bench's),
+    'pending' (moved in, never stamped by a capture run), or 'unstamped'."""
     doc = doc if doc is not None else load(folder)
     entry = doc["artefacts"].get(artefact)
     if entry is None:
@@ -270,6 +282,11 @@ def state(folder, artefact, doc=None, root=ROOT):
     missing = [s for s in sources if not (root / s).is_file()]
     if missing:
         return "stale", f"{missing[0]} is gone"
+    # A source the artefact has now and had not then (a stage added to the chapter its bench
+    # times): the code it was made from is not all the code that would make it now.
+    new = sorted(set(_cached_sources(str(root), Path(folder).name, artefact)) - set(sources))
+    if new:
+        return "stale", f"{STALE_NOTE}; {new[0]} is new"
     if _cached_hash(str(root), tuple(sources)) != entry["hash"]:
         if entry.get("deferred"):
             return "deferred", f"{STALE_NOTE}; {entry['deferred']}"

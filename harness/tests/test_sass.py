@@ -337,11 +337,11 @@ class ToolTest(unittest.TestCase):
         source.write_text("__global__ void k() {}  // the code the capture was made from\n")
         folder = root / "reference" / "h200" / "01-test"
         stamps.stamp(folder, "01-test", {"commit": None}, root, names=["sass/sm_90/01_first.sass"])
-        stamps._cached_hash.cache_clear()
+        stamps.forget()
         source.write_text("__global__ void k() {}  // a comment changes nothing\n")
         self.assertNotIn("older version", run_main("dump", "01-test/01_first")[2])
         source.write_text("__global__ void k(int) {}\n")
-        stamps._cached_hash.cache_clear()
+        stamps.forget()
         status, out, err = run_main("dump", "01-test/01_first")
         self.assertEqual(status, 0, err)
         self.assertIn("(captured from an older version of this stage)", err)

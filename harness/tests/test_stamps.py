@@ -47,7 +47,7 @@ class Tree(unittest.TestCase):
         self.write("reference/h200/01-test/sass/sm_90/01_first.sass", "# 01-test/01_first: sm_90\n")
         self.write("reference/h200/01-test/bench.json", "{}\n")
         stamps.stamp(self.folder, "01-test", {"commit": None}, self.root)
-        stamps._cached_hash.cache_clear()
+        stamps.forget()
 
     def write(self, name, text):
         path = self.root / name
@@ -59,7 +59,7 @@ class Tree(unittest.TestCase):
         text = path.read_text()
         self.assertIn(old, text)
         path.write_text(text.replace(old, new))
-        stamps._cached_hash.cache_clear()
+        stamps.forget()
 
     def state(self, artefact="sass/sm_90/01_first.sass"):
         return stamps.state(self.folder, artefact, root=self.root)[0]
@@ -100,6 +100,15 @@ class Tree(unittest.TestCase):
         self.assertEqual(self.state(), "stale")
         path = self.folder / "sass" / "sm_90" / "01_first.sass"
         self.assertEqual(stamps.stale_note(path, self.root), f" ({stamps.STALE_NOTE})")
+
+    def test_a_new_stage_stales_what_the_bench_made(self):
+        # The bench times every stage of the chapter: one more is code its results did not see.
+        self.write("solutions/01-test/02_second.cu", STAGE)
+        stamps.forget()
+        what, detail = stamps.state(self.folder, "bench.json", root=self.root)
+        self.assertEqual(what, "stale")
+        self.assertIn("solutions/01-test/02_second.cu is new", detail)
+        self.assertEqual(self.state(), "fresh")  # the first stage's SASS: not its code
 
     def test_a_string_holding_comment_marks_is_code(self):
         self.edit(
