@@ -24,7 +24,7 @@ struct gpu_goals {
   double nbody;       // interactions/s, the best stage at the progression's N
   double nbody_128k;  // interactions/s, the best stage at N = 128K
   double ncc_bank;    // template-pixel products/s, 10_tensor_bank, K = 32, 16x16
-  // NCC's best stage at the progression's 16x16 template (issue 45): NPP time / stage time, and
+  // NCC's best stage at the progression's 16x16 template: NPP time / stage time, and
   // its share of the IDP4A ceiling, in %; 0: none set. Set on the H200, where NPP was measured.
   double ncc_vs_npp_16 = 0;
   double ncc_ceiling_pct_16 = 0;

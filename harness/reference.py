@@ -105,6 +105,14 @@ class Run:
     def bench_chapters(self, step):
         return [c for c in course.bench_chapters() if self.wants(c, step)]
 
+    def stage_targets(self, step):
+        """The solution stages' objects (course.StageRef's targets) of the step's chapters."""
+        return [
+            course.StageRef("solution", *i.split("/", 1)).target
+            for i in course.gpu_stages()
+            if self.wants(i.split("/")[0], step)
+        ]
+
     def only(self, step):
         """sass.py capture-all's --only for the step's chapters ([] for all)."""
         chosen = self.chosen(step)
@@ -238,20 +246,21 @@ def newer(folder, since):
 # ---------------------------------------------------------------- the steps
 
 
+def generator(build):
+    """cmake's -G for a new build folder: Ninja where there is one, as the Makefile configures; an
+    existing build keeps its generator."""
+    if (Path(build) / "CMakeCache.txt").is_file() or not shutil.which("ninja"):
+        return []
+    return ["-G", "Ninja"]
+
+
 def step_build(r):
     """The reference GPU's build: the benchmarks and the solution stages (sm_90). The other
     architectures' objects are the sass step's, built while the profile step has the GPU."""
     jobs = str(r.args.jobs)
     benches = [f"bench-{c}" for c in r.bench_chapters("build")]
-    stage_targets = [
-        f"solution.{i.replace('/', '.')}"
-        for i in course.gpu_stages()
-        if r.wants(i.split("/")[0], "build")
-    ]
-    # Ninja where there is one, as the Makefile configures; an existing build keeps its generator.
-    ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
-    gen = [] if (r.build / "CMakeCache.txt").is_file() else ninja
-    ok = r.sh("configure", ["cmake", "-S", ".", "-B", r.build, *gen])
+    stage_targets = r.stage_targets("build")
+    ok = r.sh("configure", ["cmake", "-S", ".", "-B", r.build, *generator(r.build)])
     ok = ok and r.sh(
         "build", ["cmake", "--build", r.build, "-j", jobs, "--target", *benches, *stage_targets]
     )
@@ -294,17 +303,12 @@ def step_bench(r):
 def step_sass(r):
     start = time.time()
     py = sys.executable
-    stage_targets = [
-        f"solution.{i.replace('/', '.')}"
-        for i in course.gpu_stages()
-        if r.wants(i.split("/")[0], "sass")
-    ]
-    ninja = ["-G", "Ninja"] if shutil.which("ninja") else []
+    stage_targets = r.stage_targets("sass")
     archs = ";".join(f"{a[3:]}-real" for a in OTHER_ARCHS)
-    gen = [] if (r.sass_build / "CMakeCache.txt").is_file() else ninja
     built = r.sh(
         "configure-sass",
-        ["cmake", "-S", ".", "-B", r.sass_build, *gen, f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
+        ["cmake", "-S", ".", "-B", r.sass_build, *generator(r.sass_build)]
+        + [f"-DCMAKE_CUDA_ARCHITECTURES={archs}"],
     )
     built = built and r.sh(
         "build-sass",
