@@ -439,7 +439,19 @@ void compaction_table(context &c) {
                {}, 0);
 }
 
+// Whether a table has a row to run (--only): one with none returns before its host answers, which
+// take seconds over 256M ints, and every profile capture of a stage starts the bench afresh.
+template <class Has>
+bool stage_selected(const context &c, Has has) {
+  for (const auto &st : course::registered<scan::stage>())
+    if (has(st) && c.s.selected(st.info.id)) return true;
+  return false;
+}
+
 void split_table(context &c) {
+  if (!c.s.selected(cub_partition_label) &&
+      !stage_selected(c, [](const scan::stage &st) { return st.split != nullptr; }))
+    return;
   std::vector<int> want(c.n);
   const std::size_t kept =
       scan::host_split(want.data(), c.h_in.data(), c.n, [](int x) { return (x & 1) != 0; });
@@ -503,6 +515,12 @@ void off_fast_path_table(context &c) {
 void warp_scans_table(context &c, bool lab) {
   const scan::stage *st = find_stage("06");
   if (!st || !(lab ? st->warp_scan_lab != nullptr : st->warp_scan != nullptr)) return;
+  auto label_of = [lab](scan::warp_form form) {
+    return std::string(lab ? "warp scan lab " : "warp scan ") + scan::to_string(form);
+  };
+  if (std::none_of(std::begin(scan::all_warp_forms), std::end(scan::all_warp_forms),
+                   [&](scan::warp_form form) { return c.s.selected(label_of(form)); }))
+    return;
   const std::size_t m = lab ? std::min<std::size_t>(c.n, 64 * mega) : c.n;
   std::vector<int> want(c.h_in.begin(), c.h_in.begin() + std::ptrdiff_t(m));
   for (unsigned r = 0; r < (lab ? c.k : 1u); ++r)
@@ -520,8 +538,7 @@ void warp_scans_table(context &c, bool lab) {
                               {{"form", 0}}, {{rate, 1}, {"vs_conditional", 2}});
   double conditional_ms = 0;
   for (scan::warp_form form : scan::all_warp_forms) {
-    const std::string label =
-        std::string(lab ? "warp scan lab " : "warp scan ") + scan::to_string(form);
+    const std::string label = label_of(form);
     if (!c.s.selected(label)) continue;
     c.clear();
     const auto tm = c.s.time(
@@ -631,6 +648,9 @@ void segmented_density(context &c, table &t, int one_in, bool profiled) {
 
 void segmented_table(context &c) {
   if (c.n > 0xffffffffu) return;  // CUB's count is 32-bit here
+  if (!c.s.selected(cub_by_key_label) &&
+      !stage_selected(c, [](const scan::stage &st) { return st.segmented_scan != nullptr; }))
+    return;
   table t =
       timed_table("segmented",
                   "Segmented inclusive scan, head flags (" + std::to_string(c.n / mega) +
