@@ -854,6 +854,8 @@ def bench_binary(build, chapter, variant="solution"):
 def build_bench(args, chapter, variant):
     """Configure when needed, build the chapter's bench, and check it takes --only (the contract)."""
     build = Path(args.build)
+    if getattr(args, "no_build", False):  # make reference built it, and builds beside this run
+        return check_migrated(bench_binary(build, chapter, variant))
     if not (build / "CMakeCache.txt").is_file():
         cmd = args.configure or f"cmake -S {ROOT} -B {build}"
         if subprocess.run(cmd, shell=True, cwd=ROOT).returncode != 0:
@@ -1177,11 +1179,84 @@ def sample_alone(ncu, binary, chapter, stage, scratch):
     return export
 
 
+def first_block(page):
+    """A source page cut after its first kernel's block: a page read back for one result can hold
+    it twice (ncu 2025.3, --import with --launch-skip and --launch-count)."""
+    lines = page.splitlines()
+    starts = [i for i, l in enumerate(lines) if l.lstrip('"').startswith("Kernel Name")]
+    return "\n".join(lines[: starts[1]] if len(starts) > 1 else lines)
+
+
+def kernel_base(name):
+    """A kernel's function name without its namespaces, template arguments and parameters, which
+    the raw page (demangled short) and the source page (demangled in full) write differently."""
+    name = re.sub(r"<unnamed>::|\(anonymous namespace\)::", "", name.replace("void ", "", 1))
+    return re.split(r"[<(]", name.strip(), maxsplit=1)[0].rsplit("::", 1)[-1].strip()
+
+
+def sample_ranges(ncu, binary, chapter, patterns, bench_args, scratch, kernel=None):
+    """Every kernel in the chapter's profile ranges whose label matches one of `patterns` ({name:
+    regex, matched whole}) sampled per instruction (SOURCE_SECTIONS) in one ncu run, kernels
+    matching `kernel` only where given; then each name's first kernel read back from the report as
+    its own result (--import with --launch-skip and --launch-count, on threads: CPU only).
+    Returns ({name: (kernel, header, rows) or None}, the command): None where the report holds no
+    such kernel or what came back is not it, for the caller to sample that one in a run of its
+    own."""
+    report = Path(scratch) / "ranges"
+    ranges = "|".join(patterns.values())
+    cmd = [
+        ncu,
+        "--clock-control",
+        "none",
+        "--nvtx",
+        "--nvtx-include",
+        f"regex:{PREFIX}:{chapter}:({ranges})/",
+        *[a for section in SOURCE_SECTIONS for a in ("--section", section)],
+        *(["--kernel-name", kernel] if kernel else []),
+        "--force-overwrite",
+        "--export",
+        str(report),
+        str(binary),
+        *[str(a) for a in bench_args],
+    ]
+    ncu_text(cmd)
+    rep = f"{report}.ncu-rep"
+    if not Path(rep).is_file():
+        return dict.fromkeys(patterns), cmd
+    listing = ncu_text(
+        [ncu, "--import", rep, "--page", "raw", "--csv", "--metrics", "gpu__time_duration.sum"]
+    )
+    launches = parse_raw(listing.stdout, chapter)
+
+    def read(launch):
+        page = ncu_text(
+            [ncu, "--import", rep, "--page", "source", "--csv", "--print-source", "sass"]
+            + ["--launch-skip", str(launch.index), "--launch-count", "1"]
+        )
+        name, header, body = source_rows(first_block(page.stdout))
+        if not body or kernel_base(name) != kernel_base(launch.kernel):
+            return None
+        return name, header, body
+
+    firsts = {
+        name: next((l for l in launches if re.fullmatch(pattern, l.label)), None)
+        for name, pattern in patterns.items()
+    }
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        pages = {n: pool.submit(read, l) if l else None for n, l in firsts.items()}
+    return {n: (page.result() if page else None) for n, page in pages.items()}, cmd
+
+
+def printable_command(cmd):
+    line = " ".join(shlex.quote(str(c)) for c in cmd)
+    return re.sub(r"--results \S+", "--results <scratch>", line)
+
+
 def cmd_capture_source(args):
     """The first kernel of each [chapter] source_profiles stage, sampled per instruction, into
-    reference/<gpu>/<chapter>/profiles/source/<stage>.csv: an ncu run per stage, the bench in its
-    --profile-only mode. (One run over all a chapter's stages, split by result, was tried: ncu
-    2025.3's source page of such a report did not split one block per result.)"""
+    reference/<gpu>/<chapter>/profiles/source/<stage>.csv: one ncu run over the chapter's stages,
+    the bench in its --profile-only mode, each stage's first kernel read back from the report as
+    its own result. A stage that read back nothing is sampled in a run of its own."""
     reason = live_reason()
     if reason:
         raise UsageError(f"profile capture-source: {reason}; it runs on the GPU machine", 3)
@@ -1196,27 +1271,36 @@ def cmd_capture_source(args):
             continue
         binary = build_bench(args, chapter, "solution")
         with tempfile.TemporaryDirectory(prefix="course-source-") as scratch:
-            # Each report's source page is read on a thread while the next stage is sampled.
-            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-                pages = [
-                    (stage, pool.submit(sample_alone(ncu, binary, chapter, stage, scratch)))
-                    for stage in names
-                ]
-            for stage, page in pages:
+            only = f"^({'|'.join(names)})( .*)?$"
+            bench_args = ["--only", only, "--warmup", "1", "--profile-only", "--results"]
+            pages, one_run = sample_ranges(
+                ncu,
+                binary,
+                chapter,
+                {stage: f"{stage}( .*)?" for stage in names},
+                bench_args + [Path(scratch) / "results"],
+                scratch,
+            )
+            for stage in names:
                 path = source_capture_path(f"{chapter}/{stage}", gpu=args.gpu)
-                kernel, header, body = page.result()
-                shown = source_command(ncu, binary, chapter, stage, "<scratch>", scratch)
+                if pages[stage]:
+                    kernel, header, body = pages[stage]
+                    shown = "one ncu run over the chapter's source stages, this one's first kernel "
+                    shown += "read back: " + printable_command(one_run)
+                else:
+                    print(f"{chapter}/{stage}: not in the chapter's run; sampled alone")
+                    kernel, header, body = sample_alone(ncu, binary, chapter, stage, scratch)()
+                    command = source_command(ncu, binary, chapter, stage, "<scratch>", scratch)
+                    shown = printable_command(command)
                 if not body:
                     print(f"{path.relative_to(ROOT)}: nothing sampled", file=sys.stderr)
                     failed.append(stage)
                     continue
                 path.parent.mkdir(parents=True, exist_ok=True)
-                printable = " ".join(shlex.quote(str(c)) for c in shown)
-                printable = re.sub(r"--results \S+", "--results <scratch>", printable)
                 with path.open("w", newline="") as out:
                     out.write(
                         f"# {chapter}/{stage}: warp-state samples per SASS instruction of its first "
-                        f"kernel; {gpu}; {version}; {printable}\n"
+                        f"kernel; {gpu}; {version}; {shown}\n"
                     )
                     writer = csv.writer(out, lineterminator="\n")
                     writer.writerow(["Kernel Name", kernel])
@@ -1350,6 +1434,11 @@ def build_parser():
         help=f"the GPU's folder under reference/ (default {course.REFERENCE_DIR})",
     )
     capture.add_argument(
+        "--no-build",
+        action="store_true",
+        help="use the bench as built (make reference: its build step built it)",
+    )
+    capture.add_argument(
         "--per-stage",
         action="store_true",
         help="one ncu run per stage (slower) instead of one per chapter",
@@ -1364,6 +1453,11 @@ def build_parser():
         "--gpu",
         default=course.REFERENCE_DIR,
         help=f"the GPU's folder under reference/ (default {course.REFERENCE_DIR})",
+    )
+    source.add_argument(
+        "--no-build",
+        action="store_true",
+        help="use the bench as built (make reference: its build step built it)",
     )
     add(
         "check-perf",

@@ -119,9 +119,7 @@ def command(ncu, bench, metrics, log, results, labels):
         "--print-metric-instances", "details", "--clock-control", "none",
         "--nvtx", "--nvtx-include", ranges, "--kernel-name", "regex:register_blocked_forces",
         "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
-        str(bench), "--N", "128", "--only", only,
-        "--skip-cpu", "--warmup", "1", "--profile-only",
-        "--results", str(results),
+        str(bench), *bench_args(only), "--results", str(results),
     ]  # fmt: skip
 
 
@@ -204,32 +202,52 @@ def cmd_show():
 
 def sampled_rows(ncu, bench, labels):
     """[(label, source page rows as dicts)]: ncu's per-instruction sampling of each row's kernel,
-    a run per row (the bench in its --profile-only mode)."""
+    in one run over the rows (the bench in its --profile-only mode), each row's first kernel read
+    back from the report as its own result; a row that read back nothing is sampled alone."""
+    only, _ = rows_filter(labels)
+    with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
+        pages, _ = ncu_profile.sample_ranges(
+            ncu,
+            bench,
+            CHAPTER,
+            {label: ncu_profile.regex_escape(label) for label in labels},
+            [*bench_args(only), "--results", Path(scratch) / "results"],
+            scratch,
+            kernel="regex:register_blocked_forces",
+        )
     for label in labels:
-        only, ranges = rows_filter([label])
-        with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
-            report = Path(scratch) / "row"
-            cmd = [
-                ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
-                "--clock-control", "none", "--nvtx", "--nvtx-include", ranges,
-                "--kernel-name", "regex:register_blocked_forces", "--launch-count", "1",
-                "-o", str(report), "--force-overwrite",
-                str(bench), "--N", "128", "--only", only, "--skip-cpu",
-                "--warmup", "1", "--profile-only", "--results", str(Path(scratch) / "results"),
-            ]  # fmt: skip
-            run = subprocess.run(cmd, capture_output=True, text=True)
-            rep = report.with_suffix(".ncu-rep")
-            if run.returncode != 0 or not rep.is_file():
-                raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
-            page = subprocess.run(
-                [ncu, "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
-                capture_output=True,
-                text=True,
-            )
-        _, header, body = ncu_profile.source_rows(page.stdout)
+        _, header, body = pages[label] or sampled_alone(ncu, bench, label)
         if not body:
             raise Failed(f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1)
         yield label, [dict(zip(header, r)) for r in body]
+
+
+def bench_args(only):
+    return ["--N", "128", "--only", only, "--skip-cpu", "--warmup", "1", "--profile-only"]
+
+
+def sampled_alone(ncu, bench, label):
+    """(kernel, header, rows) of one row's kernel sampled in a run of its own."""
+    only, ranges = rows_filter([label])
+    with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
+        report = Path(scratch) / "row"
+        cmd = [
+            ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
+            "--clock-control", "none", "--nvtx", "--nvtx-include", ranges,
+            "--kernel-name", "regex:register_blocked_forces", "--launch-count", "1",
+            "-o", str(report), "--force-overwrite",
+            str(bench), *bench_args(only), "--results", str(Path(scratch) / "results"),
+        ]  # fmt: skip
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        rep = report.with_suffix(".ncu-rep")
+        if run.returncode != 0 or not rep.is_file():
+            raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
+        page = subprocess.run(
+            [ncu, "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
+            capture_output=True,
+            text=True,
+        )
+    return ncu_profile.source_rows(page.stdout)
 
 
 def opcode_table(label, rows):

@@ -683,3 +683,78 @@ class SourceCaptureTest(unittest.TestCase):
         for chapter in profile.course.bench_chapters():
             for stage in profile.course.source_profiles(chapter):
                 self.assertIn(stage, profile.course.stages(chapter))
+
+
+class OneRunSourceTest(unittest.TestCase):
+    """sample_ranges: one ncu run over several profile ranges, each range's first kernel read back
+    from the report as its own result (ncu faked: the listing and the pages it would print)."""
+
+    PAGE = (FIXTURES / "ncu_source_sass_12_09.csv").read_text()
+    RAW = (
+        '"ID","Process ID","thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:'
+        'Msg","Kernel Name","gpu__time_duration.sum"\n'
+        '"","","","","us"\n'
+        '"0","1","""<default domain>:profile:12-reduction:08_predicate (count):none:none:none:'
+        'none:none:none""","void other_kernel<256>(int *)","5"\n'
+        '"1","1","""<default domain>:profile:12-reduction:09_shuffle:none:none:none:none:none:'
+        'none""","void <unnamed>::reduce_kernel<256, int>(const int *, int *, unsigned long)","7"\n'
+        '"2","1","""<default domain>:profile:12-reduction:09_shuffle:none:none:none:none:none:'
+        'none""","void final_kernel(int *)","1"\n'
+    )
+
+    def fake_ncu(self, pages):
+        calls = []
+
+        def run(cmd):
+            calls.append([str(c) for c in cmd])
+            out = ""
+            if "--page" in cmd and cmd[cmd.index("--page") + 1] == "raw":
+                out = self.RAW
+            elif "--launch-skip" in cmd:
+                out = pages.get(int(cmd[cmd.index("--launch-skip") + 1]), "")
+            return mock.Mock(stdout=out, stderr="", returncode=0)
+
+        return run, calls
+
+    def sample(self, pages, patterns):
+        run, calls = self.fake_ncu(pages)
+        with (
+            tempfile.TemporaryDirectory() as scratch,
+            mock.patch.object(profile, "ncu_text", side_effect=run),
+        ):
+            (Path(scratch) / "ranges.ncu-rep").write_text("report")
+            found, cmd = profile.sample_ranges(
+                "ncu", "bench", "12-reduction", patterns, ["--only", "x"], scratch
+            )
+        return found, cmd, calls
+
+    def test_each_range_gets_its_first_kernel_once(self):
+        doubled = self.PAGE + "\n" + self.PAGE  # a result read back twice
+        found, cmd, calls = self.sample(
+            {1: doubled, 0: "unused"}, {"09_shuffle": "09_shuffle( .*)?"}
+        )
+        kernel, header, rows = found["09_shuffle"]
+        self.assertEqual(rows, profile.source_rows(self.PAGE)[2])
+        self.assertIn("reduce_kernel", kernel)
+        self.assertIn("regex:profile:12-reduction:(09_shuffle( .*)?)/", cmd)
+        self.assertNotIn("--launch-count", cmd)  # the run samples every kernel of the ranges
+        skips = [c[c.index("--launch-skip") + 1] for c in calls if "--launch-skip" in c]
+        self.assertEqual(skips, ["1"])  # ID 1: the range's first kernel, not ID 2
+
+    def test_a_range_with_no_kernel_or_another_kernel_is_none(self):
+        found, _, _ = self.sample(
+            {0: self.PAGE},  # ID 0 reads back reduce_kernel, but the listing says other_kernel
+            {"08_predicate": "08_predicate( .*)?", "10_fastest": "10_fastest( .*)?"},
+        )
+        self.assertIsNone(found["08_predicate"])
+        self.assertIsNone(found["10_fastest"])
+
+    def test_kernel_base_names_agree_across_pages(self):
+        raw = "void <unnamed>::lookback_scan<256, int>(T2 *, const T2 *, unsigned long)"
+        full = "void <unnamed>::lookback_scan<(unsigned int)256, int>(T2 *, const T2 *)"
+        self.assertEqual(profile.kernel_base(raw), "lookback_scan")
+        self.assertEqual(profile.kernel_base(full), "lookback_scan")
+        self.assertEqual(
+            profile.kernel_base("void scan::reduce_ranges4<(unsigned int)256, int>(T2 *)"),
+            profile.kernel_base("void reduce_ranges4<256, int, identity>(T2 *)"),
+        )
