@@ -20,6 +20,8 @@ WHY, and the stage's hint ladder (`make hint STAGE=...`).
         runs their tests (ctest -L wrong, sanitizer and speed ones aside) into
         DIR/pitfalls-results.xml, and records from it; --chapters: only those chapters' variants
         and records (make reference STALE=1 asks for the chapters whose record is stale).
+    pitfalls.py build [--build DIR] [--jobs N] [--chapters "CH ..."]
+        builds the wrong variants and nothing else (make reference, beside its profile step).
     pitfalls.py targets
         the build targets of the wrong variants whose record needs them (tests and SASS).
     pitfalls.py show [CHAPTER]
@@ -304,6 +306,23 @@ def targets(root=ROOT, chapters=None):
     ]
 
 
+def build_variants(build, jobs, chapters=None):
+    """Builds the wrong variants (of `chapters` only, when given): what `record --run` does first,
+    and make reference does on the CPU while the profile step has the GPU. False if one failed."""
+    wanted = targets(chapters=chapters)
+    if not wanted:
+        return True
+    made = subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *wanted])
+    return made.returncode == 0
+
+
+def cmd_build(args):
+    if not (Path(args.build) / "CMakeCache.txt").is_file():
+        print(f"pitfalls: no build in {args.build}: configure it first (make configure)")
+        return 2
+    return 0 if build_variants(args.build, args.jobs, set(args.chapters.split()) or None) else 1
+
+
 def run_variants(build, jobs, chapters=None):
     """Builds the variants and runs their tests (ctest -L wrong, sanitizer and speed runs aside),
     of `chapters` only when given; returns the JUnit file, or None when the build or ctest could
@@ -312,12 +331,10 @@ def run_variants(build, jobs, chapters=None):
     if not (build / "CMakeCache.txt").is_file():
         print(f"pitfalls: no build in {build}: configure it first (make configure)")
         return None
-    wanted = targets(chapters=chapters)
-    if not wanted:
+    if not targets(chapters=chapters):
         print("pitfalls: no wrong variant in those chapters")
         return None
-    made = subprocess.run(["cmake", "--build", str(build), "-j", str(jobs), "--target", *wanted])
-    if made.returncode != 0:
+    if not build_variants(build, jobs, chapters):
         print("pitfalls: some wrong variants did not build (above); the others are recorded")
     junit = build / "pitfalls-results.xml"
     junit.unlink(missing_ok=True)
@@ -385,6 +402,10 @@ def main(argv=None):
         help="only these chapters' variants (space-separated; default all)",
     )
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    b = sub.add_parser("build")
+    b.add_argument("--build", default=str(ROOT / "build"))
+    b.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    b.add_argument("--chapters", default="", help="only these chapters' variants")
     sub.add_parser("targets")
     s = sub.add_parser("show")
     s.add_argument("chapter", nargs="?")
@@ -392,6 +413,7 @@ def main(argv=None):
     try:
         return {
             "record": cmd_record,
+            "build": cmd_build,
             "show": cmd_show,
             "targets": lambda _: print("\n".join(targets())) or 0,
         }[args.command](args)

@@ -364,7 +364,7 @@ def step_profile(r):
             r.sh(
                 f"profile-{command}" + (f"-{chapter}" if chapter else ""),
                 [py, "harness/profile.py", command, "--build", r.build, "--jobs", r.args.jobs]
-                + ["--gpu", r.gpu, *pick],
+                + ["--gpu", r.gpu, "--no-build", *pick],
             )
     for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
         if not r.wants(script.parent.name, "profile"):
@@ -386,6 +386,16 @@ def step_profile(r):
     ]
     r.wrote(written)
     return f"{len(set(written))} profiles"
+
+
+def prebuild_pitfalls(r):
+    """The wrong variants' build, on the CPU while the profile step has the GPU (after the sass
+    step, in its thread): the pitfalls step then only runs their tests."""
+    chosen = r.chosen("pitfalls")
+    pick = ["--chapters", " ".join(chosen)] if chosen is not None else []
+    cmd = [sys.executable, "harness/pitfalls.py", "build", "--build", r.build]
+    r.sh("pitfalls-build", cmd + ["--jobs", r.args.jobs, *pick])
+    return "wrong variants built"
 
 
 def step_pitfalls(r):
@@ -546,9 +556,9 @@ def main(argv=None):
     total = time.time()
     beside = None  # the sass step's thread, while the profile step has the GPU
 
-    def timed(step):
+    def timed(step, run=None):
         start = time.time()
-        said = globals()[f"step_{step}"](r)
+        said = (run or globals()[f"step_{step}"])(r)
         times.append((step, time.time() - start, said))
         if not r.plan:
             print(f"   {step}: {said} ({time.time() - start:.0f} s)")
@@ -556,7 +566,13 @@ def main(argv=None):
     for step in (s for s in STEPS if s in steps):
         if step == "sass" and "profile" in steps and not r.plan:
             print("== sass (CPU: beside the profile step)")
-            beside = threading.Thread(target=timed, args=("sass",))
+
+            def cpu_side():
+                timed("sass")
+                if "pitfalls" in steps and r.chosen("pitfalls") != []:
+                    timed("pitfalls-build", prebuild_pitfalls)
+
+            beside = threading.Thread(target=cpu_side)
             beside.start()
             continue
         print(f"== {step}")
