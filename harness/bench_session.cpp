@@ -18,6 +18,12 @@ stop_rule settings::rule() const {
   r.max_repeats = static_cast<int>(std::max(max_repeats, repeats));
   r.max_noise = max_noise_pct / 100.0;
   r.max_seconds = max_time_s;
+  if (profile_only) {
+    // Under ncu: three calls, no batches. A bench that picks a configuration by the times it
+    // measured (stage 06's stream count) still picks; the figures are not the evidence.
+    r.min_repeats = r.max_repeats = 3;
+    r.max_noise = 0;
+  }
   return r;
 }
 
@@ -109,13 +115,7 @@ measurement session::time(const std::string &label, const work &fn, std::size_t 
   if (profiled) profile_one(label, [&] { fn(stream_); });
   measurement m;
   m.flushed = device_.l2_bytes > 0 && working_set_bytes <= std::size_t(device_.l2_bytes);
-  stop_rule rule = opt_.rule();
-  if (opt_.profile_only) {
-    // Under ncu: three calls, no batches. A bench that picks a configuration by the times it
-    // measured (stage 06's stream count) still picks; the figures are not the evidence.
-    rule.min_repeats = rule.max_repeats = 3;
-    rule.max_noise = 0;
-  }
+  const stop_rule rule = opt_.rule();
   std::vector<double> ms;
   host_timer clock;
   while ((m.why = should_stop(ms, clock.elapsed_ms() / 1e3, rule)) == stop_reason::go_on)
@@ -133,10 +133,6 @@ measurement session::time_host(const std::string &label, const std::function<voi
   if (profiled) profile_one(label, fn);
   stop_rule rule = opt_.rule();
   rule.min_repeats = std::min(rule.min_repeats, 5);
-  if (opt_.profile_only) {  // as time(): a few calls, for a bench that picks by them
-    rule.min_repeats = rule.max_repeats = 3;
-    rule.max_noise = 0;
-  }
   measurement m;
   std::vector<double> ms;
   host_timer clock;

@@ -47,7 +47,7 @@ struct settings {
   std::string only;            // regex on row labels; empty: every row
   bool profile_only = false;   // ncu's run: warm-ups, the profiled call, 3 timed calls
   std::string results = "results";
-  stop_rule rule() const;
+  stop_rule rule() const;  // under --profile-only: exactly 3 calls
 };
 
 // Registers --only, --repeats, --max-repeats, --max-noise, --max-time, --warmup, --profile-only

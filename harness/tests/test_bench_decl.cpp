@@ -3,6 +3,7 @@
 // each kind of table declares are the ones the tools read in reference/<gpu>/<chapter>/bench.json,
 // and the rows, goals, tallies and sweeps come out as the benches printed them before.
 #include "harness/bench_decl.h"
+#include "harness/bench_session.h"
 #include "harness/catch.h"
 
 #include <cmath>
@@ -178,4 +179,20 @@ TEST_CASE("fitted: the requested elements, or what fits in a share of free memor
   CHECK(fitted(16 * mega, std::size_t(1) << 30, 80, 24, mega) == 16 * mega);
   CHECK(fitted(100, 1000, 40, 4, 1) == 100);
   CHECK(fitted(101, 1000, 40, 4, 1) == 100);
+}
+
+TEST_CASE("the stopping rule: the options' own, and exactly three calls under ncu", "[bench]") {
+  course::bench::settings s;
+  s.repeats = 20;
+  s.max_repeats = 500;
+  s.max_noise_pct = 2.0;
+  const auto timed = s.rule();
+  CHECK(timed.min_repeats == 20);
+  CHECK(timed.max_repeats == 500);
+  CHECK(timed.max_noise == Approx(0.02));
+  s.profile_only = true;  // --profile-only: the profiled call's neighbours, not evidence
+  const auto profiled = s.rule();
+  CHECK(profiled.min_repeats == 3);
+  CHECK(profiled.max_repeats == 3);
+  CHECK(profiled.max_noise == 0);
 }
