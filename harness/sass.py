@@ -953,6 +953,37 @@ def without_encodings(text):
     return "\n".join(lines) + "\n"
 
 
+# The anonymous namespace's mangled name, as nvcc writes it: _GLOBAL__N__<hash>_<n>_<file: n
+# characters>_<hash>_<number>, behind its length. The number differs from one compilation of the
+# same source to the next.
+_ANON_RE = re.compile(r"(\d+)_GLOBAL__N__([0-9a-f]+)_(\d+)_")
+
+
+def stable_anonymous_names(text):
+    """Every anonymous namespace's per-compilation number made 0 (the name's length prefix
+    adjusted, so it still demangles): a recapture of unchanged code changes no line."""
+    out, at = [], 0
+    for m in _ANON_RE.finditer(text):
+        digits, start = m.group(1), m.start(1) + len(m.group(1))
+        flen = int(m.group(3))
+        fixed = m.end() - start + flen  # up to the file's name, inclusive
+        tail = re.match(r"_([0-9a-f]+)_(\d+)", text[start + fixed :])
+        if m.start() < at or not tail:
+            continue
+        for cut in range(len(digits)):  # the length may follow an identifier ending in digits
+            length = int(digits[cut:])
+            number = length - fixed - len(tail.group(1)) - 2
+            if 1 <= number <= len(tail.group(2)):
+                break
+        else:
+            continue
+        name_end = start + fixed + len(tail.group(1)) + 2
+        stable = text[start:name_end] + "0"
+        out += [text[at : m.start(1)], digits[:cut], str(len(stable)), stable]
+        at = name_end + number
+    return "".join(out) + text[at:]
+
+
 def _capture_one(job):
     """Capture one stage (capture-all's worker); (the line to print, whether its object lacks this
     architecture)."""
@@ -983,7 +1014,7 @@ def _capture_one(job):
         else "no source lines (--no-lines, or nvdisasm not found)"
     )
     header = f"# {stage_id}: {arch}, {words}; cuobjdump -sass, {version}; {said}\n"
-    target.write_text(header + without_encodings(text))
+    target.write_text(header + stable_anonymous_names(without_encodings(text)))
     return (
         f"{target.relative_to(ROOT)}: {len(parse(text))} of {len(kernels)} kernels, {len(text.splitlines())} lines",
         False,

@@ -522,3 +522,42 @@ class ToolTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class StableAnonymousNamesTest(unittest.TestCase):
+    """A capture's anonymous-namespace names lose the number nvcc draws per compilation, so that a
+    recapture of unchanged code changes no line."""
+
+    RUN_A = (
+        "Function : _ZN55_GLOBAL__N__4d45ee78_17_10_tensor_bank_cu_8b99d393_191313corr_bank_mmaILi4E"
+        "Lb0EEEvNS_9bank_argsEN3ncc11bank_outputE\n"
+        "  CALL.REL.NOINC `(_ZN56_GLOBAL__N__4d45ee78_17_10_tensor_bank_cu_8b99d393_187204helpEv) ;\n"
+    )
+    RUN_B = RUN_A.replace("_191313", "_187213").replace("_187204", "_91404").replace("N56", "N55")
+
+    def test_two_compilations_capture_alike(self):
+        a, b = sass.stable_anonymous_names(self.RUN_A), sass.stable_anonymous_names(self.RUN_B)
+        self.assertEqual(a, b)
+        self.assertIn("_ZN52_GLOBAL__N__4d45ee78_17_10_tensor_bank_cu_8b99d393_013corr_bank_mma", a)
+        self.assertIn("_ZN52_GLOBAL__N__4d45ee78_17_10_tensor_bank_cu_8b99d393_04helpEv", a)
+        self.assertEqual(sass.stable_anonymous_names(a), a)  # idempotent
+
+    def test_the_length_after_an_identifier_ending_in_a_digit(self):
+        text = "_ZN4foo256_GLOBAL__N__4d45ee78_17_10_tensor_bank_cu_8b99d393_191303barE"
+        self.assertEqual(
+            sass.stable_anonymous_names(text),
+            "_ZN4foo252_GLOBAL__N__4d45ee78_17_10_tensor_bank_cu_8b99d393_03barE",
+        )
+
+    @unittest.skipUnless(shutil.which("c++filt"), "c++filt (binutils) not found")
+    def test_names_still_demangle_the_same(self):
+        import subprocess
+
+        before = self.RUN_A.split()[2]
+        after = sass.stable_anonymous_names(self.RUN_A).split()[2]
+        demangle = [
+            subprocess.run(["c++filt", n], capture_output=True, text=True).stdout
+            for n in (before, after)
+        ]
+        self.assertEqual(demangle[0], demangle[1])
+        self.assertIn("(anonymous namespace)::corr_bank_mma<4, false>", demangle[1])
