@@ -577,6 +577,9 @@ def main(argv=None):
             continue
         print(f"== {step}")
         timed(step)
+        if r.plan and step == "sass" and {"profile", "pitfalls"} <= set(steps):
+            print("== pitfalls build (CPU: beside the profile step, after sass)")
+            prebuild_pitfalls(r)
         if step == "profile" and beside is not None:
             beside.join()
             beside = None

@@ -222,6 +222,8 @@ class ReferencePlanTest(unittest.TestCase):
             "> reference/h200/12-reduction/bench.txt",
             "sass.py capture-all --build /nonexistent-build-sass --jobs 16 --arch sm_120",
             "profile.py capture",
+            "profile.py capture-source --build /nonexistent-build --jobs 16 --gpu h200 --no-build",
+            "pitfalls.py build --build /nonexistent-build --jobs 16",
             "capture_single_tile.py",
             "plot.py --plain --out reference/h200/13-scan",
             "readme_tables.py write",
