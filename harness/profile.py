@@ -1160,23 +1160,17 @@ def ncu_text(cmd):
 
 
 def sample_alone(ncu, binary, chapter, stage, scratch):
-    """One stage's first kernel sampled in a run of its own (the GPU part); returns a function
-    that reads the report's source page (CPU only: it may run while the next stage is sampled)
-    and gives (kernel, header, rows)."""
+    """(kernel, header, rows) of one stage's first kernel, from a run of its own."""
     report = Path(scratch) / stage
     run = ncu_text(source_command(ncu, binary, chapter, stage, report, scratch))
-
-    def export():
-        page = ncu_text(
-            [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
-            + ["--print-source", "sass"]
-        )
-        kernel, header, body = source_rows(page.stdout)
-        if not body:
-            print((run.stderr.strip().splitlines() or ["no output"])[-1], file=sys.stderr)
-        return kernel, header, body
-
-    return export
+    page = ncu_text(
+        [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
+        + ["--print-source", "sass"]
+    )
+    kernel, header, body = source_rows(page.stdout)
+    if not body:
+        print((run.stderr.strip().splitlines() or ["no output"])[-1], file=sys.stderr)
+    return kernel, header, body
 
 
 def first_block(page):
@@ -1289,7 +1283,7 @@ def cmd_capture_source(args):
                     shown += "read back: " + printable_command(one_run)
                 else:
                     print(f"{chapter}/{stage}: not in the chapter's run; sampled alone")
-                    kernel, header, body = sample_alone(ncu, binary, chapter, stage, scratch)()
+                    kernel, header, body = sample_alone(ncu, binary, chapter, stage, scratch)
                     command = source_command(ncu, binary, chapter, stage, "<scratch>", scratch)
                     shown = printable_command(command)
                 if not body:
