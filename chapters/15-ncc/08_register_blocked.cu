@@ -5,16 +5,20 @@
 // the window sums of each of its rows itself, though the outputs below it need the same rows. Let
 // each thread compute R rows of stage 07's outputs at once: load every image row once, feed each
 // word to every output whose window holds it, and take a row's window sums once for all the
-// outputs that use them. You write the loop over the rows; the rest is stage 07's. Then the same
+// outputs that use them (the rows all R outputs hold, once in all). And at the compiled-in sizes
+// (widths that are multiples of 4) stage 07's shifted template costs a dp4a a row and shift more
+// than the window holds: a window's words can be cut from the image instead, to meet the
+// template's own words. You write the loop over the rows; the rest is stage 07's. Then the same
 // for template sizes known only at run time (the generic kernel's region): there nothing unrolls,
 // so take the template words from shared memory (one 16-byte load gives a row its four shifts),
 // each row's window sums over all its words less the bytes outside each shift's window, and test
 // which outputs a row feeds only in the first and last R - 1 rows.
-// Watch for: which template row an image row meets for each of the R outputs, and rows past the
-// image's last one (no written output uses them, but memcheck sees them read); in the SASS, the
-// IDP.4A per LDG and the registers per thread against stage 07's (make sass-diff
-// A=15-ncc/07_dp4a B=exercise/15-ncc/08_register_blocked). In the generic kernel: the bytes before
-// byte a of word 0 and past byte a + tw of the last two words (4 nw - tw - a <= 6), nw = 1 or 2.
+// Watch for: which template row an image row meets for each of the R outputs, which way a shift
+// moves the bytes of a little-endian word, and rows past the image's last one (no written output
+// uses them, but memcheck sees them read); in the SASS, the IDP.4A per LDG and the registers per
+// thread against stage 07's (make sass-diff A=15-ncc/07_dp4a
+// B=exercise/15-ncc/08_register_blocked). In the generic kernel: the bytes before byte a of word 0
+// and past byte a + tw of the last two words (4 nw - tw - a <= 6), nw = 1 or 2.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -77,8 +81,8 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   }
-  // EXERCISE BEGIN: stage 07's sums for R rows of outputs at once, each image word loaded once and
-  // each image row's window sums taken once for every output that holds the row.
+  // EXERCISE BEGIN: R rows of outputs at once: each image row loaded once, its words shifted to
+  // meet the template's own words, its window sums taken once for every output that holds it.
   COURSE_TODO();
   // EXERCISE END
   store_outputs<Sums, R>(v, o, x0, y0, acc, s1, s2);
@@ -143,20 +147,28 @@ dim3 grid_of(const ncc::view &v, int rows) {
   return dim3(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), rows * dp4a_by));
 }
 
-// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its
-// blocks at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1)
-// blocks or more). The SM count and the blocks per SM are the GPU's, so the choice follows the
-// device.
-template <class Kernel>
-bool fills_gpu(const ncc::view &v, Kernel kernel, int rows, std::size_t shared) {
-  int device = 0, sms = 0, per_sm = 0;
+// Whether a grid of `rows`-row blocks fills the GPU: `per_sm` blocks or more for each of its SMs
+// (the GPU's SM count, so the choice follows the device).
+bool fills_gpu(const ncc::view &v, int rows, int per_sm) {
+  int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const dim3 grid = grid_of(v, rows);
+  return (long long)grid.x * grid.y >= (long long)sms * per_sm;
+}
+
+// The blocks of `kernel` an SM holds at once, as its registers and shared memory allow.
+template <class Kernel>
+int resident_per_sm(Kernel kernel, std::size_t shared) {
+  int per_sm = 0;
   CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
-  const dim3 grid = grid_of(v, rows);
-  return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
+  return per_sm;
 }
+
+// The blocks an SM needs for a compiled-in kernel to take R rows: 3 (12 warps). On the 1024x1024
+// image (3.8 to 3.9 blocks of 4 rows an SM) 4 rows ran faster than 2 from 12x12 to 20x20.
+constexpr int compiled_blocks_per_sm = 3;
 
 using kernel = void (*)(ncc::view, ncc::output, const std::uint32_t *);
 
@@ -167,8 +179,9 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   const std::uint32_t *shift = st.dp4a.shift.get();
   ncc::launch_by_size(v, st.dp4a, [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-    // At 32x32 the fully unrolled loop of 4 rows needs more registers than the launch bounds leave.
-    constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
+    // 2 rows at 8x8, where 4 are too little work a thread to pay for half the warps, and from
+    // 24x24, where NVVM leaves the loop of 4 rows rolled (notes.md has both measured).
+    constexpr int R = (TW == 8 || TW >= 24) && default_rows > 2 ? 2 : default_rows;
     constexpr int F = R < fill_rows ? R : fill_rows;
     auto launch = [&](auto sums) {
       constexpr bool S = decltype(sums)::value;
@@ -183,7 +196,11 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
       else
         wide = corr_dp4a_generic<S, R, false>, narrow = corr_dp4a_generic<S, F, false>, shared = 0;
       int &rows = st.rows[S ? 1 : 0];
-      if (rows == 0) rows = fills_gpu(v, wide, R, shared) ? R : F;
+      // The generic kernel takes R rows where each SM gets as many blocks as it holds, but for one.
+      if (rows == 0)
+        rows = fills_gpu(v, R, TW != 0 ? compiled_blocks_per_sm : resident_per_sm(wide, shared) - 1)
+                   ? R
+                   : F;
       (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(
           v, out, shift);
     };

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Stage 08 (beyond the book): __dp4a with register blocking.
 //
-// Changes from stage 07: each thread computes a 4 x R block of outputs (four shifts, R rows), so
-// each image word loaded feeds up to 4 R dp4a and a row's window sums (taken as in stage 07) serve
-// R outputs: the loop becomes IDP4A and little else. The host picks R (4, or 2 where 4-row blocks
-// would leave SMs short of blocks, and always at 32x32); sizes not compiled in run a generic kernel
-// with the same blocking (notes.md says how each choice was made). What to look for: in the SASS of
-// the 16x16 instance with 4 rows, long runs of IDP.4A between few LDG, and 128 registers per thread
-// (`make sass-count`); in the progression table, the chapter's best at 16x16; in
-// vs_NPP_by_template, this stage against 07 at 8x8 and the generic rows from 40x40; in the profile,
-// half the warp instructions of stage 07.
+// Changes from stage 07: each thread computes a 4 x R block of outputs (four shifts, R rows): each
+// image row is loaded once for the R outputs whose windows hold it, and its window sums are taken
+// once for all of them (the rows all R outputs hold, once in all). At the compiled-in sizes the
+// image's words meet the template's own words: word k of shift a's window is one funnel shift (SHF)
+// of image words k and k + 1, so a row takes tw/4 dp4a a shift where stage 07's shifted template
+// takes tw/4 + 1, and a quarter of the constant words. The host picks R: 4 from 12x12 to 20x20
+// where the grid leaves each SM 3 blocks or more, 2 otherwise; sizes not compiled in run a generic
+// kernel with the same blocking (notes.md says how each choice was made). What to look for: in the
+// SASS of the 16x16 instance with 4 rows, long runs of IDP.4A and SHF between few LDG, and 80
+// registers per thread (`make sass-count`); in the progression table, the chapter's best at
+// 16x16; in vs_NPP_by_template, this stage against 07 and the generic rows from 40x40; in the
+// profile, the warp instructions against stage 07's.
 #include "ncc_common.cuh"
 #include "lesson_dp4a.cuh"
 
@@ -72,47 +75,72 @@ __global__ void __launch_bounds__(dp4a_bx *dp4a_by)
 #pragma unroll
     for (int a = 0; a < 4; ++a) acc[i][a] = s1[i][a] = s2[i][a] = 0;
   }
-  // EXERCISE BEGIN: stage 07's sums for R rows of outputs at once, each image word loaded once and
-  // each image row's window sums taken once for every output that holds the row.
+  // EXERCISE BEGIN: R rows of outputs at once: each image row loaded once, its words shifted to
+  // meet the template's own words, its window sums taken once for every output that holds it.
+  static_assert(TW > 0 && TW % 4 == 0, "the compiled-in sizes are multiples of 4");
+  const int nt = nw - 1;  // template words a row: shift 0's words 0 .. nt - 1 (its word nt is 0)
+  // The window sums of the rows every one of the R outputs holds (j = R - 1 .. th - 1), summed
+  // once for all of them: those of the words inside all four windows, and per shift those of its
+  // edge bytes (below).
+  unsigned c1 = 0, c2 = 0, e1[4] = {0, 0, 0, 0}, e2[4] = {0, 0, 0, 0};
 #pragma unroll
   for (int j = 0; j < th + R - 1; ++j) {
     const int row = min(y0 + j, v.height - 1);
     const std::uint32_t *src =
         reinterpret_cast<const std::uint32_t *>(v.image + std::size_t(row) * v.pitch + x0);
-    unsigned h1[4] = {0, 0, 0, 0}, h2[4] = {0, 0, 0, 0};  // this row's window sums, per shift
-    unsigned in1 = 0, in2 = 0;  // those of the words inside all four windows (as in stage 07)
+    std::uint32_t w[TW / 4 + 1];  // the nt + 1 words the four windows span
 #pragma unroll
-    for (int k = 0; k < nw; ++k) {
-      const std::uint32_t w = __ldg(src + k);
-      if (k >= 1 && 4 * k + 3 < tw) {
-        in1 = __dp4a(w, 0x01010101u, in1);
-        in2 = __dp4a(w, w, in2);
-      } else {
+    for (int k = 0; k <= nt; ++k) {
+      w[k] = __ldg(src + k);
+    }
+    // SumIT: shift a's window holds the row's bytes a .. a + tw - 1. Its word k, bytes 4k + a ..
+    // 4k + a + 3, is one funnel shift of w[k] and w[k + 1], and meets the template's word k as it
+    // is: nt dp4a a shift where stage 07's shifted template takes nt + 1.
 #pragma unroll
-        for (int a = 0; a < 4; ++a) {
-          const std::uint32_t m = ncc::window_mask(a, k, tw);
-          h1[a] = __dp4a(w, m & 0x01010101u, h1[a]);
-          h2[a] = __dp4a(w & m, w, h2[a]);
+    for (int k = 0; k < nt; ++k) {
+#pragma unroll
+      for (int a = 0; a < 4; ++a) {
+        const std::uint32_t sw = a == 0 ? w[k] : __funnelshift_r(w[k], w[k + 1], 8 * a);
+#pragma unroll
+        for (int i = 0; i < R; ++i) {
+          const int r = j - i;
+          if (r < 0 || r >= th) continue;
+          acc[i][a] = __dp4a(sw, ncc::template_word<TW>(g_shift, r * nw + k), acc[i][a]);
         }
       }
+    }
+    // The window sums: words 1 .. nt - 1 lie inside all four windows (as in stage 07). Shift a's
+    // other bytes are bytes a .. 3 of w[0] and 0 .. a - 1 of w[nt]: one byte permute puts them in
+    // one word, two dp4a a shift.
+    const bool every = j >= R - 1 && j < th;  // all R outputs hold this row
+    unsigned in1 = 0, in2 = 0;
+#pragma unroll
+    for (int k = 1; k < nt; ++k) {
+      if (every) c1 = __dp4a(w[k], 0x01010101u, c1), c2 = __dp4a(w[k], w[k], c2);
+      else in1 = __dp4a(w[k], 0x01010101u, in1), in2 = __dp4a(w[k], w[k], in2);
+    }
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      // byte b of the result: byte b of w[nt] (selector 4 + b) where b < a, of w[0] (b) elsewhere
+      const std::uint32_t select = 0x3210u + (0x4444u & ((1u << (4 * a)) - 1u));
+      const std::uint32_t edge = a == 0 ? w[0] : __byte_perm(w[0], w[nt], select);
+      if (every) {
+        e1[a] = __dp4a(edge, 0x01010101u, e1[a]), e2[a] = __dp4a(edge, edge, e2[a]);
+        continue;
+      }
+      const unsigned h1 = __dp4a(edge, 0x01010101u, in1), h2 = __dp4a(edge, edge, in2);
 #pragma unroll
       for (int i = 0; i < R; ++i) {
         const int r = j - i;
         if (r < 0 || r >= th) continue;
-#pragma unroll
-        for (int a = 0; a < 4; ++a)
-          acc[i][a] = __dp4a(w, ncc::template_word<TW>(g_shift, (a * th + r) * nw + k), acc[i][a]);
+        s1[i][a] += h1, s2[i][a] += h2;
       }
     }
+  }
 #pragma unroll
-    for (int a = 0; a < 4; ++a) h1[a] += in1, h2[a] += in2;
+  for (int i = 0; i < R; ++i) {
 #pragma unroll
-    for (int i = 0; i < R; ++i) {
-      const int r = j - i;
-      if (r < 0 || r >= th) continue;
-#pragma unroll
-      for (int a = 0; a < 4; ++a) s1[i][a] += h1[a], s2[i][a] += h2[a];
-    }
+    for (int a = 0; a < 4; ++a) s1[i][a] += c1 + e1[a], s2[i][a] += c2 + e2[a];
   }
   // EXERCISE END
   store_outputs<Sums, R>(v, o, x0, y0, acc, s1, s2);
@@ -230,20 +258,28 @@ dim3 grid_of(const ncc::view &v, int rows) {
   return dim3(ncc::ceil_div(v.out_w(), 4 * dp4a_bx), ncc::ceil_div(v.out_h(), rows * dp4a_by));
 }
 
-// Whether a grid of `rows`-row blocks of `kernel` fills the GPU: every SM gets as many of its
-// blocks at once as its registers allow, but for one at most (a wave with SMs x (blocks per SM - 1)
-// blocks or more). The SM count and the blocks per SM are the GPU's, so the choice follows the
-// device.
-template <class Kernel>
-bool fills_gpu(const ncc::view &v, Kernel kernel, int rows, std::size_t shared) {
-  int device = 0, sms = 0, per_sm = 0;
+// Whether a grid of `rows`-row blocks fills the GPU: `per_sm` blocks or more for each of its SMs
+// (the GPU's SM count, so the choice follows the device).
+bool fills_gpu(const ncc::view &v, int rows, int per_sm) {
+  int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const dim3 grid = grid_of(v, rows);
+  return (long long)grid.x * grid.y >= (long long)sms * per_sm;
+}
+
+// The blocks of `kernel` an SM holds at once, as its registers and shared memory allow.
+template <class Kernel>
+int resident_per_sm(Kernel kernel, std::size_t shared) {
+  int per_sm = 0;
   CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, dp4a_bx * dp4a_by, shared));
-  const dim3 grid = grid_of(v, rows);
-  return (long long)grid.x * grid.y >= (long long)sms * (per_sm - 1);
+  return per_sm;
 }
+
+// The blocks an SM needs for a compiled-in kernel to take R rows: 3 (12 warps). On the 1024x1024
+// image (3.8 to 3.9 blocks of 4 rows an SM) 4 rows ran faster than 2 from 12x12 to 20x20.
+constexpr int compiled_blocks_per_sm = 3;
 
 using kernel = void (*)(ncc::view, ncc::output, const std::uint32_t *);
 
@@ -254,8 +290,9 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
   const std::uint32_t *shift = st.dp4a.shift.get();
   ncc::launch_by_size(v, st.dp4a, [&](auto tw, auto th) {
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
-    // At 32x32 the fully unrolled loop of 4 rows needs more registers than the launch bounds leave.
-    constexpr int R = (TW == 32 && TH == 32 && default_rows > 2) ? 2 : default_rows;
+    // 2 rows at 8x8, where 4 are too little work a thread to pay for half the warps, and from
+    // 24x24, where NVVM leaves the loop of 4 rows rolled (notes.md has both measured).
+    constexpr int R = (TW == 8 || TW >= 24) && default_rows > 2 ? 2 : default_rows;
     constexpr int F = R < fill_rows ? R : fill_rows;
     auto launch = [&](auto sums) {
       constexpr bool S = decltype(sums)::value;
@@ -270,7 +307,11 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
       else
         wide = corr_dp4a_generic<S, R, false>, narrow = corr_dp4a_generic<S, F, false>, shared = 0;
       int &rows = st.rows[S ? 1 : 0];
-      if (rows == 0) rows = fills_gpu(v, wide, R, shared) ? R : F;
+      // The generic kernel takes R rows where each SM gets as many blocks as it holds, but for one.
+      if (rows == 0)
+        rows = fills_gpu(v, R, TW != 0 ? compiled_blocks_per_sm : resident_per_sm(wide, shared) - 1)
+                   ? R
+                   : F;
       (rows == R ? wide : narrow)<<<grid_of(v, rows), dim3(dp4a_bx, dp4a_by), shared, stream>>>(
           v, out, shift);
     };
