@@ -292,7 +292,7 @@ ncc::path run(const ncc::problem &p, const ncc::output &out, cudaStream_t stream
     constexpr int TW = decltype(tw)::value, TH = decltype(th)::value;
     // 2 rows at 8x8, where 4 are too little work a thread to pay for half the warps, and from
     // 24x24, where NVVM leaves the loop of 4 rows rolled (notes.md has both measured).
-    constexpr int R = (TW == 8 || TW >= 24) && default_rows > 2 ? 2 : default_rows;
+    constexpr int R = (TW == 8 || TW >= 24 || TH >= 24) && default_rows > 2 ? 2 : default_rows;
     constexpr int F = R < fill_rows ? R : fill_rows;
     auto launch = [&](auto sums) {
       constexpr bool S = decltype(sums)::value;
