@@ -23,6 +23,12 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "COURSE_SKIP: no GPU: sanitizer runs need one"
   exit 0
 fi
+# A program that was never built is an error, not a rejection: with --expect-reject the
+# sanitizer's failure to start it would otherwise pass for the tool catching the planted bug.
+if [ ! -x "$program" ]; then
+  echo "sanitize.sh: $program is not built (cmake --build build --target $(basename "$program"))"
+  exit 2
+fi
 extra=()
 [ "$tool" = memcheck ] && extra=(--leak-check full)
 # The [large] and [sweep] tests are left out: the tools run kernels 10-100x slower. Each test
