@@ -6,9 +6,11 @@
 // each thread compute R rows of stage 07's outputs at once: load every image row once, feed each
 // word to every output whose window holds it, and take a row's window sums once for all the
 // outputs that use them (the rows all R outputs hold, once in all). And at the compiled-in sizes
-// (widths that are multiples of 4) stage 07's shifted template costs a dp4a a row and shift more
-// than the window holds: a window's words can be cut from the image instead, to meet the
-// template's own words. You write the loop over the rows; the rest is stage 07's. Then the same
+// (widths that are multiples of 4; this kernel runs only at those, TW and TH never 0) each row of
+// stage 07's shifted template has tw/4 + 1 words for the window's tw/4: a window's words can be
+// cut from the image instead, to meet the template's own words (shift 0's copy of stage 07's
+// template, rows of tw/4 + 1 words, the last one 0). You write the loop over the rows; the rest
+// is stage 07's. Then the same
 // for template sizes known only at run time (the generic kernel's region): there nothing unrolls,
 // so take the template words from shared memory (one 16-byte load gives a row its four shifts),
 // each row's window sums over all its words less the bytes outside each shift's window, and test

@@ -22,7 +22,11 @@ class SanitizeScriptTest(unittest.TestCase):
     def run_script(self, *args, sanitizer_exit=86):
         with tempfile.TemporaryDirectory() as tmp:
             fake(tmp, "nvidia-smi", "echo 'GPU 0: faked'")
-            fake(tmp, "compute-sanitizer", f"echo '========= ERROR SUMMARY: 1 error'; exit {sanitizer_exit}")
+            fake(
+                tmp,
+                "compute-sanitizer",
+                f"echo '========= ERROR SUMMARY: 1 error'; exit {sanitizer_exit}",
+            )
             program = fake(tmp, "test.program", "exit 0")
             env = dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}", CUDA_HOME=tmp)
             argv = [a.replace("PROGRAM", str(program)) for a in args]
