@@ -80,7 +80,8 @@ help:
 	@echo "  make profile-capture [CHAPTER=...]   (GPU machine, ncu) every stage's profile into reference/<gpu>/*/profiles/"
 	@echo "  make reference [STEPS=...]   (GPU machine) all of a GPU's evidence in one run: benchmarks, SASS, profiles,"
 	@echo "                               pitfall records, charts, README tables, stamps, into reference/<gpu>/"
-	@echo "                               (PLAN=1: what it would do; STALE=1: only what stamps.py finds stale)"
+	@echo "                               (PLAN=1: what it would do; STALE=1: only what stamps.py finds stale;"
+	@echo "                               on two GPUs bench and profile run at once, LANES=1 for one GPU)"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (lessons.toml perf)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
 	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
@@ -276,9 +277,9 @@ reference:
 ifeq ($(PLAN),)
 	$(call need_gpu,reference,it measures and captures on the GPU machine)
 	@harness/deps.sh
-	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS))) $(if $(STALE),--stale)
+	@$(PYTHON) harness/reference.py run --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS))) $(if $(STALE),--stale) $(if $(LANES),--lanes $(call quote,$(LANES)))
 else
-	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS))) $(if $(STALE),--stale)
+	@$(PYTHON) harness/reference.py plan --build $(BUILD) --jobs $(JOBS) $(if $(STEPS),--steps $(call quote,$(STEPS))) $(if $(CHAPTERS),--chapters $(call quote,$(CHAPTERS))) $(if $(STALE),--stale) $(if $(LANES),--lanes $(call quote,$(LANES)))
 endif
 
 # GPU only, never in CI and not part of make check: counter bounds that catch a regression.

@@ -12,7 +12,7 @@ Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h2
 
     build    the chapters' benchmarks (and with them every solution stage's object) in --build
     bench    each chapter's benchmark, as make tour runs it: bench.json (its results) and
-             bench.txt (the tables it prints); nothing else runs meanwhile
+             bench.txt (the tables it prints); nothing else runs on its GPU meanwhile
     sass     the stage objects for sm_80 and sm_120 in <build>-sass (compile only), then
              sass/sm_90/ from --build, sass/sm_80/ and sass/sm_120/ from <build>-sass (cuobjdump);
              CPU work, so it runs beside the profile step when both are asked for
@@ -25,6 +25,13 @@ Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h2
              13-scan's scan_circuits.png
     tables   the READMEs' results blocks (harness/readme_tables.py write)
     stamps   stamps.json: each file this run wrote, stamped with the hash of its sources (stamps.py)
+
+On a machine with two GPUs of the reference model (nvidia-h200-x2), --lanes 2 (the default)
+spreads the GPU work over both: GPU 0 runs the benches, alone on that GPU, GPU 1 the Nsight Compute
+captures at the same time; the chapters' capture scripts go to whichever GPU is free first, then
+GPU 0 runs the wrong variants' tests. Each process sees one GPU (CUDA_VISIBLE_DEVICES), as on a
+machine of one, so every file is what a one-GPU run writes. --lanes 1 (LANES=1), one GPU, or a
+CUDA_VISIBLE_DEVICES already set runs everything on one GPU, one step after the other.
 
 A step that fails is reported and the run goes on; the exit status is 1 when any failed. Each
 step records the files it wrote in <build>/reference-written.txt, so a run split over two calls
@@ -89,6 +96,7 @@ class Run:
         self.logs = self.build / "reference-logs"
         self.lock = threading.Lock()  # the sass step runs in a thread beside the profile step
         self.per_step = None  # --stale: {step: [chapters]}, each step its own chapters
+        self.local = threading.local()  # .env: the GPU lane of the thread's commands (two_lanes)
 
     def chosen(self, step):
         """The chapters a step regenerates: --stale's for that step, else --chapters', else None
@@ -141,7 +149,7 @@ class Run:
                     cwd=ROOT,
                     stdout=out or err,
                     stderr=err if out else subprocess.STDOUT,
-                    env=dict(os.environ, **(env or {})),
+                    env=dict(os.environ, **getattr(self.local, "env", {}), **(env or {})),
                 )
             finally:
                 if out:
@@ -355,8 +363,9 @@ def step_sass(r):
     return f"{len(written)} SASS captures"
 
 
-def step_profile(r):
-    start = time.time()
+def profile_captures(r):
+    """The Nsight Compute captures of the stages (one ncu run per chapter) and their
+    per-instruction samples."""
     py = sys.executable
     for chapter in r.chosen("profile") or [None]:
         pick = ["--chapter", chapter] if chapter else []
@@ -366,26 +375,41 @@ def step_profile(r):
                 [py, "harness/profile.py", command, "--build", r.build, "--jobs", r.args.jobs]
                 + ["--gpu", r.gpu, "--no-build", *pick],
             )
-    for script in sorted(ROOT.glob("chapters/*/capture_*.py")):
-        if not r.wants(script.parent.name, "profile"):
-            continue
-        r.sh(f"profile-{script.parent.name}-{script.stem}", [py, rel(script), "--build", r.build])
+
+
+def profile_scripts(r):
+    """The chapters' own capture scripts (their labs), as (what, command) for r.sh."""
+    return [
+        (
+            f"profile-{script.parent.name}-{script.stem}",
+            [sys.executable, rel(script), "--build", r.build],
+        )
+        for script in sorted(ROOT.glob("chapters/*/capture_*.py"))
+        if r.wants(script.parent.name, "profile")
+    ]
+
+
+def profile_written(r, start):
+    """Record the profiles written since start; what the step says of them."""
     if r.plan:
         return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the chapters' own captures"
     written = [
         p
         for c in r.bench_chapters("profile")
-        for p in newer(r.folder(c) / "profiles", start)
-        if (r.folder(c) / "profiles").is_dir()
-    ]
-    written += [
-        p
-        for c in r.bench_chapters("profile")
-        for p in newer(course.evidence_dir(c) / "profiles", start)
-        if (course.evidence_dir(c) / "profiles").is_dir()
+        for folder in (r.folder(c) / "profiles", course.evidence_dir(c) / "profiles")
+        if folder.is_dir()
+        for p in newer(folder, start)
     ]
     r.wrote(written)
     return f"{len(set(written))} profiles"
+
+
+def step_profile(r):
+    start = time.time()
+    profile_captures(r)
+    for what, cmd in profile_scripts(r):
+        r.sh(what, cmd)
+    return profile_written(r, start)
 
 
 def prebuild_pitfalls(r):
@@ -503,6 +527,78 @@ def step_stamps(r):
     return f"{count} files stamped in {len(by_folder)} folders"
 
 
+def gpu_lanes(want):
+    """The GPUs the run spreads its GPU work over, as CUDA_VISIBLE_DEVICES values: the first
+    `want` of the GPUs of GPU 0's model, in nvidia-smi's order (CUDA_DEVICE_ORDER=PCI_BUS_ID makes
+    it CUDA's); [None], one lane on the process's own GPUs, where there is one such GPU, `want` is
+    1, or CUDA_VISIBLE_DEVICES already picks the GPUs."""
+    if want < 2 or os.environ.get("CUDA_VISIBLE_DEVICES") is not None:
+        return [None]
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=index,name", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return [None]
+    rows = [[f.strip() for f in line.split(",", 1)] for line in out.splitlines() if "," in line]
+    same = [index for index, name in rows if name == rows[0][1]] if rows else []
+    return same[:want] if len(same) >= 2 else [None]
+
+
+def lane_env(gpu):
+    return {"CUDA_VISIBLE_DEVICES": gpu, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+
+
+def two_lanes(r, steps, timed, lanes):
+    """bench, sass, profile and pitfalls over two GPUs and the CPU at once:
+        GPU 0  the benches (alone on their GPU), then capture scripts, then the wrong variants' tests
+        GPU 1  the stages' Nsight Compute captures, then capture scripts
+        CPU    the SASS captures, then the wrong variants' build
+    Each capture script goes to the GPU that is free first, the longest (chapter 14's) first."""
+    scripts = profile_scripts(r) if "profile" in steps else []
+    profile_start = time.time()
+
+    def more_scripts():
+        while True:
+            with r.lock:
+                item = scripts.pop() if scripts else None
+            if item is None:
+                return
+            r.sh(*item)
+
+    def gpu1():
+        r.local.env = lane_env(lanes[1])
+        if "profile" in steps:
+            profile_captures(r)
+        more_scripts()
+
+    def cpu():
+        if "sass" in steps:
+            timed("sass")
+        if "pitfalls" in steps and r.chosen("pitfalls") != []:
+            timed("pitfalls-build", prebuild_pitfalls)
+
+    print(f"== bench (GPU {lanes[0]}) beside profile (GPU {lanes[1]}) and sass (CPU)")
+    side = [threading.Thread(target=gpu1), threading.Thread(target=cpu)]
+    for t in side:
+        t.start()
+    r.local.env = lane_env(lanes[0])
+    if "bench" in steps:
+        timed("bench")
+    more_scripts()
+    side[1].join()  # the wrong variants built
+    if "pitfalls" in steps:
+        print(f"== pitfalls (GPU {lanes[0]})")
+        timed("pitfalls")
+    r.local.env = {}
+    side[0].join()
+    if "profile" in steps:
+        timed("profile", lambda r: profile_written(r, profile_start))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="regenerate a GPU's evidence under reference/")
     ap.add_argument("cmd", choices=("run", "plan"))
@@ -513,6 +609,13 @@ def main(argv=None):
         "--chapters",
         default="",
         help="only these chapters' evidence (space-separated; default: every chapter)",
+    )
+    ap.add_argument(
+        "--lanes",
+        type=int,
+        default=None,
+        help="GPUs to spread the GPU work over, where as many of the reference model are present "
+        "(default 2; plan: 1, or as if the GPUs given were there)",
     )
     ap.add_argument(
         "--stale",
@@ -563,7 +666,28 @@ def main(argv=None):
         if not r.plan:
             print(f"   {step}: {said} ({time.time() - start:.0f} s)")
 
+    lanes = [str(i) for i in range(args.lanes or 1)] if r.plan else gpu_lanes(args.lanes or 2)
+    laned = ("bench", "sass", "profile", "pitfalls")
+    if len(lanes) >= 2 and {"bench", "profile"} <= set(steps):
+        print(f"    two GPUs: {', '.join(lanes[:2])} (bench and profile at once; LANES=1 for one)")
+    else:
+        lanes = lanes[:1]
     for step in (s for s in STEPS if s in steps):
+        if len(lanes) >= 2 and step in laned:
+            if step == "bench":
+                if r.plan:
+                    print(f"== bench (GPU {lanes[0]}), then capture scripts and pitfalls there")
+                    timed("bench")
+                    print(f"== profile (GPU {lanes[1]}, beside bench), then capture scripts")
+                    timed("profile")
+                    print("== sass (CPU, beside bench), then the wrong variants' build")
+                    timed("sass")
+                    prebuild_pitfalls(r)
+                    print(f"== pitfalls (GPU {lanes[0]})")
+                    timed("pitfalls")
+                else:
+                    two_lanes(r, steps, timed, lanes)
+            continue
         if step == "sass" and "profile" in steps and not r.plan:
             print("== sass (CPU: beside the profile step)")
 

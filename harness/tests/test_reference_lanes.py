@@ -1,0 +1,119 @@
+"""make reference on two GPUs (harness/reference.py two_lanes): the benches on one GPU while the
+profile captures run on the other and the SASS builds on the CPU; each command sees one GPU. The
+steps are faked here: what is checked is which GPU each one's commands are given, and the order."""
+
+import io
+import os
+import sys
+import threading
+import unittest
+import unittest.mock
+from contextlib import redirect_stdout
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import reference  # noqa: E402
+
+
+def smi(rows):
+    out = "".join(f"{i}, {name}\n" for i, name in enumerate(rows))
+    return unittest.mock.Mock(return_value=unittest.mock.Mock(stdout=out))
+
+
+class GpuLanesTest(unittest.TestCase):
+    def lanes(self, rows, want=2, visible=None):
+        env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
+        if visible is not None:
+            env["CUDA_VISIBLE_DEVICES"] = visible
+        with (
+            unittest.mock.patch.dict(os.environ, env, clear=True),
+            unittest.mock.patch.object(reference.subprocess, "run", smi(rows)),
+        ):
+            return reference.gpu_lanes(want)
+
+    def test_two_gpus_of_one_model(self):
+        self.assertEqual(self.lanes(["NVIDIA H200", "NVIDIA H200"]), ["0", "1"])
+        self.assertEqual(self.lanes(["NVIDIA H200"] * 4), ["0", "1"])
+
+    def test_one_lane_otherwise(self):
+        self.assertEqual(self.lanes(["NVIDIA H200"]), [None])
+        self.assertEqual(self.lanes(["NVIDIA H200", "NVIDIA H100 80GB HBM3"]), [None])
+        self.assertEqual(self.lanes(["NVIDIA H200", "NVIDIA H200"], want=1), [None])
+        self.assertEqual(self.lanes(["NVIDIA H200", "NVIDIA H200"], visible="1"), [None])
+        self.assertEqual(self.lanes([]), [None])
+
+
+class TwoLanesTest(unittest.TestCase):
+    def test_each_step_on_its_gpu(self):
+        calls, lock = [], threading.Lock()
+
+        def fake(name):
+            def step(r, *_):
+                with lock:
+                    calls.append((name, getattr(r.local, "env", {}).get("CUDA_VISIBLE_DEVICES")))
+                return name
+
+            return step
+
+        scripts = [("script-12", ["x"]), ("script-14", ["y"])]
+        r = unittest.mock.Mock()
+        r.lock, r.local = threading.Lock(), threading.local()
+        r.chosen.return_value = None
+        r.sh.side_effect = lambda what, cmd: fake(what)(r)
+        patches = {
+            "step_bench": fake("bench"),
+            "step_sass": fake("sass"),
+            "prebuild_pitfalls": fake("pitfalls-build"),
+            "step_pitfalls": fake("pitfalls"),
+            "profile_captures": fake("captures"),
+            "profile_scripts": lambda r: list(scripts),
+            "profile_written": lambda r, start: "profiles",
+        }
+        times = []
+
+        def timed(step, run=None):
+            times.append((step, (run or getattr(reference, f"step_{step}"))(r)))
+
+        steps = ["bench", "sass", "profile", "pitfalls"]
+        with unittest.mock.patch.multiple(reference, **patches), redirect_stdout(io.StringIO()):
+            reference.two_lanes(r, steps, timed, ["0", "1"])
+        on = dict(calls)
+        self.assertEqual(on["bench"], "0")
+        self.assertEqual(on["pitfalls"], "0")
+        self.assertEqual(on["captures"], "1")
+        self.assertIsNone(on["sass"])
+        self.assertIsNone(on["pitfalls-build"])
+        self.assertEqual({on["script-12"], on["script-14"]} <= {"0", "1"}, True)
+        order = [name for name, _ in calls]
+        self.assertLess(order.index("pitfalls-build"), order.index("pitfalls"))
+        self.assertEqual([s for s, _ in times][-1], "profile")
+        self.assertEqual(getattr(r.local, "env", {}), {})  # the main thread's lane cleared
+
+
+class LanesPlanTest(unittest.TestCase):
+    def test_the_plan_on_two_gpus(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            status = reference.main(["plan", "--lanes", "2", "--build", "/nonexistent-build"])
+        text = out.getvalue()
+        self.assertEqual(status, 0, text)
+        for line in (
+            "    two GPUs: 0, 1 (bench and profile at once; LANES=1 for one)",
+            "== bench (GPU 0), then capture scripts and pitfalls there",
+            "== profile (GPU 1, beside bench), then capture scripts",
+            "== sass (CPU, beside bench), then the wrong variants' build",
+            "== pitfalls (GPU 0)",
+            "== charts",
+        ):
+            self.assertIn(line + "\n", text)
+
+    def test_one_gpu_plan_unchanged(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            reference.main(["plan", "--build", "/nonexistent-build"])
+        self.assertNotIn("two GPUs", out.getvalue())
+        self.assertIn("== profile\n", out.getvalue())
+
+
+if __name__ == "__main__":
+    unittest.main()
