@@ -571,9 +571,13 @@ def two_lanes(r, steps, timed, lanes):
 
     def gpu1():
         r.local.env = lane_env(lanes[1])
-        if "profile" in steps:
+
+        def captures_then_scripts(r):
             profile_captures(r)
-        more_scripts()
+            more_scripts()
+            return f"captures and capture scripts on GPU {lanes[1]}"
+
+        timed("profile", captures_then_scripts)
 
     def cpu():
         if "sass" in steps:
@@ -595,8 +599,7 @@ def two_lanes(r, steps, timed, lanes):
         timed("pitfalls")
     r.local.env = {}
     side[0].join()
-    if "profile" in steps:
-        timed("profile", lambda r: profile_written(r, profile_start))
+    print(f"   profile: {profile_written(r, profile_start)}")
 
 
 def main(argv=None):
@@ -676,15 +679,19 @@ def main(argv=None):
         if len(lanes) >= 2 and step in laned:
             if step == "bench":
                 if r.plan:
-                    print(f"== bench (GPU {lanes[0]}), then capture scripts and pitfalls there")
+                    then = " and pitfalls there" if "pitfalls" in steps else " there"
+                    print(f"== bench (GPU {lanes[0]}), then capture scripts{then}")
                     timed("bench")
                     print(f"== profile (GPU {lanes[1]}, beside bench), then capture scripts")
                     timed("profile")
-                    print("== sass (CPU, beside bench), then the wrong variants' build")
-                    timed("sass")
-                    prebuild_pitfalls(r)
-                    print(f"== pitfalls (GPU {lanes[0]})")
-                    timed("pitfalls")
+                    if "sass" in steps:
+                        print("== sass (CPU, beside bench)")
+                        timed("sass")
+                    if "pitfalls" in steps:
+                        print("== pitfalls build (CPU, after sass)")
+                        prebuild_pitfalls(r)
+                        print(f"== pitfalls (GPU {lanes[0]})")
+                        timed("pitfalls")
                 else:
                     two_lanes(r, steps, timed, lanes)
             continue
