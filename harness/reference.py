@@ -552,13 +552,21 @@ def lane_env(gpu):
     return {"CUDA_VISIBLE_DEVICES": gpu, "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
 
 
+def cpu_side(r, steps, timed):
+    """The CPU's share while a GPU profiles: the SASS captures, then the wrong variants' build."""
+    if "sass" in steps:
+        timed("sass")
+    if "pitfalls" in steps and r.chosen("pitfalls") != []:
+        timed("pitfalls-build", prebuild_pitfalls)
+
+
 def two_lanes(r, steps, timed, lanes):
     """bench, sass, profile and pitfalls over two GPUs and the CPU at once:
         GPU 0  the benches (alone on their GPU), then capture scripts, then the wrong variants' tests
         GPU 1  the stages' Nsight Compute captures, then capture scripts
         CPU    the SASS captures, then the wrong variants' build
     Each capture script goes to the GPU that is free first, the longest (chapter 14's) first."""
-    scripts = profile_scripts(r) if "profile" in steps else []
+    scripts = profile_scripts(r)  # main() lays out two lanes only with bench and profile asked for
     profile_start = time.time()
 
     def more_scripts():
@@ -579,19 +587,15 @@ def two_lanes(r, steps, timed, lanes):
 
         timed("profile", captures_then_scripts)
 
-    def cpu():
-        if "sass" in steps:
-            timed("sass")
-        if "pitfalls" in steps and r.chosen("pitfalls") != []:
-            timed("pitfalls-build", prebuild_pitfalls)
-
     print(f"== bench (GPU {lanes[0]}) beside profile (GPU {lanes[1]}) and sass (CPU)")
-    side = [threading.Thread(target=gpu1), threading.Thread(target=cpu)]
+    side = [
+        threading.Thread(target=gpu1),
+        threading.Thread(target=cpu_side, args=(r, steps, timed)),
+    ]
     for t in side:
         t.start()
     r.local.env = lane_env(lanes[0])
-    if "bench" in steps:
-        timed("bench")
+    timed("bench")
     more_scripts()
     side[1].join()  # the wrong variants built
     if "pitfalls" in steps:
@@ -697,13 +701,7 @@ def main(argv=None):
             continue
         if step == "sass" and "profile" in steps and not r.plan:
             print("== sass (CPU: beside the profile step)")
-
-            def cpu_side():
-                timed("sass")
-                if "pitfalls" in steps and r.chosen("pitfalls") != []:
-                    timed("pitfalls-build", prebuild_pitfalls)
-
-            beside = threading.Thread(target=cpu_side)
+            beside = threading.Thread(target=cpu_side, args=(r, steps, timed))
             beside.start()
             continue
         print(f"== {step}")
