@@ -233,6 +233,11 @@ void report::print_preamble(std::FILE *out) const {
         out,
         "SM clock under an FMA load on every SM: %.0f MHz (clock64 against %%globaltimer; peak %d MHz)\n",
         sustained_mhz_, d.sm_clock_mhz);
+  if (event_floor_ms_ > 0)
+    std::fprintf(out,
+                 "event pair with nothing between: %.2f us here (median of 101), taken off every "
+                 "per-call time below\n",
+                 event_floor_ms_ * 1e3);
   std::fflush(out);
 }
 

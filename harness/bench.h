@@ -90,6 +90,11 @@ pcie_rates pinned_copy_rates(std::size_t bytes);
 // clock64() (SM cycles) and %globaltimer (ns) at its start and end; the median over blocks of
 // cycles / ns. cudaDevAttrClockRate is the peak, not what the GPU holds under this load.
 double sustained_sm_clock_mhz();
+// The time an event pair reads with nothing between them, on a stream of its own: the median of
+// 101 pairs, in ms. It is the timer's own cost, and it is a property of the host as much as of the
+// GPU: 1.25 us on one H200 machine, 2.9 us on another with the same GPU, driver and VBIOS
+// (2026-11-29). The session takes it off every per-call time (bench_session.h).
+double event_pair_floor_ms();
 // The CCCL (CUB/Thrust) version this harness was compiled against, "3.0.1" (from CUB_VERSION).
 std::string cccl_version();
 
@@ -161,6 +166,9 @@ class report {
   void version(const std::string &library, const std::string &value);
   // The SM clock measured under load (sustained_sm_clock_mhz), beside the peak attribute.
   void sustained_clock(double mhz) { sustained_mhz_ = mhz; }
+  // The empty event pair's time (event_pair_floor_ms), printed in the preamble.
+  void event_floor(double ms) { event_floor_ms_ = ms; }
+  double event_floor_ms() const { return event_floor_ms_; }
   // The timing settings, as a JSON object text, for the JSON's "timing".
   void timing(std::string json_object) { timing_ = std::move(json_object); }
   // A line that says what a headline ratio measures, with its range; printed at the end of the
@@ -182,6 +190,7 @@ class report {
   std::vector<std::string> headlines_;
   std::string timing_;
   double sustained_mhz_ = 0;
+  double event_floor_ms_ = 0;
 };
 
 std::string json_string(const std::string &s);

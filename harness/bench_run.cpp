@@ -22,6 +22,7 @@ int run(const std::string &program, const std::string &bench, const std::string 
     report rep(bench, title, query_device());
     rep.version("CCCL", cccl_version());
     rep.sustained_clock(sustained_sm_clock_mhz());
+    rep.event_floor(event_pair_floor_ms());
     rep.print_preamble();
     bool ok = body(rep);
     rep.print_headlines();

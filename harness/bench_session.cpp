@@ -5,6 +5,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -47,7 +48,11 @@ void add_common_options(options &cli, settings &s) {
 }
 
 session::session(std::string chapter, report &rep, const settings &opt)
-    : chapter_(std::move(chapter)), rep_(rep), opt_(opt), device_(query_device()) {
+    : chapter_(std::move(chapter)),
+      rep_(rep),
+      opt_(opt),
+      device_(query_device()),
+      floor_ms_(rep.event_floor_ms()) {
   if (!opt_.only.empty()) {
     try {
       only_ = std::regex(opt_.only, std::regex::ECMAScript);
@@ -61,7 +66,8 @@ session::session(std::string chapter, report &rep, const settings &opt)
     << ", \"max_noise\": " << opt_.max_noise_pct / 100.0 << ", \"max_time_s\": " << opt_.max_time_s
     << ", \"warmup\": " << opt_.warmup << ", \"only\": " << json_string(opt_.only)
     << ", \"spread\": \"relative standard deviation (sample std-dev / mean) of the per-call times\""
-    << ", \"noisy_above\": " << noisy_spread
+    << ", \"noisy_above\": " << noisy_spread << ", \"event_floor_us\": " << floor_ms_ * 1e3
+    << ", \"event_floor\": \"the median time of an event pair with nothing between, taken off every per-call time and every batch: the timer's own cost, which differs between hosts\""
     << ", \"l2_flush\": \"a write of 2 x L2 bytes before each per-call sample whose working set fits in L2\""
     << ", \"batch\": \"per call, median of 3 batches of k back-to-back calls between one event pair, no flush\""
     << ", \"interleaved\": \"baseline and best stage alternated, one event pair each; ratio = baseline / stage per pair\"}";
@@ -84,7 +90,7 @@ double session::one_call_ms(const work &fn, std::size_t working_set_bytes) {
   CUDA_CHECK(cudaEventRecord(start_, stream_));
   fn(stream_);
   CUDA_CHECK(cudaEventRecord(stop_, stream_));
-  return elapsed_ms(start_, stop_);
+  return std::max(elapsed_ms(start_, stop_) - floor_ms_, 0.0);
 }
 
 double session::batch_ms(const work &fn, int k) {
@@ -93,7 +99,7 @@ double session::batch_ms(const work &fn, int k) {
     CUDA_CHECK(cudaEventRecord(start_, stream_));
     for (int i = 0; i < k; ++i) fn(stream_);
     CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    per_call.push_back(elapsed_ms(start_, stop_) / k);
+    per_call.push_back(std::max(elapsed_ms(start_, stop_) - floor_ms_, 0.0) / k);
   }
   return describe(per_call).median;
 }

@@ -12,6 +12,10 @@
 //   stopping rule of bench_stats.h says so (spread < --max-noise after --repeats samples, or
 //   --max-repeats, or --max-time); then 3 batches of k back-to-back calls between one event pair
 //   (no flush: launch overhead hidden, caches as the previous call left them), median / k.
+//   Every per-call time and batch has the empty event pair's time taken off (event_pair_floor_ms
+//   in bench.h, measured once per run): that is the timer's cost, not the call's, and it differs
+//   between machines with the same GPU (1.25 against 2.9 us on two H200 hosts), which moved a
+//   13 us call's ratio to NPP by 12%.
 // The library baseline against the best stage (session::interleaved): A-B-A-B..., each call
 // with its own event pair (and flush), the ratio baseline/stage of every pair; the stopping rule
 // applies to the ratios. The ratio is reported as its median and its range over the pairs.
@@ -133,6 +137,7 @@ class session {
   report &rep_;
   settings opt_;
   device_info device_;
+  double floor_ms_ = 0;  // the empty event pair's time (report::event_floor_ms)
   std::optional<std::regex> only_;
   course::stream stream_;
   course::event start_, stop_;

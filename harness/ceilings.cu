@@ -189,6 +189,19 @@ double sustained_sm_clock_mhz() {
   return describe(mhz).median;
 }
 
+double event_pair_floor_ms() {
+  stream s;
+  event a, b;
+  std::vector<double> ms;
+  for (int i = 0; i < 111; ++i) {
+    CUDA_CHECK(cudaEventRecord(a, s));
+    CUDA_CHECK(cudaEventRecord(b, s));
+    const double t = elapsed_ms(a, b);
+    if (i >= 10) ms.push_back(t);  // the first pairs warm the path up
+  }
+  return describe(ms).median;
+}
+
 std::string cccl_version() {
   return std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) + "." +
          std::to_string(CUB_SUBMINOR_VERSION);

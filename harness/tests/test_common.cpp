@@ -274,6 +274,28 @@ TEST_CASE("benchmark report: schema /2 with clocks, versions, timing, headlines 
   std::remove(dir.c_str());
 }
 
+TEST_CASE("benchmark report: the preamble names the event pair's floor the times have taken off",
+          "[bench]") {
+  course::device_info d;
+  d.name = "Test GPU";
+  course::bench::report rep("99-test", "Chapter 99", d);
+  const auto preamble = [&rep] {
+    std::FILE *f = std::tmpfile();
+    REQUIRE(f != nullptr);
+    rep.print_preamble(f);
+    std::rewind(f);
+    std::string text;
+    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+    std::fclose(f);
+    return text;
+  };
+  CHECK(preamble().find("event pair") == std::string::npos);  // not measured: no line
+  rep.event_floor(0.0029);
+  CHECK(rep.event_floor_ms() == 0.0029);
+  CHECK(preamble().find("event pair with nothing between: 2.90 us here (median of 101), taken off "
+                        "every per-call time below") != std::string::npos);
+}
+
 TEST_CASE(
     "device_code_version: the compute_XY of this build that the GPU present runs, 0 without one",
     "[device]") {
