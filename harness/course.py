@@ -257,7 +257,10 @@ def wrong_variants(root=ROOT):
 #                source_profiles, the stages whose first kernel gets a per-instruction Nsight
 #                Compute capture (stall samples beside the SASS: profile.py capture-source);
 #                library, the labels of the bench's library rows (CUB, cuBLAS, NPP), which
-#                make profile takes as the chapter's baseline (none: no library to beat)
+#                make profile takes as the chapter's baseline (none: no library to beat);
+#                multi_gpu, a regex on the bench's row labels that picks the rows using every
+#                visible GPU, which make reference on a machine of two reference GPUs runs with
+#                both visible, into reference/<gpu>x2/<chapter>/
 #   [workload]   the chapter's workload, in one home: the judge's parameters under every stage's
 #                speed table, and the sizes CMake hands the judge and the bench as their defaults
 # A stage's table: lesson, speed, sass, needs, local_memory (lesson.py says what they mean), test
@@ -271,7 +274,15 @@ CHAPTER_TABLES = ("chapter", "workload")
 KINDS = ("gpu", "cpu")
 # Every key a lessons.toml may hold (a stage's speed table and [workload] are the judge's and the
 # bench's parameters, checked by those programs): a misspelt key is an error, not a silent default.
-CHAPTER_KEYS = ("test", "kind", "profile_rows", "roofline", "source_profiles", "library")
+CHAPTER_KEYS = (
+    "test",
+    "kind",
+    "profile_rows",
+    "roofline",
+    "source_profiles",
+    "library",
+    "multi_gpu",
+)
 STAGE_KEYS = (
     "lesson",
     "speed",
@@ -341,6 +352,8 @@ def schema_error(data):
         if error:
             return error
         for key, value in table.items():
+            if key == "multi_gpu" and not isinstance(value, str):
+                return f"[{name}] multi_gpu is a regular expression on the bench's row labels"
             if key == "roofline" and not isinstance(value, str):
                 return (
                     f"[{name}] roofline is the name of the work a point counts (plots/roofline.py)"
@@ -449,6 +462,12 @@ def library_rows(chapter, root=ROOT):
     """The labels of a chapter's library rows in its bench ([chapter] library: CUB, cuBLAS, NPP),
     which make profile takes as <chapter>/baseline; [] for a chapter with no library to beat."""
     return list(chapter_settings(chapter, root).get("library", []))
+
+
+def multi_gpu_rows(chapter, root=ROOT):
+    """The regex of a chapter's bench rows that use every visible GPU ([chapter] multi_gpu), or
+    None: make reference runs them on two GPUs at once where it has two."""
+    return chapter_settings(chapter, root).get("multi_gpu")
 
 
 def source_profiles(chapter, root=ROOT):

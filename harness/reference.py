@@ -29,7 +29,8 @@ Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h2
 On a machine with two GPUs of the reference model (nvidia-h200-x2), --lanes 2 (the default)
 spreads the GPU work over both: GPU 0 runs the benches, alone on that GPU, GPU 1 the Nsight Compute
 captures at the same time; the chapters' capture scripts go to whichever GPU is free first, then
-GPU 0 runs the wrong variants' tests. Each process sees one GPU (CUDA_VISIBLE_DEVICES), as on a
+GPU 0 runs the wrong variants' tests. Last, with both GPUs visible, the bench rows that use every
+GPU ([chapter] multi_gpu in lessons.toml: stage 10's table 14.3) into reference/<gpu>x2/<chapter>/. Each process sees one GPU (CUDA_VISIBLE_DEVICES), as on a
 machine of one, so every file is what a one-GPU run writes. --lanes 1 (LANES=1), one GPU, or a
 CUDA_VISIBLE_DEVICES already set runs everything on one GPU, one step after the other.
 
@@ -306,6 +307,39 @@ def step_bench(r):
     if r.plan:
         print(f"    each result copied to reference/{r.gpu}/<chapter>/bench.json")
     return f"{len(done)} benchmarks"
+
+
+def multi_gpu_benches(r, lanes):
+    """The bench rows that use every visible GPU ([chapter] multi_gpu: stage 10 on 1 and 2 GPUs),
+    run with all the lanes' GPUs visible, into reference/<gpu>x<lanes>/<chapter>/bench.json and
+    bench.txt; the rest of the chapter's bench is the one-GPU run's."""
+    scratch = r.build / f"reference-results-x{len(lanes)}"
+    env = {"CUDA_VISIBLE_DEVICES": ",".join(lanes), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    done = []
+    for chapter in r.bench_chapters("bench"):
+        rows = course.multi_gpu_rows(chapter)
+        if not rows:
+            continue
+        folder = ROOT / "reference" / f"{r.gpu}x{len(lanes)}" / chapter
+        if not r.plan:
+            folder.mkdir(parents=True, exist_ok=True)
+            scratch.mkdir(parents=True, exist_ok=True)
+            (scratch / f"{chapter}.json").unlink(missing_ok=True)
+        bench = r.build / "bin" / f"bench-{chapter}"
+        cmd = [bench, "--only", rows, "--results", scratch]
+        if r.sh(f"bench-{chapter}-x{len(lanes)}", cmd, stdout=folder / "bench.txt", env=env):
+            if not r.plan:
+                result = scratch / f"{chapter}.json"
+                if not result.is_file():
+                    print(f"    bench-{chapter}-x{len(lanes)}: wrote no {rel(result)}")
+                    r.failed.append(f"bench-{chapter}-x{len(lanes)}")
+                    continue
+                shutil.copy(result, folder / "bench.json")
+                r.wrote([folder / "bench.json", folder / "bench.txt"])
+            done.append(chapter)
+    if r.plan:
+        print(f"    each result copied to reference/{r.gpu}x{len(lanes)}/<chapter>/bench.json")
+    return f"{len(done)} benchmarks on GPUs {','.join(lanes)}"
 
 
 def step_sass(r):
@@ -604,6 +638,8 @@ def two_lanes(r, steps, timed, lanes):
     r.local.env = {}
     side[0].join()
     print(f"   profile: {profile_written(r, profile_start)}")
+    print(f"== bench on GPUs {','.join(lanes)} at once (the rows that use every GPU)")
+    timed("bench-multi-gpu", lambda r: multi_gpu_benches(r, lanes))
 
 
 def main(argv=None):
@@ -696,6 +732,10 @@ def main(argv=None):
                         prebuild_pitfalls(r)
                         print(f"== pitfalls (GPU {lanes[0]})")
                         timed("pitfalls")
+                    print(
+                        f"== bench on GPUs {','.join(lanes)} at once (the rows that use every GPU)"
+                    )
+                    timed("bench-multi-gpu", lambda r: multi_gpu_benches(r, lanes))
                 else:
                     two_lanes(r, steps, timed, lanes)
             continue

@@ -68,6 +68,7 @@ class TwoLanesTest(unittest.TestCase):
             "profile_captures": fake("captures"),
             "profile_scripts": lambda r: list(scripts),
             "profile_written": lambda r, start: "2 profiles",
+            "multi_gpu_benches": lambda r, lanes: fake("multi-gpu " + ",".join(lanes))(r),
         }
         times = []
 
@@ -86,8 +87,35 @@ class TwoLanesTest(unittest.TestCase):
         self.assertEqual({on["script-12"], on["script-14"]} <= {"0", "1"}, True)
         order = [name for name, _ in calls]
         self.assertLess(order.index("pitfalls-build"), order.index("pitfalls"))
+        # Both GPUs at once only once each lane is done: after the pitfalls and the captures.
+        self.assertEqual(order[-1], "multi-gpu 0,1")
+        self.assertIsNone(on["multi-gpu 0,1"])  # no lane of its own: it names both GPUs itself
         self.assertIn(("profile", "captures and capture scripts on GPU 1"), times)
         self.assertEqual(getattr(r.local, "env", {}), {})  # the main thread's lane cleared
+
+
+class MultiGpuBenchTest(unittest.TestCase):
+    def test_the_rows_on_every_gpu(self):
+        """Chapter 14's [chapter] multi_gpu rows, with both GPUs visible, into h200x2/."""
+        r = unittest.mock.Mock(plan=True, gpu="h200", build=Path("/nonexistent-build"))
+        r.bench_chapters.return_value = ["13-scan", "14-nbody"]
+        seen = []
+        r.sh.side_effect = lambda what, cmd, stdout=None, env=None: (
+            seen.append((what, [str(c) for c in cmd], stdout, env)) or True
+        )
+        with redirect_stdout(io.StringIO()):
+            said = reference.multi_gpu_benches(r, ["0", "1"])
+        self.assertEqual(len(seen), 1, seen)  # 13-scan has no multi_gpu rows
+        what, cmd, stdout, env = seen[0]
+        self.assertEqual(what, "bench-14-nbody-x2")
+        self.assertEqual(cmd[0], "/nonexistent-build/bin/bench-14-nbody")
+        self.assertEqual(cmd[1:3], ["--only", reference.course.multi_gpu_rows("14-nbody")])
+        self.assertEqual(env["CUDA_VISIBLE_DEVICES"], "0,1")
+        self.assertEqual(
+            Path(stdout).relative_to(reference.ROOT).as_posix(),
+            "reference/h200x2/14-nbody/bench.txt",
+        )
+        self.assertEqual(said, "1 benchmarks on GPUs 0,1")
 
 
 class LanesPlanTest(unittest.TestCase):
@@ -104,6 +132,7 @@ class LanesPlanTest(unittest.TestCase):
             "== sass (CPU, beside bench)",
             "== pitfalls build (CPU, after sass)",
             "== pitfalls (GPU 0)",
+            "== bench on GPUs 0,1 at once (the rows that use every GPU)",
             "== charts",
         ):
             self.assertIn(line + "\n", text)
