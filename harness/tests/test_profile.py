@@ -533,14 +533,13 @@ class CommittedCapturesTest(unittest.TestCase):
 
 
 class SingleTileCaptureTest(unittest.TestCase):
-    """chapters/12-reduction/capture_single_tile.py: which launches it keeps, its table."""
+    """labs/12-reduction/capture_single_tile.py: which launches it keeps, its table."""
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, str(REPO / "chapters" / "12-reduction"))
+        sys.path.insert(0, str(REPO / "labs" / "12-reduction"))
         cls.tool = load(
-            "course_capture_single_tile",
-            REPO / "chapters" / "12-reduction" / "capture_single_tile.py",
+            "course_capture_single_tile", REPO / "labs" / "12-reduction" / "capture_single_tile.py"
         )
 
     @staticmethod

@@ -37,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "harness"))
-sys.path.insert(0, str(ROOT / "chapters" / "12-reduction"))
+sys.path.insert(0, str(ROOT / "labs" / "12-reduction"))
 
 import sass  # noqa: E402
 from capture_lab import Failed, ncu_profile, printable, run_ncu  # noqa: E402

@@ -30,7 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "harness"))
-sys.path.insert(0, str(ROOT / "chapters" / "12-reduction"))
+sys.path.insert(0, str(ROOT / "labs" / "12-reduction"))
 
 from capture_lab import Failed, cli, ncu_profile  # noqa: E402
 
