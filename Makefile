@@ -286,12 +286,13 @@ endif
 check-perf:
 	@$(PROFILE) check-perf $(PROFILE_BUILD)
 
-# Stage 11's scaling model (chapter 14): 8..1024 GPUs predicted from the measured one-GPU rate,
-# with its chart in results/model_ranks.png where matplotlib is; MEASURED=results/bench_ranks.json
-# (make bench-ranks) adds stage 11's measured points and the model fitted to them.
+# Stage 11's scaling model (chapter 14; labs/14-nbody/model_ranks.py): 8..1024 GPUs predicted from
+# the measured one-GPU rate, with its chart in results/model_ranks.png where matplotlib is;
+# MEASURED=results/bench_ranks.json (make bench-ranks) adds stage 11's measured points and the
+# model fitted to them.
 model-ranks:
 	@mkdir -p results; py="$(PLOT_PYTHON)"; \
-	$${py:-$(PYTHON)} chapters/14-nbody/model_ranks.py $(if $(MEASURED),--measured $(MEASURED)) \
+	$${py:-$(PYTHON)} labs/14-nbody/model_ranks.py $(if $(MEASURED),--measured $(MEASURED)) \
 	  $$([ -n "$$py" ] && echo --chart results/model_ranks.png)
 
 plots:

@@ -5,10 +5,11 @@
 # the target arch-check: every object with device code that a student's build compiles, for every
 # architecture of the build, warnings as errors, nothing linked, nothing run:
 #   - the stage objects, solutions and exercises (and the mask-checked builds of chapter 8);
-#   - the libraries of the course with device code (course_common, course_bench, streaming_kernel...);
-#   - the CUDA sources of the labs, the benchmarks and the programs (lab_*.cu, cub_baseline.cu,
-#     cublas_bank.cu, ...), each once, with the include folders, definitions and libraries of the
-#     first program that compiles it.
+#   - the libraries of the course with device code (course_common, course_bench, streaming_kernel,
+#     the labs' kernels lab.<chapter>.<name> from labs/...);
+#   - the CUDA sources of the benchmarks and the programs (cub_baseline.cu, cublas_bank.cu, ...),
+#     each once, with the include folders, definitions and libraries of the first program that
+#     compiles it.
 # Left out, and why: C++ sources (test files, the benchmarks' and judge programs' frames, stage
 # 14/09): they hold no device code, so they compile the same for every architecture, and the
 # normal build compiles them with warnings as errors. The deliberately wrong variants: each is a
@@ -62,11 +63,11 @@ function(course_add_arch_check)
         continue()
       endif()
       if(type STREQUAL "OBJECT_LIBRARY" OR type STREQUAL "STATIC_LIBRARY")
-        # Stage objects, mask-checked objects, the course's libraries: built as they are.
+        # Stage objects, mask-checked objects, the labs' kernels, the course's libraries: as they are.
         list(APPEND objects ${t})
         list(APPEND seen_sources ${cuda_sources})
       elseif(type STREQUAL "EXECUTABLE")
-        # A program's own CUDA sources (labs, baselines): each compiled once, as that program
+        # A program's own CUDA sources (baselines): each compiled once, as that program
         # compiles it, in a target of its own.
         if(seen_sources)
           list(REMOVE_ITEM cuda_sources ${seen_sources})

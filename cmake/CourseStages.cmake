@@ -593,21 +593,39 @@ function(course_add_wrong_variant)
   endif()
 endfunction()
 
-# A lab (not a stage: no exercise, no wrong variants) with a GPU test program of its own:
-# lab/<chapter>/<name> in make check, its [sweep] case as lab/<chapter>/<name>/sweep when SWEEP is
-# given, and the three sanitizer runs (make sanitize), labelled like the stages'.
-#   course_add_lab_test(CHAPTER 08-warp NAME predicated_load SOURCES test_lab_x.cpp lab_x.cu [SWEEP])
+# A lab's kernels (labs/<chapter>/: not a stage, no exercise, no wrong variants), compiled once: the
+# object library lab.<chapter>.<name>, which the lab's test (course_add_lab_test ... LIBS) and the
+# chapter's benchmark (course_add_bench ... LIBS) link. Its users get its folder and the chapter's
+# (whose headers the lab's include) on their include path.
+#   course_add_lab(CHAPTER 14-nbody NAME rsqrt_pipes SOURCES lab_rsqrt_pipes.cu [LIBS ...])
+function(course_add_lab)
+  cmake_parse_arguments(A "" "CHAPTER;NAME" "SOURCES;LIBS" ${ARGN})
+  set(target lab.${A_CHAPTER}.${A_NAME})
+  add_library(${target} OBJECT ${A_SOURCES})
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}
+                                              ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
+  target_link_libraries(${target} PUBLIC course_common ${A_LIBS})
+endfunction()
+
+# A lab's GPU test program (labs/<chapter>/): lab/<chapter>/<name> in make check, its [sweep] case
+# as lab/<chapter>/<name>/sweep when SWEEP is given, and the three sanitizer runs (make sanitize),
+# labelled like the stages'. Its includes: the lab's folder, then the chapter's. A source outside
+# the lab's folder is named by its full path.
+#   course_add_lab_test(CHAPTER 08-warp NAME predicated_load SOURCES test_lab_x.cpp
+#                       LIBS lab.08-warp.predicated_load [SWEEP])
 function(course_add_lab_test)
   cmake_parse_arguments(A "SWEEP" "CHAPTER;NAME" "SOURCES;LIBS" ${ARGN})
   string(REPLACE "_" "-" program_name "${A_NAME}")
   set(program test-${A_CHAPTER}-lab-${program_name})
   set(test lab/${A_CHAPTER}/${A_NAME})
   add_executable(${program} ${A_SOURCES})
-  target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_include_directories(${program} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                ${PROJECT_SOURCE_DIR}/chapters/${A_CHAPTER})
   target_link_libraries(${program} PRIVATE course_test_main course_common ${A_LIBS})
   set(large "")
   foreach(source IN LISTS A_SOURCES)
-    file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} _large REGEX "\\[large\\]")
+    get_filename_component(source ${source} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    file(STRINGS ${source} _large REGEX "\\[large\\]")
     if(_large)
       set(large 1)
     endif()

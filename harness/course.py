@@ -125,8 +125,10 @@ def lesson_headers(chapter, root=ROOT):
     )
 
 
-def _cmake_calls(chapter, command, root=ROOT):
-    path = root / "chapters" / chapter / "CMakeLists.txt"
+def _cmake_calls(chapter, command, root=ROOT, tree="chapters"):
+    """The arguments of each call of command in <tree>/<chapter>/CMakeLists.txt (tree: chapters,
+    or labs for the chapter's labs), as text."""
+    path = Path(root) / tree / chapter / "CMakeLists.txt"
     try:
         text = path.read_text()
     except OSError:
@@ -855,7 +857,8 @@ def program_folders(program, root=ROOT):
     """source_folders for a test program of the build (its bin/ name, as cmake/CourseStages.cmake
     names it): test.<variant>.<chapter>.<stage> for a stage, test.wrong.<chapter>.<stage>.<name>
     for a wrong variant (its edited copy in the build's wrong/ folder first, then the
-    solutions'), test-<chapter>-lab-<name> for a lab (chapters/); () for any other."""
+    solutions'), test-<chapter>-lab-<name> for a lab (labs/<chapter>/, then the chapter's
+    folders); () for any other."""
     name = Path(program).name
     m = re.match(
         r"^test\.(solution|exercise|wrong)\.(\d\d-[a-z0-9-]+)\.(\d\d_\w+?)(?:\.(\w+))?$", name
@@ -871,9 +874,10 @@ def program_folders(program, root=ROOT):
         except ValueError:
             copy = None
         return ((copy,) if copy else ()) + source_folders("solution", chapter)
-    m = re.match(r"^test-(\d\d-[a-z0-9]+)-", name)
+    m = re.match(r"^test-(\d\d-[a-z0-9]+)-(lab-)?", name)
     if m and m.group(1) in chapters(root):
-        return source_folders("exercise", m.group(1))
+        lab = (f"labs/{m.group(1)}",) if m.group(2) else ()
+        return lab + source_folders("exercise", m.group(1))
     return ()
 
 
@@ -958,8 +962,8 @@ def validate(goal, variables, root=ROOT):
             "host/exercises-in-sync",
             "host/python-tools",
         ]
-        for c in all_chapters:  # the labs' tests: lab/<chapter>/<name> (course_add_lab_test)
-            for call in _cmake_calls(c, "course_add_lab_test"):
+        for c in all_chapters:  # the labs' tests: lab/<chapter>/<name> (labs/<chapter>/)
+            for call in _cmake_calls(c, "course_add_lab_test", root, tree="labs"):
                 m = re.search(r"\bNAME\s+(\S+)", call)
                 if m:
                     names.append(f"lab/{c}/{m.group(1)}")

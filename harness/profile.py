@@ -1121,30 +1121,33 @@ def read_source_capture(path):
     return kernel, list(reader)
 
 
-def source_command(ncu, binary, chapter, stage, report, scratch):
+def source_command(
+    ncu, binary, chapter, stage, report, scratch, pattern=None, bench_args=None, kernel=None
+):
     """ncu sampling every instruction (SOURCE_SECTIONS) of the first kernel in the stage's profile
-    range, the bench in its --profile-only mode."""
+    range, the bench in its --profile-only mode. For a range that is no stage's (a lab's row), as
+    sample_ranges takes them: pattern (the range's label, a regex matched whole), bench_args (the
+    bench's arguments) and kernel (only the kernels it matches)."""
+    ranges = f"regex:{PREFIX}:{chapter}:({pattern})/" if pattern else nvtx_filter(chapter, stage)
+    if bench_args is None:
+        bench_args = ["--only", only_regex(stage), "--warmup", "1", "--profile-only"]
+        bench_args += ["--results", Path(scratch) / "results"]
     return [
         ncu,
         "--clock-control",
         "none",
         "--nvtx",
         "--nvtx-include",
-        nvtx_filter(chapter, stage),
+        ranges,
         *[a for section in SOURCE_SECTIONS for a in ("--section", section)],
+        *(["--kernel-name", kernel] if kernel else []),
         "--launch-count",
         "1",
         "--force-overwrite",
         "--export",
         str(report),
         str(binary),
-        "--only",
-        only_regex(stage),
-        "--warmup",
-        "1",
-        "--profile-only",
-        "--results",
-        str(Path(scratch) / "results"),
+        *[str(a) for a in bench_args],
     ]
 
 
@@ -1159,18 +1162,22 @@ def ncu_text(cmd):
     return run
 
 
-def sample_alone(ncu, binary, chapter, stage, scratch):
-    """(kernel, header, rows) of one stage's first kernel, from a run of its own."""
-    report = Path(scratch) / stage
-    run = ncu_text(source_command(ncu, binary, chapter, stage, report, scratch))
+def sample_alone(ncu, binary, chapter, stage, scratch, pattern=None, bench_args=None, kernel=None):
+    """(kernel, header, rows) of one stage's first kernel, from a run of its own; or of the first
+    kernel in a range that is no stage's, named by pattern, bench_args and kernel (source_command;
+    then stage only names the report)."""
+    report = Path(scratch) / re.sub(r"[^\w.-]+", "_", stage)
+    run = ncu_text(
+        source_command(ncu, binary, chapter, stage, report, scratch, pattern, bench_args, kernel)
+    )
     page = ncu_text(
         [ncu, "--import", f"{report}.ncu-rep", "--page", "source", "--csv"]
         + ["--print-source", "sass"]
     )
-    kernel, header, body = source_rows(page.stdout)
+    name, header, body = source_rows(page.stdout)
     if not body:
         print((run.stderr.strip().splitlines() or ["no output"])[-1], file=sys.stderr)
-    return kernel, header, body
+    return name, header, body
 
 
 def first_block(page):

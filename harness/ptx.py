@@ -276,7 +276,9 @@ def _location(files, m):
     """(file shown, line) for a .loc: the innermost inside the course, else its call site
     there (an intrinsic from a CUDA header shows the stage line that called it)."""
     inner, line = files.get(m.group(1), ""), int(m.group(2))
-    if m.group(3) and not shown_path(inner).startswith(("chapters/", "solutions/", "common/")):
+    if m.group(3) and not shown_path(inner).startswith(
+        ("chapters/", "solutions/", "labs/", "common/")
+    ):
         outer = files.get(m.group(3), "")
         if shown_path(outer) != Path(outer).name:
             inner, line = outer, int(m.group(4))

@@ -412,13 +412,13 @@ def profile_captures(r):
 
 
 def profile_scripts(r):
-    """The chapters' own capture scripts (their labs), as (what, command) for r.sh."""
+    """The labs' capture scripts (labs/<chapter>/capture_*.py), as (what, command) for r.sh."""
     return [
         (
             f"profile-{script.parent.name}-{script.stem}",
             [sys.executable, rel(script), "--build", r.build],
         )
-        for script in sorted(ROOT.glob("chapters/*/capture_*.py"))
+        for script in sorted(ROOT.glob("labs/*/capture_*.py"))
         if r.wants(script.parent.name, "profile")
     ]
 
@@ -426,7 +426,7 @@ def profile_scripts(r):
 def profile_written(r, start):
     """Record the profiles written since start; what the step says of them."""
     if r.plan:
-        return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the chapters' own captures"
+        return f"reference/{r.gpu}/<chapter>/profiles/<stage>.csv, baseline.csv, and the labs' captures"
     written = [
         p
         for c in r.bench_chapters("profile")
@@ -518,7 +518,7 @@ def step_charts(r):
     if r.wants("14-nbody", "charts"):
         r.sh(
             "model_ranks",
-            [py, "chapters/14-nbody/model_ranks.py", "--chart", rel(nbody / "model_ranks.png")]
+            [py, "labs/14-nbody/model_ranks.py", "--chart", rel(nbody / "model_ranks.png")]
             + (["--measured", rel(Path(ranks[0]))] if ranks else []),
         )
     if r.plan:

@@ -14,9 +14,10 @@ Python sources (the chart scripts) are hashed by their syntax tree, without docs
 
 The sources of an artefact (sources_of): a stage's SASS or profile, the stage's solution file and
 every local #include "..." it pulls in, transitively, resolved as the build's include paths do
-(the including file's folder, solutions/<chapter>/, chapters/<chapter>/, the repository root); a
-chapter's bench results, charts and other captures, the bench's sources, every stage's and
-baseline's, and the harness's bench library (a chart also its plot script).
+(the including file's folder, solutions/<chapter>/, chapters/<chapter>/, labs/<chapter>/, the
+repository root); a chapter's bench results, charts and other captures, the bench's sources (its
+labs' kernels among them), every stage's and baseline's, and the harness's bench library (a chart
+also the script that draws it, a lab's capture the chapter's capture scripts in labs/<chapter>/).
 
 reference/<gpu>/<chapter>/stamps.json holds, per artefact path (relative to that folder), {hash,
 sources}, and the run that made them: commit, date, GPU, command. An artefact moved in without a
@@ -133,7 +134,12 @@ def rel(path, root=ROOT):
 
 
 def include_dirs(chapter, root=ROOT):
-    return [root / "solutions" / chapter, root / "chapters" / chapter, root]
+    return [
+        root / "solutions" / chapter,
+        root / "chapters" / chapter,
+        root / "labs" / chapter,
+        root,
+    ]
 
 
 def with_includes(files, chapter, root=ROOT):
@@ -158,8 +164,9 @@ def stage_sources(chapter, stage, root=ROOT):
 
 def bench_sources(chapter, root=ROOT, stages=True):
     """The chapter's bench and what it times: its own code (not its tests, judge, exercises or the
-    exercise twins of lesson headers), every solution stage (unless not stages: a library row's
-    profile), and the bench and common libraries."""
+    exercise twins of lesson headers), its labs' kernels (labs/<chapter>/, not their tests), every
+    solution stage (unless not stages: a library row's profile), and the bench and common
+    libraries."""
     solutions = [p for p in (root / "solutions" / chapter).glob("*") if p.suffix in SOURCE_SUFFIXES]
     twins = {p.name for p in solutions}
     own = [
@@ -169,6 +176,12 @@ def bench_sources(chapter, root=ROOT, stages=True):
         and not p.name.startswith(("test_", "judge_"))
         and not STAGE_FILE.match(p.stem)
         and p.name not in twins
+    ]
+    labs = root / "labs" / chapter
+    own += [
+        p
+        for p in (labs.iterdir() if labs.is_dir() else [])
+        if p.suffix in SOURCE_SUFFIXES and not p.name.startswith("test_")
     ]
     library = [
         *(root / "harness").glob("bench*.cpp"),
@@ -180,8 +193,13 @@ def bench_sources(chapter, root=ROOT, stages=True):
     )
 
 
-# The scripts that draw a chart (plots/README.md says which draws which).
-CHART_SCRIPTS = {"roofline": "plots/roofline.py", "scan_circuits": "plots/scan_circuits.py"}
+# The scripts that draw a chart (plots/README.md says which draws which; make reference runs stage
+# 11's scaling model for model_ranks.png).
+CHART_SCRIPTS = {
+    "roofline": "plots/roofline.py",
+    "scan_circuits": "plots/scan_circuits.py",
+    "model_ranks": "labs/14-nbody/model_ranks.py",
+}
 
 
 def sources_of(chapter, artefact, root=ROOT):
@@ -216,8 +234,8 @@ def sources_of(chapter, artefact, root=ROOT):
         if artefact.endswith(".png"):
             script = next((s for k, s in CHART_SCRIPTS.items() if k in stem), "plots/plot.py")
             found.add((root / script).resolve())
-        if parts[0] == "profiles" and len(parts) > 2:  # a capture script of the chapter's own
-            found |= {p.resolve() for p in (root / "chapters" / chapter).glob("capture_*.py")}
+        if parts[0] == "profiles" and len(parts) > 2:  # a capture script of the chapter's labs
+            found |= {p.resolve() for p in (root / "labs" / chapter).glob("capture_*.py")}
     return sorted(rel(p, root) for p in found)
 
 
@@ -358,6 +376,7 @@ def run_facts(gpu_name, command, root=ROOT):
                 "--",
                 "solutions",
                 "chapters",
+                "labs",
                 "common",
                 "harness",
                 "plots",

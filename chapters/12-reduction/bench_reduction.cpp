@@ -16,7 +16,7 @@
 // vs_CUB_by_n: the fastest stage against CUB at every n from 2^10 to 2^28, interleaved, the L2
 // flushed before each call where the input fits in it; the goal (>= 1.00x CUB at every n) met or
 // missed per n. by_n: GB/s against n for the book's fastest stage (01-09), the fastest, and CUB.
-// lab (figure 12.1): pairwise against interleaved folding; lab_folding.cu.
+// lab (figure 12.1): pairwise against interleaved folding; labs/12-reduction/lab_folding.cu.
 // Every answer is checked against the host's sum; a wrong one makes the program exit 1.
 #include "cub_baseline.h"
 #include "host_reference.h"

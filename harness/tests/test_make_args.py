@@ -104,6 +104,7 @@ class MakeTest(unittest.TestCase):
             "STAGE=exercise/" + course.stage_ids()[0],
             "STAGE=08-warp",
             "STAGE=solution/1[12]",
+            "STAGE=lab/14-nbody/rsqrt_pipes",  # a lab's test (labs/14-nbody/CMakeLists.txt)
         ):
             self.assertEqual(make("check", *([ok] if ok else []))[0], 0, ok)
 

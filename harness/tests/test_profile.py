@@ -533,14 +533,12 @@ class CommittedCapturesTest(unittest.TestCase):
 
 
 class SingleTileCaptureTest(unittest.TestCase):
-    """chapters/12-reduction/capture_single_tile.py: which launches it keeps, its table."""
+    """labs/12-reduction/capture_single_tile.py: which launches it keeps, its table."""
 
     @classmethod
     def setUpClass(cls):
-        sys.path.insert(0, str(REPO / "chapters" / "12-reduction"))
         cls.tool = load(
-            "course_capture_single_tile",
-            REPO / "chapters" / "12-reduction" / "capture_single_tile.py",
+            "course_capture_single_tile", REPO / "labs" / "12-reduction" / "capture_single_tile.py"
         )
 
     @staticmethod
@@ -683,6 +681,82 @@ class SourceCaptureTest(unittest.TestCase):
         for chapter in profile.course.bench_chapters():
             for stage in profile.course.source_profiles(chapter):
                 self.assertIn(stage, profile.course.stages(chapter))
+
+
+class SampleAloneTest(unittest.TestCase):
+    """sample_alone: one range's first kernel sampled in a run of its own, a stage's or a lab
+    row's (ncu faked)."""
+
+    def commands(self, *args, **kwargs):
+        calls = []
+
+        def run(cmd):
+            calls.append([str(c) for c in cmd])
+            page = (FIXTURES / "ncu_source_sass_12_09.csv").read_text() if "--import" in cmd else ""
+            return mock.Mock(stdout=page, stderr="", returncode=0)
+
+        with mock.patch.object(profile, "ncu_text", side_effect=run):
+            _, _, rows = profile.sample_alone("ncu", "bench", *args, **kwargs)
+        self.assertTrue(rows)
+        return calls
+
+    def test_a_stage(self):
+        run, page = self.commands("12-reduction", "09_shuffle", "/s")
+        self.assertEqual(
+            run,
+            ["ncu", "--clock-control", "none", "--nvtx", "--nvtx-include",
+             "regex:profile:12-reduction:09_shuffle( .*)?/", "--section", "SourceCounters",
+             "--section", "WarpStateStats", "--launch-count", "1", "--force-overwrite",
+             "--export", "/s/09_shuffle", "bench", "--only", "^09_shuffle( .*)?$", "--warmup",
+             "1", "--profile-only", "--results", "/s/results"],
+        )  # fmt: skip
+        self.assertEqual(page[:3], ["ncu", "--import", "/s/09_shuffle.ncu-rep"])
+
+    def test_a_lab_row(self):
+        label = "rsqrt lab: 1 in 8 on the FMA pipe"
+        run, page = self.commands(
+            "14-nbody",
+            label,
+            "/s",
+            pattern=profile.regex_escape(label),
+            bench_args=["--N", "128", "--only", f"^({label})$", "--results", "/s/results"],
+            kernel="regex:register_blocked_forces",
+        )
+        self.assertIn(f"regex:profile:14-nbody:({label})/", run)
+        self.assertEqual(run[run.index("--kernel-name") + 1], "regex:register_blocked_forces")
+        self.assertEqual(run[run.index("bench") :][:3], ["bench", "--N", "128"])
+        self.assertEqual(run[run.index("--export") + 1], "/s/rsqrt_lab_1_in_8_on_the_FMA_pipe")
+        self.assertEqual(page[2], "/s/rsqrt_lab_1_in_8_on_the_FMA_pipe.ncu-rep")
+
+
+class LabCaptureScriptsTest(unittest.TestCase):
+    """labs/<chapter>/capture_*.py (harness/lab_capture.py): each prints its committed capture
+    without a GPU, and says it needs one to capture."""
+
+    def scripts(self):
+        found = sorted(REPO.glob("labs/*/capture_*.py"))
+        self.assertEqual(len(found), 4, found)
+        for path in found:
+            yield path, load(f"course_{path.parent.name}_{path.stem}", path)
+
+    def test_show_reads_the_committed_capture(self):
+        for path, tool in self.scripts():
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                status = tool.main(["--show"])
+            self.assertEqual(status, 0, path)
+            self.assertTrue(out.getvalue().strip(), path)
+
+    def test_capture_without_a_gpu_is_status_3(self):
+        for path, tool in self.scripts():
+            err = io.StringIO()
+            with (
+                mock.patch.object(tool.ncu_profile, "live_reason", return_value="no GPU here"),
+                contextlib.redirect_stderr(err),
+            ):
+                status = tool.main(["--build", "build"])
+            self.assertEqual(status, 3, path)
+            self.assertIn(f"{path.stem}: no GPU here; it runs on a GPU machine", err.getvalue())
 
 
 class OneRunSourceTest(unittest.TestCase):

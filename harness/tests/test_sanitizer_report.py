@@ -193,8 +193,11 @@ class SanitizerReportTest(unittest.TestCase):
             ("build/wrong/13-scan/02_scan_then_fan.scan_warp_no_syncwarp", "solutions/13-scan"),
         )
         self.assertEqual(
-            sr.course.program_folders("build/bin/test-08-warp-lab-predicated-load")[0],
-            "chapters/08-warp",
+            sr.course.program_folders("build/bin/test-08-warp-lab-predicated-load")[:2],
+            ("labs/08-warp", "chapters/08-warp"),
+        )
+        self.assertEqual(
+            sr.course.program_folders("build/bin/test-08-warp-model")[0], "chapters/08-warp"
         )
         self.assertEqual(sr.course.program_folders("build/bin/bench-13-scan"), ())
 

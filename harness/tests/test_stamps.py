@@ -165,6 +165,30 @@ class Tree(unittest.TestCase):
         self.assertNotEqual(a, stamps.normalise_python("x = 2\n"))
 
 
+class LabSourcesTest(unittest.TestCase):
+    """The labs (labs/<chapter>/) are sources of their chapter's evidence: their kernels of what
+    the bench made, their capture scripts of the captures they write, stage 11's model of its
+    chart; their tests are not."""
+
+    def test_a_lab_capture_comes_from_the_labs_scripts_and_kernels(self):
+        found = stamps.sources_of("12-reduction", "profiles/lab/lab_folding.csv", REPO)
+        for name in ("capture_lab.py", "capture_single_tile.py", "lab_folding.cu", "lab_folding.h"):
+            self.assertIn(f"labs/12-reduction/{name}", found)
+        self.assertNotIn("labs/12-reduction/test_lab_folding.cpp", found)
+        self.assertFalse([s for s in found if s.startswith("chapters/") and "lab" in s], found)
+
+    def test_the_bench_results_come_from_the_labs_kernels(self):
+        found = stamps.sources_of("14-nbody", "bench.json", REPO)
+        for name in ("lab_rsqrt_pipes.cu", "lab_rsqrt_pipes.h", "lab_symmetric_atomics.cu"):
+            self.assertIn(f"labs/14-nbody/{name}", found)
+        self.assertFalse([s for s in found if s.endswith(".py")], found)
+
+    def test_the_model_chart_comes_from_the_model(self):
+        found = stamps.sources_of("14-nbody", "model_ranks.png", REPO)
+        self.assertIn("labs/14-nbody/model_ranks.py", found)
+        self.assertNotIn("plots/plot.py", found)
+
+
 class Committed(unittest.TestCase):
     """The committed evidence: nothing stale, nothing unstamped but what is marked pending, or
     stale with its reason recorded (stamps.py defer)."""

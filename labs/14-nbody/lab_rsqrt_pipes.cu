@@ -4,11 +4,12 @@
 // otherwise.
 //
 // Why: per instruction, stage 08's MUFU.RSQ holds most of the warps' stall samples, nearly all of
-// the mio_throttle ones and half the dispatch stalls (profiles.md, notes.md "Why stage 08 stops").
-// ptxas groups the four rows' MUFU.RSQ of a source a few instructions apart; the XU takes a warp's
-// MUFU in several cycles, so the warps reach it in bursts and queue, while it is only half busy on
-// average. Three ways out, each a template argument of one form, so that one benchmark run measures
-// them side by side with stage 08 (bench_nbody.cpp, table "lab_rsqrt_pipes"):
+// the mio_throttle ones and half the dispatch stalls (chapters/14-nbody/profiles.md; notes.md "Why
+// stage 08 stops"). ptxas groups the four rows' MUFU.RSQ of a source a few instructions apart; the
+// XU takes a warp's MUFU in several cycles, so the warps reach it in bursts and queue, while it is
+// only half busy on average. Three ways out, each a template argument of one form, so that one
+// benchmark run measures them side by side with stage 08 (bench_nbody.cpp, table
+// "lab_rsqrt_pipes"):
 //   (a) Every = k: one interaction in k takes x^(-3/2) on the FMA pipe (rsqrt_cubed_fma,
 //       lab_rsqrt_pipes.h: an integer seed and a higher-order Newton step, 2 integer and 8 FP32
 //       instructions in place of one MUFU.RSQ and 2 FMUL), so the XU gets 1 - 1/k of the roots and
@@ -34,7 +35,7 @@
 // Every variant computes the same forces as stage 08 to rounding (the tests hold them to the
 // chapter's bound, test_lab_rsqrt_pipes.cpp).
 // What to look for: in the bench's table, each variant's interactions/s against stage 08 in the
-// same run and the 2.3e12 goal; in the SASS (`python3 chapters/14-nbody/capture_lab_rsqrt_pipes.py
+// same run and the 2.3e12 goal; in the SASS (`python3 labs/14-nbody/capture_lab_rsqrt_pipes.py
 // sass`, cuobjdump), per loop trip of 64 interactions and loop copy: MUFU.RSQ 64 (1 - 1/k), the
 // seeds' SHF and IADD3 64 / k each, the chains' extra FFMA, NOP runs in spread_fenced, and how
 // many instructions lie between consecutive MUFU.RSQ (stage 08: 1 to 8, grouped by source).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Nsight Compute counters of one call at n = 4096 ints, stage 10 against CUB, where each is one
-launch of one block (notes.md, "Small n"). `make profile-capture` profiles the progression's call
+launch of one block (chapters/12-reduction/notes.md, "Small n"). `make profile-capture` profiles the progression's call
 at the bench's size, 2^28 ints; this call is one of the by-n table's.
 
     capture_single_tile.py [--build DIR]   (GPU, ncu) one ncu run over bench-12-reduction --N 1
@@ -25,9 +25,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from capture_lab import (
-    CHAPTER,
-    ROOT,
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "harness"))
+
+from lab_capture import (  # noqa: E402
     cell,
     cli,
     committed,
@@ -37,11 +38,12 @@ from capture_lab import (
     run_ncu,
 )
 
-CAPTURE, SHOWN = committed("single_tile/4096.csv")
+CHAPTER = "12-reduction"
+CAPTURE, SHOWN = committed(CHAPTER, "single_tile/4096.csv")
 N = 4096
 CUB_SINGLE, CUB_FIRST, STAGE = "DeviceReduceSingleTileKernel", "DeviceReduceKernel", "reduce_kernel"
 FOLD_OPCODES = ["LDG", "REDUX", "SHFL", "STS", "BAR", "LDS", "STG"]
-# The block size a plain run of the bench picks for stage 10 (README's progression table). Under ncu
+# The block size a plain run of the bench picks for stage 10 (the chapter README's progression table). Under ncu
 # the bench's own pick is the profiler's noise, and below 256 threads 4096 ints are no single tile.
 THREADS = 512
 
@@ -104,7 +106,7 @@ def single_tile_pair(launches):
 
 
 def capture(build):
-    ncu, bench = ncu_and_bench("capture_single_tile", build)
+    ncu, bench = ncu_and_bench("capture_single_tile", build, CHAPTER)
     with tempfile.TemporaryDirectory(prefix="course-single-tile-profile-") as scratch:
         log, results = Path(scratch) / "ncu.csv", Path(scratch) / "results"
         text, metrics, cmd = run_ncu(
@@ -189,7 +191,7 @@ def show(path=SHOWN):
 
 
 def main(argv=None):
-    return cli("capture_single_tile", __doc__, capture, show, argv)
+    return cli("capture_single_tile", __doc__, CHAPTER, capture, show, argv)
 
 
 if __name__ == "__main__":

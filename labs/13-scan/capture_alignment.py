@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Nsight Compute counters of stage 08 and CUB on the `vs_CUB` rows (aligned and misaligned
-inputs and outputs, notes.md "What the profile showed"): the load and store sectors, requests and
+inputs and outputs, chapters/13-scan/notes.md "What the profile showed"): the load and store sectors, requests and
 instructions, and the DRAM bytes, per launch. `make profile-capture` does not take them: the
 `vs_CUB` rows are interleaved pairs, not profile ranges.
 
@@ -27,12 +27,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "harness"))
-sys.path.insert(0, str(ROOT / "chapters" / "12-reduction"))
 
-from capture_lab import Failed, cli, ncu_profile  # noqa: E402
+from lab_capture import Failed, check_permission, cli, ncu_and_bench, ncu_profile  # noqa: E402
 
 CHAPTER = "13-scan"
 CAPTURE = ncu_profile.capture_dir(CHAPTER, ROOT) / "alignment" / "ncu_raw.csv"
@@ -63,23 +61,12 @@ def command(ncu, bench, results):
 
 
 def capture(build):
-    reason = ncu_profile.live_reason()
-    if reason:
-        raise Failed(
-            f"capture_alignment: {reason}; it runs on a GPU machine (--show: the capture)", 3
-        )
-    ncu = ncu_profile.find_ncu()
-    bench = ncu_profile.check_migrated(ncu_profile.bench_binary(build, CHAPTER))
+    ncu, bench = ncu_and_bench("capture_alignment", build, CHAPTER)
     results = Path(build) / "capture-alignment"
     cmd = command(ncu, bench, results)
     run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
     output = run.stdout + run.stderr
-    if ncu_profile.permission_denied(output):
-        raise Failed(
-            "capture_alignment: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
-            + ncu_profile.PERMISSION_FIX,
-            3,
-        )
+    check_permission(output, "capture_alignment")
     if run.returncode != 0 or not launches(output):
         tail = (output.strip().splitlines() or ["no output"])[-1]
         raise Failed(
@@ -137,7 +124,7 @@ def show():
 
 
 def main(argv=None):
-    return cli("capture_alignment", __doc__, capture, show, argv)
+    return cli("capture_alignment", __doc__, CHAPTER, capture, show, argv)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ counters, which `make profile-capture` does not take (the lab's rows are not sta
                                  (stage 08 first; --row: only those matching): the counters of
                                  the stage captures, first launch of the row's kernel, into
                                  reference/h200/14-nbody/profiles/lab/lab_rsqrt_pipes.csv; and
-                                 ncu's per-instruction stall sampling (SourceCounters, as
-                                 profiles.md took stage 08's) summed by opcode, into
+                                 ncu's per-instruction stall sampling (SourceCounters, as the
+                                 chapter's profiles.md took stage 08's) summed by opcode, into
                                  lab_rsqrt_pipes_source.txt beside it; then `show`
     capture_lab_rsqrt_pipes.py show | --show
                                  the table from that capture
@@ -29,23 +29,19 @@ tool failed, 2 nothing to show, 3 no GPU, ncu or cuobjdump here.
 import argparse
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "harness"))
-sys.path.insert(0, str(ROOT / "chapters" / "12-reduction"))
 
 import sass  # noqa: E402
-from capture_lab import Failed, ncu_profile, printable, run_ncu  # noqa: E402
+from lab_capture import Failed, ncu_and_bench, ncu_profile, printable, run_ncu  # noqa: E402
 
 CHAPTER = "14-nbody"
 CAPTURE = ncu_profile.capture_dir(CHAPTER, ROOT) / "lab" / "lab_rsqrt_pipes.csv"
 SOURCE = CAPTURE.with_name("lab_rsqrt_pipes_source.txt")
-BUILD = [ROOT / "build"]  # the build directory of this run (--build)
 # (the bench's label, its kernel): the labels of bench_nbody.cpp's lab_rsqrt_pipes table.
 ROWS = [
     ("rsqrt lab: 08_mass_scaled (R 4, B 256, U 16)", r"mass_scaled_form, 4, 256, 16>"),
@@ -60,6 +56,7 @@ ROWS = [
     ("rsqrt lab: all MUFU.RSQ, chained one after another", r"rsqrt_form<0, .*order\)3"),
     ("rsqrt lab: all MUFU.RSQ, chained in pairs", r"rsqrt_form<0, .*order\)4"),
 ]
+KERNEL = "regex:register_blocked_forces"  # the kernel of every row: the variants and stage 08
 KEPT = ["MUFU", "FFMA", "FMUL", "FADD", "FSEL", "LDS", "SHF", "IADD3", "LEA", "LOP3", "NOP"]
 
 
@@ -117,24 +114,14 @@ def command(ncu, bench, metrics, log, results, labels):
     return [
         ncu, "--csv", "--page", "raw", "--print-units", "base",
         "--print-metric-instances", "details", "--clock-control", "none",
-        "--nvtx", "--nvtx-include", ranges, "--kernel-name", "regex:register_blocked_forces",
+        "--nvtx", "--nvtx-include", ranges, "--kernel-name", KERNEL,
         "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
         str(bench), *bench_args(only), "--results", str(results),
     ]  # fmt: skip
 
 
-def live_tools():
-    reason = ncu_profile.live_reason()
-    if reason:
-        raise Failed(f"capture_lab_rsqrt_pipes: {reason}; it runs on a GPU machine", 3)
-    return ncu_profile.find_ncu(), ncu_profile.check_migrated(
-        ncu_profile.bench_binary(BUILD[0], CHAPTER)
-    )
-
-
 def cmd_capture(build, row):
-    BUILD[0] = build
-    ncu, bench = live_tools()
+    ncu, bench = ncu_and_bench("capture_lab_rsqrt_pipes", build, CHAPTER)
     labels = [label for label, _ in ROWS if not row or re.search(row, label)]
     if not labels:
         raise Failed("capture_lab_rsqrt_pipes: no row matched --row", 1)
@@ -204,50 +191,40 @@ def sampled_rows(ncu, bench, labels):
     """[(label, source page rows as dicts)]: ncu's per-instruction sampling of each row's kernel,
     in one run over the rows (the bench in its --profile-only mode), each row's first kernel read
     back from the report as its own result; a row that read back nothing is sampled alone."""
-    only, _ = rows_filter(labels)
+    patterns = {label: ncu_profile.regex_escape(label) for label in labels}
+    found = []
     with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
+        results = ["--results", Path(scratch) / "results"]
         pages, _ = ncu_profile.sample_ranges(
             ncu,
             bench,
             CHAPTER,
-            {label: ncu_profile.regex_escape(label) for label in labels},
-            [*bench_args(only), "--results", Path(scratch) / "results"],
+            patterns,
+            [*bench_args(rows_filter(labels)[0]), *results],
             scratch,
-            kernel="regex:register_blocked_forces",
+            kernel=KERNEL,
         )
-    for label in labels:
-        _, header, body = pages[label] or sampled_alone(ncu, bench, label)
-        if not body:
-            raise Failed(f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1)
-        yield label, [dict(zip(header, r)) for r in body]
+        for label in labels:
+            _, header, body = pages[label] or ncu_profile.sample_alone(
+                ncu,
+                bench,
+                CHAPTER,
+                "row",
+                scratch,
+                pattern=patterns[label],
+                bench_args=[*bench_args(rows_filter([label])[0]), *results],
+                kernel=KERNEL,
+            )
+            if not body:
+                raise Failed(
+                    f"capture_lab_rsqrt_pipes: ncu's source page was empty for '{label}'", 1
+                )
+            found.append((label, [dict(zip(header, r)) for r in body]))
+    return found
 
 
 def bench_args(only):
     return ["--N", "128", "--only", only, "--skip-cpu", "--warmup", "1", "--profile-only"]
-
-
-def sampled_alone(ncu, bench, label):
-    """(kernel, header, rows) of one row's kernel sampled in a run of its own."""
-    only, ranges = rows_filter([label])
-    with tempfile.TemporaryDirectory(prefix="course-rsqrt-source-") as scratch:
-        report = Path(scratch) / "row"
-        cmd = [
-            ncu, "--section", "SourceCounters", "--section", "WarpStateStats",
-            "--clock-control", "none", "--nvtx", "--nvtx-include", ranges,
-            "--kernel-name", "regex:register_blocked_forces", "--launch-count", "1",
-            "-o", str(report), "--force-overwrite",
-            str(bench), *bench_args(only), "--results", str(Path(scratch) / "results"),
-        ]  # fmt: skip
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        rep = report.with_suffix(".ncu-rep")
-        if run.returncode != 0 or not rep.is_file():
-            raise Failed(f"capture_lab_rsqrt_pipes: ncu failed: {run.stderr.strip()[-500:]}", 1)
-        page = subprocess.run(
-            [ncu, "-i", str(rep), "--page", "source", "--csv", "--print-source", "sass"],
-            capture_output=True,
-            text=True,
-        )
-    return ncu_profile.source_rows(page.stdout)
 
 
 def opcode_table(label, rows):
@@ -275,7 +252,7 @@ def opcode_table(label, rows):
 
 
 def cmd_source(build, row):
-    ncu, bench = live_tools()
+    ncu, bench = ncu_and_bench("capture_lab_rsqrt_pipes", build, CHAPTER)
     label = next((l for l, _ in ROWS if re.search(row, l)), None)
     if not label:
         raise Failed(f"capture_lab_rsqrt_pipes: no lab row matches '{row}'", 1)
@@ -293,7 +270,6 @@ def main(argv=None):
     parser.add_argument("--show", action="store_true", help="the same as `show`")
     parser.add_argument("--row", default="", help="capture, source: the rows matching this regex")
     args = parser.parse_args(argv)
-    BUILD[0] = args.build
     try:
         if args.show or args.what == "show":
             return cmd_show()

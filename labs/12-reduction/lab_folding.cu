@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Lab: pairwise against interleaved folding (The CUDA Handbook 12.1, figure 12.1). Not a stage and
 // not an exercise: the benchmark times these kernels beside the stages (its "lab" table), and
-// notes.md reads the result. Read it after stage 01, whose fold and load loop are the
-// interleaved forms below.
+// chapters/12-reduction/notes.md reads the result. Read it after stage 01, whose fold and load
+// loop are the interleaved forms below.
 //
 // The book: the pairwise formulation "is intuitive and needs only O(lg N) steps, but performs
 // poorly in CUDA": in global memory one thread reading neighbouring elements makes uncoalesced
@@ -25,8 +25,8 @@
 //     packed threads, consecutive slots, one wavefront per access.
 // Counted from the code, both pairwise forms need the same number of wavefronts per fold, three
 // times the interleaved form's; the divergent form spreads them over more warps and instructions,
-// the strided form over fewer instructions with conflicts. profiles.md ("Lab: figure 12.1")
-// has the counts and the ncu command that measures them.
+// the strided form over fewer instructions with conflicts. The chapter's profiles.md ("Lab: figure
+// 12.1") has the counts and the ncu command that measures them.
 // And the global side: the same sum, each thread reading a contiguous run of about n / threads
 // ints (each load of a warp touches 32 different 128-byte lines, one 32-byte sector of each),
 // against the grid-stride loop of every stage (each load of a warp fills one line). The warp's

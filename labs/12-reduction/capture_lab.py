@@ -12,55 +12,31 @@ stages, so they have no profile range.
                                      reference/h100/..., until make reference has taken one)
 
 The table puts the shared-memory counters (wavefronts, bank conflicts, instructions) beside the
-counts predicted from the code (profiles.md, "Lab: figure 12.1"), and for the global rows
+counts predicted from the code (chapters/12-reduction/profiles.md, "Lab: figure 12.1"), and for the global rows
 the sectors per request, L1 hit rate and DRAM bytes. Build the bench first:
 `cmake --build build --target bench-12-reduction`. Exit status: 0 ok, 1 ncu failed or found
 nothing, 2 no capture to show, 3 no GPU or ncu here.
 """
 
-import argparse
-import os
-import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "harness"))
 
-
-def _load_profile():
-    """harness/profile.py (parsing, the capture format), loaded under its own name: 'profile' is
-    also a standard-library module."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("course_profile", ROOT / "harness" / "profile.py")
-    module = sys.modules.get("course_profile")
-    if module is None:
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["course_profile"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-ncu_profile = _load_profile()
+from lab_capture import (  # noqa: E402
+    cell,
+    cli,
+    committed,
+    ncu_and_bench,
+    ncu_profile,
+    printable,
+    run_ncu,
+)
 
 CHAPTER = "12-reduction"
-
-
-def committed(name):
-    """Where a capture is written (the reference GPU's evidence), and read from: there, else the
-    same file captured on an older GPU (ncu_profile.FALLBACK_GPUS) until make reference retakes it."""
-    own = ncu_profile.capture_dir(CHAPTER, ROOT) / name
-    older = [
-        ncu_profile.capture_dir(CHAPTER, ROOT, gpu) / name for gpu in ncu_profile.FALLBACK_GPUS
-    ]
-    return own, next((p for p in [own, *older] if p.is_file()), own)
-
-
-CAPTURE, SHOWN = committed("lab/lab_folding.csv")
+CAPTURE, SHOWN = committed(CHAPTER, "lab/lab_folding.csv")
 
 # (the bench's label, its --only, the kernel's name, --N): the shared folds use 2^20 ints whatever
 # --N is, so a small input keeps the bench's start short; the global rows read the default 256M.
@@ -92,7 +68,7 @@ ROWS = [
     ),
 ]
 
-# Predicted from the code per block and round (lab_folding.cu; notes.md): shared load and store
+# Predicted from the code per block and round (lab_folding.cu; the chapter's notes.md): shared load and store
 # wavefronts, load and store bank conflicts, load and store instructions (counting an instruction
 # only for a warp with an active lane). The benchmark runs 4096 blocks x 64 rounds.
 BLOCK_ROUNDS = 4096 * 64
@@ -145,67 +121,8 @@ def command(ncu, bench, metrics, log, results, only, kernel, n_m):
     ]
 
 
-class Failed(Exception):
-    """ncu could not run or profiled nothing: the message is printed, the status returned."""
-
-    def __init__(self, message, status):
-        super().__init__(message)
-        self.status = status
-
-
-def run_ncu(make_command, metrics, who):
-    """ncu run as make_command(metrics) says; a metric this ncu does not know is dropped (one line
-    says which) and the run repeated. Returns (the raw CSV text, the metrics kept, the command)."""
-    for _attempt in range(3):
-        cmd = make_command(metrics)
-        run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"))
-        log = Path(cmd[cmd.index("--log-file") + 1])
-        text = log.read_text() if log.is_file() else ""
-        output = run.stdout + run.stderr + text
-        if ncu_profile.permission_denied(output):
-            raise Failed(
-                f"{who}: ncu may not read this GPU's counters (ERR_NVGPUCTRPERM); fix: "
-                + ncu_profile.PERMISSION_FIX,
-                3,
-            )
-        errors = [l for l in output.splitlines() if l.startswith("==ERROR==")]
-        unknown = [m for m in metrics if any(m in l for l in errors)]
-        if unknown and len(unknown) < len(metrics):
-            print(
-                f"{who}: this ncu does not know {', '.join(unknown)}; without them", file=sys.stderr
-            )
-            metrics = [m for m in metrics if m not in unknown]
-            continue
-        if not ncu_profile.parse_raw(text):
-            tail = "; ".join(errors[-3:]) or (run.stderr.strip().splitlines() or ["no output"])[-1]
-            raise Failed(f"{who}: ncu profiled no kernel (status {run.returncode}): {tail}", 1)
-        return text, metrics, cmd
-    raise Failed(f"{who}: ncu kept refusing metrics; see harness/profile.py metrics", 1)
-
-
-def printable(cmd, metrics, scratch):
-    """The command as the capture's header shows it: no metric list, no scratch paths."""
-    line = " ".join(shlex.quote(str(c)) for c in cmd).replace(
-        ",".join(metrics), "<metrics: profile.py metrics>"
-    )
-    line = line.replace(f"--log-file {Path(scratch) / 'ncu.csv'} ", "")
-    return line.replace(str(Path(scratch) / "results"), "<scratch>")
-
-
-def ncu_and_bench(who, build):
-    """(ncu, the chapter's bench) on a GPU machine; Failed with status 3 where there is none."""
-    reason = ncu_profile.live_reason()
-    if reason:
-        raise Failed(
-            f"{who}: {reason}; it runs on a GPU machine (--show prints the committed capture)", 3
-        )
-    return ncu_profile.find_ncu(), ncu_profile.check_migrated(
-        ncu_profile.bench_binary(build, CHAPTER)
-    )
-
-
 def capture(build):
-    ncu, bench = ncu_and_bench("capture_lab", build)
+    ncu, bench = ncu_and_bench("capture_lab", build, CHAPTER)
     metrics = list(ncu_profile.METRIC_NAMES)
     launches, commands = [], []
     with tempfile.TemporaryDirectory(prefix="course-lab-profile-") as scratch:
@@ -230,10 +147,6 @@ def capture(build):
     ncu_profile.write_capture(CAPTURE, header, launches)
     print(f"{CAPTURE.relative_to(ROOT)}: {len(launches)} kernels")
     return show(CAPTURE)
-
-
-def cell(value, digits=0):
-    return "n/a" if value is None else f"{value:,.{digits}f}"
 
 
 def show(path=SHOWN):
@@ -337,33 +250,8 @@ def show(path=SHOWN):
     return 0
 
 
-def cli(who, doc, capture_fn, show_fn, argv=None):
-    """The command line both capture scripts share: --build DIR to capture, --show to print."""
-    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument(
-        "--build",
-        type=Path,
-        default=ROOT / "build",
-        help="the build directory holding bin/bench-12-reduction",
-    )
-    parser.add_argument(
-        "--show", action="store_true", help="print the committed capture; profile nothing"
-    )
-    args = parser.parse_args(argv)
-    if args.show:
-        return show_fn()
-    try:
-        return capture_fn(args.build)
-    except Failed as err:
-        print(err, file=sys.stderr)
-        return err.status
-    except ncu_profile.UsageError as err:
-        print(f"{who}: {err}", file=sys.stderr)
-        return getattr(err, "status", 1)
-
-
 def main(argv=None):
-    return cli("capture_lab", __doc__, capture, show, argv)
+    return cli("capture_lab", __doc__, CHAPTER, capture, show, argv)
 
 
 if __name__ == "__main__":
