@@ -1084,8 +1084,9 @@ def committed_results(chapter, root=ROOT):
 
 def newest_result(chapter, gpu=None, root=ROOT):
     """(path, doc) of a chapter's newest committed result, on a GPU whose device name contains gpu
-    when given: the latest date, then the later file name (so the choice does not depend on the
-    order of the files); (None, None) when there is none."""
+    when given: a one-GPU run before a run of several (reference/<gpu>x2/ holds only the rows that
+    use every GPU), then the latest date, then the later file name (so the choice does not depend
+    on the order of the files); (None, None) when there is none."""
     found = [
         (path, doc)
         for path, doc in committed_results(chapter, root)
@@ -1093,7 +1094,11 @@ def newest_result(chapter, gpu=None, root=ROOT):
     ]
     if not found:
         return None, None
-    return max(found, key=lambda f: (result_date(f[1]), f[0].as_posix()))
+
+    def one_gpu(path):
+        return not re.fullmatch(r".+x\d+", path.parent.parent.name)
+
+    return max(found, key=lambda f: (one_gpu(f[0]), result_date(f[1]), f[0].as_posix()))
 
 
 def reference_result(chapter, root=ROOT):

@@ -50,10 +50,11 @@ Markers inside a fenced code block are text, not blocks (a README may show the s
 stage against its library and its ceiling, as make tour ends, from every chapter's reference.
 `<!-- results: summary gpu=H200 -->` is the same headline from another GPU's committed results:
 each chapter's newest result whose device name contains H200, a chapter with none left out (a
-block where no chapter has one is an error). "Newest" is the JSON's date, then the path (the
-later wins a tie), so the choice does not depend on the order of the files: chapter 14 keeps a run
-from a two-GPU H200 machine (reference/h200x2/14-nbody/bench.json, the one its multi-GPU chart
-draws) beside the single-GPU reference/h200/14-nbody/bench.json, and gpu=H200 takes the later.
+block where no chapter has one is an error). "Newest" is a one-GPU run before a run on several,
+then the JSON's date, then the path (the later wins a tie), so the choice does not depend on the
+order of the files: chapter 14 keeps the rows that use both GPUs of a two-GPU H200 machine
+(reference/h200x2/14-nbody/bench.json, which its multi-GPU table shows) beside the one-GPU
+reference/h200/14-nbody/bench.json, and gpu=H200 takes the one-GPU run.
 
 Exit status: 0 fine, 1 a block is stale or cannot be generated (its file:line says why).
 """

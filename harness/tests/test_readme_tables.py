@@ -254,9 +254,16 @@ class GpuTest(Tree):
         self.assertEqual(
             path, self.root / "reference/h100/99-test/bench.json"
         )  # not the older two-GPU run
-        twin = self.save_h100("h100x2", "2026-11-30T10:00:00Z", 4096.0)
+        twin = self.save_h100("h100x2", "2026-12-02T10:00:00Z", 4096.0)
         path, _ = course.newest_result("99-test", "H100", self.root)
-        self.assertEqual(path, twin)  # a tie on the date: the later path
+        self.assertEqual(path, self.root / "reference/h100/99-test/bench.json")  # one GPU first
+        (self.root / "reference/h100/99-test/bench.json").unlink()
+        path, _ = course.newest_result("99-test", "H100", self.root)
+        self.assertEqual(path, twin)  # the two-GPU run where there is no other
+        self.save_h100("h100-sxm", "2026-11-30T10:00:00Z", 1536.6)
+        self.save_h100("h100-pcie", "2026-11-30T10:00:00Z", 1536.6)
+        path, _ = course.newest_result("99-test", "H100", self.root)
+        self.assertEqual(path.parent.parent.name, "h100-sxm")  # a tie on the date: the later path
         self.assertEqual(course.newest_result("99-test", "H200", self.root)[0], self.reference)
         self.assertEqual(course.newest_result("99-test", "B200", self.root), (None, None))
 
