@@ -276,30 +276,36 @@ def step_build(r):
     return f"benchmarks and stages in {rel(r.build)}/" + ("" if ok else " (failed)")
 
 
+def run_bench(r, what, chapter, folder, scratch, args=(), env=None):
+    """One bench run into folder/bench.json and bench.txt (its JSON written to scratch first);
+    True when both were written (in plan mode: the command printed)."""
+    if not r.plan:
+        folder.mkdir(parents=True, exist_ok=True)
+        scratch.mkdir(parents=True, exist_ok=True)
+        (scratch / f"{chapter}.json").unlink(missing_ok=True)
+    cmd = [r.build / "bin" / f"bench-{chapter}", *args, "--results", scratch]
+    if not r.sh(what, cmd, stdout=folder / "bench.txt", env=env):
+        return False
+    if r.plan:
+        return True
+    result = scratch / f"{chapter}.json"
+    if not result.is_file():
+        print(f"    {what}: wrote no {rel(result)}")
+        r.failed.append(what)
+        return False
+    shutil.copy(result, folder / "bench.json")
+    r.wrote([folder / "bench.json", folder / "bench.txt"])
+    return True
+
+
 def step_bench(r):
     scratch = r.build / "reference-results"
     done = []
     for chapter in r.bench_chapters("bench"):
-        folder = r.folder(chapter)
         start = time.time()
-        if not r.plan:
-            folder.mkdir(parents=True, exist_ok=True)
-            scratch.mkdir(parents=True, exist_ok=True)
-            (scratch / f"{chapter}.json").unlink(missing_ok=True)
-        text = folder / "bench.txt"
-        if r.sh(
-            f"bench-{chapter}",
-            [r.build / "bin" / f"bench-{chapter}", "--results", scratch],
-            stdout=text,
-        ):
+        folder = r.folder(chapter)
+        if run_bench(r, f"bench-{chapter}", chapter, folder, scratch):
             if not r.plan:
-                result = scratch / f"{chapter}.json"
-                if not result.is_file():
-                    print(f"    bench-{chapter}: wrote no {rel(result)}")
-                    r.failed.append(f"bench-{chapter}")
-                    continue
-                shutil.copy(result, folder / "bench.json")
-                r.wrote([folder / "bench.json", text])
                 print(
                     f"    {chapter}: {rel(folder / 'bench.json')}, bench.txt ({time.time() - start:.0f} s)"
                 )
@@ -313,32 +319,24 @@ def multi_gpu_benches(r, lanes):
     """The bench rows that use every visible GPU ([chapter] multi_gpu: stage 10 on 1 and 2 GPUs),
     run with all the lanes' GPUs visible, into reference/<gpu>x<lanes>/<chapter>/bench.json and
     bench.txt; the rest of the chapter's bench is the one-GPU run's."""
-    scratch = r.build / f"reference-results-x{len(lanes)}"
+    where = f"{r.gpu}x{len(lanes)}"
     env = {"CUDA_VISIBLE_DEVICES": ",".join(lanes), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
-    done = []
-    for chapter in r.bench_chapters("bench"):
-        rows = course.multi_gpu_rows(chapter)
-        if not rows:
-            continue
-        folder = ROOT / "reference" / f"{r.gpu}x{len(lanes)}" / chapter
-        if not r.plan:
-            folder.mkdir(parents=True, exist_ok=True)
-            scratch.mkdir(parents=True, exist_ok=True)
-            (scratch / f"{chapter}.json").unlink(missing_ok=True)
-        bench = r.build / "bin" / f"bench-{chapter}"
-        cmd = [bench, "--only", rows, "--results", scratch]
-        if r.sh(f"bench-{chapter}-x{len(lanes)}", cmd, stdout=folder / "bench.txt", env=env):
-            if not r.plan:
-                result = scratch / f"{chapter}.json"
-                if not result.is_file():
-                    print(f"    bench-{chapter}-x{len(lanes)}: wrote no {rel(result)}")
-                    r.failed.append(f"bench-{chapter}-x{len(lanes)}")
-                    continue
-                shutil.copy(result, folder / "bench.json")
-                r.wrote([folder / "bench.json", folder / "bench.txt"])
-            done.append(chapter)
+    done = [
+        chapter
+        for chapter in r.bench_chapters("bench")
+        if course.multi_gpu_rows(chapter)
+        and run_bench(
+            r,
+            f"bench-{chapter}-x{len(lanes)}",
+            chapter,
+            ROOT / "reference" / where / chapter,
+            r.build / f"reference-results-x{len(lanes)}",
+            ["--only", course.multi_gpu_rows(chapter)],
+            env,
+        )
+    ]
     if r.plan:
-        print(f"    each result copied to reference/{r.gpu}x{len(lanes)}/<chapter>/bench.json")
+        print(f"    each result copied to reference/{where}/<chapter>/bench.json")
     return f"{len(done)} benchmarks on GPUs {','.join(lanes)}"
 
 
