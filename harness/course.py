@@ -466,6 +466,15 @@ def library_rows(chapter, root=ROOT):
     return list(chapter_settings(chapter, root).get("library", []))
 
 
+def multi_gpu_folder(gpu, count):
+    """The folder under reference/ of a run on several GPUs of one model: h200 on 2 -> h200x2."""
+    return f"{gpu}x{count}"
+
+
+def is_multi_gpu_folder(name):
+    return re.fullmatch(r".+x\d+", name) is not None
+
+
 def multi_gpu_rows(chapter, root=ROOT):
     """The regex of a chapter's bench rows that use every visible GPU ([chapter] multi_gpu), or
     None: make reference runs them on two GPUs at once where it has two."""
@@ -1094,11 +1103,14 @@ def newest_result(chapter, gpu=None, root=ROOT):
     ]
     if not found:
         return None, None
-
-    def one_gpu(path):
-        return not re.fullmatch(r".+x\d+", path.parent.parent.name)
-
-    return max(found, key=lambda f: (one_gpu(f[0]), result_date(f[1]), f[0].as_posix()))
+    return max(
+        found,
+        key=lambda f: (
+            not is_multi_gpu_folder(f[0].parent.parent.name),
+            result_date(f[1]),
+            f[0].as_posix(),
+        ),
+    )
 
 
 def reference_result(chapter, root=ROOT):

@@ -29,9 +29,10 @@ Into reference/<gpu>/<chapter>/ (<gpu> from nvidia-smi's name: NVIDIA H200 -> h2
 On a machine with two GPUs of the reference model (nvidia-h200-x2), --lanes 2 (the default)
 spreads the GPU work over both: GPU 0 runs the benches, alone on that GPU, GPU 1 the Nsight Compute
 captures at the same time; the chapters' capture scripts go to whichever GPU is free first, then
-GPU 0 runs the wrong variants' tests. Last, with both GPUs visible, the bench rows that use every
-GPU ([chapter] multi_gpu in lessons.toml: stage 10's table 14.3) into reference/<gpu>x2/<chapter>/. Each process sees one GPU (CUDA_VISIBLE_DEVICES), as on a
-machine of one, so every file is what a one-GPU run writes. --lanes 1 (LANES=1), one GPU, or a
+GPU 0 runs the wrong variants' tests. Each of those processes sees one GPU (CUDA_VISIBLE_DEVICES),
+as on a machine of one, so every file is what a one-GPU run writes. Last, with both GPUs visible,
+the bench rows that use every GPU ([chapter] multi_gpu in lessons.toml: stage 10's table 14.3), into
+reference/<gpu>x2/<chapter>/ (course.multi_gpu_folder). --lanes 1 (LANES=1), one GPU, or a
 CUDA_VISIBLE_DEVICES already set runs everything on one GPU, one step after the other.
 
 A step that fails is reported and the run goes on; the exit status is 1 when any failed. Each
@@ -319,8 +320,8 @@ def multi_gpu_benches(r, lanes):
     """The bench rows that use every visible GPU ([chapter] multi_gpu: stage 10 on 1 and 2 GPUs),
     run with all the lanes' GPUs visible, into reference/<gpu>x<lanes>/<chapter>/bench.json and
     bench.txt; the rest of the chapter's bench is the one-GPU run's."""
-    where = f"{r.gpu}x{len(lanes)}"
-    env = {"CUDA_VISIBLE_DEVICES": ",".join(lanes), "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    where = course.multi_gpu_folder(r.gpu, len(lanes))
+    env = lane_env(",".join(lanes))
     done = [
         chapter
         for chapter in r.bench_chapters("bench")
