@@ -107,10 +107,13 @@ FIRST_ERROR = re.compile(r"(^\S+?[:(]\d+[):]?.*\berror\b.*$)|(^.*\berror\b:.*$)"
 
 
 def failed_blocks(log):
-    """{output path: first error line} for each FAILED: block of a ninja log."""
+    """{output path: first error line} for each FAILED: block of a ninja log. Ninja 1.13 and later
+    print the command's exit status first ("FAILED: [code=1] out"); older ones do not."""
     blocks = {}
     for m in re.finditer(
-        r"^FAILED: (\S+).*?$(.*?)(?=^FAILED: |^ninja: |\Z)", log, re.MULTILINE | re.DOTALL
+        r"^FAILED: (?:\[code=-?\d+\] )?(\S+).*?$(.*?)(?=^FAILED: |^ninja: |\Z)",
+        log,
+        re.MULTILINE | re.DOTALL,
     ):
         out, body = m.group(1), m.group(2)
         err = FIRST_ERROR.search(body)

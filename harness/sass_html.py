@@ -145,6 +145,16 @@ def stage_ref(arg):
     return ref
 
 
+def built(ref, build):
+    """Whether the build lists the stage and holds its objects."""
+    try:
+        stage = sass.find_stage(f"{ref.variant}/{ref.id}", build)
+    except UsageError:
+        return False
+    objects = stage.get("objects") or [stage.get("object", "")]
+    return all(Path(o).is_file() for o in objects)
+
+
 def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
     """The Panel of a stage argument: its capture for arch (default sm_90), or with live (and
     cuobjdump) the build's object (default: its sm_90 code, else its newest); an exercise is
@@ -152,6 +162,10 @@ def load_panel(arg, build="build", arch=None, live=False, profile_path=None):
     ref = stage_ref(arg)
     cuobjdump = sass.find_tool("cuobjdump")
     notes, where_title = [], ""
+    if ref.variant == "solution" and live and cuobjdump and not built(ref, build):
+        # The reference's capture is of the same source (its stamp says when it is not).
+        live = False
+        notes.append(f"solution/{ref.id} is not built in {build}: its committed capture is shown")
     if ref.variant != "solution" or (live and cuobjdump):
         if not cuobjdump:
             raise UsageError(

@@ -144,6 +144,15 @@ class TestBuildLog(unittest.TestCase):
         cpu = blocks["chapters/14-nbody/CMakeFiles/nbody-cpu-exercise.dir/08_cpu_simd.cu.o"]
         self.assertTrue(cpu.startswith("chapters/14-nbody/08_cpu_simd.cu:40:5: error:"), cpu)
 
+    def test_ninja_113_exit_code_before_the_output(self):
+        # Ninja 1.13 writes "FAILED: [code=1] <output>"; the GPU image's ninja does.
+        log = NINJA_LOG.replace("FAILED: ", "FAILED: [code=1] ").format(root=check.ROOT)
+        blocks = check.failed_blocks(log)
+        self.assertEqual(len(blocks), 2)
+        self.assertIn("chapters/14-nbody/CMakeFiles/nbody-cpu-exercise.dir/08_cpu_simd.cu.o", blocks)
+        failed = check.failed_in_log({"exercise.13-scan.05_warp_scans", "judge.x"}, blocks)
+        self.assertEqual(failed, {"exercise.13-scan.05_warp_scans"})
+
 
 class TestSanitizerVerdicts(unittest.TestCase):
     def test_memcheck_names_the_first_report_and_its_line(self):

@@ -295,6 +295,15 @@ class PageTest(Scratch):
         text = sass_html.panels_page([panel], "x")
         self.assertIn("exercise/12-reduction/09_shuffle [sm_80]", text)
 
+    def test_reference_not_built_is_its_capture(self):
+        """With cuobjdump but no build of the stage (a GPU machine before its build), the
+        reference's page is its committed capture, and says so."""
+        with mock.patch.object(sass, "find_tool", return_value="/usr/bin/cuobjdump"):
+            panel = sass_html.load_panel(STAGE, str(self.out / "no-build"), live=True)
+        self.assertIn("the capture", panel.where)
+        self.assertTrue(any("is not built in" in n for n in panel.notes), panel.notes)
+        self.assertTrue(panel.kernels)
+
     def test_two_stages_show_the_same_kernel_first(self):
         a = sass_html.load_panel(STAGE)
         b = sass_html.load_panel("12-reduction/10_fastest")
