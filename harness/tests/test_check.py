@@ -149,7 +149,9 @@ class TestBuildLog(unittest.TestCase):
         log = NINJA_LOG.replace("FAILED: ", "FAILED: [code=1] ").format(root=check.ROOT)
         blocks = check.failed_blocks(log)
         self.assertEqual(len(blocks), 2)
-        self.assertIn("chapters/14-nbody/CMakeFiles/nbody-cpu-exercise.dir/08_cpu_simd.cu.o", blocks)
+        self.assertIn(
+            "chapters/14-nbody/CMakeFiles/nbody-cpu-exercise.dir/08_cpu_simd.cu.o", blocks
+        )
         failed = check.failed_in_log({"exercise.13-scan.05_warp_scans", "judge.x"}, blocks)
         self.assertEqual(failed, {"exercise.13-scan.05_warp_scans"})
 
