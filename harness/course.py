@@ -15,6 +15,7 @@ course_add_bench; wrong variants are its course_add_wrong_variant calls. The Mak
 `validate` before a target does anything (configure included), and shows its line with $(error).
 """
 
+import importlib.util
 import json
 import re
 import shlex
@@ -705,6 +706,17 @@ def stage_error(what, arg, root=ROOT, example="make sass STAGE=11-streaming/03_v
 # A bench's library row (CUB, cuBLAS, ...), as make profile names it: <chapter>/baseline (or
 # <chapter>/library), beside the chapter's stages.
 BASELINE = "baseline"
+
+
+def profile_module():
+    """harness/profile.py, loaded once as the module course_profile: 'profile' is also a
+    standard-library module, which another import may have loaded first."""
+    name = "course_profile"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "profile.py")
+        sys.modules[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[name])
+    return sys.modules[name]
 
 
 def profile_stage(arg, root=ROOT):

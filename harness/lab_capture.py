@@ -12,7 +12,6 @@ failed or found nothing, 2 no capture to show, 3 no GPU or ncu here.
 """
 
 import argparse
-import importlib.util
 import os
 import shlex
 import subprocess
@@ -22,20 +21,9 @@ from pathlib import Path
 HARNESS = Path(__file__).resolve().parent
 ROOT = HARNESS.parent
 sys.path.insert(0, str(HARNESS))
+import course  # noqa: E402
 
-
-def _load_profile():
-    """harness/profile.py as the module course_profile (the name the other tools load it under)."""
-    module = sys.modules.get("course_profile")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("course_profile", HARNESS / "profile.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["course_profile"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-ncu_profile = _load_profile()
+ncu_profile = course.profile_module()
 
 
 class Failed(Exception):

@@ -766,18 +766,25 @@ def permission_denied(text):
     return "ERR_NVGPUCTRPERM" in text
 
 
+# How every capture asks ncu for its numbers: the raw page as CSV, in base units (bytes, ns), with
+# the per-opcode instances (the FFMA, MUFU ... counts), at the GPU's own clocks as the bench runs.
+RAW_PAGE = [
+    "--csv",
+    "--page",
+    "raw",
+    "--print-units",
+    "base",
+    "--print-metric-instances",
+    "details",
+    "--clock-control",
+    "none",
+]
+
+
 def ncu_command(ncu, bench, chapter, stage, metrics, log, results):
     return [
         ncu,
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-        "--print-metric-instances",
-        "details",
-        "--clock-control",
-        "none",
+        *RAW_PAGE,
         "--nvtx",
         "--nvtx-include",
         nvtx_filter(chapter, stage),

@@ -46,6 +46,11 @@ CUDA runtime and driver versions, the date, the command that produces it (the JS
 when it records one, else `make bench CHAPTER=<its bench>`) and a link to the file. To add a
 table: write the two marker lines with nothing between them, run `make tables`, commit both.
 Markers inside a fenced code block are text, not blocks (a README may show the syntax).
+`<!-- results: profiles -->` (a chapter's page) is the chapter's Nsight Compute captures on the
+reference GPU, reference/h200/<chapter>/profiles/*.csv, as a Markdown table: a row per stage (a row
+per bench row for a stage with several) and the library's row last, the columns the metrics
+`make profile` shows for the chapter, or columns= names them (profile.py's row keys: time_us,
+pipe_fma, occupancy, stalls, ...); rows= selects rows by their name.
 `<!-- results: summary -->` (no chapter or file) is the cross-chapter headline: each chapter's best
 stage against its library and its ceiling, as make tour ends, from every chapter's reference.
 `<!-- results: summary gpu=H200 -->` is the same headline from another GPU's committed results:
@@ -83,11 +88,11 @@ class BlockError(Exception):
 
 
 def readmes(root=ROOT):
-    """The pages whose blocks make tables fills: the root README, then each chapter's README and
-    its notes.md (the material a chapter README links to), then the pages of docs/."""
+    """The pages whose blocks make tables fills: the root README, then each chapter's README, its
+    notes.md and profiles.md (the material a chapter README links to), then the pages of docs/."""
     found = [root / "README.md"]
     for chapter in sorted(p for p in (root / "chapters").glob("*") if p.is_dir()):
-        found += [chapter / "README.md", chapter / "notes.md"]
+        found += [chapter / "README.md", chapter / "notes.md", chapter / "profiles.md"]
     found += sorted((root / "docs").glob("*.md"))
     return [p for p in found if p.is_file()]
 
@@ -210,16 +215,7 @@ def result_for(spec, readme, root, where):
         if doc is None:
             raise BlockError(f"{where}: file={spec['file']}: not a benchmark result file")
         return path, doc
-    chapter = spec.get("chapter")
-    if chapter is None:
-        parent = Path(readme).resolve().parent
-        if parent.parent == (root / "chapters").resolve():
-            chapter = parent.name
-        else:
-            raise BlockError(
-                f"{where}: results marker: say whose results, chapter=NN-topic or file=PATH "
-                f"(only a chapter's README has a default)"
-            )
+    chapter = page_chapter(spec, readme, root, where)
     if "gpu" in spec:
         path, doc = course.newest_result(chapter, spec["gpu"], root)
         if doc is None:
@@ -355,10 +351,74 @@ def render_summary(readme, root, gpu=None, where=""):
     return [f"{'; '.join(runs)}, `make tour` (results: {links})", ""] + markdown_table(table)
 
 
+def page_chapter(spec, readme, root, where):
+    """The chapter a block is about: chapter=, else the chapter whose page it is."""
+    chapter = spec.get("chapter")
+    if chapter is None:
+        parent = Path(readme).resolve().parent
+        if parent.parent == (root / "chapters").resolve():
+            return parent.name
+        raise BlockError(
+            f"{where}: results marker: say whose results, chapter=NN-topic or file=PATH "
+            f"(only a chapter's README has a default)"
+        )
+    return chapter
+
+
+CAPTURE_HEADER = re.compile(r"^[^:]*:\s*(?P<gpu>.+?\)),\s*(?P<ncu>ncu [^,]+),\s*(?P<date>\d{4}-\d\d-\d\d)")
+
+
+def render_profiles(spec, readme, root, where):
+    """The `profiles` block: the chapter's Nsight Compute captures on the reference GPU, a row per
+    stage (per bench row where a stage has several) and the library's last."""
+    for option in ("file", "gpu", "notes"):
+        if option in spec:
+            raise BlockError(f"{where}: results marker: profiles takes no {option}=")
+    profile = course.profile_module()
+    chapter = page_chapter(spec, readme, root, where)
+    folder = profile.capture_dir(chapter, root)
+    names = course.stages(chapter, root) + [course.BASELINE]
+    paths = [folder / f"{n}.csv" for n in names if (folder / f"{n}.csv").is_file()]
+    if not paths:
+        raise BlockError(f"{where}: no profiles of {chapter} in {rel(folder, root)}")
+    keys = spec.get("columns") or [k for k in profile.rows_for(chapter) if k != "kernels"]
+    unknown = [k for k in keys if k not in profile.ROWS]
+    if unknown:
+        raise BlockError(
+            f"{where}: profiles has no column {', '.join(unknown)} "
+            f"(its columns: {', '.join(profile.ROWS)})"
+        )
+    rows, runs = [], set()
+    for path in paths:
+        header, launches = profile.read_capture(path)
+        m = CAPTURE_HEADER.match(header)
+        runs.add(f"{m['gpu']}, {m['ncu']}, {m['date']}" if m else header.split(";")[0])
+        groups = profile.by_label(launches)
+        parts = [(path.stem, launches)] if len(groups) == 1 else list(groups.items())
+        for name, group in parts:
+            name = name if path.stem != course.BASELINE else f"baseline: {group[0].label}"
+            if spec.get("rows") and not re.search(spec["rows"], name):
+                continue
+            counts = profile.summarize(group)
+            kernels = f" ({len(group)} kernels)" if len(group) > 1 else ""
+            rows.append([name + kernels] + [profile.fmt(k, counts.get(k)) for k in keys])
+    if not rows:
+        raise BlockError(f"{where}: rows={spec['rows']} matches no profile of {chapter}")
+    table = {"columns": ["stage"] + [profile.ROWS[k].title for k in keys], "rows": rows, "notes": []}
+    link = os.path.relpath(folder.resolve(), Path(readme).resolve().parent).replace(os.sep, "/")
+    first = (
+        f"{'; '.join(sorted(runs))}, `make reference STEPS=profile` "
+        f"([{shown(folder)}/]({link}/))"
+    )
+    return [first, ""] + markdown_table(table)
+
+
 def render(spec, readme, root=ROOT, where=""):
     """The lines a block holds between its markers."""
     if spec["table"] == "summary" and "file" not in spec and "chapter" not in spec:
         return render_summary(readme, root, spec.get("gpu"), where)
+    if spec["table"] == "profiles":
+        return render_profiles(spec, readme, root, where)
     path, doc = result_for(spec, readme, root, where)
     table = next((t for t in doc.get("tables", []) if t.get("name") == spec["table"]), None)
     if table is None:

@@ -33,7 +33,6 @@ cuobjdump (an exercise) or chromium (a screenshot) missing.
 import argparse
 import dataclasses
 import html
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -50,18 +49,7 @@ import sass_lines  # noqa: E402
 import stamps  # noqa: E402
 
 
-def _course_profile():
-    """harness/profile.py under its own module name: 'profile' is also a standard-library module,
-    which another import may have loaded first."""
-    name = "course_profile"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "profile.py")
-        sys.modules[name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules[name])
-    return sys.modules[name]
-
-
-profile = _course_profile()
+profile = course.profile_module()
 
 ROOT = course.ROOT
 UsageError = course.UsageError

@@ -10,7 +10,8 @@
 A stamp is the sha256 of an artefact's sources, each normalised so that only a change to the code
 changes it: comments (// and /* */, not inside string or character literals) are dropped and the
 remaining tokens joined by single spaces, so a comment edit or a clang-format run stales nothing.
-Python sources (the chart scripts) are hashed by their syntax tree, without docstrings.
+Python sources (the chart scripts) are hashed by their syntax tree, without docstrings; CMake files
+and lessons.toml by their words outside # comments.
 
 The sources of an artefact (sources_of): a stage's SASS or profile, the stage's solution file and
 every local #include "..." it pulls in, transitively, resolved as the build's include paths do
@@ -80,6 +81,27 @@ def normalise_c(text):
     return " ".join(tokens)
 
 
+# CMake and TOML: comments start with # outside a string ("...", and TOML's '...'); CMake's
+# bracket comments #[[ ... ]] (or #[==[ ... ]==]) may span lines.
+_HASH_TOKEN = re.compile(
+    r"""
+    (?P<comment>\#\[(?P<eq>=*)\[.*?\](?P=eq)\]|\#[^\n]*)
+  | (?P<string>"(?:\\.|[^"\\])*"|'[^'\n]*')
+  | (?P<space>\s+)
+  | (?P<word>[^\s#"']+)
+  | (?P<other>.)
+""",
+    re.S | re.X,
+)
+
+
+def normalise_hash_comments(text):
+    """A CMake or TOML file's words without its comments, joined by single spaces."""
+    return " ".join(
+        m.group(0) for m in _HASH_TOKEN.finditer(text) if m.lastgroup not in ("comment", "space")
+    )
+
+
 def normalise_python(text):
     """A Python source's syntax tree without docstrings: comments and formatting do not count."""
     tree = ast.parse(text)
@@ -113,7 +135,12 @@ def canonical(node):
 
 def normalise(path):
     text = Path(path).read_text(errors="replace")
-    return normalise_python(text) if str(path).endswith(".py") else normalise_c(text)
+    name = Path(path).name
+    if name.endswith(".py"):
+        return normalise_python(text)
+    if name == "CMakeLists.txt" or name.endswith((".cmake", ".toml")):
+        return normalise_hash_comments(text)
+    return normalise_c(text)
 
 
 def source_hash(paths, root=ROOT):

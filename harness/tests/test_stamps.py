@@ -164,6 +164,16 @@ class Tree(unittest.TestCase):
         self.assertEqual(a, b)
         self.assertNotEqual(a, stamps.normalise_python("x = 2\n"))
 
+    def test_cmake_and_toml_ignore_hash_comments(self):
+        # A CMakeLists.txt and lessons.toml are sources of pitfalls.json: rewording a comment in
+        # them stales nothing, a string holding '#' is kept.
+        a = stamps.normalise_hash_comments('# Issue 15: why\nset(A "x # y") # z\n#[[ a\nb ]]\n')
+        b = stamps.normalise_hash_comments('# Why, reworded.\nset(A   "x # y")\n')
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, stamps.normalise_hash_comments('set(A "x # z")\n'))
+        toml = stamps.normalise_hash_comments("[s]\nspeed = 'a # b'  # note\n")
+        self.assertEqual(toml, "[s] speed = 'a # b'")
+
 
 class LabSourcesTest(unittest.TestCase):
     """The labs (labs/<chapter>/) are sources of their chapter's evidence: their kernels of what

@@ -90,15 +90,7 @@ SHARED = [
 def command(ncu, bench, metrics, log, results, only, kernel, n_m):
     return [
         ncu,
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-        "--print-metric-instances",
-        "details",
-        "--clock-control",
-        "none",
+        *ncu_profile.RAW_PAGE,
         "--kernel-name",
         f"regex:{kernel}",
         "--launch-count",

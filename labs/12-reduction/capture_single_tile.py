@@ -51,15 +51,7 @@ THREADS = 512
 def command(ncu, bench, metrics, log, results):
     return [
         ncu,
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-        "--print-metric-instances",
-        "details",
-        "--clock-control",
-        "none",
+        *ncu_profile.RAW_PAGE,
         "--kernel-name",
         f"regex:{CUB_SINGLE}|{CUB_FIRST}|{STAGE}",
         "--metrics",

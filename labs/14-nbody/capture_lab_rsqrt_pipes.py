@@ -112,8 +112,7 @@ def rows_filter(labels):
 def command(ncu, bench, metrics, log, results, labels):
     only, ranges = rows_filter(labels)
     return [
-        ncu, "--csv", "--page", "raw", "--print-units", "base",
-        "--print-metric-instances", "details", "--clock-control", "none",
+        ncu, *ncu_profile.RAW_PAGE,
         "--nvtx", "--nvtx-include", ranges, "--kernel-name", KERNEL,
         "--metrics", ",".join(metrics), "--log-file", str(log), "--force-overwrite",
         str(bench), *bench_args(only), "--results", str(results),
