@@ -147,3 +147,24 @@ class LanesPlanTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class BuildStepTest(unittest.TestCase):
+    def commands(self, benches, stages):
+        r = unittest.mock.Mock(build=Path("build"))
+        r.args.jobs = 2
+        r.bench_chapters.return_value = benches
+        r.stage_targets.return_value = stages
+        r.sh.return_value = True
+        reference.step_build(r)
+        return [c.args[1] for c in r.sh.call_args_list]
+
+    def test_nothing_to_build_is_configure_alone(self):
+        # STALE=1 with only a pitfalls record stale: `cmake --build --target` with no target fails.
+        commands = self.commands([], [])
+        self.assertEqual(len(commands), 1)
+        self.assertEqual(commands[0][:5], ["cmake", "-S", ".", "-B", Path("build")])
+
+    def test_the_benches_and_stages(self):
+        built = self.commands(["14-nbody"], ["solution.14-nbody.07_register_blocked"])[1]
+        self.assertEqual(built[-2:], ["bench-14-nbody", "solution.14-nbody.07_register_blocked"])
