@@ -365,7 +365,9 @@ def page_chapter(spec, readme, root, where):
     return chapter
 
 
-CAPTURE_HEADER = re.compile(r"^[^:]*:\s*(?P<gpu>.+?\)),\s*(?P<ncu>ncu [^,]+),\s*(?P<date>\d{4}-\d\d-\d\d)")
+CAPTURE_HEADER = re.compile(
+    r"^[^:]*:\s*(?P<gpu>.+?\)),\s*(?P<ncu>ncu [^,]+),\s*(?P<date>\d{4}-\d\d-\d\d)"
+)
 
 
 def render_profiles(spec, readme, root, where):
@@ -404,11 +406,14 @@ def render_profiles(spec, readme, root, where):
             rows.append([name + kernels] + [profile.fmt(k, counts.get(k)) for k in keys])
     if not rows:
         raise BlockError(f"{where}: rows={spec['rows']} matches no profile of {chapter}")
-    table = {"columns": ["stage"] + [profile.ROWS[k].title for k in keys], "rows": rows, "notes": []}
+    table = {
+        "columns": ["stage"] + [profile.ROWS[k].title for k in keys],
+        "rows": rows,
+        "notes": [],
+    }
     link = os.path.relpath(folder.resolve(), Path(readme).resolve().parent).replace(os.sep, "/")
     first = (
-        f"{'; '.join(sorted(runs))}, `make reference STEPS=profile` "
-        f"([{shown(folder)}/]({link}/))"
+        f"{'; '.join(sorted(runs))}, `make reference STEPS=profile` ([{shown(folder)}/]({link}/))"
     )
     return [first, ""] + markdown_table(table)
 

@@ -48,7 +48,6 @@ import sass  # noqa: E402
 import sass_lines  # noqa: E402
 import stamps  # noqa: E402
 
-
 profile = course.profile_module()
 
 ROOT = course.ROOT
