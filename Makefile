@@ -84,7 +84,7 @@ help:
 	@echo "                               on two GPUs bench and profile run at once, LANES=1 for one GPU)"
 	@echo "  make check-perf              (GPU machine, ncu) counter bounds of the best stages (lessons.toml perf)"
 	@echo "  make plots                   PNG charts from results/*.json (none: from the committed reference results)"
-	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md and docs/"
+	@echo "  make tables                  rewrite the results tables of the READMEs, notes.md, profiles.md, docs/"
 	@echo "                               (the <!-- results: ... --> blocks) from the committed reference/*/*/*.json"
 	@echo "  make notebook                rewrite notebooks/course-on-a-hosted-gpu.ipynb from harness/notebook.py"
 	@echo "  make doctor                  what this machine has, and what of the course runs here"

@@ -199,6 +199,69 @@ class GeneratorTest(Tree):
                 self.assertIn(says, out)
 
 
+def capture(label, kernels, us=10.0, occupancy=50.0):
+    """A stage's capture in profile.py's compact form: a '#' line, then a row per kernel and metric."""
+    rows = ["label,launch,kernel,metric,unit,value"]
+    for n, kernel in enumerate(kernels):
+        rows += [
+            f"{label},{n},{kernel},gpu__time_duration.sum,ns,{us * 1000 / len(kernels)}",
+            f"{label},{n},{kernel},sm__warps_active.avg.pct_of_peak_sustained_active,%,{occupancy}",
+        ]
+    header = "# 99-test/x: NVIDIA H200 (sm_90), ncu 2025.3.1.0, 2026-11-29T19:35:01Z; ncu --csv ..."
+    return "\n".join([header] + rows) + "\n"
+
+
+class ProfilesTest(Tree):
+    """The profiles block: a chapter page's table of its Nsight Compute captures on the reference
+    GPU, a row per stage (two kernels summed) and the library's row last."""
+
+    def setUp(self):
+        super().setUp()
+        (self.root / "solutions" / "99-test").mkdir(parents=True)
+        folder = self.root / "reference" / "h200" / "99-test" / "profiles"
+        folder.mkdir(parents=True)
+        for stage in ("01_first", "02_second", "03_uncaptured"):
+            (self.root / "solutions" / "99-test" / f"{stage}.cu").write_text("// a stage\n")
+        (folder / "01_first.csv").write_text(capture("01_first", ["k1"], 20.0, 40.0))
+        (folder / "02_second.csv").write_text(capture("02_second", ["k2a", "k2b"], 10.0))
+        (folder / "baseline.csv").write_text(capture("CUB Sum", ["cub"], 12.5))
+        self.page = self.root / "chapters" / "99-test" / "profiles.md"
+
+    def test_a_row_per_stage_and_the_library_last(self):
+        lines = self.block("profiles columns=time_us,occupancy", self.page)
+        self.assertEqual(
+            lines[0],
+            "NVIDIA H200 (sm_90), ncu 2025.3.1.0, 2026-11-29, `make reference STEPS=profile` "
+            "([h200/99-test/profiles/](../../reference/h200/99-test/profiles/))",
+        )
+        self.assertEqual(
+            lines[2], "| stage                 | duration (us) | achieved occupancy (%) |"
+        )
+        self.assertEqual(
+            lines[4:],
+            [
+                "| 01_first              |          20.0 |                   40.0 |",
+                "| 02_second (2 kernels) |          10.0 |                   50.0 |",
+                "| baseline: CUB Sum     |          12.5 |                   50.0 |",
+            ],
+        )
+        self.assertEqual(len(self.block("profiles columns=time_us rows=^0", self.page)), 6)
+
+    def test_make_tables_fills_profiles_md(self):
+        self.page.write_text("# Profiles\n")
+        self.assertIn(self.page, readme_tables.readmes(self.root))
+        self.assertIn(REPO / "chapters" / "14-nbody" / "profiles.md", readme_tables.readmes(REPO))
+
+    def test_bad_profiles_markers(self):
+        self.assertIn(
+            "has no column speed", self.error("profiles columns=time_us,speed", self.page)
+        )
+        self.assertIn("takes no gpu=", self.error("profiles gpu=H100", self.page))
+        self.assertIn("matches no profile", self.error("profiles rows=^9", self.page))
+        (self.root / "reference" / "h200" / "99-test" / "profiles").rename(self.root / "gone")
+        self.assertIn("no profiles of 99-test", self.error("profiles", self.page))
+
+
 class GpuTest(Tree):
     """gpu=NAME: another GPU's committed results instead of the reference (the H200's here), the
     summary included. The tree gets a benchmark (for the summary) and H100 results beside the
