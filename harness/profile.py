@@ -16,12 +16,15 @@ of each progression row's function, after its warm-ups and outside its timed eve
 push/pop range named profile:<chapter>:<label>. So
 
     ncu --nvtx --nvtx-include "regex:profile:<chapter>:<stage>( .*)?/" --metrics ... \\
-        build/bin/bench-<chapter> --only '^<stage>( .*)?$' --repeats 3 --results <scratch>
+        build/bin/bench-<chapter> --only '^<stage>( .*)?$' --warmup 1 --profile-only \\
+        --results <scratch>
 
 profiles every kernel that one call launches (several for multi-pass stages), at the bench size,
-and nothing else. The metrics are named one by one (--metrics) rather than as whole sections:
-fewer replay passes, and names that do not move between Nsight Compute versions. The raw page
-(--page raw --csv) gives one row per kernel with one column per metric.
+and nothing else (--profile-only: the row's warm-ups, the profiled call and three timed calls; a
+capture's '#' line holds the exact command). The metrics are named one by one (--metrics) rather
+than as whole sections: fewer replay passes, and names that do not move between Nsight Compute
+versions. The raw page (RAW_PAGE: --csv --page raw ...) gives one row per kernel with one column
+per metric.
 
 Without a GPU, without ncu, or when ncu may not read the counters (ERR_NVGPUCTRPERM), the profile
 captured on the reference GPU (reference/h200/<chapter>/profiles/<stage>.csv; until make reference

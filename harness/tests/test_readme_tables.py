@@ -231,7 +231,7 @@ class ProfilesTest(Tree):
         lines = self.block("profiles columns=time_us,occupancy", self.page)
         self.assertEqual(
             lines[0],
-            "NVIDIA H200 (sm_90), ncu 2025.3.1.0, 2026-11-29, `make reference STEPS=profile` "
+            "NVIDIA H200 (sm_90), ncu 2025.3.1.0, 2026-11-29, `make reference`, its profile step "
             "([h200/99-test/profiles/](../../reference/h200/99-test/profiles/))",
         )
         self.assertEqual(
