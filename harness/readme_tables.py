@@ -412,9 +412,7 @@ def render_profiles(spec, readme, root, where):
         "notes": [],
     }
     link = os.path.relpath(folder.resolve(), Path(readme).resolve().parent).replace(os.sep, "/")
-    first = (
-        f"{'; '.join(sorted(runs))}, `make reference`, its profile step ([{shown(folder)}/]({link}/))"
-    )
+    first = f"{'; '.join(sorted(runs))}, `make reference`, its profile step ([{shown(folder)}/]({link}/))"
     return [first, ""] + markdown_table(table)
 
 
