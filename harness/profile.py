@@ -907,6 +907,12 @@ def live_reason():
     return None
 
 
+def header_run(header):
+    """The run a capture's '#' line names, header_line's middle: 'NVIDIA H200 (sm_90), ncu
+    2025.3.1.0, 2026-11-29T19:35:01Z' (for a line of another form, its text before the command)."""
+    return header.split("; ")[0].split(": ", 1)[-1]
+
+
 def header_line(stage_id, gpu, version, command):
     when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return f"{stage_id}: {gpu} ({ARCH}), {version}, {when}; {command}"
@@ -982,7 +988,7 @@ def cmd_show(args):
     variant, chapter, stage = course.profile_stage(args.stage)
     keys = rows_for(chapter, args.sections)
     header, launches = stage_launches(args, variant, chapter, stage)
-    print(f"{chapter}/{stage}  ({header.split('; ')[0].split(': ', 1)[-1]})")
+    print(f"{chapter}/{stage}  ({header_run(header)})")
     print("\n".join(stage_table(chapter, stage, launches, keys)))
     return 0
 
@@ -1009,7 +1015,7 @@ def cmd_diff(args):
             (
                 f"{ch}/{stage}" if not chapter else stage,
                 summarize(groups[label]),
-                header.split("; ")[0].split(": ", 1)[-1],
+                header_run(header),
             )
         )
     (an, asum, asrc), (bn, bsum, bsrc) = sides

@@ -365,11 +365,6 @@ def page_chapter(spec, readme, root, where):
     return chapter
 
 
-CAPTURE_HEADER = re.compile(
-    r"^[^:]*:\s*(?P<gpu>.+?\)),\s*(?P<ncu>ncu [^,]+),\s*(?P<date>\d{4}-\d\d-\d\d)"
-)
-
-
 def render_profiles(spec, readme, root, where):
     """The `profiles` block: the chapter's Nsight Compute captures on the reference GPU, a row per
     stage (per bench row where a stage has several) and the library's last."""
@@ -393,8 +388,8 @@ def render_profiles(spec, readme, root, where):
     rows, runs = [], set()
     for path in paths:
         header, launches = profile.read_capture(path)
-        m = CAPTURE_HEADER.match(header)
-        runs.add(f"{m['gpu']}, {m['ncu']}, {m['date']}" if m else header.split(";")[0])
+        # The run's time of day left out: one day's captures read as one run.
+        runs.add(re.sub(r"(\d{4}-\d\d-\d\d)T[\d:]+Z", r"\1", profile.header_run(header)))
         groups = profile.by_label(launches)
         parts = [(path.stem, launches)] if len(groups) == 1 else list(groups.items())
         for name, group in parts:
